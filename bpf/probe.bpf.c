@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend calibration: one fentry and one kprobe program, each counting
+ * calls of the target function for the current process. User space
+ * loads, attaches and triggers them to learn which backends work.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "ksnoop.h"
+
+const volatile __u32 target_tgid;
+
+__u64 fentry_hits;
+__u64 kprobe_hits;
+
+static __always_inline bool is_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
+SEC("fentry/__do_sys_getppid")
+int BPF_PROG(probe_fentry)
+{
+	if (is_target())
+		__sync_fetch_and_add(&fentry_hits, 1);
+	return 0;
+}
+
+SEC("kprobe/__do_sys_getppid")
+int BPF_KPROBE(probe_kprobe)
+{
+	if (is_target())
+		__sync_fetch_and_add(&kprobe_hits, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

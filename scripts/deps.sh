@@ -1,0 +1,42 @@
+#!/bin/bash
+# Install exactly the Debian packages ksnoop's build and tests need and that
+# are missing. Safe to run repeatedly; does nothing when all are present.
+set -euo pipefail
+
+# package             why
+PKGS=(
+	make              # build driver
+	gcc               # user-space compiler
+	clang             # BPF compiler (clang -target bpf)
+	llvm              # llvm-strip for BPF objects
+	bpftool           # vmlinux.h and skeleton generation
+	libbpf-dev        # libbpf 1.1: loader, BTF, ring buffer
+	libelf-dev        # libbpf's ELF dependency
+	zlib1g-dev        # libbpf's zlib dependency
+	pkg-config        # library flags
+	libcmocka-dev     # unit tests
+	qemu-system-x86   # VM tests (TCG)
+	busybox-static    # VM initramfs
+	cpio              # initramfs packing
+	xz-utils          # 6.12 ships .ko.xz modules
+	iproute2          # loopback setup inside the VM
+	valgrind          # error-path tests
+	strace            # ktrace overhead comparison in make bench
+	bpftrace          # side-by-side comparison in make bench
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "Error: missing packages: ${missing[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

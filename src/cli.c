@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Command line: options into struct env, then dispatch by command table. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "util.h"
+
+struct cmd {
+	const char *name;
+	cmd_fn fn;
+};
+
+static int cmd_help(struct env *env, int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "info", cmd_info },
+	{ "trace", cmd_trace },
+	{ "help", cmd_help },
+};
+
+void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS] { COMMAND FUNC [FUNC...] | FUNC [FUNC...] | help }\n"
+		"\n"
+		"COMMAND := { trace | info }\n"
+		"FUNC := { name | name(arg[,arg]...) }\n"
+		"  arg := parameter | return | parameter->member... | predicate\n"
+		"\n"
+		"OPTIONS:\n"
+		"  -h, --help            show this help and exit\n"
+		"  -V, --version         show the version and exit\n"
+		"  -d, --debug           print debug output, including libbpf's\n"
+		"  -p, --pid PID         trace only this process (all its threads)\n"
+		"  -P, --pages N         ring buffer pages per CPU (default %d)\n"
+		"  -s, --stack           trace only when FUNCs are called in the order given\n"
+		"  -b, --backend KIND    fentry, kprobe or auto (default auto)\n"
+		"      --btf FILE        read BTF from FILE (raw BTF or vmlinux ELF)\n",
+		prog, KSNOOP_DEFAULT_PAGES);
+}
+
+static int cmd_help(struct env *env, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout, env->prog_name);
+	return 0;
+}
+
+enum { OPT_BTF = 256 };
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "pages", required_argument, NULL, 'P' },
+	{ "stack", no_argument, NULL, 's' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "btf", required_argument, NULL, OPT_BTF },
+	{},
+};
+
+enum { PARSE_OK = 0, PARSE_EXIT_OK = -1, PARSE_ERR = -2 };
+
+static int add_pid(struct env *env, const char *arg)
+{
+	long long v;
+
+	if (parse_long(arg, 1, 0x7fffffff, &v)) {
+		p_err("invalid pid '%s'", arg);
+		return PARSE_ERR;
+	}
+	if (env->nr_pids >= KSNOOP_MAX_PIDS) {
+		p_err("at most %d pids can be given", KSNOOP_MAX_PIDS);
+		return PARSE_ERR;
+	}
+	env->pids[env->nr_pids++] = v;
+	return PARSE_OK;
+}
+
+static int set_pages(struct env *env, const char *arg)
+{
+	long long v;
+
+	/* The ring buffer size must be a power of two pages. */
+	if (parse_long(arg, 1, 1 << 16, &v) || (v & (v - 1))) {
+		p_err("invalid page count '%s': need a power of two from 1 to 65536", arg);
+		return PARSE_ERR;
+	}
+	env->pages = v;
+	return PARSE_OK;
+}
+
+static int set_backend(struct env *env, const char *arg)
+{
+	if (!strcmp(arg, "auto"))
+		env->backend = BACKEND_AUTO;
+	else if (!strcmp(arg, "fentry"))
+		env->backend = BACKEND_FENTRY;
+	else if (!strcmp(arg, "kprobe"))
+		env->backend = BACKEND_KPROBE;
+	else {
+		p_err("invalid backend '%s': use fentry, kprobe or auto", arg);
+		return PARSE_ERR;
+	}
+	return PARSE_OK;
+}
+
+static int parse_opt(struct env *env, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'h':
+		usage(stdout, env->prog_name);
+		return PARSE_EXIT_OK;
+	case 'V':
+		printf("%s v%s\n", env->prog_name, KSNOOP_VERSION);
+		return PARSE_EXIT_OK;
+	case 'd':
+		env->debug = true;
+		util_set_debug(true);
+		return PARSE_OK;
+	case 'p':
+		return add_pid(env, arg);
+	case 'P':
+		return set_pages(env, arg);
+	case 's':
+		env->stack_mode = true;
+		return PARSE_OK;
+	case 'b':
+		return set_backend(env, arg);
+	case OPT_BTF:
+		env->btf_path = arg;
+		return PARSE_OK;
+	default:
+		/* getopt already printed the reason */
+		return PARSE_ERR;
+	}
+}
+
+/*
+ * Options may come before the command ("ksnoop -p 1 trace f") and after it
+ * ("ksnoop trace -p 1 f"); getopt_long's permutation handles both.
+ */
+static int parse_opts(struct env *env, int argc, char **argv)
+{
+	int opt, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":hVdp:P:sb:", long_opts, NULL)) != -1) {
+		if (opt == '?') {
+			if (optopt)
+				p_err("unknown option '-%c'", optopt);
+			else
+				p_err("unknown option '%s'", argv[optind - 1]);
+			return PARSE_ERR;
+		}
+		if (opt == ':') {
+			p_err("option '%s' needs an argument", argv[optind - 1]);
+			return PARSE_ERR;
+		}
+		ret = parse_opt(env, opt, optarg);
+		if (ret != PARSE_OK)
+			return ret;
+	}
+	return PARSE_OK;
+}
+
+/* Unique-prefix match; NULL with *ambiguous set when several match. */
+static const struct cmd *find_cmd(const char *word, bool *ambiguous)
+{
+	const struct cmd *found = NULL;
+	size_t i, len = strlen(word);
+
+	*ambiguous = false;
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strncmp(cmds[i].name, word, len))
+			continue;
+		if (!strcmp(cmds[i].name, word))
+			return &cmds[i];
+		if (found)
+			*ambiguous = true;
+		found = &cmds[i];
+	}
+	return *ambiguous ? NULL : found;
+}
+
+int ksnoop_main(int argc, char **argv)
+{
+	struct env env = { .pages = KSNOOP_DEFAULT_PAGES, .cpu = -1 };
+	const struct cmd *cmd;
+	bool ambiguous;
+	int ret;
+
+	env.prog_name = basename(argv[0]);
+	ret = parse_opts(&env, argc, argv);
+	if (ret == PARSE_EXIT_OK)
+		return 0;
+	if (ret == PARSE_ERR)
+		return 2;
+	argc -= optind;
+	argv += optind;
+	if (argc == 0) {
+		usage(stderr, env.prog_name);
+		return 2;
+	}
+	cmd = find_cmd(argv[0], &ambiguous);
+	if (ambiguous) {
+		p_err("ambiguous command '%s'", argv[0]);
+		return 2;
+	}
+	if (!cmd) {
+		/* A bare FUNC means "trace FUNC". */
+		return cmd_trace(&env, argc, argv) ? 1 : 0;
+	}
+	return cmd->fn(&env, argc - 1, argv + 1) ? 1 : 0;
+}

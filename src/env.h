@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The one configuration struct: options parsed once, passed down. */
+#ifndef KSNOOP_ENV_H
+#define KSNOOP_ENV_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define KSNOOP_MAX_PIDS 64
+#define KSNOOP_DEFAULT_PAGES 16
+
+enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
+
+struct env {
+	bool debug;
+	bool stack_mode;     /* -s */
+	bool json;	     /* -j */
+	bool compact;	     /* --compact */
+	bool wallclock;	     /* -T */
+	int pages;	     /* -P */
+	pid_t pids[KSNOOP_MAX_PIDS];
+	int nr_pids;
+	int cpu;	     /* --cpu, -1 for all */
+	const char *comm;    /* --comm */
+	const char *cgroup;  /* --cgroup */
+	unsigned long long min_duration_ns; /* --duration */
+	const char *btf_path; /* --btf */
+	enum backend_choice backend;
+	const char *prog_name; /* argv[0] basename */
+};
+
+/* A subcommand gets the env and the arguments after the command word. */
+typedef int (*cmd_fn)(struct env *env, int argc, char **argv);
+
+int cmd_info(struct env *env, int argc, char **argv);
+int cmd_trace(struct env *env, int argc, char **argv);
+
+struct kbtf;
+struct kbtf *open_kernel_btf(const struct env *env);
+void report_unknown_func(struct kbtf *kb, const char *name);
+
+void usage(FILE *f, const char *prog);
+int ksnoop_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static bool debug_on;
+static bool json_errors;
+
+void util_set_debug(bool on)
+{
+	debug_on = on;
+}
+
+bool util_debug(void)
+{
+	return debug_on;
+}
+
+void util_set_json_errors(bool on)
+{
+	json_errors = on;
+}
+
+static void json_escape_to(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	sb_vprintf(&sb, fmt, ap);
+	if (json_errors) {
+		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
+		json_escape_to(stderr, sb_str(&sb));
+		fputs("\"}\n", stderr);
+	} else {
+		fprintf(stderr, "%s: %s\n", prefix, sb_str(&sb));
+	}
+	sb_free(&sb);
+}
+
+void p_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("Error", fmt, ap);
+	va_end(ap);
+}
+
+void p_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("Warning", fmt, ap);
+	va_end(ap);
+}
+
+void p_dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!debug_on)
+		return;
+	va_start(ap, fmt);
+	fputs("debug: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int parse_long(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+void sb_init(struct strbuf *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb_init(sb);
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+static bool sb_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	size_t cap = sb->cap ? sb->cap : 64;
+	char *nb;
+
+	if (sb->oom)
+		return false;
+	if (need <= sb->cap)
+		return true;
+	while (cap < need)
+		cap *= 2;
+	nb = realloc(sb->buf, cap);
+	if (!nb) {
+		sb->oom = true;
+		return false;
+	}
+	sb->buf = nb;
+	sb->cap = cap;
+	return true;
+}
+
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || !sb_grow(sb, n))
+		return;
+	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	sb->len += n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void sb_write(struct strbuf *sb, const void *data, size_t len)
+{
+	if (!sb_grow(sb, len))
+		return;
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_write(sb, &c, 1);
+}
+
+const char *sb_str(const struct strbuf *sb)
+{
+	return sb->buf && !sb->oom ? sb->buf : "";
+}
+
+int edit_distance(const char *a, const char *b, int cap)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int *row, best, res;
+
+	if ((size_t)abs((int)(la - lb)) > (size_t)cap || la > 256 || lb > 256)
+		return cap + 1;
+	row = malloc((lb + 1) * sizeof(*row));
+	if (!row)
+		return cap + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			int up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap) {
+			free(row);
+			return cap + 1;
+		}
+	}
+	res = row[lb];
+	free(row);
+	return res > cap ? cap + 1 : res;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Error reporting, number parsing and a growable string buffer. */
+#ifndef KSNOOP_UTIL_H
+#define KSNOOP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One line on stderr, "Error: ...". Never exits: callers unwind. */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only when debug output is enabled. */
+void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void util_set_debug(bool on);
+bool util_debug(void);
+/* JSON mode turns p_err into {"error": "..."} on stderr. */
+void util_set_json_errors(bool on);
+
+/* Strict decimal/hex/octal parse of the whole string into [min, max]. */
+int parse_long(const char *s, long long min, long long max, long long *out);
+
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+void sb_init(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_putc(struct strbuf *sb, char c);
+void sb_write(struct strbuf *sb, const void *data, size_t len);
+/* Returns a NUL-terminated string, "" on an empty or failed buffer. */
+const char *sb_str(const struct strbuf *sb);
+
+/* Edit distance, capped: returns cap+1 as soon as it is exceeded. */
+int edit_distance(const char *a, const char *b, int cap);
+
+#endif

@@ -13,14 +13,24 @@
 struct cmd {
 	const char *name;
 	cmd_fn fn;
+	bool own_opts; /* parses its own options (ktrace, kdump) */
 };
 
 static int cmd_help(struct env *env, int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "info", cmd_info },
-	{ "trace", cmd_trace },
-	{ "help", cmd_help },
+	{ "info", cmd_info, false },
+	{ "trace", cmd_trace, false },
+	{ "feature", cmd_feature, false },
+	{ "ktrace", cmd_ktrace, true },
+	{ "kdump", cmd_kdump, true },
+	{ "help", cmd_help, false },
+};
+
+/* Programs that answer to their own name through an installed link. */
+static const struct cmd aliases[] = {
+	{ "ktrace", cmd_ktrace, true },
+	{ "kdump", cmd_kdump, true },
 };
 
 void usage(FILE *f, const char *prog)
@@ -147,13 +157,14 @@ static int parse_opt(struct env *env, int opt, const char *arg)
  * Options may come before the command ("ksnoop -p 1 trace f") and after it
  * ("ksnoop trace -p 1 f"); getopt_long's permutation handles both.
  */
-static int parse_opts(struct env *env, int argc, char **argv)
+static int parse_opts(struct env *env, int argc, char **argv, bool stop_at_word)
 {
+	const char *optstr = stop_at_word ? "+:hVdp:P:sb:" : ":hVdp:P:sb:";
 	int opt, ret;
 
-	optind = 1;
+	optind = 0; /* full re-initialisation of GNU getopt */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":hVdp:P:sb:", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, optstr, long_opts, NULL)) != -1) {
 		if (opt == '?') {
 			if (optopt)
 				p_err("unknown option '-%c'", optopt);
@@ -191,15 +202,37 @@ static const struct cmd *find_cmd(const char *word, bool *ambiguous)
 	return *ambiguous ? NULL : found;
 }
 
+static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv)
+{
+	int ret;
+
+	/* argv[0] is the command word (or the program), options may follow it. */
+	if (cmd->own_opts)
+		return cmd->fn(env, argc - 1, argv + 1) ? 1 : 0;
+	ret = parse_opts(env, argc, argv, false);
+	if (ret == PARSE_EXIT_OK)
+		return 0;
+	if (ret == PARSE_ERR)
+		return 2;
+	return cmd->fn(env, argc - optind, argv + optind) ? 1 : 0;
+}
+
+static const struct cmd trace_cmd = { "trace", cmd_trace, false };
+
 int ksnoop_main(int argc, char **argv)
 {
 	struct env env = { .pages = KSNOOP_DEFAULT_PAGES, .cpu = -1 };
 	const struct cmd *cmd;
 	bool ambiguous;
+	size_t i;
 	int ret;
 
 	env.prog_name = basename(argv[0]);
-	ret = parse_opts(&env, argc, argv);
+	for (i = 0; i < ARRAY_SIZE(aliases); i++) {
+		if (!strcmp(env.prog_name, aliases[i].name))
+			return run_cmd(&env, &aliases[i], argc, argv);
+	}
+	ret = parse_opts(&env, argc, argv, true);
 	if (ret == PARSE_EXIT_OK)
 		return 0;
 	if (ret == PARSE_ERR)
@@ -216,8 +249,8 @@ int ksnoop_main(int argc, char **argv)
 		return 2;
 	}
 	if (!cmd) {
-		/* A bare FUNC means "trace FUNC". */
-		return cmd_trace(&env, argc, argv) ? 1 : 0;
+		/* A bare FUNC means "trace FUNC": keep it as an argument. */
+		return run_cmd(&env, &trace_cmd, argc + 1, argv - 1);
 	}
-	return cmd->fn(&env, argc - 1, argv + 1) ? 1 : 0;
+	return run_cmd(&env, cmd, argc, argv);
 }

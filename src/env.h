@@ -35,6 +35,9 @@ typedef int (*cmd_fn)(struct env *env, int argc, char **argv);
 
 int cmd_info(struct env *env, int argc, char **argv);
 int cmd_trace(struct env *env, int argc, char **argv);
+int cmd_feature(struct env *env, int argc, char **argv);
+int cmd_ktrace(struct env *env, int argc, char **argv);
+int cmd_kdump(struct env *env, int argc, char **argv);
 
 struct kbtf;
 struct kbtf *open_kernel_btf(const struct env *env);

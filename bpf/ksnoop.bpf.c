@@ -13,10 +13,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 func_id;
+const volatile __u32 func_id; /* fentry instances; kprobes use cookies */
 const volatile bool filter_tgid;
 const volatile __s32 filter_cpu = -1;
+const volatile bool filter_cgroup;
 const volatile bool chain_mode;
+const volatile __u64 min_duration_ns;
+const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
 
 /* Addresses below this are user memory (x86-64 and arm64 48-bit VA). */
 #if defined(__TARGET_ARCH_arm64)
@@ -37,8 +40,23 @@ struct {
 	__uint(max_entries, 4096 * 16); /* resized by user space */
 } events SEC(".maps");
 
+#define GLOB_MAX KSNOOP_PRED_STR_MAX
+
+/* Wildcard match state; text longer than GLOB_MAX - 1 keeps a non-NUL tail. */
+struct glob {
+	char pat[GLOB_MAX];
+	char txt[GLOB_MAX];
+	__u32 plen, tlen, pi, ti;
+	__s32 star, mark;
+	__s32 result;
+	__u32 pad;
+};
+
 struct scratch {
-	__u64 scalars[KSNOOP_MAX_VALUES]; /* predicate operands */
+	__u64 scalars[KSNOOP_MAX_VALUES];   /* integer predicate operands */
+	__u16 str_off[KSNOOP_MAX_VALUES];   /* string operands: where in ev.data */
+	__u16 str_len[KSNOOP_MAX_VALUES];
+	struct glob glob;
 	struct ksnoop_event ev;
 };
 
@@ -69,6 +87,13 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup SEC(".maps");
 
 struct frame {
 	__u32 func_id;
@@ -123,6 +148,8 @@ static __always_inline bool pass_filters(void)
 	if (filter_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)filter_cpu)
 		return false;
 	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &tgid))
+		return false;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
 		return false;
 	return true;
 }
@@ -260,6 +287,11 @@ static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
 	return v;
 }
 
+static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
+{
+	return trampoline ? func_id : (__u32)bpf_get_attach_cookie(ctx);
+}
+
 static __always_inline __u64 load_scalar(const __u8 *p, __u32 len)
 {
 	if (len >= 8)
@@ -343,15 +375,22 @@ static __always_inline int capture_one(__u32 i, struct capture_ctx *c, bool tram
 	barrier_var(off);
 	off &= KSNOOP_DATA_MAX - 1;
 	vr = (void *)&ev->data[off];
-	p = v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline) : get_arg(c, v->arg, trampoline);
-	p = follow_steps(v, p, &flags);
+	if (v->base == KSNOOP_BASE_COMM) {
+		p = 0;
+		len = TASK_COMM_LEN;
+		bpf_get_current_comm(vr + 1, TASK_COMM_LEN);
+	} else {
+		p = v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline)
+					       : get_arg(c, v->arg, trampoline);
+		p = follow_steps(v, p, &flags);
+	}
 	if ((v->flags & KSNOOP_V_READ) && !flags) {
 		p += v->final_off;
 		len = read_final(v, (__u8 *)(vr + 1), p, &flags);
-		c->s->scalars[i] = load_scalar((__u8 *)(vr + 1), len);
-	} else {
-		c->s->scalars[i] = p;
 	}
+	c->s->scalars[i] = len ? load_scalar((__u8 *)(vr + 1), len) : p;
+	c->s->str_off[i] = off + sizeof(*vr);
+	c->s->str_len[i] = len;
 	vr->raw = p;
 	vr->len = len;
 	vr->idx = i;
@@ -380,11 +419,13 @@ static __always_inline void capture(struct capture_ctx *c)
 		bpf_loop(KSNOOP_MAX_VALUES, capture_kprobe, c, 0);
 }
 
-static __always_inline bool pred_holds(const struct ksnoop_pred *p, __u64 x)
+static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
 {
-	__u32 shift = 64 - p->width * 8;
+	__u32 shift = 64 - (p->width & 15) * 8;
 	__u64 rhs = p->rhs;
 
+	if (shift >= 64)
+		shift = 0;
 	if (p->is_signed) {
 		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
 
@@ -410,34 +451,130 @@ static __always_inline bool pred_holds(const struct ksnoop_pred *p, __u64 x)
 	return false;
 }
 
-/* Predicates whose operand was captured at this point (entry or return). */
-static __always_inline bool preds_hold(struct ksnoop_func_cfg *cfg, struct scratch *s,
-				       bool at_entry, bool all)
+/* One step of the classic '*'/'?' matcher with a single backtrack point. */
+static int glob_step(__u32 i, void *arg)
+{
+	struct glob *g = arg;
+	__u32 pi = g->pi & (GLOB_MAX - 1), ti = g->ti & (GLOB_MAX - 1);
+	bool more_pat = g->pi < g->plen;
+
+	if (g->ti < g->tlen) {
+		if (more_pat && (g->pat[pi] == '?' || g->pat[pi] == g->txt[ti])) {
+			g->pi++;
+			g->ti++;
+		} else if (more_pat && g->pat[pi] == '*') {
+			g->star = g->pi++;
+			g->mark = g->ti;
+		} else if (g->star >= 0) {
+			g->pi = g->star + 1;
+			g->ti = ++g->mark;
+		} else {
+			g->result = 0;
+			return 1;
+		}
+		return 0;
+	}
+	if (more_pat && g->pat[pi] == '*') {
+		g->pi++;
+		return 0;
+	}
+	g->result = !more_pat;
+	return 1;
+}
+
+static __always_inline __u32 bounded_strlen(const char *s)
 {
 	__u32 i;
 
-	for (i = 0; i < KSNOOP_MAX_PREDS; i++) {
-		struct ksnoop_pred *p = &cfg->preds[i];
-		__u32 vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
-		bool entry_val = cfg->values[vi].flags & KSNOOP_V_ENTRY;
-
-		if (i >= cfg->nr_preds)
-			break;
-		if (!all && entry_val != at_entry)
-			continue;
-		if (!pred_holds(p, s->scalars[vi]))
-			return false;
+	for (i = 0; i < GLOB_MAX; i++) {
+		if (!s[i])
+			return i;
 	}
-	return true;
+	return GLOB_MAX;
 }
 
-static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u64 now)
+static __always_inline bool str_pred_holds(struct scratch *s, const struct ksnoop_pred *p,
+					   __u32 vi)
+{
+	struct glob *g = &s->glob;
+	__u32 off = s->str_off[vi], len = s->str_len[vi];
+
+	__builtin_memset(g->txt, 0, GLOB_MAX);
+	if (len > GLOB_MAX)
+		len = GLOB_MAX;
+	if (off >= KSNOOP_DATA_MAX + 64)
+		return false;
+	bpf_probe_read_kernel(g->txt, len & (GLOB_MAX * 2 - 1), &s->ev.data[off]);
+	bpf_probe_read_kernel(g->pat, GLOB_MAX, p->str);
+	g->pat[GLOB_MAX - 1] = 0;
+	g->plen = bounded_strlen(g->pat);
+	g->tlen = bounded_strlen(g->txt);
+	g->pi = g->ti = 0;
+	g->star = g->mark = -1;
+	g->result = 0;
+	bpf_loop(GLOB_MAX * GLOB_MAX + GLOB_MAX, glob_step, g, 0);
+	return p->op == KSNOOP_CMP_NE ? !g->result : g->result;
+}
+
+/*
+ * Postfix evaluation with three-valued logic: at entry, a comparison on a
+ * return value is unknown, and only a known-false result filters early.
+ */
+static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,
+				       bool at_entry)
+{
+	__u32 known = 0, val = 0, sp = 0, i;
+
+	for (i = 0; i < KSNOOP_MAX_PRED_OPS; i++) {
+		__u8 op = cfg->pred_ops[i];
+		struct ksnoop_pred *p;
+		__u32 vi, k = 1, v;
+
+		if (i >= cfg->nr_pred_ops || sp > 31)
+			break;
+		if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
+			__u32 k1, v1, k2, v2;
+
+			if (sp < 2)
+				return true;
+			sp -= 2;
+			k1 = known >> sp & 1, v1 = val >> sp & 1;
+			k2 = known >> (sp + 1) & 1, v2 = val >> (sp + 1) & 1;
+			if (op == KSNOOP_OP_AND) {
+				v = v1 & v2;
+				k = (k1 & k2) | (k1 & !v1) | (k2 & !v2);
+			} else {
+				v = v1 | v2;
+				k = (k1 & k2) | (k1 & v1) | (k2 & v2);
+			}
+		} else {
+			p = &cfg->preds[op & (KSNOOP_MAX_PREDS - 1)];
+			vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
+			if (at_entry && !(cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
+				k = 0;
+				v = 0;
+			} else if (p->kind == KSNOOP_PRED_STR) {
+				v = str_pred_holds(s, p, vi);
+			} else {
+				v = int_pred_holds(p, s->scalars[vi]);
+			}
+		}
+		known = (known & ~(1U << sp)) | (k << sp);
+		val = (val & ~(1U << sp)) | ((v & 1) << sp);
+		sp++;
+	}
+	/* Unknown (at entry) passes; the return side decides. */
+	return !(known & 1) || (val & 1);
+}
+
+static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid,
+				       __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
 	ev->kind = kind;
 	ev->nr_vrecs = 0;
-	ev->func_id = func_id;
+	ev->func_id = fid;
 	ev->ts = now;
 	ev->duration_ns = 0;
 	ev->cpu = bpf_get_smp_processor_id();
@@ -483,7 +620,7 @@ static __always_inline bool chain_allows(struct task_state *ts, __u32 pos, __u64
 	return false;
 }
 
-static __always_inline struct frame *push_frame(struct task_state *ts, __u64 now)
+static __always_inline struct frame *push_frame(struct task_state *ts, __u32 fid, __u64 now)
 {
 	struct frame *f;
 
@@ -492,7 +629,7 @@ static __always_inline struct frame *push_frame(struct task_state *ts, __u64 now
 		return NULL;
 	}
 	f = &ts->frames[ts->depth & (KSNOOP_MAX_DEPTH - 1)];
-	f->func_id = func_id;
+	f->func_id = fid;
 	f->flags = 0;
 	f->entry_ts = now;
 	f->chain_id = 0;
@@ -510,9 +647,38 @@ static __always_inline void stash_entry(struct scratch *s, __u32 depth, struct f
 	}
 }
 
+static __always_inline bool is_trampoline(enum prog_kind kind)
+{
+	return kind == PK_FENTRY || kind == PK_FEXIT;
+}
+
+static __always_inline void init_capture(struct capture_ctx *c, void *ctx, struct regs *regs,
+					 enum prog_kind kind, struct ksnoop_func_cfg *cfg,
+					 bool at_entry)
+{
+	c->ctx = ctx;
+	c->regs = regs;
+	c->kind = kind;
+	c->at_entry = at_entry;
+	c->cfg = cfg;
+}
+
+/* -s: a frame outside a complete-so-far chain is skipped, events and all. */
+static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func_cfg *cfg,
+				       struct frame *f, __u64 now)
+{
+	if (!chain_mode)
+		return false;
+	if (cfg->chain_pos == 0) {
+		f->chain_id = now;
+		return false;
+	}
+	return !chain_allows(ts, cfg->chain_pos, &f->chain_id);
+}
+
 static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind)
 {
-	__u32 id = func_id;
+	__u32 id = get_func_id(ctx, is_trampoline(kind));
 	struct ksnoop_func_cfg *cfg;
 	struct task_state *ts;
 	struct capture_ctx c;
@@ -527,16 +693,12 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	if (!cfg || !ts)
 		return 0;
 	now = bpf_ktime_get_ns();
-	f = push_frame(ts, now);
+	f = push_frame(ts, id, now);
 	if (!f)
 		return 0;
-	if (chain_mode) {
-		if (cfg->chain_pos == 0)
-			f->chain_id = now;
-		else if (!chain_allows(ts, cfg->chain_pos, &f->chain_id))
-			f->flags |= FRAME_SKIP;
-		if (f->flags & FRAME_SKIP)
-			return 0;
+	if (chain_skip(ts, cfg, f, now)) {
+		f->flags |= FRAME_SKIP;
+		return 0;
 	}
 	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
 		return 0;
@@ -545,15 +707,11 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 		f->flags |= FRAME_SKIP;
 		return 0;
 	}
-	c.ctx = ctx;
-	c.regs = regs;
-	c.kind = kind;
-	c.at_entry = true;
-	c.cfg = cfg;
-	init_event(&c.s->ev, KSNOOP_EV_ENTRY, now);
+	init_capture(&c, ctx, regs, kind, cfg, true);
+	init_event(&c.s->ev, KSNOOP_EV_ENTRY, id, now);
 	c.s->ev.chain_id = f->chain_id;
 	capture(&c);
-	if (!preds_hold(cfg, c.s, true, false))
+	if (!preds_pass(cfg, c.s, true))
 		f->flags |= FRAME_SKIP;
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts->depth - 1, f);
@@ -563,7 +721,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	return 0;
 }
 
-static __always_inline bool pop_frame(struct task_state *ts, struct frame *out)
+static __always_inline bool pop_frame(struct task_state *ts, __u32 fid, struct frame *out)
 {
 	struct frame *f;
 
@@ -571,7 +729,7 @@ static __always_inline bool pop_frame(struct task_state *ts, struct frame *out)
 		return false;
 	f = &ts->frames[(ts->depth - 1) & (KSNOOP_MAX_DEPTH - 1)];
 	/* A missed entry (e.g. kretprobe maxactive) must not unbalance us. */
-	if (f->func_id != func_id)
+	if (f->func_id != fid)
 		return false;
 	*out = *f;
 	ts->depth--;
@@ -590,9 +748,33 @@ static __always_inline bool unstash(struct scratch *s, __u32 depth)
 	return true;
 }
 
+/* -s: tell user space the chain's first call returned, so it can decide. */
+static __always_inline void chain_end(struct scratch *s, __u32 id, struct frame *f, __u64 now)
+{
+	init_event(&s->ev, KSNOOP_EV_CHAIN_END, id, now);
+	s->ev.chain_id = f->chain_id;
+	submit(&s->ev);
+}
+
+static __always_inline bool start_return_event(struct scratch *s, struct ksnoop_func_cfg *cfg,
+					       __u32 id, __u32 depth, __u64 now)
+{
+	if (!(cfg->emit & KSNOOP_EMIT_COMBINED)) {
+		init_event(&s->ev, KSNOOP_EV_RETURN, id, now);
+		return true;
+	}
+	if (!unstash(s, depth))
+		return false;
+	s->ev.kind = KSNOOP_EV_COMBINED;
+	s->ev.ts = now;
+	s->ev.cpu = bpf_get_smp_processor_id();
+	return true;
+}
+
 static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind)
 {
-	__u32 id = func_id;
+	__u32 id = get_func_id(ctx, is_trampoline(kind));
+	bool emits, ends_chain;
 	struct ksnoop_func_cfg *cfg;
 	struct task_state *ts;
 	struct capture_ctx c;
@@ -603,43 +785,30 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 		return 0;
 	cfg = bpf_map_lookup_elem(&func_cfg, &id);
 	ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!cfg || !ts || !pop_frame(ts, &f))
+	if (!cfg || !ts || !pop_frame(ts, id, &f) || (f.flags & FRAME_SKIP))
 		return 0;
-	if (f.flags & FRAME_SKIP)
-		return 0;
-	if (!(cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED)) &&
-	    !(chain_mode && cfg->chain_pos == 0))
+	emits = cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
+	ends_chain = chain_mode && cfg->chain_pos == 0;
+	if (!emits && !ends_chain)
 		return 0;
 	c.s = scratch_get();
 	if (!c.s)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (!(cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED))) {
-		/* User space holds the chain's events until it ends. */
-		init_event(&c.s->ev, KSNOOP_EV_CHAIN_END, now);
-		c.s->ev.chain_id = f.chain_id;
-		submit(&c.s->ev);
+	if (!emits) {
+		chain_end(c.s, id, &f, now);
 		goto out;
 	}
-	if (cfg->emit & KSNOOP_EMIT_COMBINED) {
-		if (!unstash(c.s, ts->depth))
-			goto out;
-		c.s->ev.kind = KSNOOP_EV_COMBINED;
-		c.s->ev.ts = now;
-		c.s->ev.cpu = bpf_get_smp_processor_id();
-	} else {
-		init_event(&c.s->ev, KSNOOP_EV_RETURN, now);
-	}
+	if (!start_return_event(c.s, cfg, id, ts->depth, now))
+		goto out;
 	c.s->ev.duration_ns = now - f.entry_ts;
 	c.s->ev.chain_id = f.chain_id;
-	c.ctx = ctx;
-	c.regs = regs;
-	c.kind = kind;
-	c.at_entry = false;
-	c.cfg = cfg;
+	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c);
-	if (preds_hold(cfg, c.s, false, true))
+	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
 		submit(&c.s->ev);
+	else if (ends_chain)
+		chain_end(c.s, id, &f, now);
 out:
 	scratch_put();
 	return 0;
@@ -668,6 +837,24 @@ int ksnoop_kprobe(struct pt_regs *ctx)
 
 SEC("kretprobe")
 int ksnoop_kretprobe(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE);
+}
+
+SEC("kprobe.multi")
+int ksnoop_kmulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE);
+}
+
+SEC("kretprobe.multi")
+int ksnoop_kretmulti(struct pt_regs *ctx)
 {
 	struct regs r;
 

@@ -15,7 +15,9 @@
 #define KSNOOP_MAX_VALUES 16	 /* values captured per function */
 #define KSNOOP_MAX_STEPS 8	 /* pointer dereferences in one path */
 #define KSNOOP_MAX_ARGS 12	 /* parameters addressable by a plan */
-#define KSNOOP_MAX_PREDS 8	 /* comparisons per function */
+#define KSNOOP_MAX_PREDS 16	 /* comparisons per function */
+#define KSNOOP_MAX_PRED_OPS 32	 /* comparisons and &&/|| in postfix order */
+#define KSNOOP_PRED_STR_MAX 64	 /* string/glob operand, NUL included */
 #define KSNOOP_MAX_DEPTH 16	 /* nested traced calls per task */
 #define KSNOOP_MAX_CHAIN 8	 /* functions in a -s chain */
 #define KSNOOP_VALUE_MAX 2048	 /* bytes captured for one value */
@@ -26,6 +28,7 @@
 enum ksnoop_base {
 	KSNOOP_BASE_ARG = 0,
 	KSNOOP_BASE_RET = 1,
+	KSNOOP_BASE_COMM = 2, /* the current task's comm, as a string */
 };
 
 enum ksnoop_value_flags {
@@ -61,15 +64,25 @@ enum ksnoop_cmp {
 	KSNOOP_CMP_GE,
 };
 
-/* value[value_idx] (width bytes, signed or not) OP rhs; all must hold. */
+enum ksnoop_pred_kind {
+	KSNOOP_PRED_INT, /* value (width bytes, signed or not) OP rhs */
+	KSNOOP_PRED_STR, /* string value OP glob pattern (== or !=) */
+};
+
 struct ksnoop_pred {
 	__u8 value_idx;
 	__u8 op;
 	__u8 is_signed;
 	__u8 width;
-	__u32 pad;
+	__u8 kind;
+	__u8 pad[3];
 	__u64 rhs;
+	char str[KSNOOP_PRED_STR_MAX];
 };
+
+/* pred_ops[]: an index into preds[], or one of these, in postfix order. */
+#define KSNOOP_OP_AND 0xfe
+#define KSNOOP_OP_OR 0xff
 
 enum ksnoop_emit {
 	KSNOOP_EMIT_ENTRY = 1 << 0,    /* an event at entry with entry values */
@@ -83,7 +96,8 @@ struct ksnoop_func_cfg {
 	__u32 nr_preds;
 	__u32 chain_pos; /* -s: position in the chain, 0 = first */
 	__u32 nr_args;	 /* parameters the function has */
-	__u32 pad;
+	__u32 nr_pred_ops;
+	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];
 	struct ksnoop_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_pred preds[KSNOOP_MAX_PREDS];
 };
@@ -136,7 +150,7 @@ enum ksnoop_drop_reason {
 #define KSNOOP_EVENT_HDR_SIZE ((unsigned long)&((struct ksnoop_event *)0)->data)
 
 _Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");
-_Static_assert(sizeof(struct ksnoop_pred) == 16, "ksnoop_pred layout");
+_Static_assert(sizeof(struct ksnoop_pred) == 80, "ksnoop_pred layout");
 _Static_assert(sizeof(struct ksnoop_vrec) == 16, "ksnoop_vrec layout");
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -10,18 +12,28 @@
 #include "util.h"
 #include "ksnoop.skel.h"
 
-struct instance {
-	struct ksnoop_bpf *skel;
+/*
+ * The owner object holds the maps, the kprobe programs (one program
+ * serves every kprobe-traced function; the attach cookie names the
+ * function) and the task-exit cleanup. fentry needs one program per
+ * target, so each fentry-traced function gets its own small instance.
+ */
+struct func_state {
+	struct ksnoop_bpf *fentry; /* per-function instance, fentry only */
 	struct bpf_link *entry, *ret;
 	enum backend_kind kind;
+	bool attached;
 };
 
 struct tracer {
 	const struct env *env;
 	struct func_plan *plans;
 	int nr;
-	struct instance *insts;
-	struct ksnoop_bpf *owner; /* the instance whose maps everyone shares */
+	struct func_state *fs;
+	struct ksnoop_bpf *owner;
+	int kprobe_load_err;	/* why the owner has no kprobe programs */
+	bool has_multi;		/* kprobe.multi programs loaded */
+	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
 	int nr_cpus;
 };
@@ -31,7 +43,9 @@ struct tracer {
 
 const char *backend_name(enum backend_kind k)
 {
-	return k == BK_FENTRY ? "fentry" : "kprobe";
+	static const char *const names[BK_NR] = { "fentry", "kprobe", "kprobe.multi" };
+
+	return k < BK_NR ? names[k] : "?";
 }
 
 unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
@@ -50,7 +64,100 @@ unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
 	return size;
 }
 
-/* Only the owner creates maps; later instances reuse its file descriptors. */
+static void set_rodata(const struct tracer *t, struct ksnoop_bpf *skel, int func)
+{
+	skel->rodata->func_id = func;
+	skel->rodata->filter_tgid = t->env->nr_pids > 0;
+	skel->rodata->filter_cpu = t->env->cpu;
+	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
+	skel->rodata->chain_mode = t->env->stack_mode;
+	skel->rodata->min_duration_ns = t->env->min_duration_ns;
+}
+
+static void autoload_only(struct ksnoop_bpf *skel, struct bpf_program *keep1,
+			  struct bpf_program *keep2)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == keep1 || p == keep2);
+}
+
+static bool needs_exit_cleanup(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (t->plans[i].cfg.emit & KSNOOP_EMIT_COMBINED)
+			return true;
+	}
+	return false;
+}
+
+static bool wants_multi(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (t->plans[i].from_glob)
+			return t->env->backend != BACKEND_FENTRY;
+	}
+	return false;
+}
+
+enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2 };
+
+static struct ksnoop_bpf *open_owner(struct tracer *t, int progs, int *err)
+{
+	struct ksnoop_bpf *skel = ksnoop_bpf__open();
+	struct bpf_program *p;
+
+	if (!skel) {
+		*err = -errno;
+		return NULL;
+	}
+	set_rodata(t, skel, 0);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(skel->progs.ksnoop_kprobe, progs & OWN_KPROBE);
+	bpf_program__set_autoload(skel->progs.ksnoop_kretprobe, progs & OWN_KPROBE);
+	bpf_program__set_autoload(skel->progs.ksnoop_kmulti, progs & OWN_MULTI);
+	bpf_program__set_autoload(skel->progs.ksnoop_kretmulti, progs & OWN_MULTI);
+	bpf_program__set_autoload(skel->progs.ksnoop_task_exit, needs_exit_cleanup(t));
+	*err = bpf_map__set_max_entries(skel->maps.events, ringbuf_size(t->env->pages, t->nr_cpus));
+	if (!*err)
+		*err = ksnoop_bpf__load(skel);
+	if (*err) {
+		ksnoop_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/* Prefer an owner with kprobe (and multi) programs; fall back to maps only. */
+static int load_owner(struct tracer *t)
+{
+	static const int tries[] = { OWN_KPROBE | OWN_MULTI, OWN_KPROBE, 0 };
+	size_t i = wants_multi(t) ? 0 : 1;
+	int err = 0;
+
+	for (; i < ARRAY_SIZE(tries) && !t->owner; i++) {
+		t->owner = open_owner(t, tries[i], &err);
+		if (t->owner) {
+			t->has_multi = tries[i] & OWN_MULTI;
+			if (!(tries[i] & OWN_KPROBE))
+				t->kprobe_load_err = err ? err : -EINVAL;
+		} else if (tries[i] & OWN_KPROBE) {
+			t->kprobe_load_err = err;
+		}
+		p_dbg("owner object (progs %#x): %s", tries[i], t->owner ? "loaded" : strerror(-err));
+	}
+	if (!t->owner)
+		p_err("cannot load ksnoop's BPF object: %s", strerror(-err));
+	return t->owner ? 0 : err;
+}
+
+/* Later instances reuse the owner's maps by file descriptor. */
 static int share_maps(struct ksnoop_bpf *skel, struct ksnoop_bpf *owner)
 {
 	struct bpf_map *m;
@@ -71,91 +178,54 @@ static int share_maps(struct ksnoop_bpf *skel, struct ksnoop_bpf *owner)
 	return 0;
 }
 
-static void set_rodata(struct tracer *t, struct ksnoop_bpf *skel, int func)
+static int attach_fentry(struct tracer *t, int func)
 {
-	skel->rodata->func_id = func;
-	skel->rodata->filter_tgid = t->env->nr_pids > 0;
-	skel->rodata->filter_cpu = t->env->cpu;
-	skel->rodata->chain_mode = t->env->stack_mode;
-}
-
-static bool needs_exit_cleanup(const struct tracer *t)
-{
-	int i;
-
-	for (i = 0; i < t->nr; i++) {
-		if (t->plans[i].cfg.emit & KSNOOP_EMIT_COMBINED)
-			return true;
-	}
-	return false;
-}
-
-static int load_instance(struct tracer *t, int func, enum backend_kind kind,
-			 struct ksnoop_bpf **out)
-{
+	const char *target = t->plans[func].attach_name;
+	struct func_state *fs = &t->fs[func];
 	struct ksnoop_bpf *skel = ksnoop_bpf__open();
-	bool fentry = kind == BK_FENTRY;
 	int err;
 
 	if (!skel)
 		return -errno;
 	set_rodata(t, skel, func);
-	bpf_program__set_autoload(skel->progs.ksnoop_fentry, fentry);
-	bpf_program__set_autoload(skel->progs.ksnoop_fexit, fentry);
-	bpf_program__set_autoload(skel->progs.ksnoop_kprobe, !fentry);
-	bpf_program__set_autoload(skel->progs.ksnoop_kretprobe, !fentry);
-	bpf_program__set_autoload(skel->progs.ksnoop_task_exit,
-				  !t->owner && needs_exit_cleanup(t));
-	if (fentry) {
-		const char *target = t->plans[func].attach_name;
-
-		err = bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target) ?:
-		      bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target);
-		if (err)
-			goto fail;
+	autoload_only(skel, skel->progs.ksnoop_fentry, skel->progs.ksnoop_fexit);
+	err = bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target) ?:
+	      bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target) ?:
+	      share_maps(skel, t->owner) ?: ksnoop_bpf__load(skel);
+	if (err) {
+		ksnoop_bpf__destroy(skel);
+		return err;
 	}
-	if (t->owner)
-		err = share_maps(skel, t->owner);
-	else
-		err = bpf_map__set_max_entries(skel->maps.events,
-					       ringbuf_size(t->env->pages, t->nr_cpus));
-	if (!err)
-		err = ksnoop_bpf__load(skel);
-	if (err)
-		goto fail;
-	*out = skel;
-	return 0;
-fail:
-	ksnoop_bpf__destroy(skel);
-	return err < 0 ? err : -EINVAL;
+	fs->fentry = skel;
+	fs->entry = bpf_program__attach(skel->progs.ksnoop_fentry);
+	if (fs->entry)
+		fs->ret = bpf_program__attach(skel->progs.ksnoop_fexit);
+	return fs->ret ? 0 : -errno;
 }
 
-static int attach_instance(struct tracer *t, struct instance *in, int func)
+static int attach_kprobe(struct tracer *t, int func)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, ropts, .retprobe = true);
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
 	const char *name = t->plans[func].attach_name;
-	struct ksnoop_bpf *s = in->skel;
+	struct func_state *fs = &t->fs[func];
 
-	if (in->kind == BK_FENTRY) {
-		in->entry = bpf_program__attach(s->progs.ksnoop_fentry);
-		if (!in->entry)
-			return -errno;
-		in->ret = bpf_program__attach(s->progs.ksnoop_fexit);
-	} else {
-		in->entry = bpf_program__attach_kprobe_opts(s->progs.ksnoop_kprobe, name, NULL);
-		if (!in->entry)
-			return -errno;
-		in->ret = bpf_program__attach_kprobe_opts(s->progs.ksnoop_kretprobe, name, &ropts);
-	}
-	return in->ret ? 0 : -errno;
+	if (t->kprobe_load_err)
+		return t->kprobe_load_err;
+	fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
+	if (!fs->entry)
+		return -errno;
+	opts.retprobe = true;
+	fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name, &opts);
+	return fs->ret ? 0 : -errno;
 }
 
-static void instance_destroy(struct instance *in)
+static void detach_func(struct func_state *fs)
 {
-	bpf_link__destroy(in->ret);
-	bpf_link__destroy(in->entry);
-	ksnoop_bpf__destroy(in->skel);
-	memset(in, 0, sizeof(*in));
+	bpf_link__destroy(fs->ret);
+	bpf_link__destroy(fs->entry);
+	fs->ret = fs->entry = NULL;
+	ksnoop_bpf__destroy(fs->fentry);
+	fs->fentry = NULL;
 }
 
 static const char *explain(enum backend_kind kind, int err)
@@ -187,58 +257,93 @@ static bool can_fentry(const struct func_plan *p)
 	return !strchr(p->attach_name, '.');
 }
 
-static int try_backend(struct tracer *t, int func, enum backend_kind kind)
-{
-	struct instance *in = &t->insts[func];
-	int err;
-
-	in->kind = kind;
-	err = load_instance(t, func, kind, &in->skel);
-	if (!err) {
-		if (!t->owner)
-			t->owner = in->skel;
-		err = attach_instance(t, in, func);
-	}
-	if (err && in->skel != t->owner)
-		instance_destroy(in);
-	else if (err) {
-		/* Keep the owner's maps; drop only its links. */
-		bpf_link__destroy(in->ret);
-		bpf_link__destroy(in->entry);
-		in->ret = in->entry = NULL;
-	}
-	return err;
-}
-
 static int attach_func(struct tracer *t, int func)
 {
 	enum backend_choice want = t->env->backend;
 	const char *why[BK_NR] = { "not tried", "not tried" };
-	int k, err = -EINVAL;
+	struct func_state *fs = &t->fs[func];
+	int err = -EINVAL;
 
-	for (k = 0; k < BK_NR; k++) {
-		if ((want == BACKEND_FENTRY && k != BK_FENTRY) ||
-		    (want == BACKEND_KPROBE && k != BK_KPROBE))
-			continue;
-		if (k == BK_FENTRY && !can_fentry(&t->plans[func])) {
-			why[k] = "a compiler clone has no BTF function to attach to";
-			continue;
-		}
-		err = try_backend(t, func, k);
+	if (want != BACKEND_KPROBE) {
+		err = can_fentry(&t->plans[func]) ? attach_fentry(t, func) : -ENOENT;
+		why[BK_FENTRY] = can_fentry(&t->plans[func])
+					 ? explain(BK_FENTRY, err)
+					 : "a compiler clone has no BTF function to attach to";
 		if (!err) {
-			p_dbg("%s: attached with %s", t->plans[func].name, backend_name(k));
-			return 0;
+			fs->kind = BK_FENTRY;
+			goto ok;
 		}
-		why[k] = explain(k, err);
-		p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(k), strerror(-err));
+		detach_func(fs);
+		p_dbg("%s: fentry failed: %s", t->plans[func].name, strerror(-err));
+	}
+	if (want != BACKEND_FENTRY) {
+		err = attach_kprobe(t, func);
+		why[BK_KPROBE] = explain(BK_KPROBE, err);
+		if (!err) {
+			fs->kind = BK_KPROBE;
+			goto ok;
+		}
+		detach_func(fs);
+		p_dbg("%s: kprobe failed: %s", t->plans[func].name, strerror(-err));
 	}
 	if (want == BACKEND_AUTO)
-		p_err("cannot trace %s: fentry: %s; kprobe: %s", t->plans[func].name, why[BK_FENTRY],
-		      why[BK_KPROBE]);
+		p_err("cannot trace %s: fentry: %s; kprobe: %s", t->plans[func].name,
+		      why[BK_FENTRY], why[BK_KPROBE]);
 	else
 		p_err("cannot trace %s with %s: %s", t->plans[func].name,
 		      want == BACKEND_FENTRY ? "fentry" : "kprobe",
 		      why[want == BACKEND_FENTRY ? BK_FENTRY : BK_KPROBE]);
+	return err;
+ok:
+	fs->attached = true;
+	p_dbg("%s: attached with %s", t->plans[func].name, backend_name(fs->kind));
+	return 0;
+}
+
+/* Glob-expanded functions: one kprobe.multi link each way, if we can. */
+static int attach_multi(struct tracer *t)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	const char **syms = calloc(t->nr, sizeof(*syms));
+	__u64 *cookies = calloc(t->nr, sizeof(*cookies));
+	int i, n = 0, err = 0;
+
+	if (!syms || !cookies) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (!t->plans[i].from_glob)
+			continue;
+		syms[n] = t->plans[i].attach_name;
+		cookies[n++] = i;
+	}
+	opts.syms = syms;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	t->multi_entry = bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kmulti,
+								NULL, &opts);
+	opts.retprobe = true;
+	if (t->multi_entry)
+		t->multi_ret = bpf_program__attach_kprobe_multi_opts(
+			t->owner->progs.ksnoop_kretmulti, NULL, &opts);
+	if (!t->multi_ret) {
+		err = -errno;
+		bpf_link__destroy(t->multi_entry);
+		t->multi_entry = NULL;
+		p_dbg("kprobe.multi for %d functions failed: %s", n, strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (t->plans[i].from_glob) {
+			t->fs[i].kind = BK_KPROBE_MULTI;
+			t->fs[i].attached = true;
+		}
+	}
+	p_dbg("kprobe.multi: attached %d functions with one link each way", n);
+out:
+	free(syms);
+	free(cookies);
 	return err;
 }
 
@@ -248,11 +353,9 @@ static int fill_maps(struct tracer *t)
 	int tgid_fd = bpf_map__fd(t->owner->maps.tgids);
 	__u8 one = 1;
 	__u32 i;
-	int err;
 
 	for (i = 0; i < (__u32)t->nr; i++) {
-		err = bpf_map_update_elem(cfg_fd, &i, &t->plans[i].cfg, BPF_ANY);
-		if (err)
+		if (bpf_map_update_elem(cfg_fd, &i, &t->plans[i].cfg, BPF_ANY))
 			return -errno;
 	}
 	for (i = 0; i < (__u32)t->env->nr_pids; i++) {
@@ -264,10 +367,51 @@ static int fill_maps(struct tracer *t)
 	return 0;
 }
 
+static int set_cgroup(struct tracer *t)
+{
+	__u32 zero = 0;
+	int fd, err;
+
+	if (!t->env->cgroup)
+		return 0;
+	fd = open(t->env->cgroup, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		p_err("cannot open cgroup '%s': %s", t->env->cgroup, strerror(errno));
+		return -errno;
+	}
+	err = bpf_map_update_elem(bpf_map__fd(t->owner->maps.cgroup), &zero, &fd, BPF_ANY);
+	if (err)
+		p_err("'%s' is not a cgroup v2 directory: %s", t->env->cgroup, strerror(errno));
+	close(fd);
+	return err ? -EINVAL : 0;
+}
+
+static int attach_all(struct tracer *t)
+{
+	int i, err;
+
+	if (t->has_multi && wants_multi(t) && attach_multi(t) == 0)
+		p_dbg("glob functions attached through kprobe.multi");
+	for (i = 0; i < t->nr; i++) {
+		if (t->fs[i].attached)
+			continue;
+		err = attach_func(t, i);
+		if (err)
+			return err;
+	}
+	if (needs_exit_cleanup(t)) {
+		t->exit_link = bpf_program__attach(t->owner->progs.ksnoop_task_exit);
+		if (!t->exit_link) {
+			p_err("cannot attach the task-exit cleanup program: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
 struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
-	int i, err = 0;
 
 	if (!t)
 		return NULL;
@@ -275,28 +419,12 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->plans = plans;
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
-	t->insts = calloc(nr, sizeof(*t->insts));
-	if (!t->insts || t->nr_cpus <= 0)
+	t->fs = calloc(nr, sizeof(*t->fs));
+	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;
-	/*
-	 * Configuration goes in before any program is attached, so the very
-	 * first event already sees it: attach the owner first, then fill
-	 * its maps, then everything else.
-	 */
-	for (i = 0; i < nr && !err; i++) {
-		err = attach_func(t, i);
-		if (!err && i == 0)
-			err = fill_maps(t);
-	}
-	if (err)
+	/* Configuration is in place before the first program can run. */
+	if (load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t))
 		goto fail;
-	if (t->owner->progs.ksnoop_task_exit && needs_exit_cleanup(t)) {
-		t->exit_link = bpf_program__attach(t->owner->progs.ksnoop_task_exit);
-		if (!t->exit_link) {
-			p_err("cannot attach the task-exit cleanup program: %s", strerror(errno));
-			goto fail;
-		}
-	}
 	return t;
 fail:
 	tracer__free(t);
@@ -310,18 +438,12 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	bpf_link__destroy(t->exit_link);
-	/* Links first, everywhere, so no program runs while maps go away. */
-	for (i = 0; t->insts && i < t->nr; i++) {
-		bpf_link__destroy(t->insts[i].ret);
-		bpf_link__destroy(t->insts[i].entry);
-		t->insts[i].ret = t->insts[i].entry = NULL;
-	}
-	for (i = 0; t->insts && i < t->nr; i++) {
-		if (t->insts[i].skel != t->owner)
-			ksnoop_bpf__destroy(t->insts[i].skel);
-	}
+	bpf_link__destroy(t->multi_ret);
+	bpf_link__destroy(t->multi_entry);
+	for (i = 0; t->fs && i < t->nr; i++)
+		detach_func(&t->fs[i]);
 	ksnoop_bpf__destroy(t->owner);
-	free(t->insts);
+	free(t->fs);
 	free(t);
 }
 
@@ -352,5 +474,5 @@ int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])
 
 enum backend_kind tracer__backend(const struct tracer *t, int func)
 {
-	return t->insts[func].kind;
+	return t->fs[func].kind;
 }

@@ -11,7 +11,7 @@
 #include "ksnoop.h"
 #include "plan.h"
 
-enum backend_kind { BK_FENTRY, BK_KPROBE, BK_NR };
+enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 
 struct tracer;
 

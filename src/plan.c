@@ -318,6 +318,20 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 	return -ENOENT;
 }
 
+static bool has_param(struct resolver *r, const char *name)
+{
+	const struct btf_param *params;
+	bool variadic;
+	int i, n;
+
+	n = kbtf_func_params(r->btf, r->plan->func.id, &params, &variadic);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(btf__name_by_offset(r->btf, params[i].name_off), name))
+			return true;
+	}
+	return false;
+}
+
 static int resolve_base(struct resolver *r, const struct spec_path *p, struct loc *l,
 			struct ksnoop_value *v, struct plan_value *pv)
 {
@@ -325,6 +339,12 @@ static int resolve_base(struct resolver *r, const struct spec_path *p, struct lo
 	int idx;
 
 	l->btf = r->btf;
+	if (!strcmp(p->base, "comm") && !has_param(r, "comm")) {
+		v->base = KSNOOP_BASE_COMM;
+		v->flags |= KSNOOP_V_ENTRY;
+		l->type_id = 0;
+		return p->nr_steps || p->cast ? -EINVAL : 0;
+	}
 	if (spec_path_is_return(p)) {
 		v->base = KSNOOP_BASE_RET;
 		l->type_id = btf__type_by_id(r->btf, fn->type)->type;
@@ -384,6 +404,11 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 
 	pv->btf = r->btf;
 	pv->type_id = l->type_id;
+	if (v->base == KSNOOP_BASE_COMM) {
+		pv->show = SHOW_STRING;
+		pv->full_size = 16;
+		return 0;
+	}
 	pv->bit_off = l->bit_off;
 	pv->bit_size = l->bit_size;
 	if (t && btf_is_ptr(t) && (is_composite(real_type(r->btf, t->type)) ||
@@ -473,40 +498,49 @@ static bool type_is_signed(const struct btf *btf, __u32 id)
 	return false;
 }
 
-static int add_cmp(struct func_plan *plan, const struct spec_pred *sp)
+static int check_int_operand(const struct plan_value *pv, const char *what)
 {
-	struct ksnoop_pred *p;
-	struct plan_value *pv;
-	const struct btf_type *t;
-	int idx;
+	const struct btf_type *t = real_type(pv->btf, pv->type_id);
 
-	if (sp->kind != PRED_CMP) {
-		p_err("%s(): '&&'/'||' predicates are not supported yet", plan->name);
-		return -ENOTSUP;
-	}
-	if (sp->is_string) {
-		p_err("%s: string comparison is not supported yet", sp->path.text);
-		return -ENOTSUP;
-	}
-	if (plan->cfg.nr_preds >= KSNOOP_MAX_PREDS) {
-		p_err("%s(): more than %d predicates", plan->name, KSNOOP_MAX_PREDS);
-		return -E2BIG;
-	}
-	idx = add_value(plan, &sp->path, false);
-	if (idx < 0)
-		return idx;
-	pv = &plan->values[idx];
-	t = real_type(pv->btf, pv->type_id);
-	if (pv->show == SHOW_PTR_DUMP || pv->show == SHOW_STRING || pv->bit_size ||
-	    !(btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t)) ||
-	    pv->full_size > 8) {
-		p_err("%s: only integers, enums and pointers can be compared", sp->path.text);
+	if (pv->show == SHOW_PTR_DUMP || pv->show == SHOW_STRING || pv->full_size > 8 ||
+	    !(btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t))) {
+		p_err("%s: only integers, enums and pointers compare with numbers", what);
 		return -EINVAL;
 	}
-	p = &plan->cfg.preds[plan->cfg.nr_preds++];
-	p->value_idx = idx;
-	p->op = sp->op;
-	p->width = pv->full_size;
+	return 0;
+}
+
+static int fill_str_pred(struct ksnoop_pred *p, const struct plan_value *pv,
+			 const struct spec_pred *sp)
+{
+	if (pv->show != SHOW_STRING) {
+		p_err("%s: only strings (char arrays, char *, comm) compare with \"...\"",
+		      sp->path.text);
+		return -EINVAL;
+	}
+	if (sp->op != CMP_EQ && sp->op != CMP_NE) {
+		p_err("%s: strings compare only with == and !=", sp->path.text);
+		return -EINVAL;
+	}
+	if (strlen(sp->str) >= KSNOOP_PRED_STR_MAX) {
+		p_err("%s: string operand longer than %d characters", sp->path.text,
+		      KSNOOP_PRED_STR_MAX - 1);
+		return -E2BIG;
+	}
+	p->kind = KSNOOP_PRED_STR;
+	strcpy(p->str, sp->str);
+	return 0;
+}
+
+static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
+			 const struct spec_pred *sp)
+{
+	int err = check_int_operand(pv, sp->path.text);
+
+	if (err)
+		return err;
+	p->kind = KSNOOP_PRED_INT;
+	p->width = pv->bit_size ? 8 : pv->full_size;
 	p->is_signed = type_is_signed(pv->btf, pv->type_id);
 	p->rhs = sp->negative ? (__u64)(-(__s64)sp->value) : sp->value;
 	if (sp->negative && !p->is_signed) {
@@ -515,6 +549,59 @@ static int add_cmp(struct func_plan *plan, const struct spec_pred *sp)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int push_op(struct func_plan *plan, __u8 op)
+{
+	if (plan->cfg.nr_pred_ops >= KSNOOP_MAX_PRED_OPS) {
+		p_err("%s(): predicate has more than %d terms", plan->name, KSNOOP_MAX_PRED_OPS);
+		return -E2BIG;
+	}
+	plan->cfg.pred_ops[plan->cfg.nr_pred_ops++] = op;
+	return 0;
+}
+
+/* A comparison: its operand becomes a value, shown unless hidden. */
+static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidden)
+{
+	struct ksnoop_pred *p;
+	int idx, err;
+
+	if (plan->cfg.nr_preds >= KSNOOP_MAX_PREDS) {
+		p_err("%s(): more than %d comparisons", plan->name, KSNOOP_MAX_PREDS);
+		return -E2BIG;
+	}
+	idx = add_value(plan, &sp->path, hidden);
+	if (idx < 0)
+		return idx;
+	p = &plan->cfg.preds[plan->cfg.nr_preds];
+	memset(p, 0, sizeof(*p));
+	p->value_idx = idx;
+	p->op = sp->op;
+	err = sp->is_string ? fill_str_pred(p, &plan->values[idx], sp)
+			    : fill_int_pred(p, &plan->values[idx], sp);
+	if (err)
+		return err;
+	return push_op(plan, plan->cfg.nr_preds++);
+}
+
+/* Postfix order, so BPF evaluates it with a small stack. */
+static int add_pred_tree(struct func_plan *plan, const struct spec_pred *sp, bool hidden)
+{
+	if (sp->kind == PRED_CMP)
+		return add_cmp(plan, sp, hidden);
+	return add_pred_tree(plan, sp->left, true) ?: add_pred_tree(plan, sp->right, true)
+		?: push_op(plan, sp->kind == PRED_AND ? KSNOOP_OP_AND : KSNOOP_OP_OR);
+}
+
+/* Several predicate items must all hold. */
+static int add_pred_item(struct func_plan *plan, const struct spec_pred *sp)
+{
+	bool first = plan->cfg.nr_pred_ops == 0;
+
+	/* A lone comparison shows its operand, as ksnoop(8) does. */
+	return add_pred_tree(plan, sp, sp->kind != PRED_CMP) ?:
+	       (first ? 0 : push_op(plan, KSNOOP_OP_AND));
 }
 
 static int add_all_params(struct func_plan *plan)
@@ -577,7 +664,7 @@ static int add_items(struct func_plan *plan, const struct spec *spec)
 		const struct spec_item *it = &spec->items[i];
 
 		if (it->is_pred)
-			err = add_cmp(plan, it->pred);
+			err = add_pred_item(plan, it->pred);
 		else
 			err = add_value(plan, &it->path, false) < 0 ? -EINVAL : 0;
 	}

@@ -39,6 +39,7 @@ struct func_plan {
 	struct kbtf_func func;
 	int nr_args;
 	bool bare;	   /* "name" without a list: all args and return */
+	bool from_glob;	   /* expanded from a wildcard */
 	struct plan_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_func_cfg cfg;
 	char note[160];	   /* a warning shown at start (clones, duplicates) */

@@ -230,6 +230,8 @@ static void detach_func(struct func_state *fs)
 
 static const char *explain(enum backend_kind kind, int err)
 {
+	if (kind != BK_FENTRY && access("/sys/bus/event_source/devices/kprobe", F_OK))
+		return "this kernel has no kprobes (CONFIG_KPROBES is off)";
 	switch (-err) {
 	case EACCES:
 		return "the BPF verifier rejected the program (-d shows its log)";

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "ksnoop.h"
 #include "util.h"
 
 struct cmd {
@@ -38,7 +39,7 @@ void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [OPTIONS] { COMMAND FUNC [FUNC...] | FUNC [FUNC...] | help }\n"
 		"\n"
-		"COMMAND := { trace | info }\n"
+		"COMMAND := { trace | info | feature | ktrace | kdump }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
 		"  arg := parameter | return | parameter->member... | predicate\n"
 		"\n"
@@ -50,7 +51,16 @@ void usage(FILE *f, const char *prog)
 		"  -P, --pages N         ring buffer pages per CPU (default %d)\n"
 		"  -s, --stack           trace only when FUNCs are called in the order given\n"
 		"  -b, --backend KIND    fentry, kprobe or auto (default auto)\n"
-		"      --btf FILE        read BTF from FILE (raw BTF or vmlinux ELF)\n",
+		"      --btf FILE        read BTF from FILE (raw BTF or vmlinux ELF; info only)\n"
+		"  -j, --json            one JSON object per event (NDJSON)\n"
+		"  -T, --wallclock       wall-clock time instead of monotonic ns\n"
+		"      --compact         struct dumps on one line\n"
+		"      --comm PATTERN    only tasks whose comm matches (glob)\n"
+		"      --cpu N           only events on CPU N\n"
+		"      --cgroup PATH     only tasks in this cgroup v2 (or below it)\n"
+		"      --duration TIME   only calls lasting at least TIME (ns, us, ms, s)\n"
+		"      --max-depth N     show struct nesting down to N levels\n"
+		"      --max-bytes N     capture at most N bytes per value (default 2048)\n",
 		prog, KSNOOP_DEFAULT_PAGES);
 }
 
@@ -62,7 +72,16 @@ static int cmd_help(struct env *env, int argc, char **argv)
 	return 0;
 }
 
-enum { OPT_BTF = 256 };
+enum {
+	OPT_BTF = 256,
+	OPT_COMM,
+	OPT_CPU,
+	OPT_CGROUP,
+	OPT_DURATION,
+	OPT_COMPACT,
+	OPT_MAX_DEPTH,
+	OPT_MAX_BYTES,
+};
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -73,6 +92,15 @@ static const struct option long_opts[] = {
 	{ "stack", no_argument, NULL, 's' },
 	{ "backend", required_argument, NULL, 'b' },
 	{ "btf", required_argument, NULL, OPT_BTF },
+	{ "json", no_argument, NULL, 'j' },
+	{ "wallclock", no_argument, NULL, 'T' },
+	{ "compact", no_argument, NULL, OPT_COMPACT },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
 	{},
 };
 
@@ -122,6 +150,56 @@ static int set_backend(struct env *env, const char *arg)
 	return PARSE_OK;
 }
 
+static int set_comm(struct env *env, const char *arg)
+{
+	if (!*arg || strlen(arg) >= KSNOOP_COMM_PATTERN_MAX) {
+		p_err("invalid --comm '%.32s': 1 to %d characters, '*' and '?' allowed", arg,
+		      KSNOOP_COMM_PATTERN_MAX - 1);
+		return PARSE_ERR;
+	}
+	env->comm = arg;
+	return PARSE_OK;
+}
+
+static int set_number(struct env *env, int opt, const char *arg)
+{
+	static const struct {
+		int opt;
+		const char *name;
+		long long min, max;
+	} limits[] = {
+		{ OPT_CPU, "--cpu", 0, 8191 },
+		{ OPT_MAX_DEPTH, "--max-depth", 1, 64 },
+		{ OPT_MAX_BYTES, "--max-bytes", 1, KSNOOP_VALUE_MAX },
+	};
+	long long v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(limits) && limits[i].opt != opt; i++)
+		;
+	if (parse_long(arg, limits[i].min, limits[i].max, &v)) {
+		p_err("invalid %s '%.32s': need a number from %lld to %lld", limits[i].name, arg,
+		      limits[i].min, limits[i].max);
+		return PARSE_ERR;
+	}
+	if (opt == OPT_CPU)
+		env->cpu = v;
+	else if (opt == OPT_MAX_DEPTH)
+		env->max_depth = v;
+	else
+		env->max_bytes = v;
+	return PARSE_OK;
+}
+
+static int set_duration(struct env *env, const char *arg)
+{
+	if (parse_duration_ns(arg, &env->min_duration_ns) || !env->min_duration_ns) {
+		p_err("invalid --duration '%.32s': use e.g. 500ns, 20us, 5ms or 1s", arg);
+		return PARSE_ERR;
+	}
+	return PARSE_OK;
+}
+
 static int parse_opt(struct env *env, int opt, const char *arg)
 {
 	switch (opt) {
@@ -147,6 +225,27 @@ static int parse_opt(struct env *env, int opt, const char *arg)
 	case OPT_BTF:
 		env->btf_path = arg;
 		return PARSE_OK;
+	case 'j':
+		env->json = true;
+		util_set_json_errors(true);
+		return PARSE_OK;
+	case 'T':
+		env->wallclock = true;
+		return PARSE_OK;
+	case OPT_COMPACT:
+		env->compact = true;
+		return PARSE_OK;
+	case OPT_COMM:
+		return set_comm(env, arg);
+	case OPT_CGROUP:
+		env->cgroup = arg;
+		return PARSE_OK;
+	case OPT_CPU:
+	case OPT_MAX_DEPTH:
+	case OPT_MAX_BYTES:
+		return set_number(env, opt, arg);
+	case OPT_DURATION:
+		return set_duration(env, arg);
 	default:
 		/* getopt already printed the reason */
 		return PARSE_ERR;
@@ -159,7 +258,7 @@ static int parse_opt(struct env *env, int opt, const char *arg)
  */
 static int parse_opts(struct env *env, int argc, char **argv, bool stop_at_word)
 {
-	const char *optstr = stop_at_word ? "+:hVdp:P:sb:" : ":hVdp:P:sb:";
+	const char *optstr = stop_at_word ? "+:hVdp:P:sb:jT" : ":hVdp:P:sb:jT";
 	int opt, ret;
 
 	optind = 0; /* full re-initialisation of GNU getopt */

@@ -9,6 +9,7 @@
 
 #define KSNOOP_MAX_PIDS 64
 #define KSNOOP_DEFAULT_PAGES 16
+#define KSNOOP_COMM_PATTERN_MAX 64
 
 enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
 
@@ -25,6 +26,8 @@ struct env {
 	const char *comm;    /* --comm */
 	const char *cgroup;  /* --cgroup */
 	unsigned long long min_duration_ns; /* --duration */
+	int max_depth;	     /* --max-depth, 0 = unbounded */
+	int max_bytes;	     /* --max-bytes per value, 0 = default */
 	const char *btf_path; /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +214,33 @@ const char *ksyms__clone_of(const struct ksyms *ks, const char *name)
 		found = s;
 	}
 	return found;
+}
+
+int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
+{
+	const struct name_set *src = ks->ftrace.loaded ? &ks->ftrace : &ks->by_name;
+	const char **names = NULL, *prev = NULL;
+	size_t i, n = 0, cap = 0;
+
+	for (i = 0; i < src->n; i++) {
+		const char *name = src->names[i];
+
+		if ((prev && !strcmp(prev, name)) || fnmatch(glob, name, 0) ||
+		    set_has(&ks->blacklist, name))
+			continue;
+		if (n == cap) {
+			const char **nn;
+
+			cap = cap ? cap * 2 : 64;
+			nn = realloc(names, cap * sizeof(*nn));
+			if (!nn) {
+				free(names);
+				return -ENOMEM;
+			}
+			names = nn;
+		}
+		names[n++] = prev = name;
+	}
+	*out = names;
+	return n;
 }

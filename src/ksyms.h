@@ -21,6 +21,13 @@ bool ksyms__has_func(const struct ksyms *ks, const char *name);
  */
 const char *ksyms__untraceable_reason(const struct ksyms *ks, const char *name);
 
+/*
+ * Traceable function names matching a glob, sorted and unique, from
+ * available_filter_functions (kallsyms when that cannot be read), minus
+ * the kprobe blacklist. *out is malloc'ed, the names are not.
+ */
+int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out);
+
 /* The single compiler clone ("name.isra.0") of name, or NULL. */
 const char *ksyms__clone_of(const struct ksyms *ks, const char *name);
 

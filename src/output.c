@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "json.h"
 #include "output.h"
 #include "util.h"
 
@@ -16,16 +18,65 @@ struct output {
 	const struct func_plan *plans;
 	int nr;
 	FILE *out;
+	const struct ksyms *ks;
 	struct btf_dump **dumps; /* one per plan (plans may use module BTF) */
+	char ***type_names;	 /* [plan][value], for JSON */
+	struct strbuf buf;	 /* one value's dump, before filtering */
+	struct strbuf line;	 /* one JSON event */
+	__s64 wall_offset_ns;	 /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
 static void dump_printf(void *ctx, const char *fmt, va_list args)
 {
-	vfprintf(ctx, fmt, args);
+	struct output *o = ctx;
+
+	sb_vprintf(&o->buf, fmt, args);
+}
+
+static __s64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static char *value_type_name(const struct plan_value *pv)
+{
+	struct strbuf sb;
+	char *s;
+
+	sb_init(&sb);
+	if (pv->show == SHOW_STRING && !pv->type_id)
+		sb_printf(&sb, "char[16]");
+	else
+		kbtf_format_decl(pv->btf, pv->type_id, NULL, &sb);
+	if (pv->show == SHOW_PTR_DUMP)
+		sb_printf(&sb, " *");
+	s = strdup(sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
+static int init_type_names(struct output *o)
+{
+	int i, j;
+
+	o->type_names = calloc(o->nr, sizeof(*o->type_names));
+	if (!o->type_names)
+		return -ENOMEM;
+	for (i = 0; i < o->nr; i++) {
+		o->type_names[i] = calloc(KSNOOP_MAX_VALUES, sizeof(char *));
+		if (!o->type_names[i])
+			return -ENOMEM;
+		for (j = 0; j < (int)o->plans[i].cfg.nr_values; j++)
+			o->type_names[i][j] = value_type_name(&o->plans[i].values[j]);
+	}
+	return 0;
 }
 
 struct output *output__new(const struct env *env, const struct func_plan *plans, int nr,
-			   FILE *out)
+			   FILE *out, const struct ksyms *ks)
 {
 	struct output *o = calloc(1, sizeof(*o));
 	int i;
@@ -36,11 +87,13 @@ struct output *output__new(const struct env *env, const struct func_plan *plans,
 	o->plans = plans;
 	o->nr = nr;
 	o->out = out;
+	o->ks = ks;
+	o->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	o->dumps = calloc(nr, sizeof(*o->dumps));
-	if (!o->dumps)
+	if (!o->dumps || (env->json && init_type_names(o)))
 		goto err;
 	for (i = 0; i < nr; i++) {
-		o->dumps[i] = btf_dump__new(plans[i].func.btf, dump_printf, out, NULL);
+		o->dumps[i] = btf_dump__new(plans[i].func.btf, dump_printf, o, NULL);
 		if (!o->dumps[i])
 			goto err;
 	}
@@ -52,19 +105,28 @@ err:
 
 void output__free(struct output *o)
 {
-	int i;
+	int i, j;
 
 	if (!o)
 		return;
 	for (i = 0; o->dumps && i < o->nr; i++)
 		btf_dump__free(o->dumps[i]);
+	for (i = 0; o->type_names && i < o->nr; i++) {
+		for (j = 0; o->type_names[i] && j < KSNOOP_MAX_VALUES; j++)
+			free(o->type_names[i][j]);
+		free(o->type_names[i]);
+	}
+	free(o->type_names);
 	free(o->dumps);
+	sb_free(&o->buf);
+	sb_free(&o->line);
 	free(o);
 }
 
 void output__header(struct output *o)
 {
-	fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
+	if (!o->env->json)
+		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
 	fflush(o->out);
 }
 
@@ -120,14 +182,51 @@ static __u64 extract_bits(const __u8 *data, __u32 len, __u8 bit_off, __u8 bit_si
 	return bit_size < 64 ? v & ((1ULL << bit_size) - 1) : v;
 }
 
+static int line_indent(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == ' ')
+		n++;
+	return n;
+}
+
+/* --max-depth: lines nested deeper than the bound collapse into "...". */
+static void write_depth_limited(struct output *o, const char *text)
+{
+	int limit = DUMP_INDENT + o->env->max_depth;
+	bool eliding = false;
+	const char *nl;
+
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl)
+			nl = text + strlen(text) - 1;
+		if (line_indent(text) > limit) {
+			if (!eliding)
+				fprintf(o->out, "%*s... /* deeper than --max-depth %d */\n",
+					limit + 1, "", o->env->max_depth);
+			eliding = true;
+			continue;
+		}
+		eliding = false;
+		fwrite(text, 1, nl - text + 1, o->out);
+	}
+}
+
 static void print_dump(struct output *o, struct btf_dump *d, const struct plan_value *pv,
 		       const void *data, size_t len)
 {
 	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .indent_str = " ",
-		    .indent_level = DUMP_INDENT);
+		    .indent_level = DUMP_INDENT, .compact = o->env->compact);
 	int ret;
 
+	sb_reset(&o->buf);
 	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
+	if (o->env->max_depth > 0 && !o->env->compact)
+		write_depth_limited(o, sb_str(&o->buf));
+	else
+		fputs(sb_str(&o->buf), o->out);
 	if (ret == -E2BIG)
 		fprintf(o->out, "%*s... /* %zu bytes of %u */", DUMP_INDENT, "", len,
 			pv->full_size);
@@ -165,25 +264,37 @@ static void print_value(struct output *o, struct btf_dump *d, const struct plan_
 	} else if (pv->bit_size) {
 		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
 
-		print_dump(o, d, pv, &v, pv->full_size <= 8 ? 8 : pv->full_size);
+		print_dump(o, d, pv, &v, sizeof(v));
 	} else {
 		print_dump(o, d, pv, data, vr->len);
 	}
 }
 
-int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
+static void print_time(struct output *o, __u64 ts)
 {
-	const struct func_plan *plan;
-	const __u8 *p;
+	char buf[32];
+	__s64 wall = (__s64)ts + o->wall_offset_ns;
+	time_t secs = wall / 1000000000LL;
+	struct tm tm;
+
+	if (!o->env->wallclock) {
+		fprintf(o->out, "%16llu", (unsigned long long)ts);
+		return;
+	}
+	localtime_r(&secs, &tm);
+	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	fprintf(o->out, "%9s.%06lld", buf, (long long)(wall % 1000000000LL) / 1000);
+}
+
+static void text_event(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	const __u8 *p = ev->data;
 	int shown = 0;
 	__u32 i;
 
-	if (event_validate(ev, size, o->nr))
-		return -EINVAL;
-	plan = &o->plans[ev->func_id];
-	fprintf(o->out, "%16llu %4u %8u %s(\n", (unsigned long long)ev->ts, ev->cpu, ev->pid,
-		plan->name);
-	p = ev->data;
+	print_time(o, ev->ts);
+	fprintf(o->out, " %4u %8u %s(\n", ev->cpu, ev->pid, plan->name);
 	for (i = 0; i < ev->nr_vrecs; i++) {
 		const struct ksnoop_vrec *vr = (const void *)p;
 		const struct plan_value *pv = &plan->values[vr->idx];
@@ -195,6 +306,102 @@ int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
 			fputs(",\n", o->out);
 		print_value(o, o->dumps[ev->func_id], pv, vr);
 	}
+	if (o->env->min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
+		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
+			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n\n", CLOSE_INDENT, "");
+}
+
+static const char *event_kind_name(__u16 kind)
+{
+	switch (kind) {
+	case KSNOOP_EV_ENTRY: return "entry";
+	case KSNOOP_EV_RETURN: return "return";
+	case KSNOOP_EV_COMBINED: return "combined";
+	}
+	return "unknown";
+}
+
+static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
+			   const struct ksnoop_vrec *vr)
+{
+	struct json_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
+				.ks = o->ks };
+	struct strbuf *sb = &o->line;
+	const void *data = vr + 1;
+
+	sb_printf(sb, "{\"name\":");
+	json_string(sb, pv->name, 1024);
+	sb_printf(sb, ",\"type\":");
+	json_string(sb, type ? type : "", 1024);
+	if (pv->via_pointer)
+		sb_printf(sb, ",\"addr\":\"0x%llx\"", (unsigned long long)vr->raw);
+	if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
+		sb_printf(sb, ",\"error\":\"%s\"}",
+			  vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory");
+		return;
+	}
+	sb_printf(sb, ",\"value\":");
+	if (pv->show == SHOW_STRING) {
+		json_string(sb, data, vr->len);
+	} else if (pv->show == SHOW_SCALAR) {
+		json_value(sb, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
+	} else if (pv->bit_size) {
+		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
+
+		json_value(sb, pv->btf, pv->type_id, &v, sizeof(v), &jo);
+	} else {
+		json_value(sb, pv->btf, pv->type_id, data, vr->len, &jo);
+	}
+	if (vr->flags & KSNOOP_VR_TRUNCATED || vr->len < pv->full_size)
+		sb_printf(sb, ",\"truncated\":true");
+	sb_putc(sb, '}');
+}
+
+static void json_event(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct strbuf *sb = &o->line;
+	const __u8 *p = ev->data;
+	int shown = 0;
+	__u32 i;
+
+	sb_reset(sb);
+	sb_printf(sb, "{\"ts\":%llu", (unsigned long long)ev->ts);
+	if (o->env->wallclock)
+		sb_printf(sb, ",\"wall_ns\":%lld", (long long)ev->ts + (long long)o->wall_offset_ns);
+	sb_printf(sb, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", ev->cpu, ev->tgid, ev->pid);
+	json_string(sb, ev->comm, sizeof(ev->comm));
+	sb_printf(sb, ",\"function\":");
+	json_string(sb, plan->name, 1024);
+	sb_printf(sb, ",\"event\":\"%s\"", event_kind_name(ev->kind));
+	if (ev->kind != KSNOOP_EV_ENTRY)
+		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
+	sb_printf(sb, ",\"values\":[");
+	for (i = 0; i < ev->nr_vrecs; i++) {
+		const struct ksnoop_vrec *vr = (const void *)p;
+		const struct plan_value *pv = &plan->values[vr->idx];
+
+		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		if (pv->hidden || !pv->name)
+			continue;
+		if (shown++)
+			sb_putc(sb, ',');
+		json_one_value(o, pv, o->type_names[ev->func_id][vr->idx], vr);
+	}
+	sb_printf(sb, "]}\n");
+	fputs(sb_str(sb), o->out);
+}
+
+int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
+{
+	if (event_validate(ev, size, o->nr))
+		return -EINVAL;
+	if (ev->kind == KSNOOP_EV_CHAIN_END)
+		return 0;
+	if (o->env->json)
+		json_event(o, ev);
+	else
+		text_event(o, ev);
 	return 0;
 }

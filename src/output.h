@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Events -> text in ksnoop(8)'s layout. */
+/* Events -> text in ksnoop(8)'s layout, or NDJSON. */
 #ifndef KSNOOP_OUTPUT_H
 #define KSNOOP_OUTPUT_H
 
@@ -8,12 +8,13 @@
 
 #include "env.h"
 #include "ksnoop.h"
+#include "ksyms.h"
 #include "plan.h"
 
 struct output;
 
 struct output *output__new(const struct env *env, const struct func_plan *plans, int nr,
-			   FILE *out);
+			   FILE *out, const struct ksyms *ks);
 void output__free(struct output *o);
 void output__header(struct output *o);
 /* Validates the record; returns 0, or -EINVAL for a malformed one. */

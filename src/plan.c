@@ -635,25 +635,65 @@ static int add_return(struct func_plan *plan)
 	return add_value(plan, &p, false) < 0 ? -EINVAL : 0;
 }
 
-static void set_emit(struct func_plan *plan)
+static void set_emit(struct func_plan *plan, bool combined)
 {
 	bool entry = false, ret = false;
 	__u32 i;
 
-	if (plan->bare) {
-		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
-		return;
-	}
 	for (i = 0; i < plan->cfg.nr_values; i++) {
-		if (plan->cfg.values[i].flags & KSNOOP_V_ENTRY)
+		struct ksnoop_value *v = &plan->cfg.values[i];
+
+		/* comm is the same at entry and return: it follows the rest. */
+		if (v->base == KSNOOP_BASE_COMM)
+			continue;
+		if (v->flags & KSNOOP_V_ENTRY)
 			entry = true;
 		else
 			ret = true;
 	}
-	if (entry && ret)
+	if (combined || (entry && ret && !plan->bare))
 		plan->cfg.emit = KSNOOP_EMIT_COMBINED;
+	else if (plan->bare)
+		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
 	else
 		plan->cfg.emit = ret ? KSNOOP_EMIT_RETURN : KSNOOP_EMIT_ENTRY;
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		struct ksnoop_value *v = &plan->cfg.values[i];
+
+		if (v->base != KSNOOP_BASE_COMM)
+			continue;
+		if (plan->cfg.emit == KSNOOP_EMIT_RETURN)
+			v->flags &= ~KSNOOP_V_ENTRY;
+		else
+			v->flags |= KSNOOP_V_ENTRY;
+	}
+}
+
+/* --comm: every function also requires comm to match, hidden. */
+static int add_comm_filter(struct func_plan *plan, const char *pattern)
+{
+	struct spec_pred sp = {
+		.kind = PRED_CMP,
+		.path = { .base = "comm", .text = "comm" },
+		.op = CMP_EQ,
+		.is_string = true,
+		.str = (char *)pattern,
+	};
+	bool first = plan->cfg.nr_pred_ops == 0;
+
+	return add_pred_tree(plan, &sp, true) ?: (first ? 0 : push_op(plan, KSNOOP_OP_AND));
+}
+
+static void cap_sizes(struct func_plan *plan, int max_bytes)
+{
+	__u32 i;
+
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		struct ksnoop_value *v = &plan->cfg.values[i];
+
+		if ((v->flags & KSNOOP_V_READ) && v->size > max_bytes)
+			v->size = max_bytes;
+	}
 }
 
 static int add_items(struct func_plan *plan, const struct spec *spec)
@@ -686,7 +726,8 @@ static void note_ambiguity(struct func_plan *plan, int n)
 			 btf_name);
 }
 
-int plan_build(struct kbtf *kb, const struct spec *spec, struct func_plan *plan)
+int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
+	       struct func_plan *plan)
 {
 	struct kbtf_func funcs[KBTF_MAX_MATCHES];
 	const struct btf_param *params;
@@ -713,9 +754,13 @@ int plan_build(struct kbtf *kb, const struct spec *spec, struct func_plan *plan)
 		err = add_all_params(plan) ?: add_return(plan);
 	else
 		err = add_items(plan, spec);
+	if (!err && opts->comm)
+		err = add_comm_filter(plan, opts->comm);
 	if (err)
 		return err;
-	set_emit(plan);
+	if (opts->max_bytes)
+		cap_sizes(plan, opts->max_bytes);
+	set_emit(plan, opts->combined);
 	return 0;
 }
 

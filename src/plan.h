@@ -45,8 +45,15 @@ struct func_plan {
 	char note[160];	   /* a warning shown at start (clones, duplicates) */
 };
 
+struct plan_opts {
+	const char *comm;   /* only tasks whose comm matches this glob */
+	bool combined;	    /* one event per call, at return (--duration) */
+	int max_bytes;	    /* cap on bytes captured per value, 0 for the default */
+};
+
 /* Errors are reported with p_err; returns 0 or a negative errno. */
-int plan_build(struct kbtf *kb, const struct spec *spec, struct func_plan *plan);
+int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
+	       struct func_plan *plan);
 void plan_free(struct func_plan *plan);
 
 /* Strip typedefs and const/volatile/restrict; returns the underlying id. */

@@ -26,7 +26,7 @@ struct session {
 	struct kbtf *kb;
 	struct ksyms *ks;
 	struct func_plan *plans;
-	int nr;
+	int nr, cap;
 	struct tracer *tracer;
 	struct ring_buffer *rb;
 	struct output *out;
@@ -80,30 +80,107 @@ static int check_traceable(struct session *s, struct func_plan *p)
 	return -EINVAL;
 }
 
+static bool is_glob(const char *name)
+{
+	return strpbrk(name, "*?[") != NULL;
+}
+
+static struct func_plan *next_plan(struct session *s)
+{
+	if (s->nr >= KSNOOP_MAX_FUNCS) {
+		p_err("more than %d functions to trace; narrow the pattern", KSNOOP_MAX_FUNCS);
+		return NULL;
+	}
+	if (s->nr == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 8;
+		struct func_plan *np = realloc(s->plans, cap * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		s->plans = np;
+		s->cap = cap;
+	}
+	memset(&s->plans[s->nr], 0, sizeof(s->plans[0]));
+	return &s->plans[s->nr];
+}
+
+static int add_plan(struct session *s, const struct spec *spec, const struct plan_opts *po)
+{
+	struct func_plan *p = next_plan(s);
+	int err;
+
+	if (!p)
+		return -E2BIG;
+	err = plan_build(s->kb, spec, po, p);
+	s->nr++;
+	if (!err)
+		err = check_traceable(s, p);
+	if (!err && s->env->stack_mode)
+		p->cfg.chain_pos = s->nr - 1;
+	if (!err && p->note[0])
+		p_warn("%s", p->note);
+	return err;
+}
+
+/* Functions a pattern matches but that have no usable BTF are skipped. */
+static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
+{
+	struct spec one = *spec;
+	const char **names;
+	int i, n, added = 0, err = 0;
+
+	n = ksyms__match(s->ks, spec->func, &names);
+	if (n < 0)
+		return n;
+	util_mute(true);
+	for (i = 0; i < n && !err; i++) {
+		struct func_plan *p;
+
+		one.func = (char *)names[i];
+		if (add_plan(s, &one, po)) {
+			plan_free(&s->plans[--s->nr]);
+			if (s->nr + 1 >= KSNOOP_MAX_FUNCS)
+				err = -E2BIG;
+			continue;
+		}
+		p = &s->plans[s->nr - 1];
+		p->from_glob = true;
+		added++;
+	}
+	util_mute(false);
+	free(names);
+	if (err == -E2BIG)
+		p_err("'%s' matches more than %d functions; narrow the pattern", spec->func,
+		      KSNOOP_MAX_FUNCS);
+	else if (!added)
+		p_err("no traceable function with BTF matches '%s'", spec->func);
+	p_dbg("'%s' matched %d functions", spec->func, added);
+	return err ? err : added ? 0 : -ENOENT;
+}
+
 static int setup_plans(struct session *s, int argc, char **argv)
 {
+	struct plan_opts popts = { .comm = s->env->comm,
+				   .combined = s->env->min_duration_ns > 0,
+				   .max_bytes = s->env->max_bytes };
 	struct spec_error serr;
 	struct spec spec;
 	int i, err = 0;
 
-	s->plans = calloc(argc, sizeof(*s->plans));
-	if (!s->plans)
-		return -ENOMEM;
 	for (i = 0; i < argc && !err; i++) {
 		if (spec_parse(argv[i], &spec, &serr)) {
 			p_err("invalid function spec '%.80s%s': %s at offset %d", argv[i],
 			      strlen(argv[i]) > 80 ? "..." : "", serr.msg, serr.pos);
 			return -EINVAL;
 		}
-		err = plan_build(s->kb, &spec, &s->plans[i]);
-		s->nr = i + 1;
+		if (is_glob(spec.func) && s->env->stack_mode) {
+			p_err("-s chains take exact function names, not '%s'", spec.func);
+			err = -EINVAL;
+		} else {
+			err = is_glob(spec.func) ? add_glob(s, &spec, &popts)
+						 : add_plan(s, &spec, &popts);
+		}
 		spec_free(&spec);
-		if (!err)
-			err = check_traceable(s, &s->plans[i]);
-		if (!err && s->env->stack_mode)
-			s->plans[i].cfg.chain_pos = i;
-		if (!err && s->plans[i].note[0])
-			p_warn("%s", s->plans[i].note);
 	}
 	return err;
 }
@@ -201,7 +278,7 @@ static int setup_output(struct session *s)
 {
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	s->out = output__new(s->env, s->plans, s->nr, stdout);
+	s->out = output__new(s->env, s->plans, s->nr, stdout, s->ks);
 	if (!s->out)
 		return -ENOMEM;
 	if (s->env->stack_mode) {

@@ -8,6 +8,12 @@
 
 static bool debug_on;
 static bool json_errors;
+static bool muted;
+
+void util_mute(bool on)
+{
+	muted = on;
+}
 
 void util_set_debug(bool on)
 {
@@ -42,6 +48,8 @@ static void report(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
 
+	if (muted && !debug_on)
+		return;
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
 	if (json_errors) {
@@ -100,6 +108,33 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int parse_duration_ns(const char *s, unsigned long long *out)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long mult;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 } };
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > ~0ULL / units[i].mult)
+			return -ERANGE;
+		*out = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 void sb_init(struct strbuf *sb)

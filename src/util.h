@@ -16,12 +16,17 @@ void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when debug output is enabled. */
 void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void util_set_debug(bool on);
+/* While muted, p_err and p_warn print only with debug output on. */
+void util_mute(bool on);
 bool util_debug(void);
 /* JSON mode turns p_err into {"error": "..."} on stderr. */
 void util_set_json_errors(bool on);
 
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */
 int parse_long(const char *s, long long min, long long max, long long *out);
+
+/* "500ns", "20us", "5ms", "1s" or a plain number of ns. */
+int parse_duration_ns(const char *s, unsigned long long *out);
 
 struct strbuf {
 	char *buf;

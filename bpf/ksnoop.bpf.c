@@ -452,9 +452,9 @@ static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
 }
 
 /* One step of the classic '*'/'?' matcher with a single backtrack point. */
-static int glob_step(__u32 i, void *arg)
+/* One step of the classic '*'/'?' matcher; 1 when g->result is final. */
+static __always_inline int glob_step(struct glob *g)
 {
-	struct glob *g = arg;
 	__u32 pi = g->pi & (GLOB_MAX - 1), ti = g->ti & (GLOB_MAX - 1);
 	bool more_pat = g->pi < g->plen;
 
@@ -493,8 +493,7 @@ static __always_inline __u32 bounded_strlen(const char *s)
 	return GLOB_MAX;
 }
 
-static __always_inline bool str_pred_holds(struct scratch *s, const struct ksnoop_pred *p,
-					   __u32 vi)
+static __always_inline void glob_init(struct scratch *s, const struct ksnoop_pred *p, __u32 vi)
 {
 	struct glob *g = &s->glob;
 	__u32 off = s->str_off[vi], len = s->str_len[vi];
@@ -502,9 +501,8 @@ static __always_inline bool str_pred_holds(struct scratch *s, const struct ksnoo
 	__builtin_memset(g->txt, 0, GLOB_MAX);
 	if (len > GLOB_MAX)
 		len = GLOB_MAX;
-	if (off >= KSNOOP_DATA_MAX + 64)
-		return false;
-	bpf_probe_read_kernel(g->txt, len & (GLOB_MAX * 2 - 1), &s->ev.data[off]);
+	if (off < KSNOOP_DATA_MAX + 64)
+		bpf_probe_read_kernel(g->txt, len & (GLOB_MAX * 2 - 1), &s->ev.data[off]);
 	bpf_probe_read_kernel(g->pat, GLOB_MAX, p->str);
 	g->pat[GLOB_MAX - 1] = 0;
 	g->plen = bounded_strlen(g->pat);
@@ -512,59 +510,113 @@ static __always_inline bool str_pred_holds(struct scratch *s, const struct ksnoo
 	g->pi = g->ti = 0;
 	g->star = g->mark = -1;
 	g->result = 0;
-	bpf_loop(GLOB_MAX * GLOB_MAX + GLOB_MAX, glob_step, g, 0);
-	return p->op == KSNOOP_CMP_NE ? !g->result : g->result;
 }
 
 /*
- * Postfix evaluation with three-valued logic: at entry, a comparison on a
- * return value is unknown, and only a known-false result filters early.
+ * Predicates run as bpf_loop state machines, so the verifier checks each
+ * step once instead of every path through every comparison. Their
+ * contexts live on the stack (6.1 insists) and point at the scratch.
  */
+struct cmp_eval {
+	struct ksnoop_func_cfg *cfg;
+	struct scratch *s;
+	__u32 at_entry;
+	__u32 k;       /* comparison being evaluated */
+	__u32 started; /* glob state initialised for k */
+	__u32 known;   /* bit k: result of comparison k is known */
+	__u32 val;     /* bit k: its result */
+};
+
+static __always_inline void cmp_done(struct cmp_eval *e, bool known, bool val)
+{
+	e->known |= (__u32)known << (e->k & 31);
+	e->val |= (__u32)val << (e->k & 31);
+	e->k++;
+	e->started = 0;
+}
+
+static int cmp_step(__u32 i, void *arg)
+{
+	struct cmp_eval *e = arg;
+	struct ksnoop_pred *p;
+	__u32 k = e->k, vi;
+
+	if (k >= e->cfg->nr_preds)
+		return 1;
+	barrier_var(k);
+	p = &e->cfg->preds[k & (KSNOOP_MAX_PREDS - 1)];
+	vi = p->value_idx;
+	barrier_var(vi);
+	vi &= KSNOOP_MAX_VALUES - 1;
+	/* At entry, a comparison on a return value is not known yet. */
+	if (e->at_entry && !(e->cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
+		cmp_done(e, false, false);
+	} else if (p->kind != KSNOOP_PRED_STR) {
+		cmp_done(e, true, int_pred_holds(p, e->s->scalars[vi]));
+	} else if (!e->started) {
+		glob_init(e->s, p, vi);
+		e->started = 1;
+	} else if (glob_step(&e->s->glob)) {
+		cmp_done(e, true, e->s->glob.result ^ (p->op == KSNOOP_CMP_NE));
+	}
+	return 0;
+}
+
+struct op_eval {
+	struct ksnoop_func_cfg *cfg;
+	__u32 known, val; /* per comparison, from cmp_eval */
+	__u32 sk, sv, sp; /* three-valued stack: known and value bits */
+};
+
+static int op_step(__u32 i, void *arg)
+{
+	struct op_eval *e = arg;
+	__u32 k, v, k1, v1, k2, v2;
+	__u8 op;
+
+	if (i >= e->cfg->nr_pred_ops || e->sp > 31)
+		return 1;
+	barrier_var(i);
+	op = e->cfg->pred_ops[i & (KSNOOP_MAX_PRED_OPS - 1)];
+	if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
+		if (e->sp < 2)
+			return 1;
+		e->sp -= 2;
+		k1 = e->sk >> e->sp & 1, v1 = e->sv >> e->sp & 1;
+		k2 = e->sk >> (e->sp + 1) & 1, v2 = e->sv >> (e->sp + 1) & 1;
+		if (op == KSNOOP_OP_AND) {
+			v = v1 & v2;
+			k = (k1 & k2) | (k1 & !v1) | (k2 & !v2);
+		} else {
+			v = v1 | v2;
+			k = (k1 & k2) | (k1 & v1) | (k2 & v2);
+		}
+	} else {
+		k = e->known >> (op & 31) & 1;
+		v = e->val >> (op & 31) & 1;
+	}
+	e->sk = (e->sk & ~(1U << e->sp)) | (k << e->sp);
+	e->sv = (e->sv & ~(1U << e->sp)) | (v << e->sp);
+	e->sp++;
+	return 0;
+}
+
+#define CMP_STEPS_MAX (KSNOOP_MAX_PREDS * (GLOB_MAX * GLOB_MAX + 2 * GLOB_MAX + 2))
+
+/* Unknown (at entry) passes; the return side decides. */
 static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,
 				       bool at_entry)
 {
-	__u32 known = 0, val = 0, sp = 0, i;
+	struct cmp_eval ce = { .cfg = cfg, .s = s, .at_entry = at_entry };
+	struct op_eval oe = { .cfg = cfg };
 
-	for (i = 0; i < KSNOOP_MAX_PRED_OPS; i++) {
-		__u8 op = cfg->pred_ops[i];
-		struct ksnoop_pred *p;
-		__u32 vi, k = 1, v;
-
-		if (i >= cfg->nr_pred_ops || sp > 31)
-			break;
-		if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
-			__u32 k1, v1, k2, v2;
-
-			if (sp < 2)
-				return true;
-			sp -= 2;
-			k1 = known >> sp & 1, v1 = val >> sp & 1;
-			k2 = known >> (sp + 1) & 1, v2 = val >> (sp + 1) & 1;
-			if (op == KSNOOP_OP_AND) {
-				v = v1 & v2;
-				k = (k1 & k2) | (k1 & !v1) | (k2 & !v2);
-			} else {
-				v = v1 | v2;
-				k = (k1 & k2) | (k1 & v1) | (k2 & v2);
-			}
-		} else {
-			p = &cfg->preds[op & (KSNOOP_MAX_PREDS - 1)];
-			vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
-			if (at_entry && !(cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
-				k = 0;
-				v = 0;
-			} else if (p->kind == KSNOOP_PRED_STR) {
-				v = str_pred_holds(s, p, vi);
-			} else {
-				v = int_pred_holds(p, s->scalars[vi]);
-			}
-		}
-		known = (known & ~(1U << sp)) | (k << sp);
-		val = (val & ~(1U << sp)) | ((v & 1) << sp);
-		sp++;
-	}
-	/* Unknown (at entry) passes; the return side decides. */
-	return !(known & 1) || (val & 1);
+	if (!cfg->nr_pred_ops)
+		return true;
+	bpf_loop(CMP_STEPS_MAX, cmp_step, &ce, 0);
+	oe.known = ce.known;
+	oe.val = ce.val;
+	bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &oe, 0);
+	return !(oe.sk & 1) || (oe.sv & 1);
 }
 
 static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid,

@@ -230,19 +230,17 @@ static void detach_func(struct func_state *fs)
 
 static const char *explain(enum backend_kind kind, int err)
 {
+	if (err == -EACCES || err == -E2BIG)
+		return "the BPF verifier rejected the program (-d shows its log)";
 	if (kind != BK_FENTRY && access("/sys/bus/event_source/devices/kprobe", F_OK))
 		return "this kernel has no kprobes (CONFIG_KPROBES is off)";
 	switch (-err) {
-	case EACCES:
-		return "the BPF verifier rejected the program (-d shows its log)";
 	case EPERM:
 		return kind == BK_FENTRY ? "loading fentry programs is not permitted on this kernel"
 					 : "not permitted (need CAP_BPF and CAP_PERFMON, or root)";
 	case ENOENT:
 		return kind == BK_FENTRY ? "no BTF function of that name to attach to"
 					 : "the kernel has no kprobe support or no such symbol";
-	case E2BIG:
-		return "too many arguments for a BPF trampoline";
 	case EOPNOTSUPP:
 		return "not supported by this kernel";
 	case EBUSY:

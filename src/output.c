@@ -353,7 +353,8 @@ static void json_one_value(struct output *o, const struct plan_value *pv, const 
 	} else {
 		json_value(sb, pv->btf, pv->type_id, data, vr->len, &jo);
 	}
-	if (vr->flags & KSNOOP_VR_TRUNCATED || vr->len < pv->full_size)
+	if (vr->flags & KSNOOP_VR_TRUNCATED ||
+	    (pv->show != SHOW_SCALAR && pv->show != SHOW_STRING && vr->len < pv->full_size))
 		sb_printf(sb, ",\"truncated\":true");
 	sb_putc(sb, '}');
 }

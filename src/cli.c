@@ -80,10 +80,11 @@ enum { PARSE_OK = 0, PARSE_EXIT_OK = -1, PARSE_ERR = -2 };
 
 static int add_pid(struct env *env, const char *arg)
 {
+	char clip[CLIP_BUF];
 	long long v;
 
 	if (parse_long(arg, 1, 0x7fffffff, &v)) {
-		p_err("invalid pid '%s'", arg);
+		p_err("invalid pid '%s'", str_clip(arg, clip));
 		return PARSE_ERR;
 	}
 	if (env->nr_pids >= KSNOOP_MAX_PIDS) {
@@ -96,11 +97,13 @@ static int add_pid(struct env *env, const char *arg)
 
 static int set_pages(struct env *env, const char *arg)
 {
+	char clip[CLIP_BUF];
 	long long v;
 
 	/* The ring buffer size must be a power of two pages. */
 	if (parse_long(arg, 1, 1 << 16, &v) || (v & (v - 1))) {
-		p_err("invalid page count '%s': need a power of two from 1 to 65536", arg);
+		p_err("invalid page count '%s': need a power of two from 1 to 65536",
+		      str_clip(arg, clip));
 		return PARSE_ERR;
 	}
 	env->pages = v;
@@ -109,6 +112,8 @@ static int set_pages(struct env *env, const char *arg)
 
 static int set_backend(struct env *env, const char *arg)
 {
+	char clip[CLIP_BUF];
+
 	if (!strcmp(arg, "auto"))
 		env->backend = BACKEND_AUTO;
 	else if (!strcmp(arg, "fentry"))
@@ -116,7 +121,7 @@ static int set_backend(struct env *env, const char *arg)
 	else if (!strcmp(arg, "kprobe"))
 		env->backend = BACKEND_KPROBE;
 	else {
-		p_err("invalid backend '%s': use fentry, kprobe or auto", arg);
+		p_err("invalid backend '%s': use fentry, kprobe or auto", str_clip(arg, clip));
 		return PARSE_ERR;
 	}
 	return PARSE_OK;
@@ -160,6 +165,7 @@ static int parse_opt(struct env *env, int opt, const char *arg)
 static int parse_opts(struct env *env, int argc, char **argv, bool stop_at_word)
 {
 	const char *optstr = stop_at_word ? "+:hVdp:P:sb:" : ":hVdp:P:sb:";
+	char clip[CLIP_BUF];
 	int opt, ret;
 
 	optind = 0; /* full re-initialisation of GNU getopt */
@@ -169,11 +175,11 @@ static int parse_opts(struct env *env, int argc, char **argv, bool stop_at_word)
 			if (optopt)
 				p_err("unknown option '-%c'", optopt);
 			else
-				p_err("unknown option '%s'", argv[optind - 1]);
+				p_err("unknown option '%s'", str_clip(argv[optind - 1], clip));
 			return PARSE_ERR;
 		}
 		if (opt == ':') {
-			p_err("option '%s' needs an argument", argv[optind - 1]);
+			p_err("option '%s' needs an argument", str_clip(argv[optind - 1], clip));
 			return PARSE_ERR;
 		}
 		ret = parse_opt(env, opt, optarg);
@@ -190,6 +196,9 @@ static const struct cmd *find_cmd(const char *word, bool *ambiguous)
 	size_t i, len = strlen(word);
 
 	*ambiguous = false;
+	/* "" would be a prefix of every command; it is an (empty) FUNC. */
+	if (!len)
+		return NULL;
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (strncmp(cmds[i].name, word, len))
 			continue;
@@ -227,6 +236,12 @@ int ksnoop_main(int argc, char **argv)
 	size_t i;
 	int ret;
 
+	util_route_libbpf_print();
+	if (argc < 1 || !argv[0]) {
+		/* exec with an empty argv */
+		usage(stderr, "ksnoop");
+		return 2;
+	}
 	env.prog_name = basename(argv[0]);
 	for (i = 0; i < ARRAY_SIZE(aliases); i++) {
 		if (!strcmp(env.prog_name, aliases[i].name))

@@ -41,6 +41,35 @@ struct kbtf *kbtf__new(const char *btf_path, int *err)
 	return kb;
 }
 
+struct kbtf *kbtf__new_from_btf(struct btf *vmlinux)
+{
+	struct kbtf *kb = calloc(1, sizeof(*kb));
+
+	if (!kb)
+		return NULL;
+	kb->vmlinux = vmlinux;
+	kb->offline = true;
+	return kb;
+}
+
+int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf)
+{
+	struct kbtf_module *m;
+	char *dup = strdup(name);
+
+	m = dup ? realloc(kb->mods, (kb->nr_mods + 1) * sizeof(*m)) : NULL;
+	if (!m) {
+		free(dup);
+		btf__free(btf);
+		return -ENOMEM;
+	}
+	kb->mods = m;
+	m[kb->nr_mods].name = dup;
+	m[kb->nr_mods].btf = btf;
+	kb->nr_mods++;
+	return 0;
+}
+
 void kbtf__free(struct kbtf *kb)
 {
 	int i;
@@ -64,7 +93,6 @@ struct btf *kbtf__vmlinux(const struct kbtf *kb)
 static void load_module(struct kbtf *kb, const char *name)
 {
 	char path[512];
-	struct kbtf_module *m;
 	struct btf *btf;
 
 	if (snprintf(path, sizeof(path), SYS_BTF_DIR "/%s", name) >= (int)sizeof(path))
@@ -74,18 +102,18 @@ static void load_module(struct kbtf *kb, const char *name)
 		p_dbg("module BTF %s: %s", name, strerror(errno));
 		return;
 	}
-	m = realloc(kb->mods, (kb->nr_mods + 1) * sizeof(*m));
-	if (!m) {
-		btf__free(btf);
-		return;
+	kbtf__add_module(kb, name, btf);
+}
+
+static bool module_loaded(const struct kbtf *kb, const char *name)
+{
+	int i;
+
+	for (i = 0; i < kb->nr_mods; i++) {
+		if (!strcmp(kb->mods[i].name, name))
+			return true;
 	}
-	kb->mods = m;
-	m[kb->nr_mods].name = strdup(name);
-	m[kb->nr_mods].btf = btf;
-	if (m[kb->nr_mods].name)
-		kb->nr_mods++;
-	else
-		btf__free(btf);
+	return false;
 }
 
 /* Load one module's BTF, or all of them when only is NULL. */
@@ -104,7 +132,9 @@ static void load_modules(struct kbtf *kb, const char *only)
 			continue;
 		if (only && strcmp(only, de->d_name))
 			continue;
-		load_module(kb, de->d_name);
+		/* "mod:f" may have loaded it already */
+		if (!module_loaded(kb, de->d_name))
+			load_module(kb, de->d_name);
 	}
 	closedir(dir);
 	if (!only)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,22 +182,27 @@ static bool parse_number(struct parser *p, unsigned long long *out)
 	return true;
 }
 
-/* A parenthesis that starts a path is a cast when it names a type. */
+/*
+ * A parenthesis that starts a path is a cast when it names a type:
+ * "(struct x ...", or words and stars up to the next ')' ending in '*'.
+ * Anything else, such as "((struct x *)p == 1 || ...)", is grouping.
+ */
 static bool looks_like_cast(struct parser *p)
 {
 	const char *s = p->s + p->tok.pos + 1;
-	const char *close = strchr(s, ')');
-	const char *q;
+	const char *q, *last = NULL;
 
 	while (isspace((unsigned char)*s))
 		s++;
 	if (!strncmp(s, "struct ", 7) || !strncmp(s, "union ", 6) || !strncmp(s, "enum ", 5))
 		return true;
-	if (!close)
-		return false;
-	for (q = close - 1; q > s && isspace((unsigned char)*q); q--)
-		;
-	return *q == '*';
+	for (q = s; *q != ')'; q++) {
+		if (!is_ident_char(*q) && !isspace((unsigned char)*q) && *q != '*')
+			return false;
+		if (!isspace((unsigned char)*q))
+			last = q;
+	}
+	return last && *last == '*';
 }
 
 static bool parse_cast(struct parser *p, struct spec_path *path)
@@ -231,10 +237,19 @@ static bool parse_step(struct parser *p, struct spec_path *path)
 	}
 	st = &path->steps[path->nr_steps];
 	if (p->tok.kind == T_LBRACK) {
+		unsigned long long idx;
+		int pos;
+
 		st->kind = STEP_INDEX;
 		next(p);
-		if (!parse_number(p, (unsigned long long *)&st->index))
+		pos = p->tok.pos;
+		if (!parse_number(p, &idx))
 			return false;
+		if (idx > INT_MAX) {
+			fail(p, pos, "array index larger than %d", INT_MAX);
+			return false;
+		}
+		st->index = idx;
 		if (p->tok.kind != T_RBRACK) {
 			fail(p, p->tok.pos, "expected ']'");
 			return false;
@@ -410,6 +425,7 @@ static bool parse_item(struct parser *p, struct spec_item *item)
 		fail(p, p->tok.pos, "empty argument");
 		return false;
 	}
+	p->nodes = 0; /* the bound is per predicate */
 	n = parse_or(p);
 	if (is_bare(n)) {
 		item->path = n->path;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "util.h"
 
 static bool debug_on;
@@ -22,6 +24,29 @@ bool util_debug(void)
 void util_set_json_errors(bool on)
 {
 	json_errors = on;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!debug_on)
+		return 0;
+	/* libbpf's messages carry their own "libbpf: " prefix and newline. */
+	return vfprintf(stderr, fmt, ap);
+}
+
+void util_route_libbpf_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+const char *str_clip(const char *s, char buf[CLIP_BUF])
+{
+	if (strnlen(s, CLIP_MAX + 1) <= CLIP_MAX)
+		return s;
+	memcpy(buf, s, CLIP_MAX);
+	strcpy(buf + CLIP_MAX, "...");
+	return buf;
 }
 
 static void json_escape_to(FILE *f, const char *s)

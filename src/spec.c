@@ -139,7 +139,8 @@ static void next(struct parser *p)
 		t->kind = T_NUMBER;
 	} else if (p->s[i] == '"') {
 		i = lex_string(p, i);
-		t->kind = T_STRING;
+		/* an unterminated string has failed; never unescape it */
+		t->kind = p->failed ? T_END : T_STRING;
 	} else {
 		lex_operator(p, t);
 		i += t->len;
@@ -221,6 +222,8 @@ static bool parse_cast(struct parser *p, struct spec_path *path)
 			return false;
 		}
 	}
+	while (isspace((unsigned char)p->s[from]))
+		from++;
 	path->cast = span_strdup(p, from, close - p->s);
 	p->pos = close - p->s + 1;
 	next(p);
@@ -395,6 +398,7 @@ static struct spec_pred *parse_binary(struct parser *p, enum tok_kind op, enum s
 		if (is_bare(l))
 			fail(p, pos, "expected a comparison before '%s'", op == T_AND ? "&&" : "||");
 		next(p);
+		pos = p->tok.pos;
 		n = new_node(p, kind);
 		if (!n)
 			break;

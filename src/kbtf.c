@@ -280,8 +280,29 @@ int kbtf_func_params(const struct btf *btf, __u32 func_id, const struct btf_para
 	return *variadic ? vlen - 1 : vlen;
 }
 
+/* btf_dump spells anonymous struct types over several lines; keep one. */
+static void flatten(struct strbuf *sb, size_t from)
+{
+	char *r, *w;
+
+	if (!sb->buf || sb->oom)
+		return;
+	for (r = w = sb->buf + from; *r; r++) {
+		if (*r == '\n') {
+			*w++ = ' ';
+			while (r[1] == '\t')
+				r++;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	sb->len = w - sb->buf;
+}
+
 int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, struct strbuf *out)
 {
+	size_t start = out->len;
 	const struct btf_type *fn = btf__type_by_id(btf, func_id);
 	const struct btf_param *params;
 	struct strbuf decl;
@@ -318,6 +339,7 @@ int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, st
 		const struct btf_type *proto = btf__type_by_id(btf, fn->type);
 
 		err = kbtf_format_decl(btf, proto->type, sb_str(&decl), out);
+		flatten(out, start);
 	}
 out:
 	sb_free(&decl);

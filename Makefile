@@ -75,9 +75,13 @@ $(OUT)/libksnoop.a: $(LIB_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
+# WRAP_test_x: functions test_x replaces with __wrap_F (see ld --wrap).
+WRAP_test_cli := cmd_info cmd_trace cmd_feature cmd_ktrace cmd_kdump
+
 $(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit $< $(OUT)/libksnoop.a $(LDFLAGS) -lcmocka $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests/unit $< $(OUT)/libksnoop.a $(LDFLAGS) \
+		$(foreach f,$(WRAP_$*),-Wl,--wrap=$(f)) -lcmocka $(LDLIBS) -o $@
 
 unit-bins: $(UNIT_BINS)
 

@@ -158,6 +158,29 @@ static int parse_opt(struct env *env, int opt, const char *arg)
 	}
 }
 
+/* Say why getopt_long rejected arg. */
+static void bad_option(const char *arg)
+{
+	size_t i, len = strcspn(arg, "=");
+	char clip[CLIP_BUF];
+	int matches = 0;
+
+	if (strncmp(arg, "--", 2) || len <= 2) {
+		p_err("unknown option '-%c'", optopt);
+		return;
+	}
+	for (i = 0; long_opts[i].name; i++) {
+		if (!strncmp(long_opts[i].name, arg + 2, len - 2))
+			matches++;
+	}
+	if (matches > 1)
+		p_err("ambiguous option '%.*s'", (int)len, str_clip(arg, clip));
+	else if (matches == 1 && arg[len] == '=')
+		p_err("option '%.*s' takes no argument", (int)len, str_clip(arg, clip));
+	else
+		p_err("unknown option '%s'", str_clip(arg, clip));
+}
+
 /*
  * Options may come before the command ("ksnoop -p 1 trace f") and after it
  * ("ksnoop trace -p 1 f"); getopt_long's permutation handles both.
@@ -172,10 +195,7 @@ static int parse_opts(struct env *env, int argc, char **argv, bool stop_at_word)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, optstr, long_opts, NULL)) != -1) {
 		if (opt == '?') {
-			if (optopt)
-				p_err("unknown option '-%c'", optopt);
-			else
-				p_err("unknown option '%s'", str_clip(argv[optind - 1], clip));
+			bad_option(argv[optind - 1]);
 			return PARSE_ERR;
 		}
 		if (opt == ':') {
@@ -264,6 +284,9 @@ int ksnoop_main(int argc, char **argv)
 		return 2;
 	}
 	if (!cmd) {
+		/* After "--" every word is a FUNC, even "-x". */
+		if (!strcmp(argv[-1], "--"))
+			return cmd_trace(&env, argc, argv) ? 1 : 0;
 		/* A bare FUNC means "trace FUNC": keep it as an argument. */
 		return run_cmd(&env, &trace_cmd, argc + 1, argv - 1);
 	}

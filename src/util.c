@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,8 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 	char *end;
 	long long v;
 
-	if (!s || !*s)
+	/* strtoll would skip leading blanks */
+	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 0);

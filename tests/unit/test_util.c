@@ -42,6 +42,8 @@ static void test_parse_long_bad(void **state)
 	assert_int_equal(parse_long("abc", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("12abc", 0, 100, &v), -EINVAL);
 	assert_int_equal(parse_long("5 ", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long(" 5", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("\t5", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("1.5", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("0x", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("08", 0, 10, &v), -EINVAL);

@@ -65,11 +65,13 @@ struct kbtf *open_kernel_btf(const struct env *env)
 void report_unknown_func(struct kbtf *kb, const char *name)
 {
 	const char *guess = strchr(name, ':') ? NULL : kbtf__suggest(kb, name);
+	char clip[CLIP_BUF];
 
 	if (guess)
-		p_err("function '%s' not found in kernel BTF; did you mean '%s'?", name, guess);
+		p_err("function '%s' not found in kernel BTF; did you mean '%s'?",
+		      str_clip(name, clip), guess);
 	else
-		p_err("function '%s' not found in kernel BTF", name);
+		p_err("function '%s' not found in kernel BTF", str_clip(name, clip));
 }
 
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n)

@@ -111,7 +111,10 @@ static void lex_operator(struct parser *p, struct tok *t)
 			return;
 		}
 	}
-	fail(p, t->pos, "unexpected character '%c'", p->s[t->pos]);
+	if (isprint((unsigned char)p->s[t->pos]))
+		fail(p, t->pos, "unexpected character '%c'", p->s[t->pos]);
+	else
+		fail(p, t->pos, "unexpected byte 0x%02x", (unsigned char)p->s[t->pos]);
 	t->kind = T_END;
 }
 

@@ -43,10 +43,16 @@ void util_route_libbpf_print(void)
 
 const char *str_clip(const char *s, char buf[CLIP_BUF])
 {
-	if (strnlen(s, CLIP_MAX + 1) <= CLIP_MAX)
+	size_t i;
+
+	for (i = 0; s[i] && i < CLIP_MAX && isprint((unsigned char)s[i]); i++)
+		;
+	if (!s[i])
 		return s;
-	memcpy(buf, s, CLIP_MAX);
-	strcpy(buf + CLIP_MAX, "...");
+	/* long, or holding bytes a terminal could take as controls */
+	for (i = 0; s[i] && i < CLIP_MAX; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	strcpy(buf + i, s[i] ? "..." : "");
 	return buf;
 }
 

@@ -22,7 +22,10 @@ void util_set_json_errors(bool on);
 /* Send libbpf's own messages through p_dbg: shown only with -d. */
 void util_route_libbpf_print(void);
 
-/* User input in messages: s, or its first CLIP_MAX bytes and "...". */
+/*
+ * User input in messages: s, or a copy in buf of its first CLIP_MAX bytes,
+ * unprintable ones as '?', and "..." when cut short.
+ */
 #define CLIP_MAX 64
 #define CLIP_BUF (CLIP_MAX + 4)
 const char *str_clip(const char *s, char buf[CLIP_BUF]);

@@ -138,6 +138,12 @@ static void test_str_clip(void **state)
 	assert_int_equal(strlen(r), CLIP_MAX + 3);
 	assert_string_equal(r + CLIP_MAX, "...");
 	assert_int_equal(r[CLIP_MAX - 1], 'x');
+	/* control and non-ASCII bytes never reach the terminal */
+	assert_string_equal(str_clip("a\033[2Jb\n\xff", buf), "a?[2Jb??");
+	in[10] = '\t';
+	r = str_clip(in, buf);
+	assert_int_equal(r[10], '?');
+	assert_string_equal(r + CLIP_MAX, "...");
 }
 
 int main(void)

@@ -318,7 +318,8 @@ const char *kbtf__suggest(struct kbtf *kb, const char *name)
  * prototype uses one for all its parts: it prints to *ctx, which is
  * pointed at each buffer in turn.
  */
-static void sb_dump_printf(void *ctx, const char *fmt, va_list args)
+static void __attribute__((format(printf, 2, 0)))
+sb_dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	sb_vprintf(*(struct strbuf **)ctx, fmt, args);
 }

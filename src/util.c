@@ -27,7 +27,8 @@ void util_set_json_errors(bool on)
 	json_errors = on;
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int __attribute__((format(printf, 2, 0)))
+libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
 	if (!debug_on)
@@ -70,7 +71,8 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void report(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+report(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
 

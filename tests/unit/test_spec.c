@@ -230,14 +230,14 @@ static void test_predicates(void **state)
 		unsigned long long value;
 		bool negative;
 	} cases[] = {
-		{ "f(x == 5)", CMP_EQ, 5, false },
-		{ "f(x != 0x10)", CMP_NE, 16, false },
-		{ "f(x < 010)", CMP_LT, 8, false },
-		{ "f(x <= 0)", CMP_LE, 0, false },
-		{ "f(x > -5)", CMP_GT, 5, true },
-		{ "f(x >= - 1)", CMP_GE, 1, true },
-		{ "f(x==18446744073709551615)", CMP_EQ, 18446744073709551615ULL, false },
-		{ "f(return < 0)", CMP_LT, 0, false },
+		{"f(x == 5)", CMP_EQ, 5, false},
+		{"f(x != 0x10)", CMP_NE, 16, false},
+		{"f(x < 010)", CMP_LT, 8, false},
+		{"f(x <= 0)", CMP_LE, 0, false},
+		{"f(x > -5)", CMP_GT, 5, true},
+		{"f(x >= - 1)", CMP_GE, 1, true},
+		{"f(x==18446744073709551615)", CMP_EQ, 18446744073709551615ULL, false},
+		{"f(return < 0)", CMP_LT, 0, false},
 	};
 	struct spec_pred *n;
 	struct spec s;
@@ -514,20 +514,13 @@ static void test_free_is_idempotent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bare_name),
-		cmocka_unit_test(test_args_and_return),
-		cmocka_unit_test(test_member_paths),
-		cmocka_unit_test(test_casts),
-		cmocka_unit_test(test_grouping_vs_cast),
-		cmocka_unit_test(test_predicates),
-		cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_path_errors),
-		cmocka_unit_test(test_number_errors),
-		cmocka_unit_test(test_predicate_errors),
-		cmocka_unit_test(test_cast_errors),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_free_is_idempotent),
+		cmocka_unit_test(test_bare_name),	 cmocka_unit_test(test_args_and_return),
+		cmocka_unit_test(test_member_paths),	 cmocka_unit_test(test_casts),
+		cmocka_unit_test(test_grouping_vs_cast), cmocka_unit_test(test_predicates),
+		cmocka_unit_test(test_strings),		 cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_path_errors),	 cmocka_unit_test(test_number_errors),
+		cmocka_unit_test(test_predicate_errors), cmocka_unit_test(test_cast_errors),
+		cmocka_unit_test(test_limits),		 cmocka_unit_test(test_free_is_idempotent),
 	};
 
 	return cmocka_run_group_tests_name("spec", tests, NULL, NULL);

@@ -95,9 +95,9 @@ static void test_edit_distance(void **state)
 	(void)state;
 	assert_int_equal(edit_distance("", "", 3), 0);
 	assert_int_equal(edit_distance("abc", "abc", 3), 0);
-	assert_int_equal(edit_distance("abc", "abd", 3), 1);   /* substitution */
-	assert_int_equal(edit_distance("abc", "abcd", 3), 1);  /* insertion */
-	assert_int_equal(edit_distance("abcd", "abc", 3), 1);  /* deletion */
+	assert_int_equal(edit_distance("abc", "abd", 3), 1);  /* substitution */
+	assert_int_equal(edit_distance("abc", "abcd", 3), 1); /* insertion */
+	assert_int_equal(edit_distance("abcd", "abc", 3), 1); /* deletion */
 	assert_int_equal(edit_distance("", "abc", 3), 3);
 	assert_int_equal(edit_distance("kitten", "sitting", 5), 3);
 	assert_int_equal(edit_distance("ip_send_skbb", "ip_send_skb", 4), 1);
@@ -149,10 +149,8 @@ static void test_str_clip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_long_ok),
-		cmocka_unit_test(test_parse_long_bad),
-		cmocka_unit_test(test_strbuf),
-		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_parse_long_ok), cmocka_unit_test(test_parse_long_bad),
+		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_str_clip),
 	};
 

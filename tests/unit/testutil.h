@@ -116,12 +116,13 @@ static UNUSED struct btf *fixture_new(struct fixture_ids *id)
 	if (err || id->anon_struct < 0)
 		goto fail;
 
-	if (add_func(btf, "ip_send_skb", id->int_t, 2, "net", id->net_ptr, "skb", id->skb_ptr) < 0 ||
+	if (add_func(btf, "ip_send_skb", id->int_t, 2, "net", id->net_ptr, "skb", id->skb_ptr) <
+		    0 ||
 	    add_func(btf, "noargs", id->ulong_t, 0) < 0 ||
-	    add_func(btf, "six", id->int_t, 6, "a", id->int_t, "b", id->int_t, "c", id->int_t,
-		     "d", id->int_t, "e", id->int_t, "f", id->int_t) < 0 ||
-	    add_func(btf, "vlog", id->int_t, 3, "level", id->int_t, "fmt", id->const_char_ptr,
-		     "", 0) < 0 ||
+	    add_func(btf, "six", id->int_t, 6, "a", id->int_t, "b", id->int_t, "c", id->int_t, "d",
+		     id->int_t, "e", id->int_t, "f", id->int_t) < 0 ||
+	    add_func(btf, "vlog", id->int_t, 3, "level", id->int_t, "fmt", id->const_char_ptr, "",
+		     0) < 0 ||
 	    add_func(btf, "vonly", id->int_t, 1, "", 0) < 0 ||
 	    add_func(btf, "register_cb", 0, 2, "cb", id->cb_ptr, "data", id->void_ptr) < 0 ||
 	    add_func(btf, "get_handler", id->cb_ptr, 1, "type", id->int_t) < 0 ||

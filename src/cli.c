@@ -108,10 +108,11 @@ enum { PARSE_OK = 0, PARSE_EXIT_OK = -1, PARSE_ERR = -2 };
 
 static int add_pid(struct env *env, const char *arg)
 {
+	char clip[CLIP_BUF];
 	long long v;
 
 	if (parse_long(arg, 1, 0x7fffffff, &v)) {
-		p_err("invalid pid '%s'", arg);
+		p_err("invalid pid '%s'", str_clip(arg, clip));
 		return PARSE_ERR;
 	}
 	if (env->nr_pids >= KSNOOP_MAX_PIDS) {
@@ -124,11 +125,13 @@ static int add_pid(struct env *env, const char *arg)
 
 static int set_pages(struct env *env, const char *arg)
 {
+	char clip[CLIP_BUF];
 	long long v;
 
 	/* The ring buffer size must be a power of two pages. */
 	if (parse_long(arg, 1, 1 << 16, &v) || (v & (v - 1))) {
-		p_err("invalid page count '%s': need a power of two from 1 to 65536", arg);
+		p_err("invalid page count '%s': need a power of two from 1 to 65536",
+		      str_clip(arg, clip));
 		return PARSE_ERR;
 	}
 	env->pages = v;
@@ -137,6 +140,8 @@ static int set_pages(struct env *env, const char *arg)
 
 static int set_backend(struct env *env, const char *arg)
 {
+	char clip[CLIP_BUF];
+
 	if (!strcmp(arg, "auto"))
 		env->backend = BACKEND_AUTO;
 	else if (!strcmp(arg, "fentry"))
@@ -144,7 +149,7 @@ static int set_backend(struct env *env, const char *arg)
 	else if (!strcmp(arg, "kprobe"))
 		env->backend = BACKEND_KPROBE;
 	else {
-		p_err("invalid backend '%s': use fentry, kprobe or auto", arg);
+		p_err("invalid backend '%s': use fentry, kprobe or auto", str_clip(arg, clip));
 		return PARSE_ERR;
 	}
 	return PARSE_OK;
@@ -252,6 +257,29 @@ static int parse_opt(struct env *env, int opt, const char *arg)
 	}
 }
 
+/* Say why getopt_long rejected arg. */
+static void bad_option(const char *arg)
+{
+	size_t i, len = strcspn(arg, "=");
+	char clip[CLIP_BUF];
+	int matches = 0;
+
+	if (strncmp(arg, "--", 2) || len <= 2) {
+		p_err("unknown option '-%c'", optopt);
+		return;
+	}
+	for (i = 0; long_opts[i].name; i++) {
+		if (!strncmp(long_opts[i].name, arg + 2, len - 2))
+			matches++;
+	}
+	if (matches > 1)
+		p_err("ambiguous option '%.*s'", (int)len, str_clip(arg, clip));
+	else if (matches == 1 && arg[len] == '=')
+		p_err("option '%.*s' takes no argument", (int)len, str_clip(arg, clip));
+	else
+		p_err("unknown option '%s'", str_clip(arg, clip));
+}
+
 /*
  * Options may come before the command ("ksnoop -p 1 trace f") and after it
  * ("ksnoop trace -p 1 f"); getopt_long's permutation handles both.
@@ -259,20 +287,18 @@ static int parse_opt(struct env *env, int opt, const char *arg)
 static int parse_opts(struct env *env, int argc, char **argv, bool stop_at_word)
 {
 	const char *optstr = stop_at_word ? "+:hVdp:P:sb:jT" : ":hVdp:P:sb:jT";
+	char clip[CLIP_BUF];
 	int opt, ret;
 
 	optind = 0; /* full re-initialisation of GNU getopt */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, optstr, long_opts, NULL)) != -1) {
 		if (opt == '?') {
-			if (optopt)
-				p_err("unknown option '-%c'", optopt);
-			else
-				p_err("unknown option '%s'", argv[optind - 1]);
+			bad_option(argv[optind - 1]);
 			return PARSE_ERR;
 		}
 		if (opt == ':') {
-			p_err("option '%s' needs an argument", argv[optind - 1]);
+			p_err("option '%s' needs an argument", str_clip(argv[optind - 1], clip));
 			return PARSE_ERR;
 		}
 		ret = parse_opt(env, opt, optarg);
@@ -289,6 +315,9 @@ static const struct cmd *find_cmd(const char *word, bool *ambiguous)
 	size_t i, len = strlen(word);
 
 	*ambiguous = false;
+	/* "" would be a prefix of every command; it is an (empty) FUNC. */
+	if (!len)
+		return NULL;
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (strncmp(cmds[i].name, word, len))
 			continue;
@@ -326,6 +355,12 @@ int ksnoop_main(int argc, char **argv)
 	size_t i;
 	int ret;
 
+	util_route_libbpf_print();
+	if (argc < 1 || !argv[0]) {
+		/* exec with an empty argv */
+		usage(stderr, "ksnoop");
+		return 2;
+	}
 	env.prog_name = basename(argv[0]);
 	for (i = 0; i < ARRAY_SIZE(aliases); i++) {
 		if (!strcmp(env.prog_name, aliases[i].name))
@@ -348,6 +383,9 @@ int ksnoop_main(int argc, char **argv)
 		return 2;
 	}
 	if (!cmd) {
+		/* After "--" every word is a FUNC, even "-x". */
+		if (!strcmp(argv[-1], "--"))
+			return cmd_trace(&env, argc, argv) ? 1 : 0;
 		/* A bare FUNC means "trace FUNC": keep it as an argument. */
 		return run_cmd(&env, &trace_cmd, argc + 1, argv - 1);
 	}

@@ -10,7 +10,6 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
-#include "bpfutil.h"
 #include "chain.h"
 #include "env.h"
 #include "ksyms.h"
@@ -347,7 +346,6 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	err = check_args(env, argc);
 	if (err)
 		return err;
-	route_libbpf_messages(env->debug);
 	s.kb = open_kernel_btf(env);
 	s.ks = s.kb ? ksyms__load() : NULL;
 	if (!s.kb || !s.ks) {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <bpf/libbpf.h>
 
 #include "util.h"
 
@@ -30,6 +33,36 @@ void util_set_json_errors(bool on)
 	json_errors = on;
 }
 
+static int __attribute__((format(printf, 2, 0)))
+libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!debug_on)
+		return 0;
+	/* libbpf's messages carry their own "libbpf: " prefix and newline. */
+	return vfprintf(stderr, fmt, ap);
+}
+
+void util_route_libbpf_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+const char *str_clip(const char *s, char buf[CLIP_BUF])
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < CLIP_MAX && isprint((unsigned char)s[i]); i++)
+		;
+	if (!s[i])
+		return s;
+	/* long, or holding bytes a terminal could take as controls */
+	for (i = 0; s[i] && i < CLIP_MAX; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	strcpy(buf + i, s[i] ? "..." : "");
+	return buf;
+}
+
 static void json_escape_to(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -44,7 +77,8 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void report(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+report(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
 
@@ -98,7 +132,8 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 	char *end;
 	long long v;
 
-	if (!s || !*s)
+	/* strtoll would skip leading blanks */
+	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 0);

@@ -21,6 +21,16 @@ void util_mute(bool on);
 bool util_debug(void);
 /* JSON mode turns p_err into {"error": "..."} on stderr. */
 void util_set_json_errors(bool on);
+/* Send libbpf's own messages through p_dbg: shown only with -d. */
+void util_route_libbpf_print(void);
+
+/*
+ * User input in messages: s, or a copy in buf of its first CLIP_MAX bytes,
+ * unprintable ones as '?', and "..." when cut short.
+ */
+#define CLIP_MAX 64
+#define CLIP_BUF (CLIP_MAX + 4)
+const char *str_clip(const char *s, char buf[CLIP_BUF]);
 
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */
 int parse_long(const char *s, long long min, long long max, long long *out);

@@ -191,6 +191,48 @@ static int line_indent(const char *s)
 	return n;
 }
 
+/*
+ * --symbolize: btf_dump prints a function pointer as "(ret (*)(args))0xaddr";
+ * append " <symbol>" when the address starts a kernel function.
+ */
+static void write_line(struct output *o, const char *line, size_t len)
+{
+	const char *p = line, *hex = NULL;
+	unsigned long long addr;
+	uint64_t start = 0;
+	const char *sym;
+	char *end;
+
+	if (o->env->symbolize && o->ks && memmem(line, len, "(*)(", 4)) {
+		while ((p = memmem(p, len - (p - line), "))0x", 4)))
+			hex = p += 2;
+	}
+	if (!hex) {
+		fwrite(line, 1, len, o->out);
+		return;
+	}
+	addr = strtoull(hex, &end, 16);
+	sym = ksyms__addr_name(o->ks, addr, &start);
+	fwrite(line, 1, end - line, o->out);
+	if (sym && start == addr)
+		fprintf(o->out, " <%s>", sym);
+	fwrite(end, 1, len - (end - line), o->out);
+}
+
+static void write_dump(struct output *o, const char *text)
+{
+	const char *nl;
+
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl) {
+			write_line(o, text, strlen(text));
+			return;
+		}
+		write_line(o, text, nl - text + 1);
+	}
+}
+
 /* --max-depth: lines nested deeper than the bound collapse into "...". */
 static void write_depth_limited(struct output *o, const char *text)
 {
@@ -210,7 +252,7 @@ static void write_depth_limited(struct output *o, const char *text)
 			continue;
 		}
 		eliding = false;
-		fwrite(text, 1, nl - text + 1, o->out);
+		write_line(o, text, nl - text + 1);
 	}
 }
 
@@ -226,7 +268,7 @@ static void print_dump(struct output *o, struct btf_dump *d, const struct plan_v
 	if (o->env->max_depth > 0 && !o->env->compact)
 		write_depth_limited(o, sb_str(&o->buf));
 	else
-		fputs(sb_str(&o->buf), o->out);
+		write_dump(o, sb_str(&o->buf));
 	if (ret == -E2BIG)
 		fprintf(o->out, "%*s... /* %zu bytes of %u */", DUMP_INDENT, "", len,
 			pv->full_size);

@@ -40,8 +40,8 @@ LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
 HDRS     := $(wildcard src/*.h bpf/*.h)
 
 .SECONDARY:
-.PHONY: all clean deps test check unit vm bench format
-all: ksnoop
+.PHONY: all clean deps test check unit vm bench format workload
+all: ksnoop workload
 
 $(OUT):
 	mkdir -p $@
@@ -78,6 +78,14 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
 
 unit-bins: $(UNIT_BINS)
 
+# The VM tests' trigger program: static, so it runs in any guest; never
+# sanitized (ASan cannot link statically).
+$(OUT)/tests/workload: tests/vm/workload.c
+	@mkdir -p $(dir $@)
+	$(CC) -g -O2 $(WARN) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
+
+workload: $(OUT)/tests/workload
+
 deps:
 	./scripts/deps.sh
 
@@ -87,8 +95,10 @@ check: deps
 test: deps
 	./tests/run.sh
 
+# make vm ARGS='trace ip_send_skb' [KERNEL=6.12] [DURATION=10]
 vm: deps
-	./tests/vm/demo.sh
+	$(MAKE) -s all
+	./tests/vm/demo.sh $(ARGS)
 
 bench: deps
 	./tests/vm/bench.sh

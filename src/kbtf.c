@@ -88,7 +88,22 @@ static void load_module(struct kbtf *kb, const char *name)
 		btf__free(btf);
 }
 
-/* Load one module's BTF, or all of them when only is NULL. */
+static bool module_loaded(const struct kbtf *kb, const char *name)
+{
+	int i;
+
+	for (i = 0; i < kb->nr_mods; i++) {
+		if (!strcmp(kb->mods[i].name, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Load one module's BTF, or all of them when only is NULL. "mod:func" loads
+ * one module and a later bare name loads the rest: never load one twice,
+ * or its functions would show up as duplicates.
+ */
 static void load_modules(struct kbtf *kb, const char *only)
 {
 	struct dirent *de;
@@ -102,7 +117,7 @@ static void load_modules(struct kbtf *kb, const char *only)
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
 			continue;
-		if (only && strcmp(only, de->d_name))
+		if ((only && strcmp(only, de->d_name)) || module_loaded(kb, de->d_name))
 			continue;
 		load_module(kb, de->d_name);
 	}

@@ -13,6 +13,10 @@
  *   workload getppid-loop N           N getppid() system calls
  *   workload fork-signal              fork; the child handles SIGUSR1, exits
  *
+ * With -S before the subcommand, workload stops itself (SIGSTOP) right after
+ * printing its pid and runs on SIGCONT: a test learns the pid, starts a
+ * tracer filtered on it, then lets the workload go.
+ *
  * Exit status 0 when the sequence ran as intended, 1 otherwise (with one
  * "workload: ..." line on stderr), 2 for bad usage.
  */
@@ -22,6 +26,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,21 +274,29 @@ static int do_fork_signal(void)
 
 static int usage(void)
 {
-	fputs("usage: workload { pid | udp-send N_BYTES [COUNT] | tcp-send N_BYTES |\n"
-	      "                  open-missing PATH | getppid-loop N | fork-signal }\n",
+	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT] | tcp-send N_BYTES |\n"
+	      "                       open-missing PATH | getppid-loop N | fork-signal }\n",
 	      stderr);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
+	bool stop = false;
 	long a, b = 1;
 
 	/* Line buffered even into a file: tests read the pid while we run. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "-S")) {
+		stop = true;
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		return usage();
 	printf("pid=%d\n", (int)getpid());
+	if (stop)
+		raise(SIGSTOP);
 
 	if (!strcmp(argv[1], "pid") && argc == 2)
 		return 0;

@@ -95,10 +95,12 @@ check: deps
 test: deps
 	./tests/run.sh
 
-# make vm ARGS='trace ip_send_skb' [KERNEL=6.12] [DURATION=10]
+# make vm ARGS='trace ip_send_skb' [KERNEL=6.12] [DURATION=10]: ARGS goes
+# through the environment, so no shell ever parses a spec's '(' or '>'.
+vm: export KSNOOP_ARGS = $(ARGS)
 vm: deps
 	$(MAKE) -s all
-	./tests/vm/demo.sh $(ARGS)
+	./tests/vm/demo.sh
 
 bench: deps
 	./tests/vm/bench.sh

@@ -10,7 +10,8 @@
 #
 # CASE FILE FORMAT (in the style of bpftrace's runtime tests)
 # One directive per line, "KEY value"; blank lines and lines starting with
-# '#' are ignored; a line ending in '\' continues on the next. NAME starts
+# '#' are ignored; a line ending in '\' continues on the next (that line's
+# leading blanks dropped). NAME starts
 # a case; the other keys describe it:
 #
 #   NAME text          case name, shown in the TAP line
@@ -295,7 +296,7 @@ run_case() {
 	fi
 	if ! validate_case; then
 		echo "not ok - [$LABEL] $C_NAME"
-		diag "$C_WHERE: bad case: $C_BAD"
+		diag "$C_WHERE: bad case: ${C_BAD%; }"
 		NFAIL=$((NFAIL + 1))
 		return 0
 	fi
@@ -343,7 +344,7 @@ parse_file() {
 		start=$n
 		while [[ $raw == *\\ ]] && IFS= read -r next; do
 			n=$((n + 1))
-			raw=${raw%\\}$next
+			raw=${raw%\\}${next#"${next%%[![:space:]]*}"}
 		done
 		[[ $raw =~ ^[[:space:]]*(#|$) ]] && continue
 		key=${raw%%[[:space:]]*}

@@ -7,6 +7,7 @@
 #                        cases on this machine without a VM)
 #   VM_TIMEOUT=600       seconds one boot may take in all
 #   VM_JOBS=N            boots in parallel (default 1: TCG wants the CPUs)
+#   KSNOOP_SLOW_TESTS=1  also run the cases marked "REQUIRES slow"
 #
 # A boot that fails, panics or times out is one "not ok - [K] VM ..." line
 # with the reason. Timings go to "# [K] boot ..." comment lines.
@@ -38,7 +39,8 @@ run_kernel() {
 	if [ "$k" = host ]; then
 		tests/vm/guest.sh -k host "${GUEST_ARGS[@]}"
 	else
-		tests/vm/vm-exec.sh --kernel "$k" --timeout "$VM_TIMEOUT" --timing -- \
+		tests/vm/vm-exec.sh --kernel "$k" --timeout "$VM_TIMEOUT" --timing \
+			--env "KSNOOP_SLOW_TESTS=${KSNOOP_SLOW_TESTS:-}" -- \
 			tests/vm/guest.sh -k "$k" "${GUEST_ARGS[@]}"
 	fi
 }

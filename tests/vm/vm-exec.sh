@@ -139,7 +139,8 @@ build_initramfs() {
 		echo "$out"
 		return 0
 	fi
-	[ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
+	# The initramfs has no libc: busybox must be the static build.
+	[ -x /bin/busybox ] && ! readelf -l /bin/busybox 2>/dev/null | grep -q INTERP ||
 		die "/bin/busybox is not a static busybox; install busybox-static"
 	index_modules
 	for m in "${WANT_MODS[@]}"; do

@@ -43,8 +43,8 @@ LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
 HDRS     := $(wildcard src/*.h bpf/*.h)
 
 .SECONDARY:
-.PHONY: all clean deps test check unit vm bench format
-all: $(BIN)
+.PHONY: all clean deps test check unit vm bench format workload
+all: $(BIN) workload
 
 $(OUT):
 	mkdir -p $@
@@ -85,6 +85,14 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
 
 unit-bins: $(UNIT_BINS)
 
+# The VM tests' trigger program: static, so it runs in any guest; never
+# sanitized (ASan cannot link statically).
+$(OUT)/tests/workload: tests/vm/workload.c
+	@mkdir -p $(dir $@)
+	$(CC) -g -O2 $(WARN) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
+
+workload: $(OUT)/tests/workload
+
 deps:
 	./scripts/deps.sh
 
@@ -94,7 +102,11 @@ check: deps
 test: deps
 	./tests/run.sh
 
+# make vm ARGS='trace ip_send_skb' [KERNEL=6.12] [DURATION=10]: ARGS goes
+# through the environment, so no shell ever parses a spec's '(' or '>'.
+vm: export KSNOOP_ARGS = $(ARGS)
 vm: deps
+	$(MAKE) -s all
 	./tests/vm/demo.sh
 
 bench: deps

@@ -7,6 +7,25 @@
 # make bench      benchmarks inside the VM
 # make ASAN=1 OUT=build/asan BIN=build/asan/ksnoop
 #                 sanitizer build beside the normal one
+# make ARCH=arm64 cross-build a static arm64 build/arm64/ksnoop (and its
+#                 test workload) against the committed bpf/arm64/vmlinux.h;
+#                 scripts/arm64.sh deps installs the cross toolchain
+
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH      ?= $(HOST_ARCH)
+
+# A cross build lives in its own OUT, links statically (its VM has no libc)
+# and takes its vmlinux.h from the repo: the build host's BTF describes
+# another architecture's kernel.
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-)
+CC        := $(CROSS_COMPILE)gcc
+AR        := $(CROSS_COMPILE)ar
+OUT       ?= build/$(ARCH)
+BIN       ?= $(OUT)/ksnoop
+STATIC    := 1
+VMLINUX_H ?= bpf/$(ARCH)/vmlinux.h
+endif
 
 OUT      ?= build
 BIN      ?= ksnoop
@@ -15,8 +34,6 @@ CLANG    ?= clang
 BPFTOOL  ?= bpftool
 HOST_BTF ?= /sys/kernel/btf/vmlinux
 VERSION  := 0.1.0
-
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN     := -Wall -Wextra -Wformat=2 -Wtype-limits -Werror
 CFLAGS   ?= -g -O2
@@ -50,10 +67,15 @@ $(OUT):
 	mkdir -p $@
 
 # CO-RE relocates field offsets at load time, so the build machine's BTF
-# serves every target kernel.
+# serves every target kernel of its architecture.
+ifdef VMLINUX_H
+$(OUT)/vmlinux.h: $(VMLINUX_H) | $(OUT)
+	cp $< $@
+else
 $(OUT)/vmlinux.h: | $(OUT)
 	@test -r $(HOST_BTF) || { echo "Error: $(HOST_BTF) not readable; build on a kernel with CONFIG_DEBUG_INFO_BTF=y or pass HOST_BTF=FILE" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@.tmp && mv $@.tmp $@
+endif
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/ksnoop.h $(OUT)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -116,4 +138,4 @@ format:
 	clang-format -i src/*.c src/*.h bpf/*.c bpf/*.h tests/unit/*.c
 
 clean:
-	rm -rf $(OUT) ksnoop
+	rm -rf $(OUT) $(BIN)

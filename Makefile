@@ -5,8 +5,11 @@
 # make check      unit + host tests only (no VM)
 # make vm         the main job (trace demo) inside the bundled VM
 # make bench      benchmarks inside the VM
+# make ASAN=1 OUT=build/asan BIN=build/asan/ksnoop
+#                 sanitizer build beside the normal one
 
 OUT      ?= build
+BIN      ?= ksnoop
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
@@ -41,7 +44,7 @@ HDRS     := $(wildcard src/*.h bpf/*.h)
 
 .SECONDARY:
 .PHONY: all clean deps test check unit vm bench format workload
-all: ksnoop workload
+all: $(BIN) workload
 
 $(OUT):
 	mkdir -p $@
@@ -61,7 +64,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(OUT)/%.o: src/%.c $(HDRS) $(SKELS) | $(OUT)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-ksnoop: $(OBJS)
+$(BIN): $(OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT)/libksnoop.a: $(LIB_OBJS)
@@ -72,9 +75,13 @@ $(OUT)/libksnoop.a: $(LIB_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
+# WRAP_test_x: functions test_x replaces with __wrap_F (see ld --wrap).
+WRAP_test_cli := cmd_info cmd_trace cmd_feature cmd_ktrace cmd_kdump
+
 $(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit $< $(OUT)/libksnoop.a $(LDFLAGS) -lcmocka $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests/unit $< $(OUT)/libksnoop.a $(LDFLAGS) \
+		$(foreach f,$(WRAP_$*),-Wl,--wrap=$(f)) -lcmocka $(LDLIBS) -o $@
 
 unit-bins: $(UNIT_BINS)
 

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,19 +11,6 @@
 #ifndef ENOTSUPP
 #define ENOTSUPP 524
 #endif
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	if (!util_debug())
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void bpfutil_setup_libbpf(void)
-{
-	libbpf_set_print(libbpf_print);
-}
 
 #define E(x) { x, #x }
 static const struct {

@@ -5,12 +5,6 @@
 
 #include "util.h"
 
-/*
- * Route libbpf's own messages to stderr only in debug mode (-d). Probes
- * that are expected to fail on some kernels stay quiet otherwise.
- */
-void bpfutil_setup_libbpf(void);
-
 /* "EPERM" for EPERM (sign ignored), "errno 4242" for unknown values. */
 const char *bpfutil_errno_name(int err, char *buf, size_t size);
 

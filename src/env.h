@@ -9,6 +9,7 @@
 
 #define KSNOOP_MAX_PIDS 64
 #define KSNOOP_DEFAULT_PAGES 16
+#define KSNOOP_COMM_PATTERN_MAX 64
 
 enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
 
@@ -18,6 +19,7 @@ struct env {
 	bool json;	     /* -j */
 	bool compact;	     /* --compact */
 	bool wallclock;	     /* -T */
+	bool symbolize;	     /* --symbolize */
 	int pages;	     /* -P */
 	pid_t pids[KSNOOP_MAX_PIDS];
 	int nr_pids;
@@ -25,6 +27,8 @@ struct env {
 	const char *comm;    /* --comm */
 	const char *cgroup;  /* --cgroup */
 	unsigned long long min_duration_ns; /* --duration */
+	int max_depth;	     /* --max-depth, 0 = unbounded */
+	int max_bytes;	     /* --max-bytes per value, 0 = default */
 	const char *btf_path; /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */

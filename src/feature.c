@@ -183,7 +183,6 @@ int cmd_feature(struct env *env, int argc, char **argv)
 		p_err("'feature' takes no arguments");
 		return -EINVAL;
 	}
-	bpfutil_setup_libbpf();
 
 	if (!uname(&u))
 		printf("kernel: %s %s\n", u.release, u.machine);

@@ -3,21 +3,58 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <bpf/libbpf.h>
 
 #include "env.h"
 #include "kbtf.h"
 #include "spec.h"
 
+/* Why libbpf could not read a --btf file, in words. */
+static const char *btf_file_error(int err, char *buf, size_t size)
+{
+	switch (err) {
+	case -ENOENT:
+		return "it is an ELF file without a .BTF section";
+	case -EIO:
+	case -EPROTO:
+	case -LIBBPF_ERRNO__FORMAT:
+		return "it is neither raw BTF nor an ELF file with a .BTF section";
+	case -EINVAL:
+		return "its BTF is corrupt";
+	default:
+		libbpf_strerror(err, buf, size);
+		return buf;
+	}
+}
+
 struct kbtf *open_kernel_btf(const struct env *env)
 {
+	char clip[CLIP_BUF], why[128];
 	struct kbtf *kb;
+	struct stat st;
 	int err = 0;
 
+	if (env->btf_path) {
+		/* A FIFO would block in open(); libbpf needs a seekable file. */
+		if (stat(env->btf_path, &st)) {
+			p_err("cannot read BTF from '%s': %s", str_clip(env->btf_path, clip),
+			      strerror(errno));
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			p_err("cannot read BTF from '%s': not a regular file",
+			      str_clip(env->btf_path, clip));
+			return NULL;
+		}
+	}
 	kb = kbtf__new(env->btf_path, &err);
 	if (kb)
 		return kb;
 	if (env->btf_path)
-		p_err("cannot read BTF from '%s': %s", env->btf_path, strerror(-err));
+		p_err("cannot read BTF from '%s': %s", str_clip(env->btf_path, clip),
+		      btf_file_error(err, why, sizeof(why)));
 	else
 		p_err("kernel BTF is not available at /sys/kernel/btf/vmlinux (%s); "
 		      "a kernel built with CONFIG_DEBUG_INFO_BTF=y is needed, or use --btf FILE",
@@ -28,11 +65,13 @@ struct kbtf *open_kernel_btf(const struct env *env)
 void report_unknown_func(struct kbtf *kb, const char *name)
 {
 	const char *guess = strchr(name, ':') ? NULL : kbtf__suggest(kb, name);
+	char clip[CLIP_BUF];
 
 	if (guess)
-		p_err("function '%s' not found in kernel BTF; did you mean '%s'?", name, guess);
+		p_err("function '%s' not found in kernel BTF; did you mean '%s'?",
+		      str_clip(name, clip), guess);
 	else
-		p_err("function '%s' not found in kernel BTF", name);
+		p_err("function '%s' not found in kernel BTF", str_clip(name, clip));
 }
 
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n)
@@ -57,13 +96,15 @@ static void print_note(const char *name, const struct kbtf_func *f, int i, int n
 static int info_one(struct kbtf *kb, const char *arg)
 {
 	struct kbtf_func funcs[KBTF_MAX_MATCHES];
+	char clip[CLIP_BUF];
 	struct spec_error serr;
 	struct strbuf sb;
 	struct spec spec;
 	int i, n, err = 0;
 
 	if (spec_parse(arg, &spec, &serr)) {
-		p_err("invalid function '%s': %s at offset %d", arg, serr.msg, serr.pos);
+		p_err("invalid function '%s': %s at offset %d", str_clip(arg, clip), serr.msg,
+		      serr.pos);
 		return -EINVAL;
 	}
 	n = kbtf__find_funcs(kb, spec.func, funcs, KBTF_MAX_MATCHES);

@@ -20,6 +20,8 @@ struct kbtf {
 	struct kbtf_module *mods;
 	int nr_mods;
 	bool mods_loaded;
+	__u32 *by_name; /* vmlinux FUNC ids sorted by name, built on first use */
+	__u32 nr_by_name;
 };
 
 struct kbtf *kbtf__new(const char *btf_path, int *err)
@@ -41,6 +43,35 @@ struct kbtf *kbtf__new(const char *btf_path, int *err)
 	return kb;
 }
 
+struct kbtf *kbtf__new_from_btf(struct btf *vmlinux)
+{
+	struct kbtf *kb = calloc(1, sizeof(*kb));
+
+	if (!kb)
+		return NULL;
+	kb->vmlinux = vmlinux;
+	kb->offline = true;
+	return kb;
+}
+
+int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf)
+{
+	struct kbtf_module *m;
+	char *dup = strdup(name);
+
+	m = dup ? realloc(kb->mods, (kb->nr_mods + 1) * sizeof(*m)) : NULL;
+	if (!m) {
+		free(dup);
+		btf__free(btf);
+		return -ENOMEM;
+	}
+	kb->mods = m;
+	m[kb->nr_mods].name = dup;
+	m[kb->nr_mods].btf = btf;
+	kb->nr_mods++;
+	return 0;
+}
+
 void kbtf__free(struct kbtf *kb)
 {
 	int i;
@@ -52,6 +83,7 @@ void kbtf__free(struct kbtf *kb)
 		free(kb->mods[i].name);
 	}
 	free(kb->mods);
+	free(kb->by_name);
 	btf__free(kb->vmlinux);
 	free(kb);
 }
@@ -64,7 +96,6 @@ struct btf *kbtf__vmlinux(const struct kbtf *kb)
 static void load_module(struct kbtf *kb, const char *name)
 {
 	char path[512];
-	struct kbtf_module *m;
 	struct btf *btf;
 
 	if (snprintf(path, sizeof(path), SYS_BTF_DIR "/%s", name) >= (int)sizeof(path))
@@ -74,18 +105,7 @@ static void load_module(struct kbtf *kb, const char *name)
 		p_dbg("module BTF %s: %s", name, strerror(errno));
 		return;
 	}
-	m = realloc(kb->mods, (kb->nr_mods + 1) * sizeof(*m));
-	if (!m) {
-		btf__free(btf);
-		return;
-	}
-	kb->mods = m;
-	m[kb->nr_mods].name = strdup(name);
-	m[kb->nr_mods].btf = btf;
-	if (m[kb->nr_mods].name)
-		kb->nr_mods++;
-	else
-		btf__free(btf);
+	kbtf__add_module(kb, name, btf);
 }
 
 static bool module_loaded(const struct kbtf *kb, const char *name)
@@ -156,6 +176,74 @@ static int scan_btf(const struct btf *btf, __u32 first, const char *name, size_t
 	return n;
 }
 
+static const char *func_name(const struct btf *btf, __u32 id)
+{
+	return btf__name_by_offset(btf, btf__type_by_id(btf, id)->name_off);
+}
+
+static int cmp_by_name(const void *a, const void *b, void *ctx)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+	int d = strcmp(func_name(ctx, x), func_name(ctx, y));
+
+	/* equal names keep BTF order */
+	return d ? d : (x > y) - (x < y);
+}
+
+/*
+ * A linear scan of vmlinux BTF costs ~7 ms, which adds up for "info" on
+ * hundreds of functions; one sort makes every lookup a binary search.
+ */
+static int build_index(struct kbtf *kb)
+{
+	__u32 i, n = 0, cnt = btf__type_cnt(kb->vmlinux);
+
+	kb->by_name = malloc(cnt * sizeof(*kb->by_name));
+	if (!kb->by_name)
+		return -ENOMEM;
+	for (i = 1; i < cnt; i++) {
+		if (btf_is_func(btf__type_by_id(kb->vmlinux, i)))
+			kb->by_name[n++] = i;
+	}
+	qsort_r(kb->by_name, n, sizeof(*kb->by_name), cmp_by_name, kb->vmlinux);
+	kb->nr_by_name = n;
+	return 0;
+}
+
+/* strcmp(tn, first len bytes of name), as a sign */
+static int cmp_key(const char *tn, const char *name, size_t len)
+{
+	int d = strncmp(tn, name, len);
+
+	return d ? d : tn[len] != '\0';
+}
+
+static int find_in_vmlinux(struct kbtf *kb, const char *name, size_t len, struct kbtf_func *out,
+			   int max)
+{
+	__u32 lo = 0, hi, mid;
+	int n = 0;
+
+	if (!kb->by_name && build_index(kb))
+		return scan_btf(kb->vmlinux, 1, name, len, NULL, out, 0, max);
+	hi = kb->nr_by_name;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cmp_key(func_name(kb->vmlinux, kb->by_name[mid]), name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < kb->nr_by_name && n < max; lo++, n++) {
+		if (cmp_key(func_name(kb->vmlinux, kb->by_name[lo]), name, len))
+			break;
+		out[n].btf = kb->vmlinux;
+		out[n].id = kb->by_name[lo];
+		out[n].module = NULL;
+	}
+	return n;
+}
+
 static int find_in_modules(struct kbtf *kb, const char *mod, const char *name, size_t len,
 			   struct kbtf_func *out, int max)
 {
@@ -188,13 +276,13 @@ int kbtf__find_funcs(struct kbtf *kb, const char *name, struct kbtf_func *out, i
 		if (!len)
 			return -EINVAL;
 		if (!strcmp(mod, "vmlinux"))
-			return scan_btf(kb->vmlinux, 1, name, len, NULL, out, 0, max);
+			return find_in_vmlinux(kb, name, len, out, max);
 		return find_in_modules(kb, mod, name, len, out, max);
 	}
 	len = kbtf_base_name_len(name);
 	if (!len)
 		return -EINVAL;
-	n = scan_btf(kb->vmlinux, 1, name, len, NULL, out, 0, max);
+	n = find_in_vmlinux(kb, name, len, out, max);
 	if (n == 0)
 		n = find_in_modules(kb, NULL, name, len, out, max);
 	return n;
@@ -227,23 +315,38 @@ const char *kbtf__suggest(struct kbtf *kb, const char *name)
 	return best;
 }
 
-static void sb_dump_printf(void *ctx, const char *fmt, va_list args)
+/*
+ * A btf_dump walks every type when it is created (~1 ms on vmlinux), so a
+ * prototype uses one for all its parts: it prints to *ctx, which is
+ * pointed at each buffer in turn.
+ */
+static void __attribute__((format(printf, 2, 0)))
+sb_dump_printf(void *ctx, const char *fmt, va_list args)
 {
-	sb_vprintf(ctx, fmt, args);
+	sb_vprintf(*(struct strbuf **)ctx, fmt, args);
+}
+
+static int emit_decl(struct btf_dump *d, __u32 type_id, const char *name, struct strbuf *out)
+{
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = name ? name : "");
+	int err;
+
+	err = btf_dump__emit_type_decl(d, type_id, &opts);
+	return err ? err : (out->oom ? -ENOMEM : 0);
 }
 
 int kbtf_format_decl(const struct btf *btf, __u32 type_id, const char *name, struct strbuf *out)
 {
-	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = name ? name : "");
+	struct strbuf *cur = out;
 	struct btf_dump *d;
 	int err;
 
-	d = btf_dump__new(btf, sb_dump_printf, out, NULL);
+	d = btf_dump__new(btf, sb_dump_printf, &cur, NULL);
 	if (!d)
 		return -errno;
-	err = btf_dump__emit_type_decl(d, type_id, &opts);
+	err = emit_decl(d, type_id, name, out);
 	btf_dump__free(d);
-	return err ? err : (out->oom ? -ENOMEM : 0);
+	return err;
 }
 
 int kbtf_func_params(const struct btf *btf, __u32 func_id, const struct btf_param **params,
@@ -265,19 +368,44 @@ int kbtf_func_params(const struct btf *btf, __u32 func_id, const struct btf_para
 	return *variadic ? vlen - 1 : vlen;
 }
 
+/* btf_dump spells anonymous struct types over several lines; keep one. */
+static void flatten(struct strbuf *sb, size_t from)
+{
+	char *r, *w;
+
+	if (!sb->buf || sb->oom)
+		return;
+	for (r = w = sb->buf + from; *r; r++) {
+		if (*r == '\n') {
+			*w++ = ' ';
+			while (r[1] == '\t')
+				r++;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	sb->len = w - sb->buf;
+}
+
 int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, struct strbuf *out)
 {
+	size_t start = out->len;
 	const struct btf_type *fn = btf__type_by_id(btf, func_id);
 	const struct btf_param *params;
-	struct strbuf decl;
+	struct strbuf decl, *cur = &decl;
+	struct btf_dump *d;
 	bool variadic;
-	int i, n, err;
+	int i, n, err = 0;
 
 	n = kbtf_func_params(btf, func_id, &params, &variadic);
 	if (n < 0)
 		return n;
 	if (!name)
 		name = btf__name_by_offset(btf, fn->name_off);
+	d = btf_dump__new(btf, sb_dump_printf, &cur, NULL);
+	if (!d)
+		return -errno;
 	/*
 	 * The whole "name(params)" goes in as the declarator, so return types
 	 * such as function pointers come out as valid C.
@@ -289,7 +417,7 @@ int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, st
 
 		if (i)
 			sb_printf(&decl, ", ");
-		err = kbtf_format_decl(btf, params[i].type, pn, &decl);
+		err = emit_decl(d, params[i].type, pn, &decl);
 		if (err)
 			goto out;
 	}
@@ -302,9 +430,12 @@ int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, st
 	if (!err) {
 		const struct btf_type *proto = btf__type_by_id(btf, fn->type);
 
-		err = kbtf_format_decl(btf, proto->type, sb_str(&decl), out);
+		cur = out;
+		err = emit_decl(d, proto->type, sb_str(&decl), out);
+		flatten(out, start);
 	}
 out:
+	btf_dump__free(d);
 	sb_free(&decl);
 	return err;
 }

@@ -19,6 +19,10 @@ struct kbtf_func {
 
 /* Open vmlinux BTF, from btf_path (raw BTF or ELF) when not NULL. */
 struct kbtf *kbtf__new(const char *btf_path, int *err);
+/* Wrap an already parsed vmlinux BTF, taking ownership; no sysfs modules. */
+struct kbtf *kbtf__new_from_btf(struct btf *vmlinux);
+/* Add a module's BTF (split on vmlinux), taking ownership. */
+int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf);
 void kbtf__free(struct kbtf *kb);
 struct btf *kbtf__vmlinux(const struct kbtf *kb);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +111,10 @@ static void lex_operator(struct parser *p, struct tok *t)
 			return;
 		}
 	}
-	fail(p, t->pos, "unexpected character '%c'", p->s[t->pos]);
+	if (isprint((unsigned char)p->s[t->pos]))
+		fail(p, t->pos, "unexpected character '%c'", p->s[t->pos]);
+	else
+		fail(p, t->pos, "unexpected byte 0x%02x", (unsigned char)p->s[t->pos]);
 	t->kind = T_END;
 }
 
@@ -138,7 +142,8 @@ static void next(struct parser *p)
 		t->kind = T_NUMBER;
 	} else if (p->s[i] == '"') {
 		i = lex_string(p, i);
-		t->kind = T_STRING;
+		/* an unterminated string has failed; never unescape it */
+		t->kind = p->failed ? T_END : T_STRING;
 	} else {
 		lex_operator(p, t);
 		i += t->len;
@@ -181,22 +186,27 @@ static bool parse_number(struct parser *p, unsigned long long *out)
 	return true;
 }
 
-/* A parenthesis that starts a path is a cast when it names a type. */
+/*
+ * A parenthesis that starts a path is a cast when it names a type:
+ * "(struct x ...", or words and stars up to the next ')' ending in '*'.
+ * Anything else, such as "((struct x *)p == 1 || ...)", is grouping.
+ */
 static bool looks_like_cast(struct parser *p)
 {
 	const char *s = p->s + p->tok.pos + 1;
-	const char *close = strchr(s, ')');
-	const char *q;
+	const char *q, *last = NULL;
 
 	while (isspace((unsigned char)*s))
 		s++;
 	if (!strncmp(s, "struct ", 7) || !strncmp(s, "union ", 6) || !strncmp(s, "enum ", 5))
 		return true;
-	if (!close)
-		return false;
-	for (q = close - 1; q > s && isspace((unsigned char)*q); q--)
-		;
-	return *q == '*';
+	for (q = s; *q != ')'; q++) {
+		if (!is_ident_char(*q) && !isspace((unsigned char)*q) && *q != '*')
+			return false;
+		if (!isspace((unsigned char)*q))
+			last = q;
+	}
+	return last && *last == '*';
 }
 
 static bool parse_cast(struct parser *p, struct spec_path *path)
@@ -215,6 +225,8 @@ static bool parse_cast(struct parser *p, struct spec_path *path)
 			return false;
 		}
 	}
+	while (isspace((unsigned char)p->s[from]))
+		from++;
 	path->cast = span_strdup(p, from, close - p->s);
 	p->pos = close - p->s + 1;
 	next(p);
@@ -231,10 +243,19 @@ static bool parse_step(struct parser *p, struct spec_path *path)
 	}
 	st = &path->steps[path->nr_steps];
 	if (p->tok.kind == T_LBRACK) {
+		unsigned long long idx;
+		int pos;
+
 		st->kind = STEP_INDEX;
 		next(p);
-		if (!parse_number(p, (unsigned long long *)&st->index))
+		pos = p->tok.pos;
+		if (!parse_number(p, &idx))
 			return false;
+		if (idx > INT_MAX) {
+			fail(p, pos, "array index larger than %d", INT_MAX);
+			return false;
+		}
+		st->index = idx;
 		if (p->tok.kind != T_RBRACK) {
 			fail(p, p->tok.pos, "expected ']'");
 			return false;
@@ -380,6 +401,7 @@ static struct spec_pred *parse_binary(struct parser *p, enum tok_kind op, enum s
 		if (is_bare(l))
 			fail(p, pos, "expected a comparison before '%s'", op == T_AND ? "&&" : "||");
 		next(p);
+		pos = p->tok.pos;
 		n = new_node(p, kind);
 		if (!n)
 			break;
@@ -410,6 +432,7 @@ static bool parse_item(struct parser *p, struct spec_item *item)
 		fail(p, p->tok.pos, "empty argument");
 		return false;
 	}
+	p->nodes = 0; /* the bound is per predicate */
 	n = parse_or(p);
 	if (is_bare(n)) {
 		item->path = n->path;

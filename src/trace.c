@@ -1,18 +1,377 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ksnoop trace FUNC...: placeholder until the trace engine lands. */
+/* ksnoop trace FUNC...: plan, attach, then stream events until a signal. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
 
+#include "backend.h"
+#include "chain.h"
 #include "env.h"
+#include "ksyms.h"
+#include "output.h"
+#include "plan.h"
 #include "util.h"
 
-int cmd_trace(struct env *env, int argc, char **argv)
+#define POLL_MS 100
+#define DROP_REPORT_NS 1000000000ULL
+
+struct session {
+	struct env *env;
+	struct kbtf *kb;
+	struct ksyms *ks;
+	struct func_plan *plans;
+	int nr, cap;
+	struct tracer *tracer;
+	struct ring_buffer *rb;
+	struct output *out;
+	struct chain *chain;
+	__u64 nr_events;
+	__u64 nr_bad;
+	__u64 drops_reported;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
 {
-	(void)env;
-	(void)argv;
+	stop_signal = sig;
+}
+
+static int setup_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal };
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static int check_traceable(struct session *s, struct func_plan *p)
+{
+	const char *why, *clone;
+
+	why = ksyms__untraceable_reason(s->ks, p->attach_name);
+	if (!why)
+		return 0;
+	/* GCC may have left only a clone: trace that, by kprobe. */
+	clone = ksyms__has_func(s->ks, p->attach_name) ? NULL
+						       : ksyms__clone_of(s->ks, p->attach_name);
+	if (clone && !ksyms__untraceable_reason(s->ks, clone)) {
+		free(p->attach_name);
+		p->attach_name = strdup(clone);
+		snprintf(p->note, sizeof(p->note),
+			 "%s exists only as the compiler clone %s; its arguments may differ",
+			 p->name, clone);
+		return p->attach_name ? 0 : -ENOMEM;
+	}
+	p_err("cannot trace %s: %s", p->name, why);
+	return -EINVAL;
+}
+
+static bool is_glob(const char *name)
+{
+	return strpbrk(name, "*?[") != NULL;
+}
+
+static struct func_plan *next_plan(struct session *s)
+{
+	if (s->nr >= KSNOOP_MAX_FUNCS) {
+		p_err("more than %d functions to trace; narrow the pattern", KSNOOP_MAX_FUNCS);
+		return NULL;
+	}
+	if (s->nr == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 8;
+		struct func_plan *np = realloc(s->plans, cap * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		s->plans = np;
+		s->cap = cap;
+	}
+	memset(&s->plans[s->nr], 0, sizeof(s->plans[0]));
+	return &s->plans[s->nr];
+}
+
+static int add_plan(struct session *s, const struct spec *spec, const struct plan_opts *po)
+{
+	struct func_plan *p = next_plan(s);
+	int err;
+
+	if (!p)
+		return -E2BIG;
+	err = plan_build(s->kb, spec, po, p);
+	s->nr++;
+	if (!err)
+		err = check_traceable(s, p);
+	if (!err && s->env->stack_mode)
+		p->cfg.chain_pos = s->nr - 1;
+	if (!err && p->note[0])
+		p_warn("%s", p->note);
+	return err;
+}
+
+/* Functions a pattern matches but that have no usable BTF are skipped. */
+static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
+{
+	struct spec one = *spec;
+	const char **names;
+	int i, n, added = 0, err = 0;
+
+	n = ksyms__match(s->ks, spec->func, &names);
+	if (n < 0)
+		return n;
+	util_mute(true);
+	for (i = 0; i < n && !err; i++) {
+		struct func_plan *p;
+
+		one.func = (char *)names[i];
+		if (add_plan(s, &one, po)) {
+			plan_free(&s->plans[--s->nr]);
+			if (s->nr + 1 >= KSNOOP_MAX_FUNCS)
+				err = -E2BIG;
+			continue;
+		}
+		p = &s->plans[s->nr - 1];
+		p->from_glob = true;
+		added++;
+	}
+	util_mute(false);
+	free(names);
+	if (err == -E2BIG)
+		p_err("'%s' matches more than %d functions; narrow the pattern", spec->func,
+		      KSNOOP_MAX_FUNCS);
+	else if (!added)
+		p_err("no traceable function with BTF matches '%s'", spec->func);
+	p_dbg("'%s' matched %d functions", spec->func, added);
+	return err ? err : added ? 0 : -ENOENT;
+}
+
+static int setup_plans(struct session *s, int argc, char **argv)
+{
+	struct plan_opts popts = { .comm = s->env->comm,
+				   .combined = s->env->min_duration_ns > 0,
+				   .max_bytes = s->env->max_bytes };
+	struct spec_error serr;
+	struct spec spec;
+	int i, err = 0;
+
+	for (i = 0; i < argc && !err; i++) {
+		if (spec_parse(argv[i], &spec, &serr)) {
+			p_err("invalid function spec '%.80s%s': %s at offset %d", argv[i],
+			      strlen(argv[i]) > 80 ? "..." : "", serr.msg, serr.pos);
+			return -EINVAL;
+		}
+		if (is_glob(spec.func) && s->env->stack_mode) {
+			p_err("-s chains take exact function names, not '%s'", spec.func);
+			err = -EINVAL;
+		} else {
+			err = is_glob(spec.func) ? add_glob(s, &spec, &popts)
+						 : add_plan(s, &spec, &popts);
+		}
+		spec_free(&spec);
+	}
+	return err;
+}
+
+static int emit_event(void *ctx, const struct ksnoop_event *ev, size_t size)
+{
+	struct session *s = ctx;
+
+	if (output__event(s->out, ev, size))
+		s->nr_bad++;
+	return 0;
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct ksnoop_event *ev = data;
+
+	if (event_validate(ev, size, s->nr)) {
+		s->nr_bad++;
+		return 0;
+	}
+	s->nr_events++;
+	if (s->chain)
+		return chain__event(s->chain, ev, size, s->plans[ev->func_id].cfg.chain_pos);
+	return emit_event(s, ev, size);
+}
+
+static const char *const drop_names[KSNOOP_DROP_NR] = {
+	[KSNOOP_DROP_RINGBUF] = "ring buffer full",
+	[KSNOOP_DROP_NESTING] = "nested too deeply on one CPU",
+	[KSNOOP_DROP_DEPTH] = "call depth over 16",
+	[KSNOOP_DROP_STASH] = "entry values could not be stashed",
+};
+
+static void report_drops(struct session *s, bool final)
+{
+	__u64 d[KSNOOP_DROP_NR], total = 0;
+	struct strbuf sb;
+	int r;
+
+	if (tracer__read_drops(s->tracer, d))
+		return;
+	sb_init(&sb);
+	for (r = 0; r < KSNOOP_DROP_NR; r++) {
+		total += d[r];
+		if (d[r])
+			sb_printf(&sb, "%s%llu %s", sb.len ? ", " : "", (unsigned long long)d[r],
+				  drop_names[r]);
+	}
+	if (total != s->drops_reported || (final && total)) {
+		fflush(stdout);
+		p_warn("lost %llu events so far (%s)%s", (unsigned long long)total, sb_str(&sb),
+		       d[KSNOOP_DROP_RINGBUF] ? "; a larger -P helps" : "");
+		s->drops_reported = total;
+	}
+	if (final)
+		p_dbg("%llu events delivered, %llu lost, %llu malformed",
+		      (unsigned long long)s->nr_events, (unsigned long long)total,
+		      (unsigned long long)s->nr_bad);
+	sb_free(&sb);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int run_loop(struct session *s)
+{
+	__u64 last_report = now_ns();
+	int err = 0;
+
+	while (!stop_signal) {
+		err = ring_buffer__poll(s->rb, POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			p_err("reading the ring buffer: %s", strerror(-err));
+			break;
+		}
+		err = 0;
+		if (fflush(stdout) || ferror(stdout))
+			break; /* the reader went away */
+		if (now_ns() - last_report > DROP_REPORT_NS) {
+			report_drops(s, false);
+			last_report = now_ns();
+		}
+	}
+	return err;
+}
+
+static int setup_output(struct session *s)
+{
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	s->out = output__new(s->env, s->plans, s->nr, stdout, s->ks);
+	if (!s->out)
+		return -ENOMEM;
+	if (s->env->stack_mode) {
+		s->chain = chain__new(s->nr, emit_event, s);
+		if (!s->chain)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int setup_ringbuf(struct session *s)
+{
+	s->rb = ring_buffer__new(tracer__events_fd(s->tracer), handle_event, s, NULL);
+	if (!s->rb) {
+		p_err("cannot open the ring buffer: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void cleanup(struct session *s)
+{
+	int i;
+
+	/* Detach first so nothing is added while the rest drains. */
+	if (s->tracer) {
+		tracer__free(s->tracer);
+		s->tracer = NULL;
+	}
+	ring_buffer__free(s->rb);
+	chain__free(s->chain);
+	output__free(s->out);
+	for (i = 0; i < s->nr; i++)
+		plan_free(&s->plans[i]);
+	free(s->plans);
+	ksyms__free(s->ks);
+	kbtf__free(s->kb);
+}
+
+static int check_args(const struct env *env, int argc)
+{
 	if (argc < 1) {
 		p_err("trace needs at least one function");
 		return -EINVAL;
 	}
-	return -ENOSYS;
+	if (argc > KSNOOP_MAX_FUNCS) {
+		p_err("at most %d functions can be traced at once", KSNOOP_MAX_FUNCS);
+		return -E2BIG;
+	}
+	if (env->stack_mode && argc > KSNOOP_MAX_CHAIN) {
+		p_err("a -s chain has at most %d functions", KSNOOP_MAX_CHAIN);
+		return -E2BIG;
+	}
+	if (env->btf_path) {
+		p_err("--btf describes another kernel; it works with 'info' only");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_trace(struct env *env, int argc, char **argv)
+{
+	struct session s = { .env = env };
+	int err;
+
+	err = check_args(env, argc);
+	if (err)
+		return err;
+	s.kb = open_kernel_btf(env);
+	s.ks = s.kb ? ksyms__load() : NULL;
+	if (!s.kb || !s.ks) {
+		err = -ENOENT;
+		goto out;
+	}
+	err = setup_plans(&s, argc, argv) ?: setup_output(&s) ?: setup_signals();
+	if (err)
+		goto out;
+	s.tracer = tracer__open(env, s.plans, s.nr);
+	if (!s.tracer) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = setup_ringbuf(&s);
+	if (err)
+		goto out;
+	output__header(s.out);
+	err = run_loop(&s);
+	/* Detach, then deliver what is already in the buffer. */
+	report_drops(&s, true);
+	ring_buffer__consume(s.rb);
+	fflush(stdout);
+	if (stop_signal)
+		p_dbg("stopped by signal %d", (int)stop_signal);
+out:
+	cleanup(&s);
+	return err;
 }

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "util.h"
 
 static bool debug_on;
 static bool json_errors;
+static bool muted;
+
+void util_mute(bool on)
+{
+	muted = on;
+}
 
 void util_set_debug(bool on)
 {
@@ -24,6 +33,36 @@ void util_set_json_errors(bool on)
 	json_errors = on;
 }
 
+static int __attribute__((format(printf, 2, 0)))
+libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!debug_on)
+		return 0;
+	/* libbpf's messages carry their own "libbpf: " prefix and newline. */
+	return vfprintf(stderr, fmt, ap);
+}
+
+void util_route_libbpf_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+const char *str_clip(const char *s, char buf[CLIP_BUF])
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < CLIP_MAX && isprint((unsigned char)s[i]); i++)
+		;
+	if (!s[i])
+		return s;
+	/* long, or holding bytes a terminal could take as controls */
+	for (i = 0; s[i] && i < CLIP_MAX; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	strcpy(buf + i, s[i] ? "..." : "");
+	return buf;
+}
+
 static void json_escape_to(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -38,10 +77,13 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void report(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+report(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
 
+	if (muted && !debug_on)
+		return;
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
 	if (json_errors) {
@@ -90,7 +132,8 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 	char *end;
 	long long v;
 
-	if (!s || !*s)
+	/* strtoll would skip leading blanks */
+	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 0);
@@ -100,6 +143,33 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int parse_duration_ns(const char *s, unsigned long long *out)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long mult;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 } };
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > ~0ULL / units[i].mult)
+			return -ERANGE;
+		*out = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 void sb_init(struct strbuf *sb)

@@ -16,12 +16,27 @@ void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when debug output is enabled. */
 void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void util_set_debug(bool on);
+/* While muted, p_err and p_warn print only with debug output on. */
+void util_mute(bool on);
 bool util_debug(void);
 /* JSON mode turns p_err into {"error": "..."} on stderr. */
 void util_set_json_errors(bool on);
+/* Send libbpf's own messages through p_dbg: shown only with -d. */
+void util_route_libbpf_print(void);
+
+/*
+ * User input in messages: s, or a copy in buf of its first CLIP_MAX bytes,
+ * unprintable ones as '?', and "..." when cut short.
+ */
+#define CLIP_MAX 64
+#define CLIP_BUF (CLIP_MAX + 4)
+const char *str_clip(const char *s, char buf[CLIP_BUF]);
 
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */
 int parse_long(const char *s, long long min, long long max, long long *out);
+
+/* "500ns", "20us", "5ms", "1s" or a plain number of ns. */
+int parse_duration_ns(const char *s, unsigned long long *out);
 
 struct strbuf {
 	char *buf;

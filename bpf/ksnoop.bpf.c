@@ -1,0 +1,929 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksnoop's tracing programs. One instance of this object is loaded per
+ * traced function (func_id in .rodata); every instance shares the maps of
+ * the first, so all events flow through one ring buffer.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "ksnoop.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 func_id; /* fentry instances; kprobes use cookies */
+const volatile bool filter_tgid;
+const volatile __s32 filter_cpu = -1;
+const volatile bool filter_cgroup;
+const volatile bool chain_mode;
+const volatile __u64 min_duration_ns;
+const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
+
+/* Addresses below this are user memory (x86-64 and arm64 48-bit VA). */
+#if defined(__TARGET_ARCH_arm64)
+#define USER_ADDR_END 0x0001000000000000ULL
+#else
+#define USER_ADDR_END 0x0000800000000000ULL
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KSNOOP_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct ksnoop_func_cfg);
+} func_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096 * 16); /* resized by user space */
+} events SEC(".maps");
+
+#define GLOB_MAX KSNOOP_PRED_STR_MAX
+
+/* Wildcard match state; text longer than GLOB_MAX - 1 keeps a non-NUL tail. */
+struct glob {
+	char pat[GLOB_MAX];
+	char txt[GLOB_MAX];
+	__u32 plen, tlen, pi, ti;
+	__s32 star, mark;
+	__s32 result;
+	__u32 pad;
+};
+
+struct scratch {
+	__u64 scalars[KSNOOP_MAX_VALUES];   /* integer predicate operands */
+	__u16 str_off[KSNOOP_MAX_VALUES];   /* string operands: where in ev.data */
+	__u16 str_len[KSNOOP_MAX_VALUES];
+	struct glob glob;
+	struct ksnoop_event ev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KSNOOP_SCRATCH_LEVELS);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} nesting SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KSNOOP_DROP_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup SEC(".maps");
+
+struct frame {
+	__u32 func_id;
+	__u32 flags;
+	__u64 entry_ts;
+	__u64 chain_id;
+};
+
+enum frame_flags {
+	FRAME_SKIP = 1 << 0, /* filtered at entry: no return event */
+};
+
+/* Freed by the kernel when the task exits. */
+struct task_state {
+	__u32 depth;
+	__u32 pad;
+	struct frame frames[KSNOOP_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} tasks SEC(".maps");
+
+struct stash_key {
+	__u32 tid;
+	__u32 depth;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, struct stash_key);
+	__type(value, struct scratch);
+} stash SEC(".maps");
+
+static __always_inline void count_drop(__u32 reason)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline bool pass_filters(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (filter_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)filter_cpu)
+		return false;
+	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &tgid))
+		return false;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
+		return false;
+	return true;
+}
+
+/* Per-CPU scratch, one slot per nesting level (an IRQ may interrupt us). */
+static __always_inline struct scratch *scratch_get(void)
+{
+	__u32 zero = 0, level;
+	__u32 *depth = bpf_map_lookup_elem(&nesting, &zero);
+	struct scratch *s;
+
+	if (!depth)
+		return NULL;
+	level = *depth;
+	if (level >= KSNOOP_SCRATCH_LEVELS) {
+		count_drop(KSNOOP_DROP_NESTING);
+		return NULL;
+	}
+	s = bpf_map_lookup_elem(&scratch_map, &level);
+	if (s)
+		*depth = level + 1;
+	return s;
+}
+
+static __always_inline void scratch_put(void)
+{
+	__u32 zero = 0;
+	__u32 *depth = bpf_map_lookup_elem(&nesting, &zero);
+
+	if (depth && *depth > 0)
+		*depth -= 1;
+}
+
+static __always_inline long read_any(void *dst, __u32 size, __u64 addr)
+{
+	if (addr < USER_ADDR_END)
+		return bpf_probe_read_user(dst, size, (void *)addr);
+	return bpf_probe_read_kernel(dst, size, (void *)addr);
+}
+
+static __always_inline long read_any_str(void *dst, __u32 size, __u64 addr)
+{
+	if (addr < USER_ADDR_END)
+		return bpf_probe_read_user_str(dst, size, (void *)addr);
+	return bpf_probe_read_kernel_str(dst, size, (void *)addr);
+}
+
+/*
+ * kprobe registers are copied out of pt_regs once, with constant offsets:
+ * the verifier refuses ctx loads at offsets the compiler computed.
+ */
+struct regs {
+	__u64 arg[8];
+	__u64 sp;
+	__u64 rc;
+};
+
+#if defined(__TARGET_ARCH_arm64)
+#define NR_REG_ARGS 8
+/* arm64: arguments past x7 start at sp on entry. */
+#define STACK_ARG_OFF(n) (((n) - NR_REG_ARGS) * 8)
+
+static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
+{
+	struct user_pt_regs *u = (void *)ctx;
+
+	r->arg[0] = u->regs[0];
+	r->arg[1] = u->regs[1];
+	r->arg[2] = u->regs[2];
+	r->arg[3] = u->regs[3];
+	r->arg[4] = u->regs[4];
+	r->arg[5] = u->regs[5];
+	r->arg[6] = u->regs[6];
+	r->arg[7] = u->regs[7];
+	r->sp = u->sp;
+	r->rc = u->regs[0];
+}
+#else
+#define NR_REG_ARGS 6
+/* x86-64: past the return address, the seventh argument and on. */
+#define STACK_ARG_OFF(n) (8 + ((n) - NR_REG_ARGS) * 8)
+
+static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
+{
+	r->arg[0] = ctx->di;
+	r->arg[1] = ctx->si;
+	r->arg[2] = ctx->dx;
+	r->arg[3] = ctx->cx;
+	r->arg[4] = ctx->r8;
+	r->arg[5] = ctx->r9;
+	r->sp = ctx->sp;
+	r->rc = ctx->ax;
+}
+#endif
+
+enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE };
+
+struct capture_ctx {
+	void *ctx;
+	struct regs *regs; /* kprobe/kretprobe only */
+	enum prog_kind kind;
+	bool at_entry;
+	struct ksnoop_func_cfg *cfg;
+	struct scratch *s;
+};
+
+/*
+ * `trampoline` is a compile-time constant in every caller: the verifier
+ * refuses fentry-only helpers in kprobe programs even on dead paths it
+ * cannot prove dead.
+ */
+static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool trampoline)
+{
+	__u64 v = 0;
+
+	if (trampoline) {
+		bpf_get_func_arg(c->ctx, n, &v);
+		return v;
+	}
+	if (n < NR_REG_ARGS)
+		return c->regs->arg[n & 7];
+	/* Stack arguments are only valid at entry: the caller's frame. */
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->regs->sp + STACK_ARG_OFF(n)));
+	return v;
+}
+
+static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
+{
+	__u64 v = 0;
+
+	if (trampoline)
+		bpf_get_func_ret(c->ctx, &v);
+	else
+		v = c->regs->rc;
+	return v;
+}
+
+static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
+{
+	return trampoline ? func_id : (__u32)bpf_get_attach_cookie(ctx);
+}
+
+static __always_inline __u64 load_scalar(const __u8 *p, __u32 len)
+{
+	if (len >= 8)
+		return *(__u64 *)p;
+	if (len >= 4)
+		return *(__u32 *)p;
+	if (len >= 2)
+		return *(__u16 *)p;
+	if (len >= 1)
+		return *p;
+	return 0;
+}
+
+static __always_inline __u64 follow_steps(const struct ksnoop_value *v, __u64 p, __u8 *flags)
+{
+	int i;
+
+	for (i = 0; i < KSNOOP_MAX_STEPS; i++) {
+		if (i >= v->nr_steps)
+			break;
+		if (!p) {
+			*flags |= KSNOOP_VR_NULL;
+			return 0;
+		}
+		if (read_any(&p, sizeof(p), p + v->offs[i])) {
+			*flags |= KSNOOP_VR_FAULT;
+			return 0;
+		}
+	}
+	return p;
+}
+
+static __always_inline __u32 read_final(const struct ksnoop_value *v, __u8 *dst, __u64 addr,
+					__u8 *flags)
+{
+	__u32 size = v->size;
+	long n;
+
+	if (size > KSNOOP_VALUE_MAX)
+		size = KSNOOP_VALUE_MAX;
+	if (!addr) {
+		*flags |= KSNOOP_VR_NULL;
+		return 0;
+	}
+	if (v->flags & KSNOOP_V_STRING) {
+		n = read_any_str(dst, size, addr);
+		if (n < 0) {
+			*flags |= KSNOOP_VR_FAULT;
+			return 0;
+		}
+		return n;
+	}
+	if (read_any(dst, size, addr)) {
+		*flags |= KSNOOP_VR_FAULT;
+		return 0;
+	}
+	if (v->size > KSNOOP_VALUE_MAX)
+		*flags |= KSNOOP_VR_TRUNCATED;
+	return size;
+}
+
+static __always_inline int capture_one(__u32 i, struct capture_ctx *c, bool trampoline)
+{
+	struct ksnoop_event *ev = &c->s->ev;
+	struct ksnoop_value *v;
+	struct ksnoop_vrec *vr;
+	__u32 off = ev->data_len, len = 0;
+	__u8 flags = 0;
+	__u64 p;
+
+	if (i >= c->cfg->nr_values)
+		return 1;
+	/* Re-bound i after the compiler has had its way with it. */
+	barrier_var(i);
+	i &= KSNOOP_MAX_VALUES - 1;
+	v = &c->cfg->values[i];
+	if (!!(v->flags & KSNOOP_V_ENTRY) != c->at_entry)
+		return 0;
+	if (off >= KSNOOP_DATA_MAX)
+		return 1;
+	barrier_var(off);
+	off &= KSNOOP_DATA_MAX - 1;
+	vr = (void *)&ev->data[off];
+	if (v->base == KSNOOP_BASE_COMM) {
+		p = 0;
+		len = TASK_COMM_LEN;
+		bpf_get_current_comm(vr + 1, TASK_COMM_LEN);
+	} else {
+		p = v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline)
+					       : get_arg(c, v->arg, trampoline);
+		p = follow_steps(v, p, &flags);
+	}
+	if ((v->flags & KSNOOP_V_READ) && !flags) {
+		p += v->final_off;
+		len = read_final(v, (__u8 *)(vr + 1), p, &flags);
+	}
+	c->s->scalars[i] = len ? load_scalar((__u8 *)(vr + 1), len) : p;
+	c->s->str_off[i] = off + sizeof(*vr);
+	c->s->str_len[i] = len;
+	vr->raw = p;
+	vr->len = len;
+	vr->idx = i;
+	vr->flags = flags;
+	ev->data_len = off + sizeof(*vr) + ((len + 7) & ~7U);
+	ev->nr_vrecs++;
+	return 0;
+}
+
+static int capture_trampoline(__u32 i, void *c)
+{
+	return capture_one(i, c, true);
+}
+
+static int capture_kprobe(__u32 i, void *c)
+{
+	return capture_one(i, c, false);
+}
+
+/* bpf_loop keeps the verifier's work per value, not per combination. */
+static __always_inline void capture(struct capture_ctx *c)
+{
+	if (c->kind == PK_FENTRY || c->kind == PK_FEXIT)
+		bpf_loop(KSNOOP_MAX_VALUES, capture_trampoline, c, 0);
+	else
+		bpf_loop(KSNOOP_MAX_VALUES, capture_kprobe, c, 0);
+}
+
+static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
+{
+	__u32 shift = 64 - (p->width & 15) * 8;
+	__u64 rhs = p->rhs;
+
+	if (shift >= 64)
+		shift = 0;
+	if (p->is_signed) {
+		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
+
+		switch (p->op) {
+		case KSNOOP_CMP_EQ: return a == b;
+		case KSNOOP_CMP_NE: return a != b;
+		case KSNOOP_CMP_LT: return a < b;
+		case KSNOOP_CMP_LE: return a <= b;
+		case KSNOOP_CMP_GT: return a > b;
+		case KSNOOP_CMP_GE: return a >= b;
+		}
+		return false;
+	}
+	x = (x << shift) >> shift;
+	switch (p->op) {
+	case KSNOOP_CMP_EQ: return x == rhs;
+	case KSNOOP_CMP_NE: return x != rhs;
+	case KSNOOP_CMP_LT: return x < rhs;
+	case KSNOOP_CMP_LE: return x <= rhs;
+	case KSNOOP_CMP_GT: return x > rhs;
+	case KSNOOP_CMP_GE: return x >= rhs;
+	}
+	return false;
+}
+
+/* One step of the classic '*'/'?' matcher with a single backtrack point. */
+/* One step of the classic '*'/'?' matcher; 1 when g->result is final. */
+static __always_inline int glob_step(struct glob *g)
+{
+	__u32 pi = g->pi & (GLOB_MAX - 1), ti = g->ti & (GLOB_MAX - 1);
+	bool more_pat = g->pi < g->plen;
+
+	if (g->ti < g->tlen) {
+		if (more_pat && (g->pat[pi] == '?' || g->pat[pi] == g->txt[ti])) {
+			g->pi++;
+			g->ti++;
+		} else if (more_pat && g->pat[pi] == '*') {
+			g->star = g->pi++;
+			g->mark = g->ti;
+		} else if (g->star >= 0) {
+			g->pi = g->star + 1;
+			g->ti = ++g->mark;
+		} else {
+			g->result = 0;
+			return 1;
+		}
+		return 0;
+	}
+	if (more_pat && g->pat[pi] == '*') {
+		g->pi++;
+		return 0;
+	}
+	g->result = !more_pat;
+	return 1;
+}
+
+static __always_inline __u32 bounded_strlen(const char *s)
+{
+	__u32 i;
+
+	for (i = 0; i < GLOB_MAX; i++) {
+		if (!s[i])
+			return i;
+	}
+	return GLOB_MAX;
+}
+
+static __always_inline void glob_init(struct scratch *s, const struct ksnoop_pred *p, __u32 vi)
+{
+	struct glob *g = &s->glob;
+	__u32 off = s->str_off[vi], len = s->str_len[vi];
+
+	__builtin_memset(g->txt, 0, GLOB_MAX);
+	if (len > GLOB_MAX)
+		len = GLOB_MAX;
+	if (off < KSNOOP_DATA_MAX + 64)
+		bpf_probe_read_kernel(g->txt, len & (GLOB_MAX * 2 - 1), &s->ev.data[off]);
+	bpf_probe_read_kernel(g->pat, GLOB_MAX, p->str);
+	g->pat[GLOB_MAX - 1] = 0;
+	g->plen = bounded_strlen(g->pat);
+	g->tlen = bounded_strlen(g->txt);
+	g->pi = g->ti = 0;
+	g->star = g->mark = -1;
+	g->result = 0;
+}
+
+/*
+ * Predicates run as bpf_loop state machines, so the verifier checks each
+ * step once instead of every path through every comparison. Their
+ * contexts live on the stack (6.1 insists) and point at the scratch.
+ */
+struct cmp_eval {
+	struct ksnoop_func_cfg *cfg;
+	struct scratch *s;
+	__u32 at_entry;
+	__u32 k;       /* comparison being evaluated */
+	__u32 started; /* glob state initialised for k */
+	__u32 known;   /* bit k: result of comparison k is known */
+	__u32 val;     /* bit k: its result */
+};
+
+static __always_inline void cmp_done(struct cmp_eval *e, bool known, bool val)
+{
+	e->known |= (__u32)known << (e->k & 31);
+	e->val |= (__u32)val << (e->k & 31);
+	e->k++;
+	e->started = 0;
+}
+
+static int cmp_step(__u32 i, void *arg)
+{
+	struct cmp_eval *e = arg;
+	struct ksnoop_pred *p;
+	__u32 k = e->k, vi;
+
+	if (k >= e->cfg->nr_preds)
+		return 1;
+	barrier_var(k);
+	p = &e->cfg->preds[k & (KSNOOP_MAX_PREDS - 1)];
+	vi = p->value_idx;
+	barrier_var(vi);
+	vi &= KSNOOP_MAX_VALUES - 1;
+	/* At entry, a comparison on a return value is not known yet. */
+	if (e->at_entry && !(e->cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
+		cmp_done(e, false, false);
+	} else if (p->kind != KSNOOP_PRED_STR) {
+		cmp_done(e, true, int_pred_holds(p, e->s->scalars[vi]));
+	} else if (!e->started) {
+		glob_init(e->s, p, vi);
+		e->started = 1;
+	} else if (glob_step(&e->s->glob)) {
+		cmp_done(e, true, e->s->glob.result ^ (p->op == KSNOOP_CMP_NE));
+	}
+	return 0;
+}
+
+struct op_eval {
+	struct ksnoop_func_cfg *cfg;
+	__u32 known, val; /* per comparison, from cmp_eval */
+	__u32 sk, sv, sp; /* three-valued stack: known and value bits */
+};
+
+static int op_step(__u32 i, void *arg)
+{
+	struct op_eval *e = arg;
+	__u32 k, v, k1, v1, k2, v2;
+	__u8 op;
+
+	if (i >= e->cfg->nr_pred_ops || e->sp > 31)
+		return 1;
+	barrier_var(i);
+	op = e->cfg->pred_ops[i & (KSNOOP_MAX_PRED_OPS - 1)];
+	if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
+		if (e->sp < 2)
+			return 1;
+		e->sp -= 2;
+		k1 = e->sk >> e->sp & 1, v1 = e->sv >> e->sp & 1;
+		k2 = e->sk >> (e->sp + 1) & 1, v2 = e->sv >> (e->sp + 1) & 1;
+		if (op == KSNOOP_OP_AND) {
+			v = v1 & v2;
+			k = (k1 & k2) | (k1 & !v1) | (k2 & !v2);
+		} else {
+			v = v1 | v2;
+			k = (k1 & k2) | (k1 & v1) | (k2 & v2);
+		}
+	} else {
+		k = e->known >> (op & 31) & 1;
+		v = e->val >> (op & 31) & 1;
+	}
+	e->sk = (e->sk & ~(1U << e->sp)) | (k << e->sp);
+	e->sv = (e->sv & ~(1U << e->sp)) | (v << e->sp);
+	e->sp++;
+	return 0;
+}
+
+#define CMP_STEPS_MAX (KSNOOP_MAX_PREDS * (GLOB_MAX * GLOB_MAX + 2 * GLOB_MAX + 2))
+
+/* Unknown (at entry) passes; the return side decides. */
+static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,
+				       bool at_entry)
+{
+	struct cmp_eval ce = { .cfg = cfg, .s = s, .at_entry = at_entry };
+	struct op_eval oe = { .cfg = cfg };
+
+	if (!cfg->nr_pred_ops)
+		return true;
+	bpf_loop(CMP_STEPS_MAX, cmp_step, &ce, 0);
+	oe.known = ce.known;
+	oe.val = ce.val;
+	bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &oe, 0);
+	return !(oe.sk & 1) || (oe.sv & 1);
+}
+
+static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid,
+				       __u64 now)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	ev->kind = kind;
+	ev->nr_vrecs = 0;
+	ev->func_id = fid;
+	ev->ts = now;
+	ev->duration_ns = 0;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->tgid = id >> 32;
+	ev->pid = (__u32)id;
+	ev->data_len = 0;
+	ev->chain_id = 0;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+}
+
+static __always_inline void submit(struct ksnoop_event *ev)
+{
+	__u64 len = KSNOOP_EVENT_HDR_SIZE + ev->data_len;
+
+	if (len > sizeof(*ev))
+		len = sizeof(*ev);
+	if (bpf_ringbuf_output(&events, ev, len, 0))
+		count_drop(KSNOOP_DROP_RINGBUF);
+}
+
+/* -s: this function counts only while its predecessor is running. */
+static __always_inline bool chain_allows(struct task_state *ts, __u32 pos, __u64 *chain_id)
+{
+	__u32 i, d = ts->depth;
+
+	for (i = 0; i < KSNOOP_MAX_DEPTH; i++) {
+		struct frame *f;
+		struct ksnoop_func_cfg *cfg;
+		__u32 id;
+
+		if (i >= d)
+			break;
+		f = &ts->frames[(d - 1 - i) & (KSNOOP_MAX_DEPTH - 1)];
+		if (f->flags & FRAME_SKIP)
+			continue;
+		id = f->func_id;
+		cfg = bpf_map_lookup_elem(&func_cfg, &id);
+		if (cfg && cfg->chain_pos + 1 == pos) {
+			*chain_id = f->chain_id;
+			return true;
+		}
+	}
+	return false;
+}
+
+static __always_inline struct frame *push_frame(struct task_state *ts, __u32 fid, __u64 now)
+{
+	struct frame *f;
+
+	if (ts->depth >= KSNOOP_MAX_DEPTH) {
+		count_drop(KSNOOP_DROP_DEPTH);
+		return NULL;
+	}
+	f = &ts->frames[ts->depth & (KSNOOP_MAX_DEPTH - 1)];
+	f->func_id = fid;
+	f->flags = 0;
+	f->entry_ts = now;
+	f->chain_id = 0;
+	ts->depth++;
+	return f;
+}
+
+static __always_inline void stash_entry(struct scratch *s, __u32 depth, struct frame *f)
+{
+	struct stash_key key = { .tid = s->ev.pid, .depth = depth };
+
+	if (bpf_map_update_elem(&stash, &key, s, BPF_ANY)) {
+		count_drop(KSNOOP_DROP_STASH);
+		f->flags |= FRAME_SKIP;
+	}
+}
+
+static __always_inline bool is_trampoline(enum prog_kind kind)
+{
+	return kind == PK_FENTRY || kind == PK_FEXIT;
+}
+
+static __always_inline void init_capture(struct capture_ctx *c, void *ctx, struct regs *regs,
+					 enum prog_kind kind, struct ksnoop_func_cfg *cfg,
+					 bool at_entry)
+{
+	c->ctx = ctx;
+	c->regs = regs;
+	c->kind = kind;
+	c->at_entry = at_entry;
+	c->cfg = cfg;
+}
+
+/* -s: a frame outside a complete-so-far chain is skipped, events and all. */
+static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func_cfg *cfg,
+				       struct frame *f, __u64 now)
+{
+	if (!chain_mode)
+		return false;
+	if (cfg->chain_pos == 0) {
+		f->chain_id = now;
+		return false;
+	}
+	return !chain_allows(ts, cfg->chain_pos, &f->chain_id);
+}
+
+static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind)
+{
+	__u32 id = get_func_id(ctx, is_trampoline(kind));
+	struct ksnoop_func_cfg *cfg;
+	struct task_state *ts;
+	struct capture_ctx c;
+	struct frame *f;
+	__u64 now;
+
+	if (!pass_filters())
+		return 0;
+	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!cfg || !ts)
+		return 0;
+	now = bpf_ktime_get_ns();
+	f = push_frame(ts, id, now);
+	if (!f)
+		return 0;
+	if (chain_skip(ts, cfg, f, now)) {
+		f->flags |= FRAME_SKIP;
+		return 0;
+	}
+	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
+		return 0;
+	c.s = scratch_get();
+	if (!c.s) {
+		f->flags |= FRAME_SKIP;
+		return 0;
+	}
+	init_capture(&c, ctx, regs, kind, cfg, true);
+	init_event(&c.s->ev, KSNOOP_EV_ENTRY, id, now);
+	c.s->ev.chain_id = f->chain_id;
+	capture(&c);
+	if (!preds_pass(cfg, c.s, true))
+		f->flags |= FRAME_SKIP;
+	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
+		stash_entry(c.s, ts->depth - 1, f);
+	else
+		submit(&c.s->ev);
+	scratch_put();
+	return 0;
+}
+
+static __always_inline bool pop_frame(struct task_state *ts, __u32 fid, struct frame *out)
+{
+	struct frame *f;
+
+	if (ts->depth == 0 || ts->depth > KSNOOP_MAX_DEPTH)
+		return false;
+	f = &ts->frames[(ts->depth - 1) & (KSNOOP_MAX_DEPTH - 1)];
+	/* A missed entry (e.g. kretprobe maxactive) must not unbalance us. */
+	if (f->func_id != fid)
+		return false;
+	*out = *f;
+	ts->depth--;
+	return true;
+}
+
+static __always_inline bool unstash(struct scratch *s, __u32 depth)
+{
+	struct stash_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .depth = depth };
+	struct scratch *saved = bpf_map_lookup_elem(&stash, &key);
+
+	if (!saved)
+		return false;
+	bpf_probe_read_kernel(s, sizeof(*s), saved);
+	bpf_map_delete_elem(&stash, &key);
+	return true;
+}
+
+/* -s: tell user space the chain's first call returned, so it can decide. */
+static __always_inline void chain_end(struct scratch *s, __u32 id, struct frame *f, __u64 now)
+{
+	init_event(&s->ev, KSNOOP_EV_CHAIN_END, id, now);
+	s->ev.chain_id = f->chain_id;
+	submit(&s->ev);
+}
+
+static __always_inline bool start_return_event(struct scratch *s, struct ksnoop_func_cfg *cfg,
+					       __u32 id, __u32 depth, __u64 now)
+{
+	if (!(cfg->emit & KSNOOP_EMIT_COMBINED)) {
+		init_event(&s->ev, KSNOOP_EV_RETURN, id, now);
+		return true;
+	}
+	if (!unstash(s, depth))
+		return false;
+	s->ev.kind = KSNOOP_EV_COMBINED;
+	s->ev.ts = now;
+	s->ev.cpu = bpf_get_smp_processor_id();
+	return true;
+}
+
+static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind)
+{
+	__u32 id = get_func_id(ctx, is_trampoline(kind));
+	bool emits, ends_chain;
+	struct ksnoop_func_cfg *cfg;
+	struct task_state *ts;
+	struct capture_ctx c;
+	struct frame f;
+	__u64 now;
+
+	if (!pass_filters())
+		return 0;
+	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!cfg || !ts || !pop_frame(ts, id, &f) || (f.flags & FRAME_SKIP))
+		return 0;
+	emits = cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
+	ends_chain = chain_mode && cfg->chain_pos == 0;
+	if (!emits && !ends_chain)
+		return 0;
+	c.s = scratch_get();
+	if (!c.s)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (!emits) {
+		chain_end(c.s, id, &f, now);
+		goto out;
+	}
+	if (!start_return_event(c.s, cfg, id, ts->depth, now))
+		goto out;
+	c.s->ev.duration_ns = now - f.entry_ts;
+	c.s->ev.chain_id = f.chain_id;
+	init_capture(&c, ctx, regs, kind, cfg, false);
+	capture(&c);
+	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
+		submit(&c.s->ev);
+	else if (ends_chain)
+		chain_end(c.s, id, &f, now);
+out:
+	scratch_put();
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(ksnoop_fentry)
+{
+	return on_entry(ctx, NULL, PK_FENTRY);
+}
+
+SEC("fexit")
+int BPF_PROG(ksnoop_fexit)
+{
+	return on_return(ctx, NULL, PK_FEXIT);
+}
+
+SEC("kprobe")
+int ksnoop_kprobe(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE);
+}
+
+SEC("kretprobe")
+int ksnoop_kretprobe(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE);
+}
+
+SEC("kprobe.multi")
+int ksnoop_kmulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE);
+}
+
+SEC("kretprobe.multi")
+int ksnoop_kretmulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE);
+}
+
+/* A task that dies inside a traced call leaves its stash behind. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ksnoop_task_exit, struct task_struct *task)
+{
+	struct stash_key key = { .tid = task->pid };
+	__u32 d;
+
+	for (d = 0; d < KSNOOP_MAX_DEPTH; d++) {
+		key.depth = d;
+		bpf_map_delete_elem(&stash, &key);
+	}
+	return 0;
+}

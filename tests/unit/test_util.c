@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c: parse_long, strbuf, edit_distance, str_clip. */
+#include <errno.h>
+#include <limits.h>
+
+#include "testutil.h"
+#include "util.h"
+
+static void test_parse_long_ok(void **state)
+{
+	long long v;
+
+	(void)state;
+	assert_int_equal(parse_long("0", 0, 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_long("42", 0, 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_long("-7", -10, 10, &v), 0);
+	assert_int_equal(v, -7);
+	assert_int_equal(parse_long("0x10", 0, 100, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(parse_long("010", 0, 100, &v), 0); /* octal, like strtol */
+	assert_int_equal(v, 8);
+	assert_int_equal(parse_long("+5", 0, 10, &v), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(parse_long("9223372036854775807", 0, LLONG_MAX, &v), 0);
+	assert_true(v == LLONG_MAX);
+	assert_int_equal(parse_long("-9223372036854775808", LLONG_MIN, 0, &v), 0);
+	assert_true(v == LLONG_MIN);
+	/* the bounds are inclusive */
+	assert_int_equal(parse_long("10", 1, 10, &v), 0);
+	assert_int_equal(parse_long("1", 1, 10, &v), 0);
+}
+
+static void test_parse_long_bad(void **state)
+{
+	long long v = 1234;
+
+	(void)state;
+	assert_int_equal(parse_long(NULL, 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("abc", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("12abc", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_long("5 ", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long(" 5", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("\t5", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("1.5", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("0x", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("08", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("11", 0, 10, &v), -ERANGE);
+	assert_int_equal(parse_long("0", 1, 10, &v), -ERANGE);
+	assert_int_equal(parse_long("-1", 0, 10, &v), -ERANGE);
+	assert_int_equal(parse_long("9223372036854775808", 0, LLONG_MAX, &v), -ERANGE);
+	assert_int_equal(parse_long("99999999999999999999999", 0, LLONG_MAX, &v), -ERANGE);
+	/* the output is untouched on failure */
+	assert_int_equal(v, 1234);
+}
+
+static void test_strbuf(void **state)
+{
+	struct strbuf sb;
+	int i;
+
+	(void)state;
+	sb_init(&sb);
+	assert_string_equal(sb_str(&sb), "");
+	sb_printf(&sb, "%s=%d", "x", 5);
+	sb_putc(&sb, ';');
+	sb_write(&sb, "abc", 2);
+	assert_string_equal(sb_str(&sb), "x=5;ab");
+	assert_int_equal(sb.len, 6);
+	sb_reset(&sb);
+	assert_string_equal(sb_str(&sb), "");
+	assert_int_equal(sb.len, 0);
+	/* growth well past the first allocation */
+	for (i = 0; i < 10000; i++)
+		sb_putc(&sb, 'a' + i % 26);
+	assert_int_equal(sb.len, 10000);
+	assert_int_equal(strlen(sb_str(&sb)), 10000);
+	assert_int_equal(sb_str(&sb)[9999], 'a' + 9999 % 26);
+	sb_printf(&sb, "%5000s", "");
+	assert_int_equal(sb.len, 15000);
+	sb_free(&sb);
+	assert_string_equal(sb_str(&sb), "");
+	/* an empty printf still gives a valid string */
+	sb_printf(&sb, "%s", "");
+	assert_string_equal(sb_str(&sb), "");
+	sb_free(&sb);
+}
+
+static void test_edit_distance(void **state)
+{
+	char a[300], b[300];
+
+	(void)state;
+	assert_int_equal(edit_distance("", "", 3), 0);
+	assert_int_equal(edit_distance("abc", "abc", 3), 0);
+	assert_int_equal(edit_distance("abc", "abd", 3), 1);  /* substitution */
+	assert_int_equal(edit_distance("abc", "abcd", 3), 1); /* insertion */
+	assert_int_equal(edit_distance("abcd", "abc", 3), 1); /* deletion */
+	assert_int_equal(edit_distance("", "abc", 3), 3);
+	assert_int_equal(edit_distance("kitten", "sitting", 5), 3);
+	assert_int_equal(edit_distance("ip_send_skbb", "ip_send_skb", 4), 1);
+	assert_int_equal(edit_distance("tcp_sendmsg_lockd", "tcp_sendmsg_locked", 4), 1);
+	/* capped: anything beyond cap comes back as cap + 1 */
+	assert_int_equal(edit_distance("kitten", "sitting", 2), 3);
+	assert_int_equal(edit_distance("abc", "xyz", 1), 2);
+	assert_int_equal(edit_distance("a", "abcdefgh", 2), 3);
+	assert_int_equal(edit_distance("abcdefgh", "a", 2), 3);
+	assert_int_equal(edit_distance("abc", "abc", 0), 0);
+	assert_int_equal(edit_distance("abc", "abd", 0), 1);
+	/* very long strings are refused rather than costing O(n*m) */
+	memset(a, 'a', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memcpy(b, a, sizeof(b));
+	assert_int_equal(edit_distance(a, b, 4), 5);
+	a[256] = '\0';
+	b[256] = '\0';
+	assert_int_equal(edit_distance(a, b, 4), 0);
+}
+
+static void test_str_clip(void **state)
+{
+	char buf[CLIP_BUF], in[200];
+	const char *r;
+
+	(void)state;
+	assert_string_equal(str_clip("short", buf), "short");
+	assert_string_equal(str_clip("", buf), "");
+	memset(in, 'x', sizeof(in) - 1);
+	in[sizeof(in) - 1] = '\0';
+	in[CLIP_MAX] = '\0';
+	/* exactly CLIP_MAX characters are kept whole, and not copied */
+	assert_ptr_equal(str_clip(in, buf), in);
+	in[CLIP_MAX] = 'y';
+	r = str_clip(in, buf);
+	assert_ptr_equal(r, buf);
+	assert_int_equal(strlen(r), CLIP_MAX + 3);
+	assert_string_equal(r + CLIP_MAX, "...");
+	assert_int_equal(r[CLIP_MAX - 1], 'x');
+	/* control and non-ASCII bytes never reach the terminal */
+	assert_string_equal(str_clip("a\033[2Jb\n\xff", buf), "a?[2Jb??");
+	in[10] = '\t';
+	r = str_clip(in, buf);
+	assert_int_equal(r[10], '?');
+	assert_string_equal(r + CLIP_MAX, "...");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_long_ok), cmocka_unit_test(test_parse_long_bad),
+		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_str_clip),
+	};
+
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the cmocka unit tests: a small BTF fixture that exercises the
+ * prototype printer, and a way to write it to a file for --btf.
+ */
+#ifndef KSNOOP_TESTUTIL_H
+#define KSNOOP_TESTUTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <bpf/btf.h>
+
+#define UNUSED __attribute__((unused))
+
+/* Type ids of the fixture, in the order they are added. */
+struct fixture_ids {
+	int int_t, char_t, ulong_t, uint_t, const_char, const_char_ptr, void_ptr;
+	int net, net_ptr, skb, skb_ptr;
+	int u32, my_u32, color, int_arr4, volatile_int, cv_int, cv_int_ptr;
+	int cb_proto, cb_ptr, char_ptr, char_ptr_ptr, const_void, const_void_ptr;
+	int anon_struct;
+};
+
+static int add_func(struct btf *btf, const char *name, int ret, int nparams, ...)
+{
+	va_list ap;
+	int proto, i, err;
+
+	proto = btf__add_func_proto(btf, ret);
+	if (proto < 0)
+		return proto;
+	va_start(ap, nparams);
+	for (i = 0; i < nparams; i++) {
+		const char *pn = va_arg(ap, const char *);
+		int pt = va_arg(ap, int);
+
+		err = btf__add_func_param(btf, pn, pt);
+		if (err) {
+			va_end(ap);
+			return err;
+		}
+	}
+	va_end(ap);
+	return btf__add_func(btf, name, BTF_FUNC_GLOBAL, proto);
+}
+
+/*
+ * Builds, on top of base (NULL for a "vmlinux"), types and functions:
+ *   int ip_send_skb(struct net *net, struct sk_buff *skb);
+ *   long unsigned int noargs(void);
+ *   int six(int a, int b, int c, int d, int e, int f);
+ *   int vlog(int level, const char *fmt, ...);
+ *   int vonly(...);
+ *   void register_cb(int (*cb)(void *), void *data);
+ *   int (*get_handler(int type))(void *);
+ *   void fill(int arr[4]);
+ *   void cv(const volatile int *p, volatile int v, const void *q);
+ *   enum color paint(enum color c);
+ *   my_u32 hash(my_u32 seed);            my_u32 -> u32 -> unsigned int
+ *   char **argvfn(char **argv);
+ *   int dup_static(int a);  void dup_static(char *s);
+ *   void anon(struct { int x; } s);
+ *   unnamed(int, char *)                 nameless parameters
+ */
+static UNUSED struct btf *fixture_new(struct fixture_ids *id)
+{
+	struct btf *btf = btf__new_empty();
+	int err = 0;
+
+	if (!btf)
+		return NULL;
+	id->int_t = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	id->char_t = btf__add_int(btf, "char", 1, BTF_INT_SIGNED | BTF_INT_CHAR);
+	id->ulong_t = btf__add_int(btf, "long unsigned int", 8, 0);
+	id->uint_t = btf__add_int(btf, "unsigned int", 4, 0);
+	id->const_char = btf__add_const(btf, id->char_t);
+	id->const_char_ptr = btf__add_ptr(btf, id->const_char);
+	id->void_ptr = btf__add_ptr(btf, 0);
+
+	id->net = btf__add_struct(btf, "net", 8);
+	err |= btf__add_field(btf, "ifindex", id->int_t, 0, 0);
+	id->net_ptr = btf__add_ptr(btf, id->net);
+	id->skb = btf__add_struct(btf, "sk_buff", 16);
+	err |= btf__add_field(btf, "len", id->uint_t, 0, 0);
+	err |= btf__add_field(btf, "net", id->net_ptr, 64, 0);
+	id->skb_ptr = btf__add_ptr(btf, id->skb);
+
+	id->u32 = btf__add_typedef(btf, "u32", id->uint_t);
+	id->my_u32 = btf__add_typedef(btf, "my_u32", id->u32);
+	id->color = btf__add_enum(btf, "color", 4);
+	err |= btf__add_enum_value(btf, "RED", 0);
+	err |= btf__add_enum_value(btf, "GREEN", 1);
+	id->int_arr4 = btf__add_array(btf, id->int_t, id->int_t, 4);
+	id->volatile_int = btf__add_volatile(btf, id->int_t);
+	id->cv_int = btf__add_const(btf, id->volatile_int);
+	id->cv_int_ptr = btf__add_ptr(btf, id->cv_int);
+
+	id->cb_proto = btf__add_func_proto(btf, id->int_t);
+	err |= btf__add_func_param(btf, "", id->void_ptr);
+	id->cb_ptr = btf__add_ptr(btf, id->cb_proto);
+	id->char_ptr = btf__add_ptr(btf, id->char_t);
+	id->char_ptr_ptr = btf__add_ptr(btf, id->char_ptr);
+	id->const_void = btf__add_const(btf, 0);
+	id->const_void_ptr = btf__add_ptr(btf, id->const_void);
+	id->anon_struct = btf__add_struct(btf, NULL, 4);
+	err |= btf__add_field(btf, "x", id->int_t, 0, 0);
+
+	if (err || id->anon_struct < 0)
+		goto fail;
+
+	if (add_func(btf, "ip_send_skb", id->int_t, 2, "net", id->net_ptr, "skb", id->skb_ptr) <
+		    0 ||
+	    add_func(btf, "noargs", id->ulong_t, 0) < 0 ||
+	    add_func(btf, "six", id->int_t, 6, "a", id->int_t, "b", id->int_t, "c", id->int_t, "d",
+		     id->int_t, "e", id->int_t, "f", id->int_t) < 0 ||
+	    add_func(btf, "vlog", id->int_t, 3, "level", id->int_t, "fmt", id->const_char_ptr, "",
+		     0) < 0 ||
+	    add_func(btf, "vonly", id->int_t, 1, "", 0) < 0 ||
+	    add_func(btf, "register_cb", 0, 2, "cb", id->cb_ptr, "data", id->void_ptr) < 0 ||
+	    add_func(btf, "get_handler", id->cb_ptr, 1, "type", id->int_t) < 0 ||
+	    add_func(btf, "fill", 0, 1, "arr", id->int_arr4) < 0 ||
+	    add_func(btf, "cv", 0, 3, "p", id->cv_int_ptr, "v", id->volatile_int, "q",
+		     id->const_void_ptr) < 0 ||
+	    add_func(btf, "paint", id->color, 1, "c", id->color) < 0 ||
+	    add_func(btf, "hash", id->my_u32, 1, "seed", id->my_u32) < 0 ||
+	    add_func(btf, "argvfn", id->char_ptr_ptr, 1, "argv", id->char_ptr_ptr) < 0 ||
+	    add_func(btf, "dup_static", id->int_t, 1, "a", id->int_t) < 0 ||
+	    add_func(btf, "dup_static", 0, 1, "s", id->char_ptr) < 0 ||
+	    add_func(btf, "anon", 0, 1, "s", id->anon_struct) < 0 ||
+	    add_func(btf, "unnamed", id->int_t, 2, "", id->int_t, "", id->char_ptr) < 0)
+		goto fail;
+	return btf;
+fail:
+	btf__free(btf);
+	return NULL;
+}
+
+/* Module BTF split on base: int mod_func(struct sk_buff *skb); void mod_only(u32 x); */
+static UNUSED struct btf *fixture_module_new(struct btf *base, const struct fixture_ids *id)
+{
+	struct btf *btf = btf__new_empty_split(base);
+
+	if (!btf)
+		return NULL;
+	if (add_func(btf, "mod_func", id->int_t, 1, "skb", id->skb_ptr) < 0 ||
+	    add_func(btf, "mod_only", 0, 1, "x", id->u32) < 0) {
+		btf__free(btf);
+		return NULL;
+	}
+	return btf;
+}
+
+/* Write btf as a raw BTF file into a new temporary path; free() the path. */
+static UNUSED char *fixture_write(const struct btf *btf)
+{
+	char *path = strdup("/tmp/ksnoop-test-btf.XXXXXX");
+	const void *data;
+	__u32 size;
+	int fd;
+
+	if (!path)
+		return NULL;
+	data = btf__raw_data(btf, &size);
+	fd = mkstemp(path);
+	if (!data || fd < 0 || write(fd, data, size) != (ssize_t)size) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+#endif

@@ -39,7 +39,8 @@
 #                      btf, btf:MODULE, module_btf, fentry, kprobe,
 #                      kprobe.multi, kprobe_events, fprobe_events, vm,
 #                      root, kernel>=X.Y, kernel<X.Y, config:CONFIG_FOO,
-#                      cmd:PROGRAM
+#                      cmd:PROGRAM, arch:x86|arm64 (the machine's, as the
+#                      Makefile names it)
 #   WAIT_FOR regex     with TRACE: after the workload, wait (up to TIMEOUT)
 #                      for a stdout line matching regex before SIGINT;
 #                      repeatable. Use it for events that may arrive late;
@@ -130,6 +131,12 @@ version_ge() {
 }
 
 read -r KREL </proc/sys/kernel/osrelease
+# bash's own idea of the machine, no exec needed.
+case $HOSTTYPE in
+x86_64) MACH=x86 ;;
+aarch64) MACH=arm64 ;;
+*) MACH=$HOSTTYPE ;;
+esac
 
 # Features come from the kernel's config and its file systems, never from
 # ksnoop itself, so a broken "ksnoop feature" cannot skip its own tests.
@@ -142,6 +149,7 @@ have() {
 	kernel\<*) ! version_ge "$KREL" "${1#kernel<}" ;;
 	config:*) config_has "${1#config:}" ;;
 	cmd:*) command -v "${1#cmd:}" >/dev/null ;;
+	arch:*) [ "${1#arch:}" = "$MACH" ] ;;
 	btf) [ -r /sys/kernel/btf/vmlinux ] ;;
 	btf:*) [ -r "/sys/kernel/btf/${1#btf:}" ] ;;
 	module_btf)

@@ -21,7 +21,7 @@
 #                      started, waited for until READY, the workload run,
 #                      stopped with SIGINT (see trace-bg.sh); one command,
 #                      run as bash -c "exec cmd"
-#   READY regex        TRACE's ready line on stdout (default ^TIME, ksnoop's
+#   READY regex        TRACE's ready line on stdout (default ^ *TIME, ksnoop's
 #                      header)
 #   WORKLOAD cmd       shell command: with TRACE, run once READY; with RUN,
 #                      run in the background alongside it
@@ -171,7 +171,7 @@ FEATURES=(btf module_btf fentry kprobe kprobe.multi kprobe_events fprobe_events 
 # ---- one case -----------------------------------------------------------
 
 reset_case() {
-	C_NAME= C_WHERE= C_RUN= C_TRACE= C_READY='^TIME' C_WORKLOAD= C_PAUSED=
+	C_NAME= C_WHERE= C_RUN= C_TRACE= C_READY='^ *TIME' C_WORKLOAD= C_PAUSED=
 	C_EXIT=0 C_TIMEOUT=30 C_SETTLE= C_BAD=
 	C_WAIT=() C_EXPECT=() C_EXACT=() C_NONE=() C_LINES=() C_ERR=() C_ERR_NONE=() C_REQ=()
 }
@@ -249,7 +249,6 @@ validate_case() {
 	[ -n "$C_PAUSED" ] && [ -z "$C_TRACE" ] && C_BAD+="PAUSED_WORKLOAD needs TRACE; "
 	[ ${#C_WAIT[@]} -gt 0 ] && [ -z "$C_TRACE" ] && C_BAD+="WAIT_FOR needs TRACE; "
 	[ -n "$C_SETTLE" ] && [ -z "$C_TRACE" ] && C_BAD+="SETTLE needs TRACE; "
-	[ -n "$C_PAUSED" ] && [ -n "$C_WORKLOAD" ] && C_BAD+="WORKLOAD and PAUSED_WORKLOAD both given; "
 	[[ $C_EXIT =~ ^([0-9]+|any|nonzero)$ ]] || C_BAD+="bad EXIT '$C_EXIT'; "
 	[[ $C_TIMEOUT =~ ^[0-9]+$ ]] || C_BAD+="bad TIMEOUT '$C_TIMEOUT'; "
 	[[ -z $C_SETTLE || $C_SETTLE =~ ^[0-9]*\.?[0-9]+$ ]] || C_BAD+="bad SETTLE '$C_SETTLE'; "

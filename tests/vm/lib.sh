@@ -154,9 +154,9 @@ lines_match() {
 #     prints pid=N and stops itself; N is in $WPID for the tracer.
 #  2. Start TRACER (own process group, SIGINT at its default), stdout to
 #     --out, stderr to --err.
-#  3. Wait for a stdout line matching --ready (default ^TIME: ksnoop's
+#  3. Wait for a stdout line matching --ready (default ^ *TIME: ksnoop's
 #     header, printed once every probe is attached).
-#  4. Run the workload: SIGCONT the paused one, or --workload through eval;
+#  4. Run the workloads: SIGCONT the paused one, then --workload through eval;
 #     wait for it (its output goes to --wout).
 #  5. Wait for a stdout line matching each --until RE, then until stdout
 #     has been quiet for --settle seconds (default 0.5).
@@ -166,7 +166,7 @@ lines_match() {
 # append one "trace-bg: ..." line to --err and return 124 (time) or 125.
 
 trace_bg() {
-	local ready='^TIME' workload= paused= settle=0.5 timeout=30 out= err= wout=/dev/null
+	local ready='^ *TIME' workload= paused= settle=0.5 timeout=30 out= err= wout=/dev/null
 	local -a until=()
 	local deadline tpid wpid= re i grace quiet_us last
 
@@ -243,7 +243,8 @@ trace_bg() {
 		wait_until "$wpid" "$deadline" || { _tb_fail 124 "workload timed out"; return; }
 		wpid=
 		[ "$WAIT_RC" = 0 ] || { _tb_fail 125 "workload failed with status $WAIT_RC"; return; }
-	elif [ -n "$workload" ]; then
+	fi
+	if [ -n "$workload" ]; then
 		now
 		run_timeout $(((deadline - NOW) / 1000000 + 1)) eval "$workload" >"$wout" 2>&1
 		i=$?

@@ -55,15 +55,19 @@ struct {
 	__type(value, struct drop_state);
 } drops SEC(".maps");
 
-/* Variable-length records are built here, then copied to the ring. */
+/*
+ * Variable-length records are built here, then copied to the ring: the
+ * payload is a path, or a fixed part (GIO, ARGS) followed by data.
+ */
 struct scratch {
 	struct ktr_rec hdr;
-	union {
-		struct ktr_genio gio;
-		struct ktr_exec exec;
-	};
-	char data[KTR_EXEC_MAX];
+	char payload[sizeof(struct ktr_genio) + KTR_EXEC_MAX];
 };
+
+#define GIO_FIXED(s) ((struct ktr_genio *)(s)->payload)
+#define GIO_DATA(s) ((s)->payload + sizeof(struct ktr_genio))
+#define EXEC_FIXED(s) ((struct ktr_exec *)(s)->payload)
+#define EXEC_DATA(s) ((s)->payload + sizeof(struct ktr_exec))
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -237,8 +241,9 @@ static __always_inline void emit_user_path(struct scratch *s, __u64 uptr)
 
 	if (!uptr)
 		return;
-	n = bpf_probe_read_user_str(s->data, KTR_PATH_MAX, (const void *)uptr);
-	if (n <= 0 || n > KTR_PATH_MAX)
+	n = bpf_probe_read_user_str(s->payload, KTR_PATH_MAX, (const void *)uptr);
+	/* "" with AT_EMPTY_PATH names the fd itself: nothing is looked up. */
+	if (n <= 1 || n > KTR_PATH_MAX)
 		return;
 	fill_hdr(&s->hdr, KTR_NAMEI, n - 1);
 	output(s, n - 1);
@@ -261,18 +266,22 @@ static __always_inline void emit_paths(struct pt_regs *regs, __u8 mask)
 /* Append up to want bytes from user memory at off; returns bytes added. */
 static __always_inline __u32 gio_copy(struct scratch *s, __u32 off, const void *src, __u64 want)
 {
-	__u32 room, n;
+	__u64 n;
 
 	if (off >= KTR_GIO_MAX)
 		return 0;
-	room = KTR_GIO_MAX - off;
-	n = want < room ? want : room;
-	/* Bounds the verifier can follow: off < 4096, n <= 4096. */
+	n = want < KTR_GIO_MAX - off ? want : KTR_GIO_MAX - off;
+	/*
+	 * The compiler knows these bounds and would drop the checks below;
+	 * the verifier needs to see them: off < 4096 and n <= 4096 keep the
+	 * copy inside data[].
+	 */
+	barrier_var(off);
+	barrier_var(n);
 	off &= KTR_GIO_MAX - 1;
-	n &= 2 * KTR_GIO_MAX - 1;
 	if (n > KTR_GIO_MAX)
 		return 0;
-	if (bpf_probe_read_user(s->data + off, n, src))
+	if (bpf_probe_read_user(GIO_DATA(s) + off, n, src))
 		return 0;
 	return n;
 }
@@ -331,15 +340,15 @@ static __always_inline void emit_gio(struct pt_regs *regs, struct ktr_sysinfo *s
 	n = gio_data(s, regs, si->gio, ret);
 	if (n > KTR_GIO_MAX)
 		return;
-	fill_hdr(&s->hdr, KTR_GENIO, sizeof(s->gio) + n);
+	fill_hdr(&s->hdr, KTR_GENIO, sizeof(struct ktr_genio) + n);
 	if (n < ret)
 		s->hdr.flags |= KTR_F_TRUNC;
-	s->gio.fd = syscall_arg(regs, 0);
-	s->gio.rw = si->gio_rw;
-	s->gio.code = nr;
-	s->gio.pad = 0;
-	s->gio.count = ret;
-	output(s, sizeof(s->gio) + n);
+	GIO_FIXED(s)->fd = syscall_arg(regs, 0);
+	GIO_FIXED(s)->rw = si->gio_rw;
+	GIO_FIXED(s)->code = nr;
+	GIO_FIXED(s)->pad = 0;
+	GIO_FIXED(s)->count = ret;
+	output(s, sizeof(struct ktr_genio) + n);
 }
 
 static __always_inline void emit_sysret(long nr, long ret)
@@ -395,17 +404,17 @@ static __always_inline void emit_exec_area(__u16 type, unsigned long start, unsi
 	if (!s || end <= start)
 		return;
 	n = total < KTR_EXEC_MAX ? total : KTR_EXEC_MAX;
-	n &= 2 * KTR_EXEC_MAX - 1;
+	barrier_var(n);
 	if (n > KTR_EXEC_MAX)
 		return;
-	if (bpf_probe_read_user(s->data, n, (const void *)start))
+	if (bpf_probe_read_user(EXEC_DATA(s), n, (const void *)start))
 		return;
-	fill_hdr(&s->hdr, type, sizeof(s->exec) + n);
+	fill_hdr(&s->hdr, type, sizeof(struct ktr_exec) + n);
 	if (n < total)
 		s->hdr.flags |= KTR_F_TRUNC;
-	s->exec.total = total;
-	s->exec.pad = 0;
-	output(s, sizeof(s->exec) + n);
+	EXEC_FIXED(s)->total = total;
+	EXEC_FIXED(s)->pad = 0;
+	output(s, sizeof(struct ktr_exec) + n);
 }
 
 static __always_inline void emit_exec_path(struct linux_binprm *bprm)
@@ -417,7 +426,7 @@ static __always_inline void emit_exec_path(struct linux_binprm *bprm)
 	if (!s)
 		return;
 	name = BPF_CORE_READ(bprm, filename);
-	n = bpf_probe_read_kernel_str(s->data, KTR_PATH_MAX, name);
+	n = bpf_probe_read_kernel_str(s->payload, KTR_PATH_MAX, name);
 	if (n <= 0 || n > KTR_PATH_MAX)
 		return;
 	fill_hdr(&s->hdr, KTR_NAMEI, n - 1);

@@ -382,6 +382,12 @@ int BPF_PROG(ktr_sys_exit, struct pt_regs *regs, long ret)
 	if (!t || (t->flags & KTR_T_AWAIT_EXEC))
 		return 0;
 	nr = SYSCALL_NR(regs);
+	/*
+	 * -1: rt_sigreturn restored the registers, or a tracer skipped the
+	 * call; the value in ax is no syscall's return value.
+	 */
+	if (nr < 0)
+		return 0;
 	si = lookup_sysinfo(nr);
 	if (si) {
 		/* A successful exec replaced the user memory the pointer was in. */

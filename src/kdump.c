@@ -13,6 +13,7 @@
 
 #include "env.h"
 #include "kdump_print.h"
+#include "ktr_systab.h"
 #include "util.h"
 
 #define KDUMP_USAGE "usage: kdump [-dHlnRTXx] [-f file] [-m maxdata] [-p pid] [-t trstr]"
@@ -132,7 +133,12 @@ int cmd_kdump(struct env *env, int argc, char **argv)
 		goto out;
 	}
 	kdump_ctx_init(&ctx, &a.opts, stdout);
-	ret = kdump_run(&ctx, r);
+	ret = kdump_begin(&ctx, r);
+	if (ret > 0)
+		p_warn("'%s' was recorded on ELF machine %u, kdump decodes %u: raw numbers shown",
+		       a.file, ktr_reader__header(r)->machine, ktr_systab_machine);
+	if (ret >= 0)
+		ret = kdump_run(&ctx, r);
 	fflush(stdout);
 	if (ret)
 		p_err("%s", ktr_reader__error(r));

@@ -297,21 +297,25 @@ void kdump_print(struct kdump_ctx *c, const struct ktr_rec *h, const void *paylo
 	fputs(sb_str(&c->line), c->out);
 }
 
+int kdump_begin(struct kdump_ctx *c, struct ktr_reader *r)
+{
+	if (ktr_reader__open(r))
+		return -1;
+	/* Names and flag values are this machine's: raw numbers otherwise. */
+	if (ktr_reader__header(r)->machine != ktr_systab_machine) {
+		c->fmt.names = false;
+		c->fmt.raw = true;
+		return 1;
+	}
+	return 0;
+}
+
 int kdump_run(struct kdump_ctx *c, struct ktr_reader *r)
 {
 	const struct ktr_rec *h;
 	const void *payload;
 	int ret;
 
-	if (ktr_reader__open(r))
-		return -1;
-	/* Names and flag values are this machine's: raw numbers otherwise. */
-	if (ktr_reader__header(r)->machine != ktr_systab_machine) {
-		p_warn("trace recorded on ELF machine %u, kdump decodes %u: showing raw numbers",
-		       ktr_reader__header(r)->machine, ktr_systab_machine);
-		c->fmt.names = false;
-		c->fmt.raw = true;
-	}
 	while ((ret = ktr_reader__next(r, &h, &payload)) > 0) {
 		kdump_print(c, h, payload);
 		if (c->opts.follow)

@@ -36,7 +36,13 @@ void kdump_opts_default(struct kdump_opts *o);
 void kdump_ctx_init(struct kdump_ctx *c, const struct kdump_opts *o, FILE *out);
 void kdump_ctx_free(struct kdump_ctx *c);
 
-/* Print every record of r from its header on: 0, or -1 (reader's error). */
+/*
+ * Read r's file header: 0, or -1 (reader's error). A trace from another
+ * architecture switches to raw numbers and returns 1, for the caller to
+ * say so.
+ */
+int kdump_begin(struct kdump_ctx *c, struct ktr_reader *r);
+/* Print every record after the header: 0, or -1 (reader's error). */
 int kdump_run(struct kdump_ctx *c, struct ktr_reader *r);
 
 /* Print one validated record. */

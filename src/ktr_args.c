@@ -26,6 +26,7 @@ enum arg_kind {
 	AK_MMAP,    /* MAP_* */
 	AK_SIGNAL,  /* signal number */
 	AK_ATFLAGS, /* AT_* */
+	AK_SIGHOW,  /* SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK */
 	AK_OMIT,    /* not shown: open's mode without O_CREAT */
 };
 
@@ -190,6 +191,7 @@ static const struct arg_rule arg_rules[] = {
 	{ "linkat", "flags", AK_ATFLAGS },    { "utimensat", "flags", AK_ATFLAGS },
 	{ "execveat", "flags", AK_ATFLAGS },  { "statx", "flags", AK_ATFLAGS },
 	{ "name_to_handle_at", "flag", AK_ATFLAGS }, { "fchmodat2", "flags", AK_ATFLAGS },
+	{ "rt_sigprocmask", "how", AK_SIGHOW },
 };
 
 static bool name_is(const char *name, const char *const *list, size_t n)
@@ -286,6 +288,16 @@ static void format_signal(struct strbuf *sb, long long sig)
 		sb_printf(sb, "%lld", sig);
 }
 
+static void format_sighow(struct strbuf *sb, unsigned long long v)
+{
+	static const char *const how[] = { "SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK" };
+
+	if ((unsigned int)v < ARRAY_SIZE(how))
+		sb_printf(sb, "%s", how[(unsigned int)v]);
+	else
+		sb_printf(sb, "%#llx", v);
+}
+
 static void format_arg(struct strbuf *sb, enum arg_kind k, const struct ktr_sysarg *a,
 		       unsigned long long v, const struct ktr_fmt_opts *o)
 {
@@ -320,6 +332,9 @@ static void format_arg(struct strbuf *sb, enum arg_kind k, const struct ktr_sysa
 		break;
 	case AK_ATFLAGS:
 		format_atflags(sb, (unsigned int)v);
+		break;
+	case AK_SIGHOW:
+		format_sighow(sb, v);
 		break;
 	case AK_HEX:
 	case AK_OMIT:

@@ -97,11 +97,14 @@ struct ktr_psig { /* KTR_PSIG */
 	__s32 err;	   /* si_errno */
 	__s32 sender_pid;  /* si_pid when the code carries one */
 	__u32 sender_uid;
-	__u32 pad;
+	__u32 flags;	   /* KTR_PSIG_* */
 	__u64 action;	   /* handler: 0 SIG_DFL, 1 SIG_IGN, else its address */
 	__u64 mask;	   /* blocked signals at delivery, bit n-1 = signal n */
 	__u64 sa_flags;
 };
+
+/* No siginfo: sent by the kernel, or a fatal signal's group exit. */
+#define KTR_PSIG_NOINFO 0x1
 
 struct ktr_exec { /* KTR_EXECARGS, KTR_EXECENV: then NUL-separated strings */
 	__u32 total; /* bytes of the whole area; more than captured if cut */

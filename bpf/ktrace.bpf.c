@@ -97,6 +97,9 @@ struct pt_regs___ktr_arm64 {
 #error "ktrace supports x86 and arm64"
 #endif
 
+#define SIGKILL_NR 9
+#define SI_KERNEL_CODE 0x80
+
 /* Argument n of the syscall; n is a constant after unrolling. */
 static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
 {
@@ -458,6 +461,39 @@ int BPF_PROG(ktr_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	return 0;
 }
 
+/*
+ * The siginfo part, as the tracepoint's own TP_STORE_SIGINFO reads it:
+ * SEND_SIG_NOINFO (0) and SEND_SIG_PRIV (1) are not pointers.
+ */
+static __always_inline void fill_psig(struct ktr_psig *p, int sig, struct kernel_siginfo *info,
+				      struct task_struct *task)
+{
+	int exit_code;
+
+	p->signo = sig;
+	p->sender_pid = 0;
+	p->sender_uid = 0;
+	p->err = 0;
+	if ((unsigned long)info <= 1) {
+		p->code = info ? SI_KERNEL_CODE : 0 /* SI_USER */;
+		p->flags = KTR_PSIG_NOINFO;
+		/*
+		 * A fatal signal became a group exit: the task is told SIGKILL,
+		 * and the signal that caused it is the group's exit code (an
+		 * exit(2) status would be shifted left by 8).
+		 */
+		exit_code = BPF_CORE_READ(task, signal, group_exit_code);
+		if (sig == SIGKILL_NR && exit_code > 0 && exit_code <= 64)
+			p->signo = exit_code;
+		return;
+	}
+	p->flags = 0;
+	p->code = BPF_CORE_READ(info, si_code);
+	p->err = BPF_CORE_READ(info, si_errno);
+	p->sender_pid = BPF_CORE_READ(info, _sifields._kill._pid);
+	p->sender_uid = BPF_CORE_READ(info, _sifields._kill._uid);
+}
+
 SEC("tp_btf/signal_deliver")
 int BPF_PROG(ktr_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
@@ -478,12 +514,7 @@ int BPF_PROG(ktr_signal_deliver, int sig, struct kernel_siginfo *info, struct k_
 	}
 	task = bpf_get_current_task_btf();
 	fill_hdr(&rec->hdr, KTR_PSIG, sizeof(rec->psig));
-	rec->psig.signo = sig;
-	rec->psig.code = BPF_CORE_READ(info, si_code);
-	rec->psig.err = BPF_CORE_READ(info, si_errno);
-	rec->psig.sender_pid = BPF_CORE_READ(info, _sifields._kill._pid);
-	rec->psig.sender_uid = BPF_CORE_READ(info, _sifields._kill._uid);
-	rec->psig.pad = 0;
+	fill_psig(&rec->psig, sig, info, task);
 	rec->psig.action = (__u64)BPF_CORE_READ(ka, sa.sa_handler);
 	rec->psig.sa_flags = BPF_CORE_READ(ka, sa.sa_flags);
 	rec->psig.mask = BPF_CORE_READ(task, blocked.sig[0]);

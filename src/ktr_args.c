@@ -464,7 +464,7 @@ void ktr_format_psig(struct strbuf *sb, const struct ktr_psig *p, const struct k
 		sb_printf(sb, " code=%s", cname);
 	else
 		sb_printf(sb, " code=%d", p->code);
-	if (code_has_sender(p->signo, p->code))
+	if (!(p->flags & KTR_PSIG_NOINFO) && code_has_sender(p->signo, p->code))
 		sb_printf(sb, " pid=%d uid=%u", p->sender_pid, p->sender_uid);
 	if (p->err)
 		sb_printf(sb, " errno=%d", p->err);

@@ -31,6 +31,9 @@
 #define KTRACE_USAGE                                                        \
 	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]\n" \
 	"       ktrace [-adi] [-f trfile] [-t trstr] command [args]"
+/* Error messages stay on one line. */
+#define KTRACE_SYNOPSIS \
+	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr] [command [args]]"
 #define DEFAULT_TRFILE "ktrace.out"
 #define MAX_PGIDS 16
 #define STOP_TIMEOUT_MS 10000
@@ -131,11 +134,11 @@ static int check_combination(const struct ktrace_args *a)
 	bool procs = a->pids.n || a->nr_pgids;
 
 	if (a->cmd && (procs || a->clear || a->clear_all)) {
-		p_err("a command cannot be combined with -p, -g, -c or -C; %s", KTRACE_USAGE);
+		p_err("a command cannot be combined with -p, -g, -c or -C; %s", KTRACE_SYNOPSIS);
 		return -EINVAL;
 	}
 	if (!a->cmd && !procs && !a->clear && !a->clear_all) {
-		p_err("no process or command to trace; %s", KTRACE_USAGE);
+		p_err("no process or command to trace; %s", KTRACE_SYNOPSIS);
 		return -EINVAL;
 	}
 	return 0;
@@ -153,11 +156,11 @@ static int parse_ktrace_args(struct ktrace_args *a, int argc, char **argv)
 	/* argv[-1] is the command word (or program name): getopt's argv[0]. */
 	while ((opt = getopt(argc + 1, argv - 1, "+:aCcdif:g:p:t:h")) != -1) {
 		if (opt == '?') {
-			p_err("unknown option '-%c'; %s", optopt, KTRACE_USAGE);
+			p_err("unknown option '-%c'; %s", optopt, KTRACE_SYNOPSIS);
 			return -EINVAL;
 		}
 		if (opt == ':') {
-			p_err("option '-%c' needs an argument; %s", optopt, KTRACE_USAGE);
+			p_err("option '-%c' needs an argument; %s", optopt, KTRACE_SYNOPSIS);
 			return -EINVAL;
 		}
 		ret = parse_ktrace_opt(a, opt, optarg);

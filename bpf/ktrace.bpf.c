@@ -375,8 +375,7 @@ static __always_inline void emit_sysret(long nr, long ret)
 	bpf_ringbuf_submit(rec, wake_flag());
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(ktr_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool with_io)
 {
 	struct ktr_target *t = lookup_target();
 	struct ktr_sysinfo *si;
@@ -391,7 +390,7 @@ int BPF_PROG(ktr_sys_exit, struct pt_regs *regs, long ret)
 	 */
 	if (nr < 0)
 		return 0;
-	si = lookup_sysinfo(nr);
+	si = with_io && (t->facs & (KTRFAC_NAMEI | KTRFAC_GENIO)) ? lookup_sysinfo(nr) : NULL;
 	if (si) {
 		/* A successful exec replaced the user memory the pointer was in. */
 		if ((t->facs & KTRFAC_NAMEI) && si->path_args && !(si->is_exec && ret == 0))
@@ -402,6 +401,23 @@ int BPF_PROG(ktr_sys_exit, struct pt_regs *regs, long ret)
 	if (t->facs & KTRFAC_SYSCALL)
 		emit_sysret(nr, ret);
 	return 0;
+}
+
+/*
+ * Two versions of the sys_exit program; the recorder loads one. Without
+ * n or i in any -t, the paths and I/O code is neither verified (most of
+ * the load time) nor run.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ktr_sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, false);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ktr_sys_exit_io, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, true);
 }
 
 static __always_inline void emit_exec_area(__u16 type, unsigned long start, unsigned long end)

@@ -196,16 +196,30 @@ static int fill_sysinfo(struct recorder *r)
 	return 0;
 }
 
+/* Load only the programs the trace points need (verifying is slow). */
+static void select_programs(struct ktrace_bpf *skel, unsigned int facs)
+{
+	bool io = facs & (KTRFAC_NAMEI | KTRFAC_GENIO);
+
+	bpf_program__set_autoload(skel->progs.ktr_sys_exit, !io);
+	bpf_program__set_autoload(skel->progs.ktr_sys_exit_io, io);
+	bpf_program__set_autoload(skel->progs.ktr_exec,
+				  facs & (KTRFAC_NAMEI | KTRFAC_EXECARGS | KTRFAC_EXECENV));
+	bpf_program__set_autoload(skel->progs.ktr_signal_deliver, facs & KTRFAC_PSIG);
+}
+
 static int load_bpf(struct recorder *r)
 {
 	int err;
 
 	libbpf_set_print(libbpf_quiet);
+	p_dbg("recorder: loading BPF");
 	r->skel = ktrace_bpf__open();
 	if (!r->skel) {
 		p_err("cannot open the ktrace BPF object: %s", strerror(errno));
 		return -errno;
 	}
+	select_programs(r->skel, r->o->facs);
 	bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES);
 	r->skel->rodata->wakeup_bytes = WAKEUP_BYTES;
 	err = ktrace_bpf__load(r->skel);
@@ -214,9 +228,11 @@ static int load_bpf(struct recorder *r)
 		      strerror(-err));
 		return err;
 	}
+	p_dbg("recorder: loaded");
 	err = fill_sysinfo(r);
 	if (!err)
 		err = ktrace_bpf__attach(r->skel);
+	p_dbg("recorder: attached");
 	if (err) {
 		p_err("cannot attach the ktrace tracepoints: %s", strerror(-err));
 		return err;
@@ -356,7 +372,7 @@ static int write_state(const struct ktr_recorder_opts *o, unsigned int map_id,
 		       unsigned long long dropped, bool exited)
 {
 	struct ktr_state st = { .pid = getpid(), .map_id = map_id, .dropped = dropped,
-				.exited = exited };
+				.exited = exited, .facs = o->facs };
 
 	snprintf(st.trfile, sizeof(st.trfile), "%s", o->trfile);
 	return ktr_state_write(o->state_fd, &st);

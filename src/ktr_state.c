@@ -103,6 +103,8 @@ static void parse_line(struct ktr_state *st, char *line)
 		st->dropped = v;
 	else if (!strcmp(line, "exited"))
 		st->exited = v;
+	else if (!strcmp(line, "facs"))
+		st->facs = v;
 }
 
 int ktr_state_read(int fd, struct ktr_state *st)
@@ -125,8 +127,8 @@ int ktr_state_write(int fd, const struct ktr_state *st)
 	char buf[STATE_MAX];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "pid %d\nmap %u\ndropped %llu\nexited %d\nfile %s\n",
-		     (int)st->pid, st->map_id, st->dropped, st->exited, st->trfile);
+	n = snprintf(buf, sizeof(buf), "pid %d\nmap %u\nfacs %u\ndropped %llu\nexited %d\nfile %s\n",
+		     (int)st->pid, st->map_id, st->facs, st->dropped, st->exited, st->trfile);
 	if (n < 0 || n >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)

@@ -21,6 +21,7 @@ struct ktr_state {
 	unsigned int map_id;	    /* its targets map */
 	unsigned long long dropped; /* records lost, final once exited */
 	bool exited;		    /* written by the recorder as it ends */
+	unsigned int facs;	    /* trace points its programs can record */
 	char trfile[PATH_MAX];	    /* the trace file, for messages */
 };
 

@@ -322,12 +322,18 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 {
 	struct ktr_recorder_opts o = {
 		.trace_fd = tf->fd, .state_fd = tf->state_fd, .state_path = tf->state_path,
-		.trfile = tf->abspath, .targets = t, .nr_targets = n, .debug = a->debug,
+		.trfile = tf->abspath, .targets = t, .nr_targets = n, .facs = a->facs,
+		.debug = a->debug,
 	};
 	struct detach_ctx d = { .pids = a->pids.pids, .n = a->pids.n };
 	int err;
 
 	if (!tf->locked) {
+		if (a->facs & ~tf->st.facs) {
+			p_err("the recorder of '%s' was started without some of these trace points; stop it with 'ktrace -c -f %s' first",
+			      a->trfile, a->trfile);
+			return -EINVAL;
+		}
 		d.keep_map = tf->st.map_id;
 		ktr_state_for_each(detach_from, &d);
 		err = ktr_targets_update(tf->st.map_id, t, n);

@@ -461,13 +461,22 @@ fuzz_tests() {
 		skip "short fuzz run of the decoder" "clang libFuzzer unavailable"
 		return
 	fi
-	check "decoder under ASan on corrupt files" \
+	check "decoder under ASan on corrupt files" quietly "$W/replay.log" \
 		"$fz" "$W/trunc.ktr" "$W/garbage.ktr" "$W/badlen.ktr" "$W/empty.ktr" \
-		tests/fuzz/corpus/* >/dev/null 2>&1
+		tests/fuzz/corpus/*
 	mkdir -p "$W/fuzz"
-	check "short fuzz run of the decoder" \
+	check "short fuzz run of the decoder" quietly "$W/fuzz.log" \
 		timeout 120 "$fz" -max_total_time="${KTRACE_FUZZ_SECONDS:-10}" -max_len=65536 \
-		-timeout=10 "$W/fuzz" tests/fuzz/corpus >"$W/fuzz.log" 2>&1
+		-timeout=10 "$W/fuzz" tests/fuzz/corpus
+}
+
+# Run a command with its output in LOG, shown only when it fails.
+quietly() { # log command...
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 && return 0
+	tail -n 20 "$log" | sed 's/^/# /'
+	return 1
 }
 
 if [ $can_trace = 1 ]; then

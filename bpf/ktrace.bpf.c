@@ -83,35 +83,52 @@ struct {
  */
 const volatile __u64 wakeup_bytes = 256 << 10;
 
+/*
+ * Syscall number and arguments from the saved user registers. They are
+ * intact at sys_exit too: the syscall ABI preserves them (arm64 keeps its
+ * first argument in orig_x0, x0 becomes the return value).
+ */
 #if defined(__TARGET_ARCH_x86)
 #define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
-#define SYSCALL_ARG6(regs) BPF_CORE_READ(regs, r9)
+
+static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
+{
+	switch (n) {
+	case 0: return BPF_CORE_READ(regs, di);
+	case 1: return BPF_CORE_READ(regs, si);
+	case 2: return BPF_CORE_READ(regs, dx);
+	case 3: return BPF_CORE_READ(regs, r10);
+	case 4: return BPF_CORE_READ(regs, r8);
+	default: return BPF_CORE_READ(regs, r9);
+	}
+}
 #elif defined(__TARGET_ARCH_arm64)
+/* CO-RE flavor: compiles against any vmlinux.h, relocates on arm64. */
 struct pt_regs___ktr_arm64 {
 	unsigned long regs[31];
+	unsigned long orig_x0;
 	int syscallno;
 } __attribute__((preserve_access_index));
-#define SYSCALL_NR(regs) BPF_CORE_READ((struct pt_regs___ktr_arm64 *)(regs), syscallno)
-#define SYSCALL_ARG6(regs) BPF_CORE_READ((struct pt_regs___ktr_arm64 *)(regs), regs[5])
+#define ARM64_REGS(regs) ((struct pt_regs___ktr_arm64 *)(regs))
+#define SYSCALL_NR(regs) BPF_CORE_READ(ARM64_REGS(regs), syscallno)
+
+static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
+{
+	switch (n) {
+	case 0: return BPF_CORE_READ(ARM64_REGS(regs), orig_x0);
+	case 1: return BPF_CORE_READ(ARM64_REGS(regs), regs[1]);
+	case 2: return BPF_CORE_READ(ARM64_REGS(regs), regs[2]);
+	case 3: return BPF_CORE_READ(ARM64_REGS(regs), regs[3]);
+	case 4: return BPF_CORE_READ(ARM64_REGS(regs), regs[4]);
+	default: return BPF_CORE_READ(ARM64_REGS(regs), regs[5]);
+	}
+}
 #else
 #error "ktrace supports x86 and arm64"
 #endif
 
 #define SIGKILL_NR 9
 #define SI_KERNEL_CODE 0x80
-
-/* Argument n of the syscall; n is a constant after unrolling. */
-static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
-{
-	switch (n) {
-	case 0: return PT_REGS_PARM1_CORE_SYSCALL(regs);
-	case 1: return PT_REGS_PARM2_CORE_SYSCALL(regs);
-	case 2: return PT_REGS_PARM3_CORE_SYSCALL(regs);
-	case 3: return PT_REGS_PARM4_CORE_SYSCALL(regs);
-	case 4: return PT_REGS_PARM5_CORE_SYSCALL(regs);
-	default: return SYSCALL_ARG6(regs);
-	}
-}
 
 static __always_inline void fill_hdr(struct ktr_rec *h, __u16 type, __u32 len)
 {

@@ -273,10 +273,12 @@ static void print_body(struct kdump_ctx *c, const struct ktr_rec *h, const void 
 	case KTR_EXECENV:
 		print_exec(c, h, payload);
 		break;
-	case KTR_DROP:
-		sb_printf(&c->line, "%llu records dropped\n",
-			  (unsigned long long)((const struct ktr_drop *)payload)->count);
+	case KTR_DROP: {
+		unsigned long long n = ((const struct ktr_drop *)payload)->count;
+
+		sb_printf(&c->line, "%llu record%s dropped\n", n, n == 1 ? "" : "s");
 		break;
+	}
 	}
 }
 

@@ -36,8 +36,8 @@
 	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr] [command [args]]"
 #define DEFAULT_TRFILE "ktrace.out"
 #define MAX_PGIDS 16
-#define STOP_TIMEOUT_MS 10000
-#define IDLE_STEP_MS 10
+#define STALL_TIMEOUT_MS 10000 /* a recorder whose file stops growing is stuck */
+#define WAIT_STEP_MS 10
 
 struct ktrace_args {
 	bool append;	/* -a */
@@ -426,6 +426,40 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/*
+ * Wait for the recorder whose state file fd is open to exit: 0, or 1 when
+ * map_id is given and processes are still traced there. Draining a full
+ * ring buffer to a slow disk takes as long as it takes, so give up
+ * (-ETIMEDOUT) only once the trace file stopped growing for a while.
+ */
+static int wait_recorder(int fd, const char *trfile, unsigned int map_id)
+{
+	long long size = file_size(trfile), now;
+	int stalled = 0;
+
+	for (;;) {
+		if (!ktr_state_wait_exit(fd, 0))
+			return 0;
+		if (map_id && ktr_targets_any(map_id) > 0)
+			return 1;
+		sleep_ms(WAIT_STEP_MS);
+		now = file_size(trfile);
+		if (now != size) {
+			size = now;
+			stalled = 0;
+		} else if ((stalled += WAIT_STEP_MS) >= STALL_TIMEOUT_MS) {
+			return -ETIMEDOUT;
+		}
+	}
+}
+
 /*
  * The command is gone. If nothing else is traced, the recorder drains the
  * ring and exits: wait for that so the file is complete when ktrace
@@ -435,20 +469,17 @@ static void sleep_ms(int ms)
 static void wait_recorder_idle(const struct trfile *tf)
 {
 	struct ktr_state st;
-	int fd, waited;
 	bool locked;
+	int fd, ret;
 
 	fd = ktr_state_open(tf->state_path, false, &locked);
 	if (fd < 0)
 		return; /* already gone */
-	for (waited = 0; waited < STOP_TIMEOUT_MS && !locked; waited += IDLE_STEP_MS) {
-		if (ktr_targets_any(tf->st.map_id) > 0)
-			break;
-		sleep_ms(IDLE_STEP_MS);
-		if (!ktr_state_wait_exit(fd, 0))
-			break;
-	}
-	if (!ktr_state_read(fd, &st) && st.exited)
+	ret = locked ? 0 : wait_recorder(fd, tf->abspath, tf->st.map_id);
+	if (ret == -ETIMEDOUT)
+		p_warn("the recorder for '%s' stopped writing; the trace may be incomplete",
+		       tf->abspath);
+	if (!ret && !ktr_state_read(fd, &st) && st.exited)
 		report_drops(&st, tf->abspath);
 	close(fd);
 }
@@ -538,9 +569,9 @@ static int stop_recorder(const char *path, const struct ktr_state *st, void *ctx
 		close(fd);
 		return 0;
 	}
-	if (ktr_state_wait_exit(fd, STOP_TIMEOUT_MS))
-		p_warn("recorder %d for '%s' did not stop within %d s", (int)st->pid, st->trfile,
-		       STOP_TIMEOUT_MS / 1000);
+	if (wait_recorder(fd, st->trfile, 0))
+		p_warn("recorder %d for '%s' stopped writing without exiting", (int)st->pid,
+		       st->trfile);
 	else if (!ktr_state_read(fd, &end))
 		report_drops(&end, end.trfile);
 	close(fd);

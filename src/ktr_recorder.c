@@ -378,6 +378,15 @@ static int write_state(const struct ktr_recorder_opts *o, unsigned int map_id,
 	return ktr_state_write(o->state_fd, &st);
 }
 
+static int untrace_self(const char *path, const struct ktr_state *st, void *ctx)
+{
+	pid_t self = *(pid_t *)ctx;
+
+	(void)path;
+	ktr_targets_remove(st->map_id, &self, 1);
+	return 0;
+}
+
 /* The daemon: returns its exit status. */
 static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 {
@@ -423,6 +432,11 @@ static void daemonize_and_run(const struct ktr_recorder_opts *o, int ready_fd)
 	setsid();
 	if (fork() != 0)
 		_exit(0); /* the middle process: the recorder is reparented */
+	/*
+	 * Started from a process traced with -i, the recorder inherited that
+	 * tracing: recording its own writes would feed on itself.
+	 */
+	ktr_state_for_each(untrace_self, &(pid_t){ getpid() });
 	if (chdir("/"))
 		_exit(1);
 	close_other_fds(keep, ARRAY_SIZE(keep));

@@ -467,7 +467,7 @@ fuzz_tests() {
 	mkdir -p "$W/fuzz"
 	check "short fuzz run of the decoder" quietly "$W/fuzz.log" \
 		timeout 120 "$fz" -max_total_time="${KTRACE_FUZZ_SECONDS:-10}" -max_len=65536 \
-		-timeout=10 "$W/fuzz" tests/fuzz/corpus
+		-timeout=10 -artifact_prefix="$W/" "$W/fuzz" tests/fuzz/corpus
 }
 
 # Run a command with its output in LOG, shown only when it fails.

@@ -85,33 +85,33 @@ enum ktr_rw { KTR_READ = 0, KTR_WRITE = 1 };
 
 struct ktr_genio { /* KTR_GENIO, followed by the captured data */
 	__s32 fd;
-	__u32 rw;    /* enum ktr_rw */
-	__u32 code;  /* syscall number */
+	__u32 rw;   /* enum ktr_rw */
+	__u32 code; /* syscall number */
 	__u32 pad;
 	__u64 count; /* bytes transferred; the data is the first of them */
 };
 
 struct ktr_psig { /* KTR_PSIG */
 	__s32 signo;
-	__s32 code;	   /* si_code */
-	__s32 err;	   /* si_errno */
-	__s32 sender_pid;  /* si_pid when the code carries one */
+	__s32 code;	  /* si_code */
+	__s32 err;	  /* si_errno */
+	__s32 sender_pid; /* si_pid when the code carries one */
 	__u32 sender_uid;
-	__u32 flags;	   /* KTR_PSIG_* */
-	__u64 action;	   /* handler: 0 SIG_DFL, 1 SIG_IGN, else its address */
-	__u64 mask;	   /* blocked signals at delivery, bit n-1 = signal n */
+	__u32 flags;  /* KTR_PSIG_* */
+	__u64 action; /* handler: 0 SIG_DFL, 1 SIG_IGN, else its address */
+	__u64 mask;   /* blocked signals at delivery, bit n-1 = signal n */
 	__u64 sa_flags;
 };
 
 /* No siginfo: sent by the kernel, or a fatal signal's group exit. */
 #define KTR_PSIG_NOINFO 0x1
 
-struct ktr_exec { /* KTR_EXECARGS, KTR_EXECENV: then NUL-separated strings */
+struct ktr_exec {    /* KTR_EXECARGS, KTR_EXECENV: then NUL-separated strings */
 	__u32 total; /* bytes of the whole area; more than captured if cut */
 	__u32 pad;
 };
 
-struct ktr_drop { /* KTR_DROP */
+struct ktr_drop {    /* KTR_DROP */
 	__u64 count; /* records lost since the previous KTR_DROP */
 };
 
@@ -125,10 +125,10 @@ _Static_assert(sizeof(struct ktr_exec) == 8, "ktr_exec layout");
 _Static_assert(sizeof(struct ktr_drop) == 8, "ktr_drop layout");
 
 /* Facilities, the letters of ktrace -t. */
-#define KTRFAC_SYSCALL 0x01 /* c: CALL and RET */
-#define KTRFAC_NAMEI 0x02   /* n */
-#define KTRFAC_GENIO 0x04   /* i */
-#define KTRFAC_PSIG 0x08    /* s */
+#define KTRFAC_SYSCALL 0x01  /* c: CALL and RET */
+#define KTRFAC_NAMEI 0x02    /* n */
+#define KTRFAC_GENIO 0x04    /* i */
+#define KTRFAC_PSIG 0x08     /* s */
 #define KTRFAC_EXECARGS 0x10 /* x */
 #define KTRFAC_EXECENV 0x20  /* X */
 
@@ -143,9 +143,9 @@ struct ktr_target {
 /* What the BPF side must capture per syscall number, set by user space. */
 enum ktr_gio_kind {
 	KTR_GIO_NONE = 0,
-	KTR_GIO_BUF,  /* (fd, buf, ...) transferring the return value */
-	KTR_GIO_IOV,  /* (fd, iov, iovcnt, ...) */
-	KTR_GIO_MSG,  /* (fd, struct user_msghdr *, ...) */
+	KTR_GIO_BUF, /* (fd, buf, ...) transferring the return value */
+	KTR_GIO_IOV, /* (fd, iov, iovcnt, ...) */
+	KTR_GIO_MSG, /* (fd, struct user_msghdr *, ...) */
 };
 
 struct ktr_sysinfo {

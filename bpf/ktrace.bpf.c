@@ -94,12 +94,18 @@ const volatile __u64 wakeup_bytes = 256 << 10;
 static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
 {
 	switch (n) {
-	case 0: return BPF_CORE_READ(regs, di);
-	case 1: return BPF_CORE_READ(regs, si);
-	case 2: return BPF_CORE_READ(regs, dx);
-	case 3: return BPF_CORE_READ(regs, r10);
-	case 4: return BPF_CORE_READ(regs, r8);
-	default: return BPF_CORE_READ(regs, r9);
+	case 0:
+		return BPF_CORE_READ(regs, di);
+	case 1:
+		return BPF_CORE_READ(regs, si);
+	case 2:
+		return BPF_CORE_READ(regs, dx);
+	case 3:
+		return BPF_CORE_READ(regs, r10);
+	case 4:
+		return BPF_CORE_READ(regs, r8);
+	default:
+		return BPF_CORE_READ(regs, r9);
 	}
 }
 #elif defined(__TARGET_ARCH_arm64)
@@ -115,12 +121,18 @@ struct pt_regs___ktr_arm64 {
 static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
 {
 	switch (n) {
-	case 0: return BPF_CORE_READ(ARM64_REGS(regs), orig_x0);
-	case 1: return BPF_CORE_READ(ARM64_REGS(regs), regs[1]);
-	case 2: return BPF_CORE_READ(ARM64_REGS(regs), regs[2]);
-	case 3: return BPF_CORE_READ(ARM64_REGS(regs), regs[3]);
-	case 4: return BPF_CORE_READ(ARM64_REGS(regs), regs[4]);
-	default: return BPF_CORE_READ(ARM64_REGS(regs), regs[5]);
+	case 0:
+		return BPF_CORE_READ(ARM64_REGS(regs), orig_x0);
+	case 1:
+		return BPF_CORE_READ(ARM64_REGS(regs), regs[1]);
+	case 2:
+		return BPF_CORE_READ(ARM64_REGS(regs), regs[2]);
+	case 3:
+		return BPF_CORE_READ(ARM64_REGS(regs), regs[3]);
+	case 4:
+		return BPF_CORE_READ(ARM64_REGS(regs), regs[4]);
+	default:
+		return BPF_CORE_READ(ARM64_REGS(regs), regs[5]);
 	}
 }
 #else
@@ -167,7 +179,7 @@ static __always_inline void flush_drops(void)
 	struct {
 		struct ktr_rec hdr;
 		struct ktr_drop drop;
-	} *rec;
+	} * rec;
 	__u32 zero = 0;
 	struct drop_state *ds = bpf_map_lookup_elem(&drops, &zero);
 
@@ -221,7 +233,7 @@ int BPF_PROG(ktr_sys_enter, struct pt_regs *regs, long id)
 	struct {
 		struct ktr_rec hdr;
 		struct ktr_syscall call;
-	} *rec;
+	} * rec;
 	struct ktr_target *t = lookup_target();
 	struct ktr_sysinfo *si;
 
@@ -376,7 +388,7 @@ static __always_inline void emit_sysret(long nr, long ret)
 	struct {
 		struct ktr_rec hdr;
 		struct ktr_sysret ret;
-	} *rec;
+	} * rec;
 
 	flush_drops();
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
@@ -488,9 +500,11 @@ int BPF_PROG(ktr_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 		emit_exec_path(bprm);
 	mm = BPF_CORE_READ(p, mm);
 	if (t->facs & KTRFAC_EXECARGS)
-		emit_exec_area(KTR_EXECARGS, BPF_CORE_READ(mm, arg_start), BPF_CORE_READ(mm, arg_end));
+		emit_exec_area(KTR_EXECARGS, BPF_CORE_READ(mm, arg_start),
+			       BPF_CORE_READ(mm, arg_end));
 	if (t->facs & KTRFAC_EXECENV)
-		emit_exec_area(KTR_EXECENV, BPF_CORE_READ(mm, env_start), BPF_CORE_READ(mm, env_end));
+		emit_exec_area(KTR_EXECENV, BPF_CORE_READ(mm, env_start),
+			       BPF_CORE_READ(mm, env_end));
 	return 0;
 }
 
@@ -533,7 +547,7 @@ int BPF_PROG(ktr_signal_deliver, int sig, struct kernel_siginfo *info, struct k_
 	struct {
 		struct ktr_rec hdr;
 		struct ktr_psig psig;
-	} *rec;
+	} * rec;
 	struct ktr_target *t = lookup_target();
 	struct task_struct *task;
 

@@ -31,15 +31,33 @@ static int parse_kdump_opt(struct kdump_args *a, int opt, const char *arg)
 	char bad;
 
 	switch (opt) {
-	case 'd': a->opts.decimal = true; break;
-	case 'H': a->opts.tid = true; break;
-	case 'l': a->opts.follow = true; break;
-	case 'n': a->opts.raw = true; break;
-	case 'R': a->opts.rel_ts = true; break;
-	case 'T': a->opts.abs_ts = true; break;
-	case 'X': a->opts.hex = 2; break;
-	case 'x': a->opts.hex = 1; break;
-	case 'f': a->file = arg; break;
+	case 'd':
+		a->opts.decimal = true;
+		break;
+	case 'H':
+		a->opts.tid = true;
+		break;
+	case 'l':
+		a->opts.follow = true;
+		break;
+	case 'n':
+		a->opts.raw = true;
+		break;
+	case 'R':
+		a->opts.rel_ts = true;
+		break;
+	case 'T':
+		a->opts.abs_ts = true;
+		break;
+	case 'X':
+		a->opts.hex = 2;
+		break;
+	case 'x':
+		a->opts.hex = 1;
+		break;
+	case 'f':
+		a->file = arg;
+		break;
 	case 'm':
 		if (parse_long(arg, 0, KTR_MAX_PAYLOAD, &v)) {
 			p_err("invalid -m maxdata '%s': need 0 to %d bytes", arg, KTR_MAX_PAYLOAD);

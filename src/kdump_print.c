@@ -9,7 +9,7 @@
 #include "kdump_print.h"
 #include "ktr_systab.h"
 
-#define KTRFAC_DEFAULT \
+#define KTRFAC_DEFAULT                                                                             \
 	(KTRFAC_SYSCALL | KTRFAC_NAMEI | KTRFAC_GENIO | KTRFAC_PSIG | KTRFAC_EXECARGS)
 #define DATA_INDENT "       "
 #define WRAP_COLUMN 78
@@ -20,13 +20,27 @@ int ktr_parse_trstr(const char *s, unsigned int *facs, char *bad)
 
 	for (; *s; s++) {
 		switch (*s) {
-		case 'c': f |= KTRFAC_SYSCALL; break;
-		case 'n': f |= KTRFAC_NAMEI; break;
-		case 'i': f |= KTRFAC_GENIO; break;
-		case 's': f |= KTRFAC_PSIG; break;
-		case 'x': f |= KTRFAC_EXECARGS; break;
-		case 'X': f |= KTRFAC_EXECENV; break;
-		case '+': f |= KTRFAC_DEFAULT; break;
+		case 'c':
+			f |= KTRFAC_SYSCALL;
+			break;
+		case 'n':
+			f |= KTRFAC_NAMEI;
+			break;
+		case 'i':
+			f |= KTRFAC_GENIO;
+			break;
+		case 's':
+			f |= KTRFAC_PSIG;
+			break;
+		case 'x':
+			f |= KTRFAC_EXECARGS;
+			break;
+		case 'X':
+			f |= KTRFAC_EXECENV;
+			break;
+		case '+':
+			f |= KTRFAC_DEFAULT;
+			break;
 		default:
 			*bad = *s;
 			return -1;
@@ -82,14 +96,22 @@ void kdump_ctx_free(struct kdump_ctx *c)
 static const char *type_name(unsigned int type)
 {
 	switch (type) {
-	case KTR_SYSCALL: return "CALL";
-	case KTR_SYSRET: return "RET ";
-	case KTR_NAMEI: return "NAMI";
-	case KTR_GENIO: return "GIO ";
-	case KTR_PSIG: return "PSIG";
-	case KTR_EXECARGS: return "ARGS";
-	case KTR_EXECENV: return "ENV ";
-	case KTR_DROP: return "DROP";
+	case KTR_SYSCALL:
+		return "CALL";
+	case KTR_SYSRET:
+		return "RET ";
+	case KTR_NAMEI:
+		return "NAMI";
+	case KTR_GENIO:
+		return "GIO ";
+	case KTR_PSIG:
+		return "PSIG";
+	case KTR_EXECARGS:
+		return "ARGS";
+	case KTR_EXECENV:
+		return "ENV ";
+	case KTR_DROP:
+		return "DROP";
 	}
 	return "????";
 }

@@ -11,15 +11,15 @@
 #include "ktr_file.h"
 
 struct kdump_opts {
-	bool decimal;	   /* -d */
-	bool tid;	   /* -H */
-	bool follow;	   /* -l */
-	bool raw;	   /* -n */
-	bool rel_ts;	   /* -R */
-	bool abs_ts;	   /* -T */
-	int hex;	   /* 0, 1 for -x, 2 for -X */
-	long long maxdata; /* -m, -1: everything captured */
-	long long pid;	   /* -p, -1: every process */
+	bool decimal;	    /* -d */
+	bool tid;	    /* -H */
+	bool follow;	    /* -l */
+	bool raw;	    /* -n */
+	bool rel_ts;	    /* -R */
+	bool abs_ts;	    /* -T */
+	int hex;	    /* 0, 1 for -x, 2 for -X */
+	long long maxdata;  /* -m, -1: everything captured */
+	long long pid;	    /* -p, -1: every process */
 	unsigned int types; /* -t: bit (1 << enum ktr_type) per record type */
 };
 

@@ -116,18 +116,18 @@ void ktr_encode(struct strbuf *sb, const struct ktr_rec *h, const void *payload,
 }
 
 struct ktr_reader {
-	int fd;		     /* -1 for a memory source */
+	int fd; /* -1 for a memory source */
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
 	const char *name;
 	bool follow;
-	unsigned char *buf;  /* read-ahead */
+	unsigned char *buf; /* read-ahead */
 	size_t pos, len;
-	uint64_t off;	     /* file offset of the next unread byte */
-	uint64_t rec_off;    /* offset of the record being read */
+	uint64_t off;	  /* file offset of the next unread byte */
+	uint64_t rec_off; /* offset of the record being read */
 	struct ktr_file_header fh;
 	struct ktr_rec hdr;
-	void *payload;	     /* KTR_MAX_PAYLOAD bytes, aligned for any record */
+	void *payload; /* KTR_MAX_PAYLOAD bytes, aligned for any record */
 	struct strbuf err;
 };
 
@@ -228,7 +228,7 @@ static ssize_t refill(struct ktr_reader *r)
 
 static void follow_wait(void)
 {
-	struct timespec ts = { 0, FOLLOW_POLL_NS };
+	struct timespec ts = {0, FOLLOW_POLL_NS};
 
 	nanosleep(&ts, NULL);
 }

@@ -141,7 +141,7 @@ static void bpf_drops(struct recorder *r, unsigned long long *pending, unsigned 
 	int ncpu = libbpf_num_possible_cpus(), i;
 	struct {
 		__u64 pending, total;
-	} *ds;
+	} * ds;
 	__u32 zero = 0;
 
 	*pending = *total = 0;
@@ -163,7 +163,7 @@ static void bpf_drops(struct recorder *r, unsigned long long *pending, unsigned 
 static unsigned long long final_drops(struct recorder *r)
 {
 	unsigned long long pending, total, unmarked;
-	struct ktr_rec h = { .type = KTR_DROP, .len = sizeof(struct ktr_drop) };
+	struct ktr_rec h = {.type = KTR_DROP, .len = sizeof(struct ktr_drop)};
 	struct ktr_drop d;
 
 	bpf_drops(r, &pending, &total);
@@ -320,7 +320,7 @@ static void record_loop(struct recorder *r)
 
 static void setup_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction sa = {.sa_handler = on_stop_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -371,8 +371,11 @@ static void detach_stdio(bool keep_stderr)
 static int write_state(const struct ktr_recorder_opts *o, unsigned int map_id,
 		       unsigned long long dropped, bool exited)
 {
-	struct ktr_state st = { .pid = getpid(), .map_id = map_id, .dropped = dropped,
-				.exited = exited, .facs = o->facs };
+	struct ktr_state st = {.pid = getpid(),
+			       .map_id = map_id,
+			       .dropped = dropped,
+			       .exited = exited,
+			       .facs = o->facs};
 
 	snprintf(st.trfile, sizeof(st.trfile), "%s", o->trfile);
 	return ktr_state_write(o->state_fd, &st);
@@ -390,7 +393,7 @@ static int untrace_self(const char *path, const struct ktr_state *st, void *ctx)
 /* The daemon: returns its exit status. */
 static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 {
-	struct recorder r = { .o = o };
+	struct recorder r = {.o = o};
 	unsigned int map_id = 0;
 	unsigned long long dropped;
 	int err;
@@ -427,7 +430,7 @@ out:
 
 static void daemonize_and_run(const struct ktr_recorder_opts *o, int ready_fd)
 {
-	int keep[3] = { o->trace_fd, o->state_fd, ready_fd };
+	int keep[3] = {o->trace_fd, o->state_fd, ready_fd};
 
 	setsid();
 	if (fork() != 0)
@@ -436,7 +439,7 @@ static void daemonize_and_run(const struct ktr_recorder_opts *o, int ready_fd)
 	 * Started from a process traced with -i, the recorder inherited that
 	 * tracing: recording its own writes would feed on itself.
 	 */
-	ktr_state_for_each(untrace_self, &(pid_t){ getpid() });
+	ktr_state_for_each(untrace_self, &(pid_t){getpid()});
 	if (chdir("/"))
 		_exit(1);
 	close_other_fds(keep, ARRAY_SIZE(keep));

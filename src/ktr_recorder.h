@@ -19,14 +19,14 @@ struct ktr_initial_target {
 };
 
 struct ktr_recorder_opts {
-	int trace_fd;		/* open, checked, O_APPEND, header written */
-	int state_fd;		/* the state file, exclusively locked */
+	int trace_fd; /* open, checked, O_APPEND, header written */
+	int state_fd; /* the state file, exclusively locked */
 	const char *state_path;
-	const char *trfile;	/* for the state file and messages */
+	const char *trfile; /* for the state file and messages */
 	const struct ktr_initial_target *targets;
 	size_t nr_targets;
-	unsigned int facs;	/* KTRFAC_* any target may ever use */
-	bool debug;		/* keep stderr and libbpf messages */
+	unsigned int facs; /* KTRFAC_* any target may ever use */
+	bool debug;	   /* keep stderr and libbpf messages */
 };
 
 /*

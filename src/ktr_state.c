@@ -127,8 +127,9 @@ int ktr_state_write(int fd, const struct ktr_state *st)
 	char buf[STATE_MAX];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "pid %d\nmap %u\nfacs %u\ndropped %llu\nexited %d\nfile %s\n",
-		     (int)st->pid, st->map_id, st->facs, st->dropped, st->exited, st->trfile);
+	n = snprintf(buf, sizeof(buf),
+		     "pid %d\nmap %u\nfacs %u\ndropped %llu\nexited %d\nfile %s\n", (int)st->pid,
+		     st->map_id, st->facs, st->dropped, st->exited, st->trfile);
 	if (n < 0 || n >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)
@@ -138,7 +139,7 @@ int ktr_state_write(int fd, const struct ktr_state *st)
 
 int ktr_state_wait_exit(int fd, int timeout_ms)
 {
-	struct timespec step = { 0, WAIT_STEP_MS * 1000000L };
+	struct timespec step = {0, WAIT_STEP_MS * 1000000L};
 	int waited;
 
 	for (waited = 0;; waited += WAIT_STEP_MS) {

@@ -28,11 +28,11 @@
 #include "ktr_systab.h"
 #include "util.h"
 
-#define KTRACE_USAGE                                                        \
-	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]\n" \
+#define KTRACE_USAGE                                                                               \
+	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]\n"                       \
 	"       ktrace [-adi] [-f trfile] [-t trstr] command [args]"
 /* Error messages stay on one line. */
-#define KTRACE_SYNOPSIS \
+#define KTRACE_SYNOPSIS                                                                            \
 	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr] [command [args]]"
 #define DEFAULT_TRFILE "ktrace.out"
 #define MAX_PGIDS 16
@@ -101,14 +101,28 @@ static int parse_ktrace_opt(struct ktrace_args *a, int opt, const char *arg)
 	char bad;
 
 	switch (opt) {
-	case 'a': a->append = true; break;
-	case 'C': a->clear_all = true; break;
-	case 'c': a->clear = true; break;
-	case 'd': a->descend = true; break;
-	case 'i': a->inherit = true; break;
-	case 'f': a->trfile = arg; break;
-	case 'p': return add_pid_arg(a, arg);
-	case 'g': return add_pgid_arg(a, arg);
+	case 'a':
+		a->append = true;
+		break;
+	case 'C':
+		a->clear_all = true;
+		break;
+	case 'c':
+		a->clear = true;
+		break;
+	case 'd':
+		a->descend = true;
+		break;
+	case 'i':
+		a->inherit = true;
+		break;
+	case 'f':
+		a->trfile = arg;
+		break;
+	case 'p':
+		return add_pid_arg(a, arg);
+	case 'g':
+		return add_pgid_arg(a, arg);
 	case 't':
 		if (ktr_parse_trstr(arg, &a->facs, &bad)) {
 			p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad,
@@ -321,11 +335,16 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 			 const struct ktr_initial_target *t, size_t n)
 {
 	struct ktr_recorder_opts o = {
-		.trace_fd = tf->fd, .state_fd = tf->state_fd, .state_path = tf->state_path,
-		.trfile = tf->abspath, .targets = t, .nr_targets = n, .facs = a->facs,
+		.trace_fd = tf->fd,
+		.state_fd = tf->state_fd,
+		.state_path = tf->state_path,
+		.trfile = tf->abspath,
+		.targets = t,
+		.nr_targets = n,
+		.facs = a->facs,
 		.debug = a->debug,
 	};
-	struct detach_ctx d = { .pids = a->pids.pids, .n = a->pids.n };
+	struct detach_ctx d = {.pids = a->pids.pids, .n = a->pids.n};
 	int err;
 
 	if (!tf->locked) {
@@ -354,7 +373,7 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 
 static struct ktr_target target_value(const struct ktrace_args *a, bool await_exec)
 {
-	struct ktr_target t = { .facs = a->facs };
+	struct ktr_target t = {.facs = a->facs};
 
 	if (a->inherit)
 		t.flags |= KTR_T_INHERIT;
@@ -421,7 +440,7 @@ static void run_command(char **cmd, int sync_fd)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -486,7 +505,7 @@ static void wait_recorder_idle(const struct trfile *tf)
 
 static int wait_command(pid_t child)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
 	int status = 0;
 	pid_t r;
 
@@ -597,7 +616,7 @@ static int do_clear_file(const struct ktrace_args *a)
 
 static int do_clear(struct ktrace_args *a)
 {
-	struct detach_ctx d = { 0 };
+	struct detach_ctx d = {0};
 	int err;
 
 	if (a->clear_all)
@@ -614,7 +633,7 @@ static int do_clear(struct ktrace_args *a)
 
 int cmd_ktrace(struct env *env, int argc, char **argv)
 {
-	struct ktrace_args a = { .debug = env->debug };
+	struct ktrace_args a = {.debug = env->debug};
 	int ret;
 
 	ret = parse_ktrace_args(&a, argc, argv);

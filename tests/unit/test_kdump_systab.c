@@ -114,10 +114,8 @@ static void test_sysinfo(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_known_numbers),
-		cmocka_unit_test(test_table_sane),
-		cmocka_unit_test(test_errno_names),
-		cmocka_unit_test(test_signal_names),
+		cmocka_unit_test(test_known_numbers), cmocka_unit_test(test_table_sane),
+		cmocka_unit_test(test_errno_names),   cmocka_unit_test(test_signal_names),
 		cmocka_unit_test(test_sysinfo),
 	};
 

@@ -451,6 +451,21 @@ error_tests() {
 	fi
 }
 
+# The -h synopsis and the manual page's agree.
+usage_tests() {
+	local prog syn
+	if ! command -v man >/dev/null || ! command -v col >/dev/null; then
+		skip "usage matches the manual pages" "man missing"
+		return
+	fi
+	for prog in ktrace kdump; do
+		syn=$(MANWIDTH=200 man -l "doc/$prog.1" 2>/dev/null | col -b |
+			sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | sed 's/^ *//' | grep "^$prog ")
+		check "$prog -h matches the SYNOPSIS of doc/$prog.1" \
+			[ "$(./$prog -h | sed 's/^usage: //; s/^ *//')" = "$syn" ]
+	done
+}
+
 #
 # The decoder under ASan/UBSan: replay the bad files, then fuzz briefly.
 #
@@ -486,5 +501,6 @@ else
 	skip "ktrace on the test target" "$why_not"
 fi
 error_tests
+usage_tests
 fuzz_tests
 exit 0

@@ -637,6 +637,12 @@ int cmd_ktrace(struct env *env, int argc, char **argv)
 	int ret;
 
 	ret = parse_ktrace_args(&a, argc, argv);
+	/* Checked before the trace file is created. */
+	if (!ret && geteuid() != 0) {
+		p_err("ktrace needs root: it loads BPF programs and keeps its state in %s",
+		      KTR_STATE_DIR);
+		ret = -EPERM;
+	}
 	if (ret > 0)
 		ret = 0;
 	else if (!ret && (a.clear || a.clear_all))

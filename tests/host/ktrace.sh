@@ -431,6 +431,17 @@ error_tests() {
 	one_error "ktrace -c: no recorder for the file" $? "$e" \
 		"no recorder is writing '$(q "$W/trunc.ktr")'"
 
+	if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 && command -v su >/dev/null; then
+		cp ksnoop "$W/ksnoop-copy"
+		chmod 755 "$W" "$W/ksnoop-copy"
+		(cd / && su nobody -s /bin/sh -c "'$W/ksnoop-copy' ktrace -f /tmp/x true") \
+			>/dev/null 2>"$e"
+		one_error "ktrace: needs root, says so before creating anything" $? "$e" \
+			"ktrace needs root: it loads BPF programs and keeps its state in /run/ksnoop"
+	else
+		skip "ktrace: needs root, says so before creating anything" "needs root and su"
+	fi
+
 	if ! command -v valgrind >/dev/null; then
 		skip "error paths under valgrind" "valgrind missing"
 	else

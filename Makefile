@@ -116,7 +116,7 @@ format:
 	clang-format -i src/*.c src/*.h bpf/*.c bpf/*.h tests/unit/*.c
 
 clean:
-	rm -rf $(OUT) ksnoop
+	rm -rf $(OUT) ksnoop ktrace kdump
 
 # ---- ktrace/kdump (issue 6) ----
 # Syscall, errno and signal names are generated from the system headers
@@ -131,7 +131,7 @@ $(OUT)/ktr_systab.c: scripts/gen-ktr-systab.sh $(KTR_PROTOS) | $(OUT)
 $(KTR_SYSTAB): $(OUT)/ktr_systab.c src/ktr_systab.h bpf/ksnoop.h
 	$(CC) $(CFLAGS) -c $< -o $@
 
-ksnoop: $(KTR_SYSTAB)
+$(BIN): $(KTR_SYSTAB)
 $(OUT)/libksnoop.a: $(KTR_SYSTAB)
 
 .PHONY: ktr-protos ktrace-links install-ktrace-links ktrace-target fuzz-kdump
@@ -139,7 +139,7 @@ ktr-protos:
 	./scripts/gen-ktr-protos.sh > $(KTR_PROTOS).tmp && mv $(KTR_PROTOS).tmp $(KTR_PROTOS)
 
 # The same binary answers to ktrace and kdump by name.
-ktrace-links: ksnoop
+ktrace-links: $(BIN)
 	ln -sf ksnoop ktrace
 	ln -sf ksnoop kdump
 

@@ -26,7 +26,8 @@ struct output {
 	__s64 wall_offset_ns;	 /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
-static void dump_printf(void *ctx, const char *fmt, va_list args)
+static void __attribute__((format(printf, 2, 0)))
+dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	struct output *o = ctx;
 

@@ -22,7 +22,7 @@
 # --console streams the guest console to stderr (boot debugging);
 # --timing prints "vm-timing: ..." to stderr (boot and run seconds).
 # A boot that has not started CMD after KSNOOP_VM_BOOT_TIMEOUT seconds
-# (default 60) is an emulator hang: QEMU is killed and the VM booted again,
+# (default 90) is an emulator hang: QEMU is killed and the VM booted again,
 # once.
 # KSNOOP_CACHE (default /var/cache/ksnoop) holds kernels and initramfs.
 set -uo pipefail
@@ -198,7 +198,7 @@ M="KSNOOP-VM-$NONCE"
 # A TCG guest very rarely hangs early in boot (RCU stall, timer interrupts
 # lost while the host is overloaded). That is no test result: when /init
 # has not started the job within BOOT_TIMEOUT, kill QEMU and boot again.
-BOOT_TIMEOUT=${KSNOOP_VM_BOOT_TIMEOUT:-60}
+BOOT_TIMEOUT=${KSNOOP_VM_BOOT_TIMEOUT:-90}
 
 started() {
 	grep -aqE "^$M (start|fail)" "$WORK/console.log"

@@ -9,7 +9,8 @@
 # Default CASEFILEs: tests/vm/cases/*.case, in name order.
 #
 # CASE FILE FORMAT (in the style of bpftrace's runtime tests)
-# One directive per line, "KEY value"; blank lines and lines starting with
+# One directive per line, "KEY value": one blank after KEY, then the value
+# verbatim (leading blanks included); blank lines and lines starting with
 # '#' are ignored; a line ending in '\' continues on the next (that line's
 # leading blanks dropped). NAME starts
 # a case; the other keys describe it:
@@ -22,7 +23,9 @@
 #                      stopped with SIGINT (see trace-bg.sh); one command,
 #                      run as bash -c "exec cmd"
 #   READY regex        TRACE's ready line on stdout (default '^ *TIME( |$)',
-#                      ksnoop's header)
+#                      ksnoop's header); READY @epoll: ready once the
+#                      tracer sleeps in epoll_wait (its event loop), for
+#                      output without a header such as -j
 #   WORKLOAD cmd       shell command: with TRACE, run once READY (after
 #                      the paused workload, if any); with RUN, run in the
 #                      background alongside it
@@ -379,9 +382,11 @@ parse_file() {
 			raw=${raw%\\}${next#"${next%%[![:space:]]*}"}
 		done
 		[[ $raw =~ ^[[:space:]]*(#|$) ]] && continue
+		# One blank separates KEY from its value; the rest is verbatim, so
+		# EXPECT_EXACT can demand leading blanks.
 		key=${raw%%[[:space:]]*}
 		val=${raw#"$key"}
-		val=${val#"${val%%[![:space:]]*}"}
+		val=${val#[[:space:]]}
 		if [ "$key" = NAME ]; then
 			run_case
 			reset_case

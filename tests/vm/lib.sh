@@ -161,6 +161,19 @@ out_pos() {
 	return 1
 }
 
+# Ready: @epoll means the tracer sleeps in epoll_wait, i.e. has reached
+# its event loop with everything attached (for output such as JSON that
+# has no header); anything else is a regex for a line of TAIL_NEW.
+tracer_ready() {
+	local w
+	if [ "$2" = @epoll ]; then
+		read -r w 2>/dev/null <"/proc/$1/wchan"
+		[[ $w == *epoll* || $w == ep_poll* ]]
+		return
+	fi
+	lines_match TAIL_NEW "$2"
+}
+
 # ---- the background-trace helper ----------------------------------------
 #
 # trace_bg [--ready RE] [--workload 'SHELL CMD'] [--paused-workload ARGS]
@@ -172,7 +185,8 @@ out_pos() {
 #  2. Start TRACER (own process group, SIGINT at its default), stdout to
 #     --out, stderr to --err.
 #  3. Wait for a stdout line matching --ready (default '^ *TIME( |$)':
-#     ksnoop's header, printed once every probe is attached).
+#     ksnoop's header, printed once every probe is attached); --ready
+#     @epoll waits instead until the tracer sleeps in epoll_wait.
 #  4. Run the workloads: SIGCONT the paused one and wait for it, then run
 #     --workload through eval (output to --wout); both may be given.
 #  5. Wait for a stdout line matching each --until RE, then until stdout
@@ -241,7 +255,7 @@ trace_bg() {
 	tpid=$SPAWNED
 	tail_open "$out"
 
-	until tail_poll; lines_match TAIL_NEW "$ready"; do
+	until tail_poll; tracer_ready "$tpid" "$ready"; do
 		# A full batch: more is waiting, read on before sleeping.
 		[ ${#TAIL_NEW[@]} -ge $TAIL_BATCH ] && continue
 		if ! kill -0 "$tpid" 2>/dev/null || proc_state "$tpid" Z; then

@@ -74,7 +74,7 @@ start=$(date +%s)
 if [ "$VM_JOBS" -le 1 ]; then
 	for k in $KERNELS; do
 		# Sequential runs stream their TAP lines as they come.
-		run_kernel "$k" 2>"$LOGS/$k.err" | tee "$LOGS/$k.out" | grep -vE '^# (guest-done|case: )'
+		run_kernel "$k" 2>"$LOGS/$k.err" | tee "$LOGS/$k.out" | grep --line-buffered -vE '^# (guest-done|case: )'
 		report_tail "$k"
 	done
 else

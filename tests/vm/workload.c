@@ -147,8 +147,8 @@ static int xfer(int fd, char *buf, long bytes, int sending)
 	ssize_t n;
 
 	while (done < bytes) {
-		n = sending ? send(fd, buf + done, bytes - done, 0) :
-			      recv(fd, buf + done, bytes - done, 0);
+		n = sending ? send(fd, buf + done, bytes - done, 0)
+			    : recv(fd, buf + done, bytes - done, 0);
 		if (n <= 0)
 			return -1;
 		done += n;
@@ -245,7 +245,7 @@ static void on_usr1(int sig)
  */
 static int do_fork_signal(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct sigaction sa = {.sa_handler = on_usr1};
 	sigset_t block, old;
 	pid_t child;
 	int status;

@@ -173,10 +173,11 @@ install-ktrace-links:
 	ln -sf ksnoop $(DESTDIR)$(PREFIX)/bin/kdump
 	install -m 0644 doc/ktrace.1 doc/kdump.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
-# The host test's traced program.
+# The host test's traced program; static in a cross build, for the arm64
+# VM's ktrace case.
 ktrace-target: $(OUT)/ktrace_target
 $(OUT)/ktrace_target: tests/host/ktrace_target.c | $(OUT)
-	$(CC) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@
+	$(CC) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(if $(filter 1,$(STATIC)),-static) $< -o $@
 
 # libFuzzer build of the trace file reader and printer (clang, ASan+UBSan).
 FUZZ_CC     ?= clang

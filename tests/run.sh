@@ -1,8 +1,10 @@
 #!/bin/bash
 # Run every test suite and end with "N passed, N failed".
-#   tests/run.sh            unit + host + VM matrix
+#   tests/run.sh            unit + host + VM matrix (x86-64, then arm64)
 #   tests/run.sh --no-vm    unit + host only
-#   KERNELS="6.1" tests/run.sh   a subset of the VM matrix
+#   KERNELS="6.1" tests/run.sh   a subset of the x86-64 VM matrix
+#   ARM64_KERNELS="6.12" tests/run.sh   a subset of the arm64 VM matrix
+#   KSNOOP_ARM64=0 tests/run.sh  no arm64 VM suite (nor its deps in make test)
 # Each suite prints TAP lines ("ok ..." / "not ok ..."); this script counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +43,10 @@ else
 	done
 	if [ $run_vm = 1 ]; then
 		suite vm ./tests/vm/run.sh
+	fi
+	# The arm64 matrix: ksnoop cross-built, run in emulated arm64 VMs.
+	if [ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-1}" != 0 ]; then
+		suite arm64 ./tests/arm64/run.sh
 	fi
 fi
 

@@ -34,7 +34,7 @@ else
 	CASES=(tests/vm/cases/*.case tests/arm64/cases/*.case)
 fi
 
-if ! out=$(make -s -j"$(nproc)" ARCH=arm64 all 2>&1); then
+if ! out=$(make -s -j"$(nproc)" ARCH=arm64 all ktrace-target 2>&1); then
 	echo "not ok - [arm64] build (make ARCH=arm64)"
 	echo "$out" | tail -n 20 | sed 's/^/#   /'
 	exit 1
@@ -64,7 +64,7 @@ report_tail() {
 start=$(date +%s)
 if [ "$VM_JOBS" -le 1 ]; then
 	for k in $KERNELS; do
-		run_kernel "$k" 2>"$LOGS/$k.err" | tee "$LOGS/$k.out" | grep -v '^# guest-done'
+		run_kernel "$k" 2>"$LOGS/$k.err" | tee "$LOGS/$k.out" | grep --line-buffered -v '^# guest-done'
 		report_tail "$k"
 	done
 else

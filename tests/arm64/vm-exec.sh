@@ -11,6 +11,7 @@
 # payload built per run, /ksnoop, laid out like the repo:
 #   /ksnoop/ksnoop                 build/arm64/ksnoop (make ARCH=arm64)
 #   /ksnoop/build/tests/workload   build/arm64/tests/workload
+#   /ksnoop/build/tests/ktrace_target   build/arm64/ktrace_target, if built
 #   /ksnoop/tests/vm, tests/arm64  the test scripts and case files
 # CMD runs under bash as root in /ksnoop, with fresh proc, sys, dev, tmpfs
 # /tmp, tracefs, debugfs and bpffs, and lo up. Its stdout and stderr
@@ -160,6 +161,11 @@ build_payload() {
 		cp "$BUILD/ksnoop" "$p/ksnoop"
 	aarch64-linux-gnu-strip -o "$p/build/tests/workload" "$BUILD/tests/workload" 2>/dev/null ||
 		cp "$BUILD/tests/workload" "$p/build/tests/workload"
+	# ktrace's traced program, when built (make ARCH=arm64 ktrace-target).
+	if [ -x "$BUILD/ktrace_target" ]; then
+		aarch64-linux-gnu-strip -o "$p/build/tests/ktrace_target" "$BUILD/ktrace_target" 2>/dev/null ||
+			cp "$BUILD/ktrace_target" "$p/build/tests/ktrace_target"
+	fi
 	cp -r "$REPO/tests/vm" "$REPO/tests/arm64" "$p/tests/"
 	{
 		echo "export PATH=/ksnoop:/ksnoop/build/tests:/bin"

@@ -9,8 +9,10 @@
 # which the guest replaces with its own tmpfs.
 #   KERNELS="6.1 6.12"   kernels to boot (default both; "host" runs the
 #                        cases on this machine without a VM)
-#   VM_TIMEOUT=600       seconds one boot may take in all
-#   VM_JOBS=N            boots in parallel (default 1: TCG wants the CPUs)
+#   VM_TIMEOUT=1200      seconds one boot may take in all (a backstop: every
+#                        case has its own timeout)
+#   VM_JOBS=N            boots in parallel (default: one per 2 CPUs, since
+#                        each TCG guest keeps two vCPU threads busy)
 #   KSNOOP_SLOW_TESTS=1  also run the cases marked "REQUIRES slow"
 #
 # A boot that fails, panics or times out is one "not ok - [K] VM ..." line
@@ -19,8 +21,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 KERNELS=${KERNELS:-6.1 6.12}
-VM_TIMEOUT=${VM_TIMEOUT:-600}
-VM_JOBS=${VM_JOBS:-1}
+VM_TIMEOUT=${VM_TIMEOUT:-1200}
+VM_JOBS=${VM_JOBS:-$(($(nproc) / 2))}
 GUEST_ARGS=()
 while getopts "t:v" o; do
 	case $o in

@@ -7,8 +7,9 @@
 #   ARM64_KERNELS="6.1 6.12"   kernels to boot (default both)
 #   ARM64_CASES="FILE..."      case files, relative to the repo (default
 #                              tests/vm/cases/*.case tests/arm64/cases/*.case)
-#   VM_TIMEOUT=900             seconds one boot may take in all
-#   VM_JOBS=N                  boots in parallel (default 1)
+#   VM_TIMEOUT=1800            seconds one boot may take in all
+#   VM_JOBS=N                  boots in parallel (default: one per 2 CPUs,
+#                              each guest has 2)
 #   KSNOOP_SLOW_TESTS=1        also run the cases marked "REQUIRES slow"
 #
 # Builds the static arm64 ksnoop and workload first (make ARCH=arm64).
@@ -18,8 +19,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 KERNELS=${ARM64_KERNELS:-6.1 6.12}
-VM_TIMEOUT=${VM_TIMEOUT:-900}
-VM_JOBS=${VM_JOBS:-1}
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
+VM_JOBS=${VM_JOBS:-$(($(nproc) / 2))}
 GUEST_ARGS=()
 while getopts "t:v" o; do
 	case $o in

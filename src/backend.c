@@ -6,12 +6,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "backend.h"
 #include "bpfutil.h"
 #include "util.h"
 #include "ksnoop.skel.h"
+
+/* The kernel-internal ENOTSUPP, which BPF trampoline code returns. */
+#define ENOTSUPP_ERRNO 524
 
 /*
  * The owner object holds the maps, the kprobe programs (one program
@@ -240,6 +244,80 @@ static bool can_fentry(const struct func_plan *p)
 	return !strchr(p->attach_name, '.');
 }
 
+/*
+ * BPF trampolines pass a limited number of arguments; past it the JIT
+ * refuses the function with ENOTSUPP, which alone reads as "no fentry at
+ * all". arm64's take the 8 register arguments only (x0..x7); x86-64's took
+ * the 6 register arguments until Linux 6.6 read the stack.
+ */
+#if defined(__aarch64__)
+#define TRAMP_ARGS 8
+#define TRAMP_ARGS_WHY "arm64 BPF trampolines take at most 8"
+#else
+#define TRAMP_ARGS 6
+#define TRAMP_ARGS_WHY "x86-64 BPF trampolines take at most 6 before Linux 6.6"
+#endif
+
+/*
+ * Whether fentry works at all, as far as BTF tells. arm64 attaches BPF
+ * trampolines through ftrace direct calls, which came to arm64 after
+ * ftrace_ops gained direct_call: a kernel built with them has the member
+ * (Debian's 6.12), one without (Debian's 6.1) fails every fentry attach
+ * with ENOTSUPP whatever the function. x86-64 kernels had direct calls
+ * before that member existed, so there is no such marker there.
+ */
+static bool has_direct_calls(const struct btf *btf)
+{
+#if defined(__aarch64__)
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, "ftrace_ops", BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "direct_call"))
+			return true;
+	}
+	return false;
+#else
+	(void)btf;
+	return true;
+#endif
+}
+
+/*
+ * fentry's ENOTSUPP alone reads as "no fentry on this kernel"; say which
+ * limit it was where BTF and the prototype tell. Returns false to leave
+ * the explanation to bpfutil_explain().
+ */
+static bool explain_fentry(struct strbuf *why, const struct func_plan *p, enum bpfutil_op op,
+			   int err)
+{
+	char buf[32];
+
+	err = abs(err);
+	if (err != ENOTSUPP_ERRNO && err != EOPNOTSUPP)
+		return false;
+	bpfutil_errno_name(err, buf, sizeof(buf));
+	if (!has_direct_calls(p->func.btf)) {
+		sb_printf(why,
+			  "arm64 attaches fentry programs through ftrace direct calls, which "
+			  "this kernel lacks (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) (%s)",
+			  buf);
+		return true;
+	}
+	/* The trampoline is built when the link is made, not at load. */
+	if (op != BPFUTIL_ATTACH || p->nr_args <= TRAMP_ARGS)
+		return false;
+	sb_printf(why, "%s has %d arguments and %s; kprobes read the rest from the stack (%s)",
+		  p->name, p->nr_args, TRAMP_ARGS_WHY, buf);
+	return true;
+}
+
 static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct strbuf *why)
 {
 	enum bpfutil_op op = BPFUTIL_LOAD;
@@ -253,7 +331,8 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	if (!err)
 		return 0;
 	detach_func(&t->fs[func]);
-	bpfutil_explain(why, backend_name(kind), op, err);
+	if (kind != BK_FENTRY || !explain_fentry(why, &t->plans[func], op, err))
+		bpfutil_explain(why, backend_name(kind), op, err);
 	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
 	return err;
 }

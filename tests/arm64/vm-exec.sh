@@ -203,7 +203,7 @@ boot_once() {
 	: >"$WORK/stderr"
 	t0=$(date +%s%N)
 	timeout -k 5 "$TIMEOUT" qemu-system-aarch64 \
-		-M virt -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+		-M virt -cpu max,pauth-impdef=on -smp 2 -m 1024 -nographic -no-reboot \
 		-nodefaults -nic none \
 		-kernel "$IMAGE" -initrd "$WORK/initrd.gz" \
 		-append "console=ttyAMA0 mitigations=off panic=-1 oops=panic quiet loglevel=4 rdinit=/init ksnoop.nonce=$NONCE$APPEND" \

@@ -50,7 +50,9 @@
 #                      output printed only at exit must not be waited for.
 #   SETTLE s           with TRACE: then wait until stdout has been quiet for
 #                      s seconds (default 0.5) before SIGINT
-#   TIMEOUT s          per-case limit (default 30; TCG is slow)
+#   TIMEOUT s          per-case limit (default 30; TCG is slow), times
+#                      $KSNOOP_TIMEOUT_SCALE (default 1; the emulated arm64
+#                      guests run slower)
 #
 # Commands run through eval in a subshell of this script, in the repo
 # directory, with ksnoop and workload on PATH and $KERNEL set to the label;
@@ -76,6 +78,8 @@ esac
 REPO=${HERE%/tests/vm}
 . "$HERE/lib.sh"
 LABEL=${KSNOOP_VM_KERNEL:-host}
+TIMEOUT_SCALE=${KSNOOP_TIMEOUT_SCALE:-1}
+[[ $TIMEOUT_SCALE =~ ^[1-9][0-9]*$ ]] || TIMEOUT_SCALE=1
 FILTER=
 VERBOSE=0
 
@@ -298,10 +302,10 @@ validate_case() {
 
 # Runs the case; its output lands in $WORK/out, err and wout. Sets RC.
 exec_case() {
-	local args re wpid=
+	local args re wpid= limit=$((C_TIMEOUT * TIMEOUT_SCALE))
 	: >"$WORK/wout"
 	if [ -n "$C_TRACE" ]; then
-		args=(--ready "$C_READY" --timeout "$C_TIMEOUT"
+		args=(--ready "$C_READY" --timeout "$limit"
 			--out "$WORK/out" --err "$WORK/err" --wout "$WORK/wout")
 		[ -n "$C_WORKLOAD" ] && args+=(--workload "$C_WORKLOAD")
 		[ -n "$C_PAUSED" ] && args+=(--paused-workload "$C_PAUSED")
@@ -315,9 +319,9 @@ exec_case() {
 		spawn eval "$C_WORKLOAD" >"$WORK/wout" 2>&1
 		wpid=$SPAWNED
 	fi
-	run_timeout "$C_TIMEOUT" eval "$C_RUN" >"$WORK/out" 2>"$WORK/err"
+	run_timeout "$limit" eval "$C_RUN" >"$WORK/out" 2>"$WORK/err"
 	RC=$?
-	[ $RC = 124 ] && echo "guest.sh: timed out after ${C_TIMEOUT}s" >>"$WORK/err"
+	[ $RC = 124 ] && echo "guest.sh: timed out after ${limit}s" >>"$WORK/err"
 	[ -n "$wpid" ] && stop_group "$wpid"
 }
 

@@ -290,6 +290,9 @@ if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 fi
 panic=$(tr -d '\r' <"$WORK/console.log" | grep -a -m1 -E 'Kernel panic|BUG:|Oops|Internal error' || true)
 [ -n "$panic" ] && fail "guest kernel crashed: $panic"
+# A signal from outside the test (timeout forwards what it receives).
+killed=$(grep -m1 'terminating on signal' "$WORK/qemu.log" || true)
+[ -n "$killed" ] && fail "QEMU was stopped from outside the test: $killed"
 if [ $qrc != 0 ]; then
 	fail "qemu failed (exit $qrc): $(tail -n 1 "$WORK/qemu.log")"
 fi

@@ -4,7 +4,7 @@
 #   tests/run.sh --no-vm    unit + host only
 #   KERNELS="6.1" tests/run.sh   a subset of the x86-64 VM matrix
 #   ARM64_KERNELS="6.12" tests/run.sh   a subset of the arm64 VM matrix
-#   KSNOOP_ARM64=0 tests/run.sh  no arm64 VM suite (nor its deps in make test)
+#   KSNOOP_ARM64=1 tests/run.sh  also the arm64 VM matrix (and its deps in make test)
 # Each suite prints TAP lines ("ok ..." / "not ok ..."); this script counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +45,7 @@ else
 	# runs beside the x86-64 one where there are CPUs for both: each
 	# matrix boots its kernels in parallel, 2 CPUs per guest.
 	arm64=0
-	[ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-1}" != 0 ] && arm64=1
+	[ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-0}" != 0 ] && arm64=1
 	arm64_out=$(mktemp /tmp/ksnoop-arm64.XXXXXX)
 	arm64_log=$(mktemp /tmp/ksnoop-arm64log.XXXXXX)
 	arm64_pid=

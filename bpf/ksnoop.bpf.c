@@ -216,8 +216,14 @@ struct regs {
 };
 
 #if defined(__TARGET_ARCH_arm64)
+/*
+ * AAPCS64: x0..x7 carry the first 8 arguments and x0 the return value; the
+ * 9th and on sit at [sp], [sp+8], ... when the callee starts, one 8-byte
+ * slot each. A kprobe at function+0 runs before the prologue, so the saved
+ * sp is still the caller's. (ip_make_skb's 9th and 10th, cork and flags,
+ * are checked in tests/arm64/cases/arm64.case.)
+ */
 #define NR_REG_ARGS 8
-/* arm64: arguments past x7 start at sp on entry. */
 #define STACK_ARG_OFF(n) (((n) - NR_REG_ARGS) * 8)
 
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)

@@ -297,24 +297,25 @@ static bool has_direct_calls(const struct btf *btf)
 static bool explain_fentry(struct strbuf *why, const struct func_plan *p, enum bpfutil_op op,
 			   int err)
 {
+	const char *ename;
 	char buf[32];
 
 	err = abs(err);
 	if (err != ENOTSUPP_ERRNO && err != EOPNOTSUPP)
 		return false;
-	bpfutil_errno_name(err, buf, sizeof(buf));
+	ename = bpfutil_errno_name(err, buf, sizeof(buf));
 	if (!has_direct_calls(p->func.btf)) {
 		sb_printf(why,
 			  "arm64 attaches fentry programs through ftrace direct calls, which "
 			  "this kernel lacks (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) (%s)",
-			  buf);
+			  ename);
 		return true;
 	}
 	/* The trampoline is built when the link is made, not at load. */
 	if (op != BPFUTIL_ATTACH || p->nr_args <= TRAMP_ARGS)
 		return false;
 	sb_printf(why, "%s has %d arguments and %s; kprobes read the rest from the stack (%s)",
-		  p->name, p->nr_args, TRAMP_ARGS_WHY, buf);
+		  p->name, p->nr_args, TRAMP_ARGS_WHY, ename);
 	return true;
 }
 

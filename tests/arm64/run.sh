@@ -61,7 +61,12 @@ report_tail() {
 	local k=$1 why
 	grep '^# guest-done' "$LOGS/$k.out"
 	grep '^vm-timing:' "$LOGS/$k.err" | sed 's/^vm-timing: /# /'
-	grep -q '^# guest-done' "$LOGS/$k.out" && return
+	if grep -q '^# guest-done' "$LOGS/$k.out"; then
+		# The harness's own complaints, if any: cases keep theirs.
+		grep -a -v -E '^(vm-timing:|Error:)' "$LOGS/$k.err" | tail -n 20 |
+			sed "s/^/# [arm64 $k] stderr: /"
+		return
+	fi
 	why=$(grep -E '^Error:' "$LOGS/$k.err" | tail -n 1)
 	echo "not ok - [arm64 $k] VM run did not complete: ${why:-see below}" | tee -a "$LOGS/$k.out"
 	grep -v -E '^(vm-timing:|Error:)' "$LOGS/$k.err" | tail -n 20 | sed 's/^/#   /'

@@ -43,7 +43,7 @@ LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
 HDRS     := $(wildcard src/*.h bpf/*.h)
 
 .SECONDARY:
-.PHONY: all clean deps test check unit vm bench format
+.PHONY: all clean deps test check unit vm bench bench-bins format
 all: $(BIN)
 
 $(OUT):
@@ -85,6 +85,20 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
 
 unit-bins: $(UNIT_BINS)
 
+# Benchmark programs (tests/bench/): a static workload driver and the loader
+# of the empty fentry/fexit floor. Kept out of src/, which is all ksnoop.
+BENCH_BINS := $(OUT)/bench/bench $(OUT)/bench/floor
+
+$(OUT)/bench/bench: tests/bench/bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static $< -o $@
+
+$(OUT)/bench/floor: tests/bench/floor.c $(OUT)/bench_floor.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+bench-bins: $(BENCH_BINS)
+
 deps:
 	./scripts/deps.sh
 
@@ -98,7 +112,8 @@ vm: deps
 	./tests/vm/demo.sh
 
 bench: deps
-	./tests/vm/bench.sh
+	$(MAKE) $(BIN) bench-bins
+	./tests/bench/run.sh
 
 format:
 	clang-format -i src/*.c src/*.h bpf/*.c bpf/*.h tests/unit/*.c

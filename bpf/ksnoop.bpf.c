@@ -20,6 +20,7 @@ const volatile bool filter_cgroup;
 const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
+const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 
 /* Addresses below this are user memory (x86-64 and arm64 48-bit VA). */
 #if defined(__TARGET_ARCH_arm64)
@@ -637,13 +638,28 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
+/*
+ * Wake the reader only once wakeup_bytes are queued. The default wakes it
+ * whenever it has caught up, which for a reader as fast as the traced
+ * code means a wakeup (an IPI and a context switch) per event. The reader
+ * also drains the ring every poll interval, so a trickle is not held up
+ * for longer than that.
+ */
+static __always_inline __u64 wakeup_flag(void)
+{
+	if (!wakeup_bytes)
+		return 0;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									      : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void submit(struct ksnoop_event *ev)
 {
 	__u64 len = KSNOOP_EVENT_HDR_SIZE + ev->data_len;
 
 	if (len > sizeof(*ev))
 		len = sizeof(*ev);
-	if (bpf_ringbuf_output(&events, ev, len, 0))
+	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag()))
 		count_drop(KSNOOP_DROP_RINGBUF);
 }
 

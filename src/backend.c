@@ -64,6 +64,12 @@ unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
 	return size;
 }
 
+/* Queued bytes that wake the reader: a batch, well before the ring fills. */
+static __u64 wakeup_bytes(unsigned long ring)
+{
+	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
+}
+
 static void set_rodata(const struct tracer *t, struct ksnoop_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -72,6 +78,7 @@ static void set_rodata(const struct tracer *t, struct ksnoop_bpf *skel, int func
 	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
 	skel->rodata->chain_mode = t->env->stack_mode;
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
+	skel->rodata->wakeup_bytes = wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 }
 
 static void autoload_only(struct ksnoop_bpf *skel, struct bpf_program *keep1,

@@ -258,6 +258,9 @@ static int run_loop(struct session *s)
 
 	while (!stop_signal) {
 		err = ring_buffer__poll(s->rb, POLL_MS);
+		/* Events below the BPF side's wakeup threshold wake nobody. */
+		if (err == 0)
+			err = ring_buffer__consume(s->rb);
 		if (err < 0 && err != -EINTR) {
 			p_err("reading the ring buffer: %s", strerror(-err));
 			break;

@@ -12,12 +12,15 @@
 #   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
 #                   sections; medians are reported (default 3)
 #   BENCH_ATTACH    function counts for the attach section (default "1 50 500")
+#   BENCH_BEFORE    another ksnoop binary (e.g. before a change), measured
+#                   as "ksnoop-before" (fentry, text) beside the others
 set -uo pipefail
 
 SECTIONS=${BENCH_SECTIONS:-percall startup throughput attach predicate ktrace}
 CALLS=${BENCH_CALLS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
+BEFORE=${BENCH_BEFORE:-}
 
 KSNOOP=./ksnoop
 BENCH=build/bench/bench
@@ -240,6 +243,11 @@ section_percall() {
 		traced_loop ksnoop-fentry text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
 			$KSNOOP trace -b fentry __do_sys_getppid
 		plain_loop base "getppid $CALLS"
+		if [ -n "$BEFORE" ]; then
+			traced_loop ksnoop-before text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
+				"$BEFORE" trace -b fentry __do_sys_getppid
+			plain_loop base "getppid $CALLS"
+		fi
 		traced_loop ksnoop-kprobe text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
 			$KSNOOP trace -b kprobe __do_sys_getppid
 		plain_loop base "getppid $CALLS"
@@ -250,7 +258,7 @@ section_percall() {
 			bpftrace -e "$BT_GETPPID"
 		plain_loop base "getppid $CALLS"
 	done
-	summarize ksnoop-fentry ksnoop-kprobe ksnoop-json bpftrace
+	summarize ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace
 }
 
 # ----------------------------------------------------------------------
@@ -263,8 +271,9 @@ section_startup() {
 	spin=$!
 	: >"$T/startup.runs"
 	for r in 1 2; do
-		for k in ksnoop-fentry ksnoop-kprobe ksnoop-json bpftrace; do
+		for k in ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json bpftrace; do
 			case $k in
+			ksnoop-before) line=$($BENCH run 300 '__do_sys_getppid(' -- "$BEFORE" trace -b fentry __do_sys_getppid 2>/dev/null) ;;
 			ksnoop-fentry) line=$($BENCH run 300 '__do_sys_getppid(' -- $KSNOOP trace -b fentry __do_sys_getppid 2>/dev/null) ;;
 			ksnoop-kprobe) line=$($BENCH run 300 '__do_sys_getppid(' -- $KSNOOP trace -b kprobe __do_sys_getppid 2>/dev/null) ;;
 			ksnoop-json) line=$($BENCH run 300 '__do_sys_getppid' -- $KSNOOP -j trace __do_sys_getppid 2>/dev/null) ;;
@@ -276,7 +285,7 @@ section_startup() {
 	done
 	kill $spin
 	wait $spin 2>/dev/null
-	for k in ksnoop-fentry ksnoop-kprobe ksnoop-json bpftrace; do
+	for k in ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json bpftrace; do
 		result "startup.$k.first_event_ms" "$(awk -v k=$k '$1 == k { print $2 }' "$T/startup.runs" | median)"
 	done
 	result startup.ratio_bpftrace_to_ksnoop_fentry "$(calc "$(awk '$1 == "bpftrace" { print $2 }' "$T/startup.runs" | median) / $(awk '$1 == "ksnoop-fentry" { print $2 }' "$T/startup.runs" | median)" 2)"

@@ -42,7 +42,7 @@ table() {
 			hdr()
 			printf "%-15s %8s\n", "no tracing", g("percall.base.ns_per_call")
 			row("percall", "floor", "empty floor", "-")
-			n = split("ksnoop-fentry ksnoop-kprobe ksnoop-json bpftrace", ks, " ")
+			n = split("ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace", ks, " ")
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i], ks[i], g("startup." ks[i] ".first_event_ms"))
 			if ("startup.ratio_bpftrace_to_ksnoop_fentry" in v)

@@ -13,7 +13,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 func_id; /* fentry instances; kprobes use cookies */
+const volatile __u32 func_id; /* fentry instances without fentry_cookie */
+const volatile bool fentry_cookie; /* fentry/fexit take func_id from the attach cookie */
 const volatile bool filter_tgid;
 const volatile __s32 filter_cpu = -1;
 const volatile bool filter_cgroup;
@@ -288,9 +289,16 @@ static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
 	return v;
 }
 
+/*
+ * kprobes name their function with the attach cookie; so do fentry/fexit
+ * where the kernel has tracing cookies (5.19), which lets one set of
+ * instructions serve every function (see backend.c, attach_fentry_fast).
+ */
 static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
 {
-	return trampoline ? func_id : (__u32)bpf_get_attach_cookie(ctx);
+	if (trampoline && !fentry_cookie)
+		return func_id;
+	return (__u32)bpf_get_attach_cookie(ctx);
 }
 
 static __always_inline __u64 load_scalar(const __u8 *p, __u32 len)

@@ -97,6 +97,11 @@ $(OUT)/bench/floor: tests/bench/floor.c $(OUT)/bench_floor.skel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
 
+# The formatter alone, on synthetic events (no VM needed).
+$(OUT)/bench/fmtbench: tests/bench/fmtbench.c $(OUT)/libksnoop.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(OUT)/libksnoop.a $(LDFLAGS) $(LDLIBS) -o $@
+
 bench-bins: $(BENCH_BINS)
 
 deps:

@@ -647,18 +647,22 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 }
 
 /*
- * Wake the reader only once wakeup_bytes are queued. The default wakes it
- * whenever it has caught up, which for a reader as fast as the traced
- * code means a wakeup (an IPI and a context switch) per event. The reader
- * also drains the ring every poll interval, so a trickle is not held up
- * for longer than that.
+ * Wake the reader only when the queue grows past wakeup_bytes. The
+ * default wakes it whenever it has caught up, which for a reader about as
+ * fast as the traced code means a wakeup (an IPI and a context switch)
+ * per event; forcing one on every event past the mark would be as bad.
+ * The reader drains everything once awake (its epoll is level-triggered)
+ * and every poll interval anyway, so a trickle waits at most that long.
  */
-static __always_inline __u64 wakeup_flag(void)
+static __always_inline __u64 wakeup_flag(__u64 len)
 {
+	__u64 queued;
+
 	if (!wakeup_bytes)
 		return 0;
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									      : BPF_RB_NO_WAKEUP;
+	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return queued < wakeup_bytes && queued + len >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+								     : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void submit(struct ksnoop_event *ev)
@@ -667,7 +671,7 @@ static __always_inline void submit(struct ksnoop_event *ev)
 
 	if (len > sizeof(*ev))
 		len = sizeof(*ev);
-	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag()))
+	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len)))
 		count_drop(KSNOOP_DROP_RINGBUF);
 }
 

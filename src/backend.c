@@ -46,7 +46,12 @@ struct tracer {
 	} fast[2];
 };
 
-#define RINGBUF_MIN (32UL << 20)
+/*
+ * A 100,000-call burst of a function traced with its defaults (an entry
+ * event with the arguments, a return event) can take 35 MB, e.g. the
+ * getppid syscall's pt_regs argument; the reader may be far slower.
+ */
+#define RINGBUF_MIN (64UL << 20)
 #define RINGBUF_MAX (1UL << 30)
 
 const char *backend_name(enum backend_kind k)

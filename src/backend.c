@@ -159,7 +159,8 @@ static struct ksnoop_bpf *open_owner(struct tracer *t, int progs, int *err)
 static int load_owner(struct tracer *t)
 {
 	static const int tries[] = { OWN_KPROBE | OWN_MULTI, OWN_KPROBE, 0 };
-	size_t i = wants_multi(t) ? 0 : 1;
+	/* -b fentry never attaches kprobes: spare the verifier their programs. */
+	size_t i = t->env->backend == BACKEND_FENTRY ? 2 : wants_multi(t) ? 0 : 1;
 	int err = 0;
 
 	for (; i < ARRAY_SIZE(tries) && !t->owner; i++) {

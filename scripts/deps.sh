@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(
 	make              # build driver
 	gcc               # user-space compiler
+	libc6-dev         # C headers, and libc.a for the static test workload
 	clang             # BPF compiler (clang -target bpf)
 	llvm              # llvm-strip for BPF objects
 	bpftool           # vmlinux.h and skeleton generation
@@ -18,7 +19,8 @@ PKGS=(
 	qemu-system-x86   # VM tests (TCG)
 	busybox-static    # VM initramfs
 	cpio              # initramfs packing
-	xz-utils          # 6.12 ships .ko.xz modules
+	xz-utils          # 6.12 ships .ko.xz modules; 6.1's bzImage is xz
+	zstd              # 6.12's bzImage is zstd (scripts/kernels.sh unpacks it)
 	iproute2          # loopback setup inside the VM
 	valgrind          # error-path tests
 	strace            # ktrace overhead comparison in make bench
@@ -30,6 +32,8 @@ for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
+# The arm64 cross toolchain and emulator, for KSNOOP_ARM64=1.
+[ "${KSNOOP_ARM64:-0}" = 0 ] || "$(dirname "$0")/arm64.sh" deps
 # The reference ksnoop, unpacked into the cache for comparison tests.
 reference="$(dirname "$0")/reference.sh"
 [ ${#missing[@]} -eq 0 ] && exec "$reference"

@@ -221,15 +221,8 @@ static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
 	nlen = strcspn(name, " \t");
 	if (!nlen || nlen >= MAX_LINE)
 		return true;
-	if (ks->nr == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 65536;
-		struct sym *ns = realloc(ks->syms, cap * sizeof(*ns));
-
-		if (!ns)
-			return false;
-		ks->syms = ns;
-		ks->cap = cap;
-	}
+	if (!grow_array(&ks->syms, &ks->cap, ks->nr, sizeof(*ks->syms), 65536))
+		return false;
 	name[nlen] = 0;
 	/* Static functions of the same name share one string. */
 	slot = ks->by_name.n ? set_slot(ks, &ks->by_name, name) : NULL;
@@ -395,16 +388,9 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 		name = str_at(ks, src->slots[i] - 1);
 		if (fnmatch(glob, name, 0) || set_has(ks, &ks->blacklist, name))
 			continue;
-		if (n == cap) {
-			const char **nn;
-
-			cap = cap ? cap * 2 : 64;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				free(names);
-				return -ENOMEM;
-			}
-			names = nn;
+		if (!grow_array(&names, &cap, n, sizeof(*names), 64)) {
+			free(names);
+			return -ENOMEM;
 		}
 		names[n++] = name;
 	}

@@ -12,6 +12,7 @@
 #   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
 #                   sections; medians are reported (default 3)
 #   BENCH_ATTACH    function counts for the attach section (default "1 50 500")
+#   BENCH_KTRACE_COUNT  bytes dd copies in the ktrace section (200000)
 #   BENCH_BEFORE    another ksnoop binary (e.g. before a change), measured
 #                   as "ksnoop-before" (fentry, text) beside the others
 set -uo pipefail
@@ -21,6 +22,7 @@ CALLS=${BENCH_CALLS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
 BEFORE=${BENCH_BEFORE:-}
+KTRACE_COUNT=${BENCH_KTRACE_COUNT:-200000}
 
 KSNOOP=./ksnoop
 BENCH=build/bench/bench
@@ -405,14 +407,24 @@ section_predicate() {
 }
 
 # ----------------------------------------------------------------------
-# ktrace, when this tree has it: tests/bench/ktrace-bench.sh.
+# ktrace, when this tree has it: tests/bench/ktrace-bench.sh times
+# dd if=/dev/zero of=/dev/null bs=1 count=N plain, under strace -f and
+# under ktrace -t c.
 
 section_ktrace() {
-	if [ -x tests/bench/ktrace-bench.sh ] && $KSNOOP ktrace -h >/dev/null 2>&1; then
-		tests/bench/ktrace-bench.sh | sed -n 's/^R /R ktrace./p'
-	else
+	local out
+	if [ ! -x tests/bench/ktrace-bench.sh ] || ! $KSNOOP ktrace -h >/dev/null 2>&1; then
 		result ktrace.available false
+		return
 	fi
+	out=$(KTRACE_BENCH_COUNT=$KTRACE_COUNT KTRACE_BENCH_RUNS=1 tests/bench/ktrace-bench.sh 2>&1)
+	log "$out"
+	result ktrace.dd_count "$KTRACE_COUNT"
+	result ktrace.plain_s "$(awk '$1 == "plain" { print $2 }' <<<"$out")"
+	result ktrace.strace_s "$(awk '$1 == "strace" && $2 == "-f" { print $5 }' <<<"$out")"
+	result ktrace.ktrace_s "$(awk '$1 == "ktrace" && $2 == "-t" { print $4 }' <<<"$out")"
+	result ktrace.records "$(awk '$1 == "trace" && $2 == "file" { print $3 }' <<<"$out")"
+	result ktrace.ratio_to_strace "$(sed -n 's/.*ktrace\/strace = \([0-9.]*\).*/\1/p' <<<"$out")"
 }
 
 result kernel "\"$(uname -r)\""

@@ -13,8 +13,6 @@ table() {
 		$2 = ""
 		sub(/^ +/, "")
 		v[k] = $0
-		if (k ~ /^ktrace\./)
-			kt[++nkt] = k
 	}
 	function g(k) { return (k in v) ? v[k] : "-" }
 	function mib(k) { return (k in v) ? sprintf("%.1f", v[k] / 1024) : "-" }
@@ -97,10 +95,15 @@ table() {
 				printf "%-10s %8s %10s %10s  (glob acpi_ut_*)\n", dq(g("attach.glob.backend")),
 					g("attach.glob.functions"), g("attach.glob.attach_ms"), g("attach.glob.detach_ms")
 		}
-		if (nkt) {
-			printf "\nktrace\n"
-			for (i = 1; i <= nkt; i++)
-				printf "%-40s %s\n", kt[i], v[kt[i]]
+		if ("ktrace.plain_s" in v) {
+			printf "\nktrace: dd if=/dev/zero of=/dev/null bs=1 count=%s, seconds\n", g("ktrace.dd_count")
+			printf "%-24s %9s %9s\n", "", "wall", "added"
+			printf "%-24s %9s\n", "plain", g("ktrace.plain_s")
+			printf "%-24s %9s %9.3f\n", "strace -f -o /dev/null", g("ktrace.strace_s"),
+				v["ktrace.strace_s"] - v["ktrace.plain_s"]
+			printf "%-24s %9s %9.3f   (%s records)\n", "ksnoop ktrace -t c", g("ktrace.ktrace_s"),
+				v["ktrace.ktrace_s"] - v["ktrace.plain_s"], g("ktrace.records")
+			printf "added overhead ktrace/strace = %s\n", g("ktrace.ratio_to_strace")
 		}
 		for (key in v)
 			if (key ~ /\.error$/ && key !~ /^attach/)

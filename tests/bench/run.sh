@@ -4,8 +4,8 @@
 # the same numbers to build/bench.json. See doc/bench.md.
 #
 #   KERNELS="6.1 6.12"   kernels to run, one VM boot each
-#   BENCH_SECTIONS, BENCH_CALLS, BENCH_ROUNDS, BENCH_ATTACH, BENCH_BEFORE:
-#                        see guest.sh
+#   BENCH_SECTIONS, BENCH_CALLS, BENCH_ROUNDS, BENCH_ATTACH, BENCH_BEFORE,
+#   BENCH_KTRACE_COUNT:  see guest.sh
 #   VM_EXEC              the VM runner (default tests/vm/vm-exec.sh)
 #   BENCH_OUT            output directory (default build)
 #
@@ -22,7 +22,7 @@ KERNELS=${KERNELS:-6.1 6.12}
 OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
-for v in BENCH_SECTIONS BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE; do
+for v in BENCH_SECTIONS BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_KTRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 

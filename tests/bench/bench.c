@@ -9,11 +9,13 @@
  *                              "count == 7" keeps 1/EVERY of them), timed
  *   bench udp-send BYTES N     N loopback UDP datagrams of BYTES, timed
  *   bench spin SECONDS         getppid() in a loop for SECONDS (background load)
- *   bench run TIMEOUT MATCH -- CMD [ARG...]
+ *   bench run [-k] TIMEOUT MATCH -- CMD [ARG...]
  *                              spawn CMD with stdout on a pipe, time until a
  *                              line containing MATCH appears, sample its peak
- *                              RSS, stop it with SIGINT and time its exit.
- *                              Lines read are dropped; stderr is inherited.
+ *                              RSS, stop it with SIGINT (-k: SIGKILL, for a
+ *                              tracer that would drain a flood first) and
+ *                              time its exit. Lines read are dropped; stderr
+ *                              is inherited.
  *   bench stamp                copy stdin to stdout, each line prefixed with
  *                              the milliseconds since start (startup profiles)
  *
@@ -184,7 +186,7 @@ static int scan(char *acc, size_t *len, size_t cap, const char *match, long *lin
 	return found;
 }
 
-static int do_run(long timeout, const char *match, char **cmd)
+static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 {
 	static char acc[1 << 16];
 	long long t0, deadline, t_match = -1, t_stop;
@@ -224,7 +226,7 @@ static int do_run(long timeout, const char *match, char **cmd)
 	}
 	hwm = hwm_kb(pid);
 	t_stop = now_ns();
-	kill(pid, SIGINT);
+	kill(pid, stop_sig);
 	/* Drain until the tracer closes its stdout, i.e. has exited. */
 	while ((n = read(fds[0], acc + len, sizeof(acc) - 1 - len)) > 0) {
 		len += n;
@@ -251,7 +253,7 @@ static int do_stamp(void)
 static int usage(void)
 {
 	fputs("usage: bench { getppid N | write-null N EVERY | udp-send BYTES N | spin SECONDS |\n"
-	      "               run TIMEOUT MATCH -- CMD [ARG...] | stamp }\n",
+	      "               run [-k] TIMEOUT MATCH -- CMD [ARG...] | stamp }\n",
 	      stderr);
 	return 2;
 }
@@ -285,10 +287,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return do_stamp();
+	if (!strcmp(argv[1], "run") && argc >= 7 && !strcmp(argv[2], "-k") && !strcmp(argv[5], "--")) {
+		if (parse_long(argv[3], 1, 3600, &a))
+			return 2;
+		return do_run(a, argv[4], argv + 6, SIGKILL);
+	}
 	if (!strcmp(argv[1], "run") && argc >= 6 && !strcmp(argv[4], "--")) {
 		if (parse_long(argv[2], 1, 3600, &a))
 			return 2;
-		return do_run(a, argv[3], argv + 5);
+		return do_run(a, argv[3], argv + 5, SIGINT);
 	}
 	return usage();
 }

@@ -275,11 +275,11 @@ section_startup() {
 	for r in 1 2; do
 		for k in ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json bpftrace; do
 			case $k in
-			ksnoop-before) line=$($BENCH run 300 '__do_sys_getppid(' -- "$BEFORE" trace -b fentry __do_sys_getppid 2>/dev/null) ;;
-			ksnoop-fentry) line=$($BENCH run 300 '__do_sys_getppid(' -- $KSNOOP trace -b fentry __do_sys_getppid 2>/dev/null) ;;
-			ksnoop-kprobe) line=$($BENCH run 300 '__do_sys_getppid(' -- $KSNOOP trace -b kprobe __do_sys_getppid 2>/dev/null) ;;
-			ksnoop-json) line=$($BENCH run 300 '__do_sys_getppid' -- $KSNOOP -j trace __do_sys_getppid 2>/dev/null) ;;
-			bpftrace) line=$($BENCH run 300 ' __do_sys_getppid ' -- bpftrace -e "$BT_GETPPID" 2>/dev/null) ;;
+			ksnoop-before) line=$($BENCH run -k 300 '__do_sys_getppid(' -- "$BEFORE" trace -b fentry __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-fentry) line=$($BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b fentry __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-kprobe) line=$($BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b kprobe __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-json) line=$($BENCH run -k 300 '__do_sys_getppid' -- $KSNOOP -j trace __do_sys_getppid 2>/dev/null) ;;
+			bpftrace) line=$($BENCH run -k 300 ' __do_sys_getppid ' -- bpftrace -e "$BT_GETPPID" 2>/dev/null) ;;
 			esac
 			log "startup $k round $r: $line"
 			echo "$k $(field match_ms "$line") $(field hwm_kb "$line")" >>"$T/startup.runs"

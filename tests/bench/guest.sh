@@ -156,7 +156,7 @@ traced_loop() {
 		return 1
 	fi
 	c0=$(cpu_ticks $TPID)
-	out=$($BENCH $work)
+	out=$(timeout 1800 $BENCH $work)
 	wait_idle $TPID "$T/$key.out"
 	c1=$(cpu_ticks $TPID)
 	hwm=$(hwm_kb $TPID)
@@ -170,7 +170,7 @@ traced_loop() {
 
 plain_loop() { # KEY WORKLOAD
 	local out
-	out=$($BENCH $2)
+	out=$(timeout 1800 $BENCH $2)
 	echo "$1 $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
 	log "$SEC $1 round $ROUND: $(field ns_per_call "$out") ns/call"
 }
@@ -181,7 +181,7 @@ floor_loop() { # FUNC WORKLOAD
 		result "$SEC.floor.error" '"floor did not attach"'
 		return 1
 	fi
-	out=$($BENCH $2)
+	out=$(timeout 1800 $BENCH $2)
 	stop_tracer
 	echo "floor $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
 	log "$SEC floor round $ROUND: $(field ns_per_call "$out") ns/call"
@@ -275,11 +275,11 @@ section_startup() {
 	for r in 1 2; do
 		for k in ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json bpftrace; do
 			case $k in
-			ksnoop-before) line=$($BENCH run -k 300 '__do_sys_getppid(' -- "$BEFORE" trace -b fentry __do_sys_getppid 2>/dev/null) ;;
-			ksnoop-fentry) line=$($BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b fentry __do_sys_getppid 2>/dev/null) ;;
-			ksnoop-kprobe) line=$($BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b kprobe __do_sys_getppid 2>/dev/null) ;;
-			ksnoop-json) line=$($BENCH run -k 300 '__do_sys_getppid' -- $KSNOOP -j trace __do_sys_getppid 2>/dev/null) ;;
-			bpftrace) line=$($BENCH run -k 300 ' __do_sys_getppid ' -- bpftrace -e "$BT_GETPPID" 2>/dev/null) ;;
+			ksnoop-before) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid(' -- "$BEFORE" trace -b fentry __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-fentry) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b fentry __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-kprobe) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b kprobe __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-json) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid' -- $KSNOOP -j trace __do_sys_getppid 2>/dev/null) ;;
+			bpftrace) line=$(timeout 600 $BENCH run -k 300 ' __do_sys_getppid ' -- bpftrace -e "$BT_GETPPID" 2>/dev/null) ;;
 			esac
 			log "startup $k round $r: $line"
 			echo "$k $(field match_ms "$line") $(field hwm_kb "$line")" >>"$T/startup.runs"
@@ -310,7 +310,7 @@ throughput_case() { # KEY EVENTS_PER_CALL WORKLOAD -- KSNOOP_ARGS...
 	fi
 	sleep 0.5
 	kill -STOP $TPID
-	out=$($BENCH $work)
+	out=$(timeout 1800 $BENCH $work)
 	c0=$(cpu_ticks $TPID)
 	kill -CONT $TPID
 	wait_idle $TPID /dev/null
@@ -357,7 +357,7 @@ section_attach() {
 		[ "$(wc -l <"$T/cands")" -ge "$n" ] || { log "attach: fewer than $n candidates"; continue; }
 		mapfile -t names < <(head -n "$n" "$T/cands")
 		for b in fentry kprobe; do
-			line=$($BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP trace -b $b "${names[@]}" 2>"$T/attach.err")
+			line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP trace -b $b "${names[@]}" 2>"$T/attach.err")
 			log "attach $b $n: $line $(grep -m1 Error "$T/attach.err")"
 			if [ "$(field match_ms "$line")" = -1.0 ]; then
 				result "attach.$b.n$n.error" "\"$(grep -m1 -o 'Error.*' "$T/attach.err" | head -c 200 | tr -d '"\\')\""
@@ -369,7 +369,7 @@ section_attach() {
 		done
 	done
 	# A glob: kprobe.multi (one link each way) where the kernel has it.
-	line=$($BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP -d trace -b kprobe 'acpi_ut_*' 2>"$T/attach.err")
+	line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP -d trace -b kprobe 'acpi_ut_*' 2>"$T/attach.err")
 	n=$(sed -n "s/.*'acpi_ut_\*' matched \([0-9]*\) functions.*/\1/p" "$T/attach.err")
 	log "attach glob acpi_ut_* ($n functions): $line $(grep -m1 'kprobe.multi:' "$T/attach.err")"
 	result attach.glob.functions "${n:-0}"
@@ -417,7 +417,7 @@ section_ktrace() {
 		result ktrace.available false
 		return
 	fi
-	out=$(KTRACE_BENCH_COUNT=$KTRACE_COUNT KTRACE_BENCH_RUNS=1 tests/bench/ktrace-bench.sh 2>&1)
+	out=$(KTRACE_BENCH_COUNT=$KTRACE_COUNT KTRACE_BENCH_RUNS=1 timeout 3600 tests/bench/ktrace-bench.sh 2>&1)
 	log "$out"
 	result ktrace.dd_count "$KTRACE_COUNT"
 	result ktrace.plain_s "$(awk '$1 == "plain" { print $2 }' <<<"$out")"

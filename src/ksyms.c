@@ -292,6 +292,21 @@ static bool blacklist_line(struct ksyms *ks, char *line, size_t len)
 	return true;
 }
 
+/* Hand back what the doubling growth left unused. */
+static void trim(struct ksyms *ks)
+{
+	void *p;
+
+	if (ks->strs_len && (p = realloc(ks->strs, ks->strs_len))) {
+		ks->strs = p;
+		ks->strs_cap = ks->strs_len;
+	}
+	if (ks->nr && (p = realloc(ks->syms, ks->nr * sizeof(*ks->syms)))) {
+		ks->syms = p;
+		ks->cap = ks->nr;
+	}
+}
+
 struct ksyms *ksyms__load(void)
 {
 	struct ksyms *ks = calloc(1, sizeof(*ks));
@@ -301,6 +316,7 @@ struct ksyms *ksyms__load(void)
 	load_kallsyms(ks);
 	for_each_line(TRACEFS "/available_filter_functions", ftrace_line, ks);
 	for_each_line("/sys/kernel/debug/kprobes/blacklist", blacklist_line, ks);
+	trim(ks);
 	return ks;
 }
 

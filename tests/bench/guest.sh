@@ -142,18 +142,34 @@ count_events() { # FORMAT FILE PID
 
 # Drops a tracer reported: ksnoop's last "lost N events", bpftrace's "Lost N events".
 reported_drops() { # NAME
-	cat "$T/$1.err" "$T/$1.out" 2>/dev/null |
-		awk '/^Warning: lost [0-9]+ events/ { n = $3 } /^Lost [0-9]+ events/ { m += $2 } END { print n + m }'
+	cat "$T/$1.err" "$T/$1.out" 2>/dev/null | awk '
+		/lost [0-9]+ events so far/ { sub(/.*lost /, ""); n = $1 + 0 }
+		/^Lost [0-9]+ events/ { m += $2 }
+		END { print n + m }'
 }
 
-# One traced loop: start, wait ready, loop, drain, count, stop.
+# One traced loop: start, wait ready, loop, drain, count, stop. With
+# PAUSED=1 a first loop runs while the tracer is stopped (SIGSTOP): its
+# BPF programs alone, and whether the ring holds the whole burst; that
+# row is KEY-paused. Rows: KEY NS GEN EV DROPS HWM TICKS READY_MS.
 # traced_loop KEY FORMAT READY EVENTS_PER_CALL WORKLOAD -- CMD...
 traced_loop() {
-	local key=$1 fmt=$2 ready=$3 per=$4 work=$5 out c0 c1 hwm ev gen drops
+	local key=$1 fmt=$2 ready=$3 per=$4 work=$5 out c0 c1 hwm ev gen drops d0=0
 	shift 6
 	if ! start_tracer "$key" "$ready" -- "$@"; then
 		result "$SEC.$key.r$ROUND.error" '"not ready"'
 		return 1
+	fi
+	if [ "${PAUSED:-0}" = 1 ]; then
+		kill -STOP $TPID
+		out=$(timeout 1800 $BENCH $work)
+		kill -CONT $TPID
+		wait_idle $TPID "$T/$key.out"
+		gen=$(awk -v c="$(field calls "$out")" -v p="$per" 'BEGIN { printf "%d", c * p }')
+		ev=$(count_events "$fmt" "$T/$key.out" "$(field pid "$out")")
+		d0=$(reported_drops "$key")
+		echo "$key-paused $(field ns_per_call "$out") $gen $ev $d0 0 0 $T_READY_MS" >>"$T/$SEC.runs"
+		log "$SEC $key round $ROUND, reader paused: $(field ns_per_call "$out") ns/call, $ev/$gen events, $d0 drops reported"
 	fi
 	c0=$(cpu_ticks $TPID)
 	out=$(timeout 1800 $BENCH $work)
@@ -163,7 +179,7 @@ traced_loop() {
 	stop_tracer
 	gen=$(awk -v c="$(field calls "$out")" -v p="$per" 'BEGIN { printf "%d", c * p }')
 	ev=$(count_events "$fmt" "$T/$key.out" "$(field pid "$out")")
-	drops=$(reported_drops "$key")
+	drops=$(($(reported_drops "$key") - d0))
 	echo "$key $(field ns_per_call "$out") $gen $ev $drops $hwm $((c1 - c0)) $T_READY_MS" >>"$T/$SEC.runs"
 	log "$SEC $key round $ROUND: $(field ns_per_call "$out") ns/call, $ev/$gen events, $drops drops reported, VmHWM $hwm kB, consumer $((c1 - c0)) ticks, ready after $T_READY_MS ms"
 }
@@ -222,10 +238,12 @@ summarize() { # KEYS...
 				printf "R %s.%s.delivered %d\n", sec, k, ev
 				printf "R %s.%s.drops_reported %d\n", sec, k, dr
 				printf "R %s.%s.shortfall %d\n", sec, k, gen - ev
-				printf "R %s.%s.rss_peak_kb %d\n", sec, k, hwm
-				printf "R %s.%s.consumer_cpu_s %.2f\n", sec, k, t / hz
-				if (t > 0)
+				if (hwm > 0)
+					printf "R %s.%s.rss_peak_kb %d\n", sec, k, hwm
+				if (t > 0) {
+					printf "R %s.%s.consumer_cpu_s %.2f\n", sec, k, t / hz
 					printf "R %s.%s.consumer_events_per_s %d\n", sec, k, ev / (t / hz)
+				}
 				printf "R %s.%s.ready_ms_max %d\n", sec, k, rd
 			}' "$T/$SEC.added"
 	done
@@ -237,6 +255,7 @@ section_percall() {
 	: >"$T/$SEC.runs"
 	result percall.calls "$CALLS"
 	result percall.function '"__do_sys_getppid"'
+	PAUSED=1
 	for r in $(seq 1 "$ROUNDS"); do
 		ROUND=$r
 		plain_loop base "getppid $CALLS"
@@ -260,7 +279,10 @@ section_percall() {
 			bpftrace -e "$BT_GETPPID"
 		plain_loop base "getppid $CALLS"
 	done
-	summarize ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace
+	PAUSED=0
+	summarize ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace \
+		ksnoop-fentry-paused ksnoop-before-paused ksnoop-kprobe-paused ksnoop-json-paused \
+		bpftrace-paused
 }
 
 # ----------------------------------------------------------------------

@@ -37,12 +37,18 @@ table() {
 		if ("percall.calls" in v) {
 			printf "\nPer call: %s, %s getppid() calls per run, medians of the rounds\n",
 				dq(g("percall.function")), g("percall.calls")
+			printf "Reader running (output to a file on tmpfs)\n"
 			hdr()
 			printf "%-15s %8s\n", "no tracing", g("percall.base.ns_per_call")
 			row("percall", "floor", "empty floor", "-")
 			n = split("ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace", ks, " ")
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i], ks[i], g("startup." ks[i] ".first_event_ms"))
+			printf "Reader paused (SIGSTOP) during the loop: the BPF side alone, and the ring\n"
+			hdr()
+			row("percall", "floor", "empty floor", "-")
+			for (i = 1; i <= n; i++)
+				row("percall", ks[i] "-paused", ks[i], "-")
 			if ("startup.ratio_bpftrace_to_ksnoop_fentry" in v)
 				printf "startup: bpftrace takes %sx as long as ksnoop -b fentry to its first event\n",
 					g("startup.ratio_bpftrace_to_ksnoop_fentry")

@@ -60,7 +60,7 @@ LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
 HDRS     := $(wildcard src/*.h bpf/*.h)
 
 .SECONDARY:
-.PHONY: all clean deps test check unit vm bench format workload
+.PHONY: all clean deps test check unit vm bench bench-bins format workload
 all: $(BIN) workload
 
 $(OUT):
@@ -107,6 +107,25 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
 
 unit-bins: $(UNIT_BINS)
 
+# Benchmark programs (tests/bench/): a static workload driver and the loader
+# of the empty fentry/fexit floor. Kept out of src/, which is all ksnoop.
+BENCH_BINS := $(OUT)/bench/bench $(OUT)/bench/floor
+
+$(OUT)/bench/bench: tests/bench/bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static $< -o $@
+
+$(OUT)/bench/floor: tests/bench/floor.c $(OUT)/bench_floor.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# The formatter alone, on synthetic events (no VM needed).
+$(OUT)/bench/fmtbench: tests/bench/fmtbench.c $(OUT)/libksnoop.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(OUT)/libksnoop.a $(LDFLAGS) $(LDLIBS) -o $@
+
+bench-bins: $(BENCH_BINS)
+
 # The VM tests' trigger program: static, so it runs in any guest; never
 # sanitized (ASan cannot link statically).
 $(OUT)/tests/workload: tests/vm/workload.c
@@ -132,7 +151,8 @@ vm: deps
 	./tests/vm/demo.sh
 
 bench: deps
-	./tests/vm/bench.sh
+	$(MAKE) all bench-bins
+	./tests/bench/run.sh
 
 format:
 	clang-format -i src/*.c src/*.h bpf/*.c bpf/*.h tests/unit/*.c

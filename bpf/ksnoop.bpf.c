@@ -13,13 +13,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 func_id; /* fentry instances; kprobes use cookies */
+const volatile __u32 func_id; /* fentry instances without fentry_cookie */
+const volatile bool fentry_cookie; /* fentry/fexit take func_id from the attach cookie */
 const volatile bool filter_tgid;
 const volatile __s32 filter_cpu = -1;
 const volatile bool filter_cgroup;
 const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
+const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 
 /*
  * Whether an address is user memory: Debian's GCC-built BTF has no __user
@@ -301,9 +303,16 @@ static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
 	return v;
 }
 
+/*
+ * kprobes name their function with the attach cookie; so do fentry/fexit
+ * where the kernel has tracing cookies (5.19), which lets one set of
+ * instructions serve every function (see backend.c, attach_fentry_fast).
+ */
 static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
 {
-	return trampoline ? func_id : (__u32)bpf_get_attach_cookie(ctx);
+	if (trampoline && !fentry_cookie)
+		return func_id;
+	return (__u32)bpf_get_attach_cookie(ctx);
 }
 
 static __always_inline __u64 load_scalar(const __u8 *p, __u32 len)
@@ -651,13 +660,32 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
+/*
+ * Wake the reader only when the queue grows past wakeup_bytes. The
+ * default wakes it whenever it has caught up, which for a reader about as
+ * fast as the traced code means a wakeup (an IPI and a context switch)
+ * per event; forcing one on every event past the mark would be as bad.
+ * The reader drains everything once awake (its epoll is level-triggered)
+ * and every poll interval anyway, so a trickle waits at most that long.
+ */
+static __always_inline __u64 wakeup_flag(__u64 len)
+{
+	__u64 queued;
+
+	if (!wakeup_bytes)
+		return 0;
+	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return queued < wakeup_bytes && queued + len >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+								     : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void submit(struct ksnoop_event *ev)
 {
 	__u64 len = KSNOOP_EVENT_HDR_SIZE + ev->data_len;
 
 	if (len > sizeof(*ev))
 		len = sizeof(*ev);
-	if (bpf_ringbuf_output(&events, ev, len, 0))
+	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len)))
 		count_drop(KSNOOP_DROP_RINGBUF);
 }
 

@@ -25,6 +25,7 @@
  */
 struct func_state {
 	struct ksnoop_bpf *fentry; /* per-function instance, fentry only */
+	int prog_fds[2], link_fds[2]; /* fentry/fexit like the template, or 0 */
 	struct bpf_link *entry, *ret;
 	enum backend_kind kind;
 	bool attached;
@@ -41,8 +42,20 @@ struct tracer {
 	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
 	int nr_cpus;
+	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
+	struct ksnoop_bpf *fentry_tmpl; /* first fentry instance, for the rest */
+	struct fast_prog {		 /* what loading like it needs, per program */
+		int btf_fd;
+		struct bpf_func_info *finfo;
+		__u32 nr_finfo;
+	} fast[2];
 };
 
+/*
+ * A 100,000-call burst of a function traced with its defaults (an entry
+ * event with the arguments, a return event) can take 35 MB, e.g. the
+ * getppid syscall's pt_regs argument; the reader may be far slower.
+ */
 #define RINGBUF_MIN (64UL << 20)
 #define RINGBUF_MAX (1UL << 30)
 
@@ -69,6 +82,12 @@ unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
 	return size;
 }
 
+/* Queued bytes that wake the reader: a batch, well before the ring fills. */
+static __u64 wakeup_bytes(unsigned long ring)
+{
+	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
+}
+
 static void set_rodata(const struct tracer *t, struct ksnoop_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -77,6 +96,8 @@ static void set_rodata(const struct tracer *t, struct ksnoop_bpf *skel, int func
 	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
 	skel->rodata->chain_mode = t->env->stack_mode;
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
+	skel->rodata->wakeup_bytes = wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
+	skel->rodata->fentry_cookie = t->fentry_cookie;
 }
 
 static void autoload_only(struct ksnoop_bpf *skel, struct bpf_program *keep1,
@@ -143,7 +164,8 @@ static struct ksnoop_bpf *open_owner(struct tracer *t, int progs, int *err)
 static int load_owner(struct tracer *t)
 {
 	static const int tries[] = { OWN_KPROBE | OWN_MULTI, OWN_KPROBE, 0 };
-	size_t i = wants_multi(t) ? 0 : 1;
+	/* -b fentry never attaches kprobes: spare the verifier their programs. */
+	size_t i = t->env->backend == BACKEND_FENTRY ? 2 : wants_multi(t) ? 0 : 1;
 	int err = 0;
 
 	for (; i < ARRAY_SIZE(tries) && !t->owner; i++) {
@@ -183,14 +205,198 @@ static int share_maps(struct ksnoop_bpf *skel, struct ksnoop_bpf *owner)
 	return 0;
 }
 
+/*
+ * fentry attach cookies came with struct bpf_tramp_link's cookie member
+ * (Linux 5.19, "bpf, x86: Attach a cookie to fentry/fexit/fmod_ret/lsm").
+ */
+static bool kernel_has_fentry_cookie(const struct tracer *t)
+{
+	const struct btf *btf = t->nr ? t->plans[0].func.btf : NULL;
+	const struct btf_member *m;
+	const struct btf_type *tp;
+	int id, i;
+
+	id = btf ? btf__find_by_name_kind(btf, "bpf_tramp_link", BTF_KIND_STRUCT) : -1;
+	if (id < 0)
+		return false;
+	tp = btf__type_by_id(btf, id);
+	m = btf_members(tp);
+	for (i = 0; i < btf_vlen(tp); i++, m++) {
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "cookie"))
+			return true;
+	}
+	return false;
+}
+
+static struct bpf_link *attach_trace(struct tracer *t, struct bpf_program *prog, int func)
+{
+	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = func);
+
+	return t->fentry_cookie ? bpf_program__attach_trace_opts(prog, &opts)
+				: bpf_program__attach(prog);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The kernel wants BTF func_info for programs with callbacks (bpf_loop):
+ * one record per subprogram, at its first instruction. libbpf keeps its
+ * records to itself, so they are rebuilt: subprograms start where calls
+ * and callback references point (the verifier's own rule), in the order
+ * of the loaded template's records, whose BTF type ids they reuse.
+ */
+static int prepare_fast(struct fast_prog *fp, const struct bpf_program *prog, struct btf *btf)
+{
+	const struct bpf_insn *insn = bpf_program__insns(prog);
+	size_t i, n = bpf_program__insn_cnt(prog);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr = 1, k, *starts, rec;
+	struct bpf_func_info *kinfo = NULL;
+	int err = -EINVAL;
+
+	starts = calloc(n + 1, sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		bool call = insn[i].code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == BPF_PSEUDO_CALL;
+		bool func = insn[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    insn[i].src_reg == BPF_PSEUDO_FUNC;
+
+		if (call || func)
+			starts[nr++] = i + insn[i].imm + 1;
+		if (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			i++;
+	}
+	qsort(starts, nr, sizeof(*starts), cmp_u32);
+	for (i = 1, k = 1; i < nr; i++) {
+		if (starts[i] != starts[k - 1])
+			starts[k++] = starts[i];
+	}
+	nr = k;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) || info.nr_func_info != nr)
+		goto out;
+	rec = info.func_info_rec_size;
+	kinfo = calloc(nr, rec);
+	fp->finfo = calloc(nr, sizeof(*fp->finfo));
+	if (!kinfo || !fp->finfo || rec < sizeof(*kinfo))
+		goto out;
+	memset(&info, 0, sizeof(info));
+	info.nr_func_info = nr;
+	info.func_info_rec_size = rec;
+	info.func_info = (__u64)(unsigned long)kinfo;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		goto out;
+	for (k = 0; k < nr; k++) {
+		fp->finfo[k].insn_off = starts[k];
+		fp->finfo[k].type_id = ((struct bpf_func_info *)((char *)kinfo + k * rec))->type_id;
+	}
+	fp->nr_finfo = nr;
+	fp->btf_fd = btf__fd(btf);
+	err = fp->btf_fd >= 0 ? 0 : -EINVAL;
+out:
+	if (err) {
+		free(fp->finfo);
+		fp->finfo = NULL;
+	}
+	free(kinfo);
+	free(starts);
+	return err;
+}
+
+/* The first fentry instance becomes the template, if it can. */
+static void set_fentry_tmpl(struct tracer *t, struct ksnoop_bpf *skel)
+{
+	struct btf *btf = bpf_object__btf(skel->obj);
+
+	if (t->fentry_tmpl || !t->fentry_cookie || !btf)
+		return;
+	if (prepare_fast(&t->fast[0], skel->progs.ksnoop_fentry, btf) ||
+	    prepare_fast(&t->fast[1], skel->progs.ksnoop_fexit, btf)) {
+		p_dbg("fentry: no BTF func_info to reuse; loading each function through libbpf");
+		return;
+	}
+	t->fentry_tmpl = skel;
+}
+
+/* A tracing program with tmpl's final instructions, bound to btf_id. */
+static int load_like(const struct tracer *t, int k, const struct bpf_program *tmpl, __u32 btf_id)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = bpf_program__expected_attach_type(tmpl),
+		    .attach_btf_id = btf_id,
+		    .prog_flags = bpf_program__flags(tmpl),
+		    .prog_btf_fd = t->fast[k].btf_fd,
+		    .func_info = t->fast[k].finfo,
+		    .func_info_cnt = t->fast[k].nr_finfo,
+		    .func_info_rec_size = sizeof(struct bpf_func_info));
+	char *log;
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
+			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts);
+	if (fd >= 0 || !t->env->debug)
+		return fd;
+	/* -d: load again for the verifier's log, and show its end. */
+	log = calloc(1, 1 << 20);
+	if (!log)
+		return fd;
+	opts.log_buf = log;
+	opts.log_size = 1 << 20;
+	opts.log_level = 1;
+	if (bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
+			  bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts) < 0)
+		p_dbg("verifier log (end): %s", strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
+	free(log);
+	return fd;
+}
+
+/*
+ * fentry programs are bound to their target when loaded, so every traced
+ * function needs a load (and a verifier pass) of its own. Only the first
+ * goes through libbpf; the others reuse its relocated instructions (maps
+ * already embedded), which spares each a libbpf object, a parse of the
+ * kernel's BTF and the relocations. The attach cookie names the function.
+ */
+static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	const struct bpf_program *progs[2] = { t->fentry_tmpl->progs.ksnoop_fentry,
+					       t->fentry_tmpl->progs.ksnoop_fexit };
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .tracing.cookie = func);
+	struct func_state *fs = &t->fs[func];
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		*op = BPFUTIL_LOAD;
+		fd = load_like(t, i, progs[i], t->plans[func].func.id);
+		if (fd < 0)
+			return fd;
+		fs->prog_fds[i] = fd;
+		*op = BPFUTIL_ATTACH;
+		fd = bpf_link_create(fd, 0, bpf_program__expected_attach_type(progs[i]), &lopts);
+		if (fd < 0)
+			return fd;
+		fs->link_fds[i] = fd;
+	}
+	return 0;
+}
+
 static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 {
 	const char *target = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
-	struct ksnoop_bpf *skel = ksnoop_bpf__open();
+	struct ksnoop_bpf *skel;
 	int err;
 
+	/* Module functions need their module's BTF object: libbpf finds it. */
+	if (t->fentry_tmpl && !t->plans[func].func.module)
+		return attach_fentry_fast(t, func, op);
 	*op = BPFUTIL_OPEN;
+	skel = ksnoop_bpf__open();
 	if (!skel)
 		return -errno;
 	set_rodata(t, skel, func);
@@ -205,10 +411,13 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	}
 	fs->fentry = skel;
 	*op = BPFUTIL_ATTACH;
-	fs->entry = bpf_program__attach(skel->progs.ksnoop_fentry);
+	fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
 	if (fs->entry)
-		fs->ret = bpf_program__attach(skel->progs.ksnoop_fexit);
-	return fs->ret ? 0 : -errno;
+		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
+	if (!fs->ret)
+		return -errno;
+	set_fentry_tmpl(t, skel);
+	return 0;
 }
 
 static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
@@ -229,11 +438,22 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	return fs->ret ? 0 : -errno;
 }
 
-static void detach_func(struct func_state *fs)
+static void detach_func(struct tracer *t, struct func_state *fs)
 {
+	int i;
+
 	bpf_link__destroy(fs->ret);
 	bpf_link__destroy(fs->entry);
 	fs->ret = fs->entry = NULL;
+	for (i = 1; i >= 0; i--) {
+		if (fs->link_fds[i] > 0)
+			close(fs->link_fds[i]);
+		if (fs->prog_fds[i] > 0)
+			close(fs->prog_fds[i]);
+		fs->link_fds[i] = fs->prog_fds[i] = 0;
+	}
+	if (fs->fentry && fs->fentry == t->fentry_tmpl)
+		return; /* freed last, in tracer__free */
 	ksnoop_bpf__destroy(fs->fentry);
 	fs->fentry = NULL;
 }
@@ -331,7 +551,7 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	err = kind == BK_FENTRY ? attach_fentry(t, func, &op) : attach_kprobe(t, func, &op);
 	if (!err)
 		return 0;
-	detach_func(&t->fs[func]);
+	detach_func(t, &t->fs[func]);
 	if (kind != BK_FENTRY || !explain_fentry(why, &t->plans[func], op, err))
 		bpfutil_explain(why, backend_name(kind), op, err);
 	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
@@ -489,6 +709,7 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->plans = plans;
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
+	t->fentry_cookie = kernel_has_fentry_cookie(t);
 	t->fs = calloc(nr, sizeof(*t->fs));
 	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;
@@ -511,7 +732,10 @@ void tracer__free(struct tracer *t)
 	bpf_link__destroy(t->multi_ret);
 	bpf_link__destroy(t->multi_entry);
 	for (i = 0; t->fs && i < t->nr; i++)
-		detach_func(&t->fs[i]);
+		detach_func(t, &t->fs[i]);
+	ksnoop_bpf__destroy(t->fentry_tmpl);
+	free(t->fast[0].finfo);
+	free(t->fast[1].finfo);
 	ksnoop_bpf__destroy(t->owner);
 	free(t->fs);
 	free(t);

@@ -30,7 +30,14 @@ static void __attribute__((format(printf, 2, 0)))
 dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	struct output *o = ctx;
+	const char *str;
 
+	/* btf_dump indents with one "%s" per level: no formatter for those. */
+	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
+		str = va_arg(args, const char *);
+		sb_write(&o->buf, str, strlen(str));
+		return;
+	}
 	sb_vprintf(&o->buf, fmt, args);
 }
 

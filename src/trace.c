@@ -252,6 +252,9 @@ static int run_loop(struct session *s)
 
 	while (!stop_signal) {
 		err = ring_buffer__poll(s->rb, POLL_MS);
+		/* Events below the BPF side's wakeup threshold wake nobody. */
+		if (err == 0)
+			err = ring_buffer__consume(s->rb);
 		if (err < 0 && err != -EINTR) {
 			p_err("reading the ring buffer: %s", strerror(-err));
 			break;
@@ -267,13 +270,25 @@ static int run_loop(struct session *s)
 	return err;
 }
 
+/* Symbols serve planning; output wants them only to name function pointers. */
+static bool output_needs_ksyms(const struct env *env)
+{
+	return env->json || env->symbolize;
+}
+
 static int setup_output(struct session *s)
 {
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	s->out = output__new(s->env, s->plans, s->nr, stdout, s->ks);
+	s->out = output__new(s->env, s->plans, s->nr, stdout,
+			     output_needs_ksyms(s->env) ? s->ks : NULL);
 	if (!s->out)
 		return -ENOMEM;
+	/* Some MB, freed before libbpf parses the kernel's BTF once more. */
+	if (!output_needs_ksyms(s->env)) {
+		ksyms__free(s->ks);
+		s->ks = NULL;
+	}
 	if (s->env->stack_mode) {
 		s->chain = chain__new(s->nr, emit_event, s);
 		if (!s->chain)

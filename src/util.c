@@ -212,17 +212,28 @@ static bool sb_grow(struct strbuf *sb, size_t extra)
 	return true;
 }
 
+/* One formatting pass when the result fits, which is nearly always. */
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 {
+	size_t room;
 	va_list aq;
 	int n;
 
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0 || !sb_grow(sb, n))
+	if (!sb_grow(sb, 64))
 		return;
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	room = sb->cap - sb->len;
+	va_copy(aq, ap);
+	n = vsnprintf(sb->buf + sb->len, room, fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	if ((size_t)n >= room) {
+		if (!sb_grow(sb, n))
+			return;
+		vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
 	sb->len += n;
 }
 

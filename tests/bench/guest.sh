@@ -1,0 +1,460 @@
+#!/bin/bash
+# The benchmark proper; runs inside one VM boot (tests/bench/run.sh starts
+# it through tests/vm/vm-exec.sh) with cwd = the repository.
+#
+# Results go to stdout, one per line: "R KEY VALUE" (KEY is dotted, e.g.
+# percall.ksnoop-fentry.ns_added). Progress goes to stderr.
+#
+# Environment:
+#   BENCH_SECTIONS  which sections, in order (default: all)
+#                   percall startup throughput attach predicate ktrace
+#   BENCH_CALLS     calls per timed loop (default 100000)
+#   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
+#                   sections; medians are reported (default 3)
+#   BENCH_ATTACH    function counts for the attach section (default "1 50 500")
+#   BENCH_KTRACE_COUNT  bytes dd copies in the ktrace section (200000)
+#   BENCH_BEFORE    another ksnoop binary (e.g. before a change), measured
+#                   as "ksnoop-before" (fentry, text) beside the others
+set -uo pipefail
+
+SECTIONS=${BENCH_SECTIONS:-percall startup throughput attach predicate ktrace}
+CALLS=${BENCH_CALLS:-100000}
+ROUNDS=${BENCH_ROUNDS:-3}
+ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
+BEFORE=${BENCH_BEFORE:-}
+KTRACE_COUNT=${BENCH_KTRACE_COUNT:-200000}
+
+KSNOOP=./ksnoop
+BENCH=build/bench/bench
+FLOOR=build/bench/floor
+T=/tmp/bench
+mkdir -p "$T"
+TRACEFS=/sys/kernel/tracing
+
+log() { echo "bench: $*" >&2; }
+result() { echo "R $1 $2"; }
+now_ms() { date +%s%3N; }
+
+# CPU ticks (user + system) of a process; comm has no spaces for ours.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+TICK_HZ=$(getconf CLK_TCK)
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "null" }'; }
+calc() { awk "BEGIN { v = $1; if (v != v) print \"null\"; else printf \"%.${2:-1}f\n\", v }"; }
+
+# wait_file FILE REGEX TIMEOUT_S: until FILE has a line matching REGEX.
+wait_file() {
+	local end=$(($(now_ms) + $3 * 1000))
+	while [ "$(now_ms)" -lt $end ]; do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$TPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_idle PID FILE: until PID's CPU time and FILE's size stop changing
+# for a second (the consumer has drained its buffer), at most 600 s.
+wait_idle() {
+	local end=$(($(now_ms) + 600000)) last="" cur stable=0
+	while [ "$(now_ms)" -lt $end ]; do
+		cur="$(cpu_ticks "$1") $(stat -c %s "$2" 2>/dev/null)"
+		if [ "$cur" = "$last" ]; then
+			stable=$((stable + 1))
+			[ $stable -ge 4 ] && return 0
+		else
+			stable=0
+		fi
+		last=$cur
+		sleep 0.25
+	done
+	log "warning: pid $1 still busy after 600 s"
+}
+
+# start_tracer NAME READY -- CMD...: run CMD with stdout in $T/NAME.out and
+# stderr in $T/NAME.err; READY is a regex on stdout, or "probe:MATCH": call
+# getppid() until stdout has a line matching MATCH (tracers that print
+# nothing before their first event). Sets TPID, T_READY_MS.
+start_tracer() {
+	local name=$1 ready=$2 t0 end
+	shift 3
+	: >"$T/$name.out"
+	: >"$T/$name.err"
+	t0=$(now_ms)
+	"$@" >"$T/$name.out" 2>"$T/$name.err" &
+	TPID=$!
+	if [ "${ready#probe:}" != "$ready" ]; then
+		end=$((t0 + 300000))
+		until grep -qF -- "${ready#probe:}" "$T/$name.out"; do
+			if [ "$(now_ms)" -gt $end ] || ! kill -0 $TPID 2>/dev/null; then
+				ready=fail
+				break
+			fi
+			$BENCH getppid 1 >/dev/null
+			sleep 0.1
+		done
+	elif ! wait_file "$T/$name.out" "$ready" 300; then
+		ready=fail
+	fi
+	T_READY_MS=$(($(now_ms) - t0))
+	if [ "$ready" = fail ]; then
+		log "$name did not become ready: $(head -c 300 "$T/$name.err")"
+		stop_tracer
+		return 1
+	fi
+	return 0
+}
+
+stop_tracer() {
+	local i
+	kill -INT $TPID 2>/dev/null
+	for i in $(seq 1 1200); do
+		kill -0 $TPID 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 $TPID 2>/dev/null; then
+		log "pid $TPID ignored SIGINT for 60 s; killing it"
+		kill -KILL $TPID 2>/dev/null
+	fi
+	wait $TPID 2>/dev/null
+	TRC=$?
+}
+
+# field NAME LINE: value of NAME=... in a "k=v k=v" line.
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+
+# ----------------------------------------------------------------------
+# Per-call overhead on __do_sys_getppid.
+
+BT_GETPPID='kfunc:__do_sys_getppid { printf("%llu %u %u __do_sys_getppid __unused=%p\n", nsecs, cpu, tid, args->__unused); }
+kretfunc:__do_sys_getppid { printf("%llu %u %u __do_sys_getppid return=%ld\n", nsecs, cpu, tid, retval); }
+BEGIN { printf("READY\n"); }'
+
+# Events of one pid in a tracer's output, by output format.
+count_events() { # FORMAT FILE PID
+	case $1 in
+	text) awk -v p="$3" '$3 == p && $4 ~ /^[a-z_0-9]+\($/ { n++ } END { print n + 0 }' "$2" ;;
+	json) grep -c "\"tid\":$3," "$2" ;;
+	bpftrace) awk -v p="$3" '$3 == p { n++ } END { print n + 0 }' "$2" ;;
+	esac
+}
+
+# Drops a tracer reported: ksnoop's last "lost N events", bpftrace's "Lost N events".
+reported_drops() { # NAME
+	cat "$T/$1.err" "$T/$1.out" 2>/dev/null | awk '
+		/lost [0-9]+ events so far/ { sub(/.*lost /, ""); n = $1 + 0 }
+		/^Lost [0-9]+ events/ { m += $2 }
+		END { print n + m }'
+}
+
+# One traced loop: start, wait ready, loop, drain, count, stop. With
+# PAUSED=1 a first loop runs while the tracer is stopped (SIGSTOP): its
+# BPF programs alone, and whether the ring holds the whole burst; that
+# row is KEY-paused. Rows: KEY NS GEN EV DROPS HWM TICKS READY_MS.
+# traced_loop KEY FORMAT READY EVENTS_PER_CALL WORKLOAD -- CMD...
+traced_loop() {
+	local key=$1 fmt=$2 ready=$3 per=$4 work=$5 out c0 c1 hwm ev gen drops d0=0
+	shift 6
+	if ! start_tracer "$key" "$ready" -- "$@"; then
+		result "$SEC.$key.r$ROUND.error" '"not ready"'
+		return 1
+	fi
+	if [ "${PAUSED:-0}" = 1 ]; then
+		kill -STOP $TPID
+		out=$(timeout 1800 $BENCH $work)
+		kill -CONT $TPID
+		wait_idle $TPID "$T/$key.out"
+		gen=$(awk -v c="$(field calls "$out")" -v p="$per" 'BEGIN { printf "%d", c * p }')
+		ev=$(count_events "$fmt" "$T/$key.out" "$(field pid "$out")")
+		d0=$(reported_drops "$key")
+		echo "$key-paused $(field ns_per_call "$out") $gen $ev $d0 0 0 $T_READY_MS" >>"$T/$SEC.runs"
+		log "$SEC $key round $ROUND, reader paused: $(field ns_per_call "$out") ns/call, $ev/$gen events, $d0 drops reported"
+	fi
+	c0=$(cpu_ticks $TPID)
+	out=$(timeout 1800 $BENCH $work)
+	wait_idle $TPID "$T/$key.out"
+	c1=$(cpu_ticks $TPID)
+	hwm=$(hwm_kb $TPID)
+	stop_tracer
+	gen=$(awk -v c="$(field calls "$out")" -v p="$per" 'BEGIN { printf "%d", c * p }')
+	ev=$(count_events "$fmt" "$T/$key.out" "$(field pid "$out")")
+	drops=$(($(reported_drops "$key") - d0))
+	echo "$key $(field ns_per_call "$out") $gen $ev $drops $hwm $((c1 - c0)) $T_READY_MS" >>"$T/$SEC.runs"
+	log "$SEC $key round $ROUND: $(field ns_per_call "$out") ns/call, $ev/$gen events, $drops drops reported, VmHWM $hwm kB, consumer $((c1 - c0)) ticks, ready after $T_READY_MS ms"
+}
+
+plain_loop() { # KEY WORKLOAD
+	local out
+	out=$(timeout 1800 $BENCH $2)
+	echo "$1 $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
+	log "$SEC $1 round $ROUND: $(field ns_per_call "$out") ns/call"
+}
+
+floor_loop() { # FUNC WORKLOAD
+	local out
+	if ! start_tracer floor '^ready' -- $FLOOR "$1"; then
+		result "$SEC.floor.error" '"floor did not attach"'
+		return 1
+	fi
+	out=$(timeout 1800 $BENCH $2)
+	stop_tracer
+	echo "floor $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
+	log "$SEC floor round $ROUND: $(field ns_per_call "$out") ns/call"
+}
+
+# Summaries of $T/$SEC.runs (KEY NS GEN EV DROPS HWM TICKS READY_MS),
+# each tracer's overhead against the mean of the base runs around it.
+summarize() { # KEYS...
+	local k added floor_added
+	awk '
+		$1 == "base" { b[++nb] = $2; next }
+		{ print $1, $2, nb, $3, $4, $5, $6, $7, $8 }
+		END { for (i = 1; i <= nb; i++) print "#base", i, b[i] }' "$T/$SEC.runs" >"$T/$SEC.tagged"
+	# added = ns - mean(base before, base after)
+	awk '
+		$1 == "#base" { b[$2] = $3; nb = $2 > nb ? $2 : nb; next }
+		{ row[++n] = $0 }
+		END {
+			for (i = 1; i <= n; i++) {
+				split(row[i], f, " ")
+				j = f[3]; before = b[j]; after = (j + 1 in b) ? b[j + 1] : before
+				print f[1], f[2] - (before + after) / 2, f[2], f[4], f[5], f[6], f[7], f[8], f[9]
+			}
+		}' "$T/$SEC.tagged" >"$T/$SEC.added"
+	result "$SEC.base.ns_per_call" "$(awk '$1 == "base" { print $2 }' "$T/$SEC.runs" | median)"
+	floor_added=$(awk '$1 == "floor" { print $2 }' "$T/$SEC.added" | median)
+	for k in floor "$@"; do
+		grep -q "^$k " "$T/$SEC.added" || continue
+		added=$(awk -v k="$k" '$1 == k { print $2 }' "$T/$SEC.added" | median)
+		result "$SEC.$k.ns_per_call" "$(awk -v k="$k" '$1 == k { print $3 }' "$T/$SEC.added" | median)"
+		result "$SEC.$k.ns_added" "$(calc "$added")"
+		result "$SEC.$k.ratio_floor" "$(calc "$added / $floor_added" 2)"
+		[ "$k" = floor ] && continue
+		awk -v k="$k" -v hz="$TICK_HZ" -v sec="$SEC" '
+			$1 == k { gen += $4; ev += $5; dr += $6; if ($7 > hwm) hwm = $7; t += $8; n++; if ($9 > rd) rd = $9 }
+			END {
+				printf "R %s.%s.generated %d\n", sec, k, gen
+				printf "R %s.%s.delivered %d\n", sec, k, ev
+				printf "R %s.%s.drops_reported %d\n", sec, k, dr
+				printf "R %s.%s.shortfall %d\n", sec, k, gen - ev
+				if (hwm > 0)
+					printf "R %s.%s.rss_peak_kb %d\n", sec, k, hwm
+				if (t > 0) {
+					printf "R %s.%s.consumer_cpu_s %.2f\n", sec, k, t / hz
+					printf "R %s.%s.consumer_events_per_s %d\n", sec, k, ev / (t / hz)
+				}
+				printf "R %s.%s.ready_ms_max %d\n", sec, k, rd
+			}' "$T/$SEC.added"
+	done
+}
+
+section_percall() {
+	local r
+	SEC=percall
+	: >"$T/$SEC.runs"
+	result percall.calls "$CALLS"
+	result percall.function '"__do_sys_getppid"'
+	PAUSED=1
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "getppid $CALLS"
+		floor_loop __do_sys_getppid "getppid $CALLS"
+		plain_loop base "getppid $CALLS"
+		traced_loop ksnoop-fentry text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
+			$KSNOOP trace -b fentry __do_sys_getppid
+		plain_loop base "getppid $CALLS"
+		if [ -n "$BEFORE" ]; then
+			traced_loop ksnoop-before text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
+				"$BEFORE" trace -b fentry __do_sys_getppid
+			plain_loop base "getppid $CALLS"
+		fi
+		traced_loop ksnoop-kprobe text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
+			$KSNOOP trace -b kprobe __do_sys_getppid
+		plain_loop base "getppid $CALLS"
+		traced_loop ksnoop-json json 'probe:__do_sys_getppid' 2 "getppid $CALLS" -- \
+			$KSNOOP -j trace __do_sys_getppid
+		plain_loop base "getppid $CALLS"
+		traced_loop bpftrace bpftrace '^READY' 2 "getppid $CALLS" -- \
+			bpftrace -e "$BT_GETPPID"
+		plain_loop base "getppid $CALLS"
+	done
+	PAUSED=0
+	summarize ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace \
+		ksnoop-fentry-paused ksnoop-before-paused ksnoop-kprobe-paused ksnoop-json-paused \
+		bpftrace-paused
+}
+
+# ----------------------------------------------------------------------
+# Startup: exec to the first event line, while a getppid() loop runs.
+
+section_startup() {
+	local r spin line k
+	SEC=startup
+	$BENCH spin 3000 >/dev/null &
+	spin=$!
+	: >"$T/startup.runs"
+	for r in 1 2; do
+		for k in ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json bpftrace; do
+			case $k in
+			ksnoop-before) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid(' -- "$BEFORE" trace -b fentry __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-fentry) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b fentry __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-kprobe) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid(' -- $KSNOOP trace -b kprobe __do_sys_getppid 2>/dev/null) ;;
+			ksnoop-json) line=$(timeout 600 $BENCH run -k 300 '__do_sys_getppid' -- $KSNOOP -j trace __do_sys_getppid 2>/dev/null) ;;
+			bpftrace) line=$(timeout 600 $BENCH run -k 300 ' __do_sys_getppid ' -- bpftrace -e "$BT_GETPPID" 2>/dev/null) ;;
+			esac
+			log "startup $k round $r: $line"
+			echo "$k $(field match_ms "$line") $(field hwm_kb "$line")" >>"$T/startup.runs"
+		done
+	done
+	kill $spin
+	wait $spin 2>/dev/null
+	for k in ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json bpftrace; do
+		result "startup.$k.first_event_ms" "$(awk -v k=$k '$1 == k { print $2 }' "$T/startup.runs" | median)"
+	done
+	result startup.ratio_bpftrace_to_ksnoop_fentry "$(calc "$(awk '$1 == "bpftrace" { print $2 }' "$T/startup.runs" | median) / $(awk '$1 == "ksnoop-fentry" { print $2 }' "$T/startup.runs" | median)" 2)"
+}
+
+# ----------------------------------------------------------------------
+# Consumer throughput: events accumulate while ksnoop is stopped, then it
+# formats them to /dev/null; events per second of its CPU time.
+
+throughput_case() { # KEY EVENTS_PER_CALL WORKLOAD -- KSNOOP_ARGS...
+	local key=$1 per=$2 work=$3 c0 c1 out gen dropped
+	shift 4
+	: >"$T/tp.err"
+	$KSNOOP -d "$@" >/dev/null 2>"$T/tp.err" &
+	TPID=$!
+	if ! wait_file "$T/tp.err" 'attached with|kprobe.multi: attached' 300; then
+		log "throughput $key: ksnoop did not attach: $(grep -v libbpf "$T/tp.err" | head -3)"
+		stop_tracer
+		return
+	fi
+	sleep 0.5
+	kill -STOP $TPID
+	out=$(timeout 1800 $BENCH $work)
+	c0=$(cpu_ticks $TPID)
+	kill -CONT $TPID
+	wait_idle $TPID /dev/null
+	c1=$(cpu_ticks $TPID)
+	stop_tracer
+	gen=$(($(field calls "$out") * per))
+	dropped=$(reported_drops tp)
+	result "throughput.$key.events" "$gen"
+	result "throughput.$key.drops_reported" "$dropped"
+	result "throughput.$key.consumer_cpu_s" "$(calc "($c1 - $c0) / $TICK_HZ" 2)"
+	result "throughput.$key.events_per_s" "$(calc "($gen - $dropped) / (($c1 - $c0) / $TICK_HZ)" 0)"
+	log "throughput $key: $gen events ($dropped dropped) in $((c1 - c0)) ticks"
+}
+
+section_throughput() {
+	ip link set lo up
+	throughput_case skb-text 2 "udp-send 150 2000" -- trace ip_send_skb
+	throughput_case skb-json 2 "udp-send 150 2000" -- -j trace ip_send_skb
+	throughput_case scalar-text 1 "getppid 50000" -- trace '__do_sys_getppid(return)'
+	throughput_case scalar-json 1 "getppid 50000" -- -j trace '__do_sys_getppid(return)'
+}
+
+# ----------------------------------------------------------------------
+# Attach and detach time for N functions.
+
+# Rarely called functions (ACPICA internals), each with one BTF FUNC, a
+# fixed prototype of at most 5 parameters, and one ftrace entry.
+attach_candidates() {
+	[ -s "$T/cands" ] && return
+	bpftool btf dump file /sys/kernel/btf/vmlinux >"$T/btf.raw"
+	awk -f tests/host/lib/btf-funcs.awk "$T/btf.raw" |
+		awk '$2 == 1 && $3 <= 5 && $4 == 0 { print $1 }' | sort >"$T/btf.ok"
+	awk 'NF == 1 { print $1 }' "$TRACEFS/available_filter_functions" | sort | uniq -u |
+		grep -E '^acpi_(ut|ns|ex|ds|ps|rs|tb|ev|hw|db)_' >"$T/ftrace.ok"
+	comm -12 "$T/btf.ok" "$T/ftrace.ok" >"$T/cands"
+	log "attach: $(wc -l <"$T/cands") candidate functions"
+}
+
+section_attach() {
+	local n b line names
+	attach_candidates
+	result attach.candidates "$(wc -l <"$T/cands")"
+	for n in $ATTACH_COUNTS; do
+		[ "$(wc -l <"$T/cands")" -ge "$n" ] || { log "attach: fewer than $n candidates"; continue; }
+		mapfile -t names < <(head -n "$n" "$T/cands")
+		for b in fentry kprobe; do
+			line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP trace -b $b "${names[@]}" 2>"$T/attach.err")
+			log "attach $b $n: $line $(grep -m1 Error "$T/attach.err")"
+			if [ "$(field match_ms "$line")" = -1.0 ]; then
+				result "attach.$b.n$n.error" "\"$(grep -m1 -o 'Error.*' "$T/attach.err" | head -c 200 | tr -d '"\\')\""
+				continue
+			fi
+			result "attach.$b.n$n.attach_ms" "$(field match_ms "$line")"
+			result "attach.$b.n$n.detach_ms" "$(field stop_ms "$line")"
+			result "attach.$b.n$n.rss_kb" "$(field hwm_kb "$line")"
+		done
+	done
+	# A glob: kprobe.multi (one link each way) where the kernel has it.
+	line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP -d trace -b kprobe 'acpi_ut_*' 2>"$T/attach.err")
+	n=$(sed -n "s/.*'acpi_ut_\*' matched \([0-9]*\) functions.*/\1/p" "$T/attach.err")
+	log "attach glob acpi_ut_* ($n functions): $line $(grep -m1 'kprobe.multi:' "$T/attach.err")"
+	result attach.glob.functions "${n:-0}"
+	result attach.glob.backend "\"$(grep -q 'kprobe.multi: attached' "$T/attach.err" && echo kprobe.multi || echo kprobe)\""
+	result attach.glob.attach_ms "$(field match_ms "$line")"
+	result attach.glob.detach_ms "$(field stop_ms "$line")"
+}
+
+# ----------------------------------------------------------------------
+# A predicate that rejects 99% of the calls of write_null().
+
+section_predicate() {
+	local r w="write-null $CALLS 100"
+	SEC=predicate
+	: >"$T/$SEC.runs"
+	result predicate.calls "$CALLS"
+	result predicate.matching "$((CALLS / 100))"
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "$w"
+		floor_loop write_null "$w"
+		plain_loop base "$w"
+		traced_loop ksnoop-fentry text 'FUNCTION/ARGS' 0.01 "$w" -- \
+			$KSNOOP trace -b fentry 'write_null(count == 7)'
+		plain_loop base "$w"
+		traced_loop ksnoop-kprobe text 'FUNCTION/ARGS' 0.01 "$w" -- \
+			$KSNOOP trace -b kprobe 'write_null(count == 7)'
+		plain_loop base "$w"
+		traced_loop bpftrace bpftrace '^READY' 0.01 "$w" -- bpftrace -e \
+			'kfunc:write_null /args->count == 7/ { printf("%llu %u %u write_null count=%lu\n", nsecs, cpu, tid, args->count); }
+			BEGIN { printf("READY\n"); }'
+		plain_loop base "$w"
+	done
+	summarize ksnoop-fentry ksnoop-kprobe bpftrace
+}
+
+# ----------------------------------------------------------------------
+# ktrace, when this tree has it: tests/bench/ktrace-bench.sh times
+# dd if=/dev/zero of=/dev/null bs=1 count=N plain, under strace -f and
+# under ktrace -t c.
+
+section_ktrace() {
+	local out
+	if [ ! -x tests/bench/ktrace-bench.sh ] || ! $KSNOOP ktrace -h >/dev/null 2>&1; then
+		result ktrace.available false
+		return
+	fi
+	out=$(KTRACE_BENCH_COUNT=$KTRACE_COUNT KTRACE_BENCH_RUNS=1 timeout 3600 tests/bench/ktrace-bench.sh 2>&1)
+	log "$out"
+	result ktrace.dd_count "$KTRACE_COUNT"
+	result ktrace.plain_s "$(awk '$1 == "plain" { print $2 }' <<<"$out")"
+	result ktrace.strace_s "$(awk '$1 == "strace" && $2 == "-f" { print $5 }' <<<"$out")"
+	result ktrace.ktrace_s "$(awk '$1 == "ktrace" && $2 == "-t" { print $4 }' <<<"$out")"
+	result ktrace.records "$(awk '$1 == "trace" && $2 == "file" { print $3 }' <<<"$out")"
+	result ktrace.ratio_to_strace "$(sed -n 's/.*ktrace\/strace = \([0-9.]*\).*/\1/p' <<<"$out")"
+}
+
+result kernel "\"$(uname -r)\""
+result clocksource "\"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\""
+result cpus "$(nproc)"
+for s in $SECTIONS; do
+	log "section $s"
+	t0=$(now_ms)
+	"section_$s"
+	log "section $s took $((($(now_ms) - t0) / 1000)) s"
+done

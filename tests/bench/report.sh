@@ -1,0 +1,176 @@
+#!/bin/bash
+# Turn guest.sh's "R KEY VALUE" lines into tables or JSON.
+#
+#   report.sh table KERNEL FILE          the tables of one kernel
+#   report.sh json KERNEL FILE [...]     {"6.1": {...}, "6.12": {...}}
+set -uo pipefail
+
+table() {
+	awk -v kern="$1" '
+	$1 == "R" {
+		k = $2
+		$1 = ""
+		$2 = ""
+		sub(/^ +/, "")
+		v[k] = $0
+	}
+	function g(k) { return (k in v) ? v[k] : "-" }
+	function mib(k) { return (k in v) ? sprintf("%.1f", v[k] / 1024) : "-" }
+	function dq(s) { gsub(/"/, "", s); return s }
+	function row(sec, k, label, startup) {
+		if (!((sec "." k ".ns_per_call") in v))
+			return
+		printf "%-15s %8s %8s %7s %17s %6s %9s %9s %8s %10s\n", label,
+			g(sec "." k ".ns_per_call"), g(sec "." k ".ns_added"),
+			g(sec "." k ".ratio_floor"),
+			((sec "." k ".generated") in v) ? g(sec "." k ".delivered") "/" g(sec "." k ".generated") : "-",
+			g(sec "." k ".drops_reported"), g(sec "." k ".shortfall"),
+			startup, mib(sec "." k ".rss_peak_kb"), g(sec "." k ".consumer_events_per_s")
+	}
+	function hdr() {
+		printf "%-15s %8s %8s %7s %17s %6s %9s %9s %8s %10s\n", "", "ns/call", "added",
+			"x floor", "delivered/gen.", "drops", "shortfall", "start ms", "RSS MiB", "consumer/s"
+	}
+	END {
+		printf "\n== %s: kernel %s, clocksource %s, %s CPUs\n", kern, dq(g("kernel")),
+			dq(g("clocksource")), g("cpus")
+		if ("percall.calls" in v) {
+			printf "\nPer call: %s, %s getppid() calls per run, medians of the rounds\n",
+				dq(g("percall.function")), g("percall.calls")
+			printf "Reader running (output to a file on tmpfs)\n"
+			hdr()
+			printf "%-15s %8s\n", "no tracing", g("percall.base.ns_per_call")
+			row("percall", "floor", "empty floor", "-")
+			n = split("ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace", ks, " ")
+			for (i = 1; i <= n; i++)
+				row("percall", ks[i], ks[i], g("startup." ks[i] ".first_event_ms"))
+			printf "Reader paused (SIGSTOP) during the loop: the BPF side alone, and the ring\n"
+			hdr()
+			row("percall", "floor", "empty floor", "-")
+			for (i = 1; i <= n; i++)
+				row("percall", ks[i] "-paused", ks[i], "-")
+			if ("startup.ratio_bpftrace_to_ksnoop_fentry" in v)
+				printf "startup: bpftrace takes %sx as long as ksnoop -b fentry to its first event\n",
+					g("startup.ratio_bpftrace_to_ksnoop_fentry")
+		}
+		if ("predicate.calls" in v) {
+			printf "\nPredicate rejecting 99%%: write_null(count == 7), %s write()s, %s match per run\n",
+				g("predicate.calls"), g("predicate.matching")
+			hdr()
+			printf "%-15s %8s\n", "no tracing", g("predicate.base.ns_per_call")
+			row("predicate", "floor", "empty floor", "-")
+			n = split("ksnoop-fentry ksnoop-kprobe bpftrace", ks, " ")
+			for (i = 1; i <= n; i++)
+				row("predicate", ks[i], ks[i], "-")
+		}
+		if ("throughput.skb-text.events" in v || "throughput.scalar-text.events" in v) {
+			printf "\nConsumer throughput to /dev/null (ksnoop stopped while events queue)\n"
+			printf "%-13s %9s %7s %8s %10s\n", "case", "events", "drops", "CPU s", "events/s"
+			n = split("skb-text skb-json scalar-text scalar-json", ks, " ")
+			for (i = 1; i <= n; i++)
+				if (("throughput." ks[i] ".events") in v)
+					printf "%-13s %9s %7s %8s %10s\n", ks[i], g("throughput." ks[i] ".events"),
+						g("throughput." ks[i] ".drops_reported"),
+						g("throughput." ks[i] ".consumer_cpu_s"),
+						g("throughput." ks[i] ".events_per_s")
+		}
+		if ("attach.candidates" in v) {
+			printf "\nAttach (exec to header) and detach (SIGINT to exit), ms\n"
+			printf "%-10s %8s %10s %10s %8s\n", "backend", "funcs", "attach", "detach", "RSS MiB"
+			n = split("fentry kprobe", bs, " ")
+			for (i = 1; i <= n; i++) {
+				m = 0
+				for (key in v) {
+					if (key !~ ("^attach\\." bs[i] "\\.n[0-9]+\\.(attach_ms|error)$"))
+						continue
+					split(key, p, ".")
+					c[++m] = substr(p[3], 2) + 0
+				}
+				for (x = 2; x <= m; x++)	# insertion sort
+					for (y = x; y > 1 && c[y - 1] > c[y]; y--) {
+						t = c[y]; c[y] = c[y - 1]; c[y - 1] = t
+					}
+				for (x = 1; x <= m; x++) {
+					pre = "attach." bs[i] ".n" c[x]
+					printf "%-10s %8s %10s %10s %8s%s\n", bs[i], c[x], g(pre ".attach_ms"),
+						g(pre ".detach_ms"), mib(pre ".rss_kb"),
+						(pre ".error") in v ? "  " dq(v[pre ".error"]) : ""
+				}
+			}
+			if ("attach.glob.attach_ms" in v)
+				printf "%-10s %8s %10s %10s  (glob acpi_ut_*)\n", dq(g("attach.glob.backend")),
+					g("attach.glob.functions"), g("attach.glob.attach_ms"), g("attach.glob.detach_ms")
+		}
+		if ("ktrace.plain_s" in v) {
+			printf "\nktrace: dd if=/dev/zero of=/dev/null bs=1 count=%s, seconds\n", g("ktrace.dd_count")
+			printf "%-24s %9s %9s\n", "", "wall", "added"
+			printf "%-24s %9s\n", "plain", g("ktrace.plain_s")
+			printf "%-24s %9s %9.3f\n", "strace -f -o /dev/null", g("ktrace.strace_s"),
+				v["ktrace.strace_s"] - v["ktrace.plain_s"]
+			printf "%-24s %9s %9.3f   (%s records)\n", "ksnoop ktrace -t c", g("ktrace.ktrace_s"),
+				v["ktrace.ktrace_s"] - v["ktrace.plain_s"], g("ktrace.records")
+			printf "added overhead ktrace/strace = %s\n", g("ktrace.ratio_to_strace")
+		}
+		for (key in v)
+			if (key ~ /\.error$/ && key !~ /^attach/)
+				printf "error: %s %s\n", key, v[key]
+	}' "$2"
+}
+
+# Nested JSON from dotted keys (sorted, so each object's keys are
+# contiguous); values are JSON literals already, or quoted here.
+json_one() {
+	awk '$1 == "R" { k = $2; $1 = ""; $2 = ""; sub(/^ +/, ""); print k "\t" $0 }' "$1" |
+		sort -t "$(printf '\t')" -k1,1 -s |
+		awk -F '\t' '
+		function ind(n) { return sprintf("%" (2 * n + 2) "s", "") }
+		function item(level) { printf "%s\n", has[level] ? "," : ""; has[level] = 1 }
+		{
+			n = split($1, p, ".")
+			c = 0
+			while (c < d && c < n - 1 && p[c + 1] == cur[c + 1])
+				c++
+			while (d > c) {
+				printf "\n%s}", ind(d)
+				d--
+			}
+			for (i = c + 1; i < n; i++) {
+				item(i - 1)
+				printf "%s\"%s\": {", ind(i), p[i]
+				cur[i] = p[i]
+				has[i] = 0
+				d = i
+			}
+			val = $2
+			if (val !~ /^(-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|null|true|false|".*")$/)
+				val = "\"" val "\""
+			item(d)
+			printf "%s\"%s\": %s", ind(n), p[n], val
+		}
+		END {
+			while (d > 0) {
+				printf "\n%s}", ind(d)
+				d--
+			}
+			printf "\n"
+		}'
+}
+
+json() {
+	local sep=""
+	echo "{"
+	while [ $# -ge 2 ]; do
+		printf '%s  "%s": {' "$sep" "$1"
+		json_one "$2"
+		printf '  }'
+		sep=$',\n'
+		shift 2
+	done
+	printf '\n}\n'
+}
+
+case ${1:-} in
+table) table "$2" "$3" ;;
+json) shift; json "$@" ;;
+*) echo "usage: report.sh table KERNEL FILE | json KERNEL FILE..." >&2; exit 2 ;;
+esac

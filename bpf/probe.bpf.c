@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Backend calibration: one fentry and one kprobe program, each counting
- * calls of the target function for the current process. User space
- * loads, attaches and triggers them to learn which backends work.
+ * Backend calibration: an fentry, a kprobe and a kprobe.multi program, each
+ * counting calls of the target function for the current process. User
+ * space loads, attaches and triggers them one at a time (ksnoop feature)
+ * to learn which backends work: a kernel may accept one and refuse another.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -14,6 +15,7 @@ const volatile __u32 target_tgid;
 
 __u64 fentry_hits;
 __u64 kprobe_hits;
+__u64 kprobe_multi_hits;
 
 static __always_inline bool is_target(void)
 {
@@ -33,6 +35,15 @@ int BPF_KPROBE(probe_kprobe)
 {
 	if (is_target())
 		__sync_fetch_and_add(&kprobe_hits, 1);
+	return 0;
+}
+
+/* kprobe.multi links: Linux 5.18 ("bpf: Add multi kprobe link"), CONFIG_FPROBE. */
+SEC("kprobe.multi/__do_sys_getppid")
+int BPF_KPROBE(probe_kprobe_multi)
+{
+	if (is_target())
+		__sync_fetch_and_add(&kprobe_multi_hits, 1);
 	return 0;
 }
 

@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(
 	make              # build driver
 	gcc               # user-space compiler
+	libc6-dev         # C headers, and libc.a for the static test workload
 	clang             # BPF compiler (clang -target bpf)
 	llvm              # llvm-strip for BPF objects
 	bpftool           # vmlinux.h and skeleton generation
@@ -18,7 +19,8 @@ PKGS=(
 	qemu-system-x86   # VM tests (TCG)
 	busybox-static    # VM initramfs
 	cpio              # initramfs packing
-	xz-utils          # 6.12 ships .ko.xz modules
+	xz-utils          # 6.12 ships .ko.xz modules; 6.1's bzImage is xz
+	zstd              # 6.12's bzImage is zstd (scripts/kernels.sh unpacks it)
 	iproute2          # loopback setup inside the VM
 	valgrind          # error-path tests
 	strace            # ktrace overhead comparison in make bench

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "bpfutil.h"
 #include "util.h"
 #include "ksnoop.skel.h"
 
@@ -178,16 +179,18 @@ static int share_maps(struct ksnoop_bpf *skel, struct ksnoop_bpf *owner)
 	return 0;
 }
 
-static int attach_fentry(struct tracer *t, int func)
+static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 {
 	const char *target = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
 	struct ksnoop_bpf *skel = ksnoop_bpf__open();
 	int err;
 
+	*op = BPFUTIL_OPEN;
 	if (!skel)
 		return -errno;
 	set_rodata(t, skel, func);
+	*op = BPFUTIL_LOAD;
 	autoload_only(skel, skel->progs.ksnoop_fentry, skel->progs.ksnoop_fexit);
 	err = bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target) ?:
 	      bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target) ?:
@@ -197,20 +200,23 @@ static int attach_fentry(struct tracer *t, int func)
 		return err;
 	}
 	fs->fentry = skel;
+	*op = BPFUTIL_ATTACH;
 	fs->entry = bpf_program__attach(skel->progs.ksnoop_fentry);
 	if (fs->entry)
 		fs->ret = bpf_program__attach(skel->progs.ksnoop_fexit);
 	return fs->ret ? 0 : -errno;
 }
 
-static int attach_kprobe(struct tracer *t, int func)
+static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
 	const char *name = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
 
+	*op = BPFUTIL_LOAD;
 	if (t->kprobe_load_err)
 		return t->kprobe_load_err;
+	*op = BPFUTIL_ATTACH;
 	fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
 	if (!fs->entry)
 		return -errno;
@@ -228,76 +234,60 @@ static void detach_func(struct func_state *fs)
 	fs->fentry = NULL;
 }
 
-static const char *explain(enum backend_kind kind, int err)
-{
-	if (err == -EACCES || err == -E2BIG)
-		return "the BPF verifier rejected the program (-d shows its log)";
-	if (kind != BK_FENTRY && access("/sys/bus/event_source/devices/kprobe", F_OK))
-		return "this kernel has no kprobes (CONFIG_KPROBES is off)";
-	switch (-err) {
-	case EPERM:
-		return kind == BK_FENTRY ? "loading fentry programs is not permitted on this kernel"
-					 : "not permitted (need CAP_BPF and CAP_PERFMON, or root)";
-	case ENOENT:
-		return kind == BK_FENTRY ? "no BTF function of that name to attach to"
-					 : "the kernel has no kprobe support or no such symbol";
-	case EOPNOTSUPP:
-		return "not supported by this kernel";
-	case EBUSY:
-		return "already attached by another tracer";
-	case EINVAL:
-		return "rejected by the kernel (invalid target)";
-	}
-	return strerror(-err);
-}
-
 static bool can_fentry(const struct func_plan *p)
 {
 	/* A clone's symbol has no BTF function of its own to attach to. */
 	return !strchr(p->attach_name, '.');
 }
 
+static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct strbuf *why)
+{
+	enum bpfutil_op op = BPFUTIL_LOAD;
+	int err;
+
+	if (kind == BK_FENTRY && !can_fentry(&t->plans[func])) {
+		sb_printf(why, "a compiler clone has no BTF function to attach to");
+		return -ENOENT;
+	}
+	err = kind == BK_FENTRY ? attach_fentry(t, func, &op) : attach_kprobe(t, func, &op);
+	if (!err)
+		return 0;
+	detach_func(&t->fs[func]);
+	bpfutil_explain(why, backend_name(kind), op, err);
+	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
+	return err;
+}
+
 static int attach_func(struct tracer *t, int func)
 {
 	enum backend_choice want = t->env->backend;
-	const char *why[BK_NR] = { "not tried", "not tried" };
-	struct func_state *fs = &t->fs[func];
-	int err = -EINVAL;
+	struct strbuf why[2];
+	int k, err = -EINVAL;
 
-	if (want != BACKEND_KPROBE) {
-		err = can_fentry(&t->plans[func]) ? attach_fentry(t, func) : -ENOENT;
-		why[BK_FENTRY] = can_fentry(&t->plans[func])
-					 ? explain(BK_FENTRY, err)
-					 : "a compiler clone has no BTF function to attach to";
+	sb_init(&why[0]);
+	sb_init(&why[1]);
+	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
+		if ((want == BACKEND_FENTRY && k != BK_FENTRY) ||
+		    (want == BACKEND_KPROBE && k != BK_KPROBE))
+			continue;
+		err = try_kind(t, func, k, &why[k]);
 		if (!err) {
-			fs->kind = BK_FENTRY;
-			goto ok;
+			t->fs[func].kind = k;
+			t->fs[func].attached = true;
+			p_dbg("%s: attached with %s", t->plans[func].name, backend_name(k));
+			break;
 		}
-		detach_func(fs);
-		p_dbg("%s: fentry failed: %s", t->plans[func].name, strerror(-err));
 	}
-	if (want != BACKEND_FENTRY) {
-		err = attach_kprobe(t, func);
-		why[BK_KPROBE] = explain(BK_KPROBE, err);
-		if (!err) {
-			fs->kind = BK_KPROBE;
-			goto ok;
-		}
-		detach_func(fs);
-		p_dbg("%s: kprobe failed: %s", t->plans[func].name, strerror(-err));
-	}
-	if (want == BACKEND_AUTO)
+	if (err && want == BACKEND_AUTO)
 		p_err("cannot trace %s: fentry: %s; kprobe: %s", t->plans[func].name,
-		      why[BK_FENTRY], why[BK_KPROBE]);
-	else
+		      sb_str(&why[0]), sb_str(&why[1]));
+	else if (err)
 		p_err("cannot trace %s with %s: %s", t->plans[func].name,
 		      want == BACKEND_FENTRY ? "fentry" : "kprobe",
-		      why[want == BACKEND_FENTRY ? BK_FENTRY : BK_KPROBE]);
+		      sb_str(&why[want == BACKEND_FENTRY ? 0 : 1]));
+	sb_free(&why[0]);
+	sb_free(&why[1]);
 	return err;
-ok:
-	fs->attached = true;
-	p_dbg("%s: attached with %s", t->plans[func].name, backend_name(fs->kind));
-	return 0;
 }
 
 /* Glob-expanded functions: one kprobe.multi link each way, if we can. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chain.h"
+#include "util.h"
 
 #define CHAIN_MAX_HELD 4096 /* events held for one thread */
 
@@ -73,15 +74,8 @@ static struct pending *find(struct chain *c, __u32 tid, __u64 chain_id, bool cre
 	}
 	if (!create)
 		return NULL;
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct pending *np = realloc(c->p, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		c->p = np;
-		c->cap = cap;
-	}
+	if (!grow_array(&c->p, &c->cap, c->nr, sizeof(*c->p), 16))
+		return NULL;
 	memset(&c->p[c->nr], 0, sizeof(c->p[0]));
 	c->p[c->nr].tid = tid;
 	c->p[c->nr].chain_id = chain_id;
@@ -100,15 +94,8 @@ static int hold(struct pending *p, const struct ksnoop_event *ev, size_t size)
 
 	if (p->nr >= CHAIN_MAX_HELD)
 		return -E2BIG;
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-
-		h = realloc(p->events, cap * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		p->events = h;
-		p->cap = cap;
-	}
+	if (!grow_array(&p->events, &p->cap, p->nr, sizeof(*p->events), 8))
+		return -ENOMEM;
 	h = &p->events[p->nr];
 	h->data = malloc(size);
 	if (!h->data)

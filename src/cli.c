@@ -62,7 +62,8 @@ void usage(FILE *f, const char *prog)
 		"      --cgroup PATH     only tasks in this cgroup v2 (or below it)\n"
 		"      --duration TIME   only calls lasting at least TIME (ns, us, ms, s)\n"
 		"      --max-depth N     show struct nesting down to N levels\n"
-		"      --max-bytes N     capture at most N bytes per value (default 2048)\n",
+		"      --max-bytes N     capture at most N bytes per value (default 2048)\n"
+		"      --symbolize       name function pointers: 0xffffffff81234560 <tcp_v4_rcv>\n",
 		prog, KSNOOP_DEFAULT_PAGES);
 }
 
@@ -83,6 +84,7 @@ enum {
 	OPT_COMPACT,
 	OPT_MAX_DEPTH,
 	OPT_MAX_BYTES,
+	OPT_SYMBOLIZE,
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +105,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
+	{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 	{},
 };
 
@@ -241,6 +244,9 @@ static int parse_opt(struct env *env, int opt, const char *arg)
 		return PARSE_OK;
 	case OPT_COMPACT:
 		env->compact = true;
+		return PARSE_OK;
+	case OPT_SYMBOLIZE:
+		env->symbolize = true;
 		return PARSE_OK;
 	case OPT_COMM:
 		return set_comm(env, arg);

@@ -19,6 +19,7 @@ struct env {
 	bool json;	     /* -j */
 	bool compact;	     /* --compact */
 	bool wallclock;	     /* -T */
+	bool symbolize;	     /* --symbolize */
 	int pages;	     /* -P */
 	pid_t pids[KSNOOP_MAX_PIDS];
 	int nr_pids;

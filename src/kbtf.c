@@ -119,7 +119,11 @@ static bool module_loaded(const struct kbtf *kb, const char *name)
 	return false;
 }
 
-/* Load one module's BTF, or all of them when only is NULL. */
+/*
+ * Load one module's BTF, or all of them when only is NULL. "mod:func" loads
+ * one module and a later bare name loads the rest: never load one twice,
+ * or its functions would show up as duplicates.
+ */
 static void load_modules(struct kbtf *kb, const char *only)
 {
 	struct dirent *de;
@@ -133,11 +137,9 @@ static void load_modules(struct kbtf *kb, const char *only)
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
 			continue;
-		if (only && strcmp(only, de->d_name))
+		if ((only && strcmp(only, de->d_name)) || module_loaded(kb, de->d_name))
 			continue;
-		/* "mod:f" may have loaded it already */
-		if (!module_loaded(kb, de->d_name))
-			load_module(kb, de->d_name);
+		load_module(kb, de->d_name);
 	}
 	closedir(dir);
 	if (!only)

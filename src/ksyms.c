@@ -44,15 +44,8 @@ static int cmp_sym(const void *a, const void *b)
 
 static bool set_add(struct name_set *s, const char *name)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		char **nn = realloc(s->names, cap * sizeof(*nn));
-
-		if (!nn)
-			return false;
-		s->names = nn;
-		s->cap = cap;
-	}
+	if (!grow_array(&s->names, &s->cap, s->n, sizeof(*s->names), 1024))
+		return false;
 	s->names[s->n] = strdup(name);
 	return s->names[s->n++] != NULL;
 }
@@ -78,15 +71,8 @@ static void set_free(struct name_set *s)
 
 static bool add_sym(struct ksyms *ks, uint64_t addr, const char *name)
 {
-	if (ks->nr == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 4096;
-		struct sym *ns = realloc(ks->syms, cap * sizeof(*ns));
-
-		if (!ns)
-			return false;
-		ks->syms = ns;
-		ks->cap = cap;
-	}
+	if (!grow_array(&ks->syms, &ks->cap, ks->nr, sizeof(*ks->syms), 4096))
+		return false;
 	ks->syms[ks->nr].addr = addr;
 	ks->syms[ks->nr].name = strdup(name);
 	return ks->syms[ks->nr++].name != NULL;
@@ -228,16 +214,9 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 		if ((prev && !strcmp(prev, name)) || fnmatch(glob, name, 0) ||
 		    set_has(&ks->blacklist, name))
 			continue;
-		if (n == cap) {
-			const char **nn;
-
-			cap = cap ? cap * 2 : 64;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				free(names);
-				return -ENOMEM;
-			}
-			names = nn;
+		if (!grow_array(&names, &cap, n, sizeof(*names), 64)) {
+			free(names);
+			return -ENOMEM;
 		}
 		names[n++] = prev = name;
 	}

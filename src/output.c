@@ -191,6 +191,48 @@ static int line_indent(const char *s)
 	return n;
 }
 
+/*
+ * --symbolize: btf_dump prints a function pointer as "(ret (*)(args))0xaddr";
+ * append " <symbol>" when the address starts a kernel function.
+ */
+static void write_line(struct output *o, const char *line, size_t len)
+{
+	const char *p = line, *hex = NULL;
+	unsigned long long addr;
+	uint64_t start = 0;
+	const char *sym;
+	char *end;
+
+	if (o->env->symbolize && o->ks && memmem(line, len, "(*)(", 4)) {
+		while ((p = memmem(p, len - (p - line), "))0x", 4)))
+			hex = p += 2;
+	}
+	if (!hex) {
+		fwrite(line, 1, len, o->out);
+		return;
+	}
+	addr = strtoull(hex, &end, 16);
+	sym = ksyms__addr_name(o->ks, addr, &start);
+	fwrite(line, 1, end - line, o->out);
+	if (sym && start == addr)
+		fprintf(o->out, " <%s>", sym);
+	fwrite(end, 1, len - (end - line), o->out);
+}
+
+static void write_dump(struct output *o, const char *text)
+{
+	const char *nl;
+
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl) {
+			write_line(o, text, strlen(text));
+			return;
+		}
+		write_line(o, text, nl - text + 1);
+	}
+}
+
 /* --max-depth: lines nested deeper than the bound collapse into "...". */
 static void write_depth_limited(struct output *o, const char *text)
 {
@@ -210,7 +252,7 @@ static void write_depth_limited(struct output *o, const char *text)
 			continue;
 		}
 		eliding = false;
-		fwrite(text, 1, nl - text + 1, o->out);
+		write_line(o, text, nl - text + 1);
 	}
 }
 
@@ -226,7 +268,7 @@ static void print_dump(struct output *o, struct btf_dump *d, const struct plan_v
 	if (o->env->max_depth > 0 && !o->env->compact)
 		write_depth_limited(o, sb_str(&o->buf));
 	else
-		fputs(sb_str(&o->buf), o->out);
+		write_dump(o, sb_str(&o->buf));
 	if (ret == -E2BIG)
 		fprintf(o->out, "%*s... /* %zu bytes of %u */", DUMP_INDENT, "", len,
 			pv->full_size);
@@ -286,22 +328,41 @@ static void print_time(struct output *o, __u64 ts)
 	fprintf(o->out, "%9s.%06lld", buf, (long long)(wall % 1000000000LL) / 1000);
 }
 
+/*
+ * The shown values of a validated event, in order: call with *i = 0 and
+ * *p = NULL, get NULL at the end.
+ */
+static const struct ksnoop_vrec *next_shown(const struct func_plan *plan,
+					    const struct ksnoop_event *ev, __u32 *i,
+					    const __u8 **p)
+{
+	if (!*p)
+		*p = ev->data;
+	while (*i < ev->nr_vrecs) {
+		const struct ksnoop_vrec *vr = (const void *)*p;
+		const struct plan_value *pv = &plan->values[vr->idx];
+
+		*p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		(*i)++;
+		if (!pv->hidden && pv->name)
+			return vr;
+	}
+	return NULL;
+}
+
 static void text_event(struct output *o, const struct ksnoop_event *ev)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
-	const __u8 *p = ev->data;
+	const struct ksnoop_vrec *vr;
+	const __u8 *p = NULL;
 	int shown = 0;
-	__u32 i;
+	__u32 i = 0;
 
 	print_time(o, ev->ts);
 	fprintf(o->out, " %4u %8u %s(\n", ev->cpu, ev->pid, plan->name);
-	for (i = 0; i < ev->nr_vrecs; i++) {
-		const struct ksnoop_vrec *vr = (const void *)p;
+	while ((vr = next_shown(plan, ev, &i, &p))) {
 		const struct plan_value *pv = &plan->values[vr->idx];
 
-		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
-		if (pv->hidden || !pv->name)
-			continue;
 		if (shown++)
 			fputs(",\n", o->out);
 		print_value(o, o->dumps[ev->func_id], pv, vr);
@@ -363,9 +424,10 @@ static void json_event(struct output *o, const struct ksnoop_event *ev)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
 	struct strbuf *sb = &o->line;
-	const __u8 *p = ev->data;
+	const struct ksnoop_vrec *vr;
+	const __u8 *p = NULL;
 	int shown = 0;
-	__u32 i;
+	__u32 i = 0;
 
 	sb_reset(sb);
 	sb_printf(sb, "{\"ts\":%llu", (unsigned long long)ev->ts);
@@ -379,16 +441,10 @@ static void json_event(struct output *o, const struct ksnoop_event *ev)
 	if (ev->kind != KSNOOP_EV_ENTRY)
 		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
 	sb_printf(sb, ",\"values\":[");
-	for (i = 0; i < ev->nr_vrecs; i++) {
-		const struct ksnoop_vrec *vr = (const void *)p;
-		const struct plan_value *pv = &plan->values[vr->idx];
-
-		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
-		if (pv->hidden || !pv->name)
-			continue;
+	while ((vr = next_shown(plan, ev, &i, &p))) {
 		if (shown++)
 			sb_putc(sb, ',');
-		json_one_value(o, pv, o->type_names[ev->func_id][vr->idx], vr);
+		json_one_value(o, &plan->values[vr->idx], o->type_names[ev->func_id][vr->idx], vr);
 	}
 	sb_printf(sb, "]}\n");
 	fputs(sb_str(sb), o->out);

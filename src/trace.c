@@ -25,7 +25,8 @@ struct session {
 	struct kbtf *kb;
 	struct ksyms *ks;
 	struct func_plan *plans;
-	int nr, cap;
+	int nr;
+	size_t cap;
 	struct tracer *tracer;
 	struct ring_buffer *rb;
 	struct output *out;
@@ -90,15 +91,8 @@ static struct func_plan *next_plan(struct session *s)
 		p_err("more than %d functions to trace; narrow the pattern", KSNOOP_MAX_FUNCS);
 		return NULL;
 	}
-	if (s->nr == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 8;
-		struct func_plan *np = realloc(s->plans, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		s->plans = np;
-		s->cap = cap;
-	}
+	if (!grow_array(&s->plans, &s->cap, s->nr, sizeof(*s->plans), 8))
+		return NULL;
 	memset(&s->plans[s->nr], 0, sizeof(s->plans[0]));
 	return &s->plans[s->nr];
 }

@@ -254,6 +254,23 @@ const char *sb_str(const struct strbuf *sb)
 	return sb->buf && !sb->oom ? sb->buf : "";
 }
 
+bool grow_array(void *arr, size_t *cap, size_t nr, size_t elem_size, size_t first_cap)
+{
+	void **slot = arr;
+	size_t ncap;
+	void *na;
+
+	if (nr < *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : first_cap;
+	na = realloc(*slot, ncap * elem_size);
+	if (!na)
+		return false;
+	*slot = na;
+	*cap = ncap;
+	return true;
+}
+
 int edit_distance(const char *a, const char *b, int cap)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;

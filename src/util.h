@@ -56,6 +56,13 @@ void sb_write(struct strbuf *sb, const void *data, size_t len);
 /* Returns a NUL-terminated string, "" on an empty or failed buffer. */
 const char *sb_str(const struct strbuf *sb);
 
+/*
+ * Make room for one more element in a doubling array: *arr holds *nr of
+ * *cap elements of elem_size. Returns false (array untouched) when out of
+ * memory.
+ */
+bool grow_array(void *arr, size_t *cap, size_t nr, size_t elem_size, size_t first_cap);
+
 /* Edit distance, capped: returns cap+1 as soon as it is exceeded. */
 int edit_distance(const char *a, const char *b, int cap);
 

@@ -28,7 +28,7 @@ suite() {
 	rm -f "$out"
 }
 
-if ! make -s -j"$(nproc)" ksnoop unit-bins; then
+if ! make -s -j"$(nproc)" ksnoop workload unit-bins; then
 	echo "not ok - build" | tee -a "$log"
 else
 	for t in build/tests/test_*; do

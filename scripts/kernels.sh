@@ -1,0 +1,163 @@
+#!/bin/bash
+# Debian kernels for the VM tests, downloaded and unpacked once into a cache
+# outside the repo (KSNOOP_CACHE, default /var/cache/ksnoop):
+#
+#   $KSNOOP_CACHE/deb/linux-image-*.deb      the packages (apt-get download)
+#   $KSNOOP_CACHE/kernels/KVER/              dpkg-deb -x of each package
+#   $KSNOOP_CACHE/kernels/KVER/boot/vmlinux-KVER   the uncompressed kernel
+#
+# QEMU boots the uncompressed ELF directly through its PVH entry point: under
+# TCG that saves the 4-5 s the bzImage spends decompressing itself.
+#
+# Usage:
+#   scripts/kernels.sh [fetch] [6.1|6.12 ...]   unpack (default: all kernels)
+#   scripts/kernels.sh kver 6.1                 print the release, 6.1.0-50-amd64
+#   scripts/kernels.sh dir 6.1                  print the unpacked root (fetches)
+#   scripts/kernels.sh list                     print the known short names
+#
+# Idempotent and safe to run concurrently: a lock serialises the work and a
+# stamp file marks a finished unpack, so an interrupted run starts over.
+set -euo pipefail
+
+CACHE=${KSNOOP_CACHE:-/var/cache/ksnoop}
+
+# short name -> Debian package (the -unsigned flavour has 9p; cloud has not)
+declare -A PKG=(
+	[6.1]=linux-image-6.1.0-50-amd64-unsigned
+	[6.12]=linux-image-6.12.117+deb12-amd64-unsigned
+)
+NAMES=(6.1 6.12)
+
+die() {
+	echo "Error: $*" >&2
+	exit 1
+}
+
+pkg_of() {
+	[ -n "${PKG[$1]:-}" ] || die "unknown kernel '$1' (known: ${NAMES[*]})"
+	echo "${PKG[$1]}"
+}
+
+# linux-image-6.1.0-50-amd64-unsigned -> 6.1.0-50-amd64
+kver_of() {
+	local p
+	p=$(pkg_of "$1")
+	p=${p#linux-image-}
+	echo "${p%-unsigned}"
+}
+
+find_deb() {
+	local f
+	for f in "$CACHE/deb/$1"_*.deb; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# apt-get download fails on a fresh machine whose package lists are empty,
+# so refresh them once and retry.
+download() {
+	local pkg=$1
+	mkdir -p "$CACHE/deb"
+	echo "kernels: downloading $pkg" >&2
+	if ! (cd "$CACHE/deb" && apt-get download -q "$pkg" >&2); then
+		echo "kernels: apt-get download failed, running apt-get update" >&2
+		apt-get update -qq >&2 || die "apt-get update failed; are you root and online?"
+		(cd "$CACHE/deb" && apt-get download -q "$pkg" >&2) ||
+			die "cannot download $pkg"
+	fi
+}
+
+# Like the kernel's scripts/extract-vmlinux: try every compressed-stream
+# magic in the bzImage until one decompresses to an ELF file.
+extract_vmlinux() {
+	local img=$1 out=$2 magic tool pos
+	for magic in '\xfd7zXZ\x00:xz -dcq' '\x28\xb5\x2f\xfd:zstd -dcq' '\x1f\x8b\x08:gzip -dcq'; do
+		tool=${magic#*:}
+		command -v "${tool%% *}" >/dev/null || continue
+		for pos in $(LC_ALL=C grep -obUaP "${magic%%:*}" "$img" | cut -d: -f1); do
+			tail -c +$((pos + 1)) "$img" | $tool >"$out.tmp" 2>/dev/null
+			if [ "$(head -c 4 "$out.tmp" | od -An -c | tr -d ' ')" = '177ELF' ] &&
+				readelf -l "$out.tmp" >/dev/null 2>&1; then
+				mv "$out.tmp" "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$out.tmp"
+	return 1
+}
+
+fetch_one() {
+	local name=$1 pkg kver dir
+	pkg=$(pkg_of "$name")
+	kver=$(kver_of "$name")
+	dir=$CACHE/kernels/$kver
+	[ -f "$dir/.unpacked" ] || unpack "$pkg" "$kver" "$dir"
+	[ -f "$dir/.vmlinux" ] && return 0
+	# Without CONFIG_PVH QEMU cannot boot the ELF; keep the bzImage then.
+	if grep -q '^CONFIG_PVH=y' "$dir/boot/config-$kver"; then
+		echo "kernels: extracting vmlinux-$kver" >&2
+		extract_vmlinux "$dir/boot/vmlinuz-$kver" "$dir/boot/vmlinux-$kver" ||
+			echo "kernels: cannot extract vmlinux-$kver; the VM boots the slower bzImage" >&2
+	fi
+	touch "$dir/.vmlinux"
+}
+
+unpack() {
+	local pkg=$1 kver=$2 dir=$3 deb
+	deb=$(find_deb "$pkg") || { download "$pkg"; deb=$(find_deb "$pkg"); } ||
+		die "no .deb for $pkg in $CACHE/deb after download"
+	echo "kernels: unpacking $(basename "$deb")" >&2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	dpkg-deb -x "$deb" "$dir"
+	[ -f "$dir/boot/vmlinuz-$kver" ] || die "$deb has no boot/vmlinuz-$kver"
+	touch "$dir/.unpacked"
+}
+
+locked() {
+	mkdir -p "$CACHE" 2>/dev/null || die "cannot create $CACHE; set KSNOOP_CACHE to a writable directory"
+	exec 9>"$CACHE/.lock"
+	flock 9
+	"$@"
+}
+
+fetch() {
+	local n
+	[ $# -gt 0 ] || set -- "${NAMES[@]}"
+	for n in "$@"; do
+		pkg_of "$n" >/dev/null
+	done
+	for n in "$@"; do
+		fetch_one "$n"
+	done
+}
+
+cmd=${1:-fetch}
+case $cmd in
+fetch)
+	shift || true
+	locked fetch "$@"
+	;;
+kver)
+	[ $# -eq 2 ] || die "usage: $0 kver NAME"
+	kver_of "$2"
+	;;
+dir)
+	[ $# -eq 2 ] || die "usage: $0 dir NAME"
+	kver=$(kver_of "$2")
+	[ -f "$CACHE/kernels/$kver/.unpacked" ] && [ -f "$CACHE/kernels/$kver/.vmlinux" ] ||
+		locked fetch "$2"
+	echo "$CACHE/kernels/$kver"
+	;;
+list)
+	echo "${NAMES[@]}"
+	;;
+6.*)
+	locked fetch "$@"
+	;;
+*)
+	die "unknown command '$cmd'; see the top of $0"
+	;;
+esac

@@ -1,0 +1,517 @@
+#!/bin/bash
+# Host test of ktrace and kdump (TAP: "ok - name" / "not ok - name").
+#
+# Traces tests/host/ktrace_target and checks the exact CALL, NAMI, RET,
+# GIO, PSIG and ARGS lines kdump prints; then ktrace -p/-d/-g/-c/-C, kdump's
+# options, the error paths (bad options, corrupt and truncated files,
+# refused trace files) under valgrind and ASan, and a short fuzz run.
+set -u
+cd "$(dirname "$0")/../.."
+
+W=$(mktemp -d /tmp/ktrace-test.XXXXXX)
+BG_PIDS=()
+cleanup() {
+	local f
+	for f in "$W"/*.out; do
+		[ -e "$f" ] && ./ksnoop ktrace -c -f "$f" >/dev/null 2>&1
+	done
+	for f in "${BG_PIDS[@]}"; do
+		kill "$f" 2>/dev/null
+	done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+ok() { echo "ok - $1"; }
+not_ok() {
+	echo "not ok - $1"
+	shift
+	local d
+	for d in "$@"; do echo "# $d"; done
+}
+skip() { echo "ok - $1 # SKIP $2"; }
+check() { # name command...
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+# Escape a fixed string for grep -E.
+q() { printf '%s' "$1" | sed 's/[][\.|$(){}?+*^]/\\&/g'; }
+
+# Lines matching the given anchored EREs, one after the other, in FILE.
+has_seq() { # file re...
+	local file=$1
+	shift
+	# Through the environment: awk -v would eat the backslashes.
+	SEQ_RES=$(printf '%s\037' "$@") awk -v n=$# '
+		BEGIN { split(ENVIRON["SEQ_RES"], re, "\037") }
+		{ line[NR] = $0 }
+		END {
+			for (i = 1; i + n - 1 <= NR; i++) {
+				for (k = 1; k <= n; k++)
+					if (line[i + k - 1] !~ ("^" re[k] "$"))
+						break
+				if (k > n)
+					exit 0
+			}
+			exit 1
+		}' "$file"
+}
+
+# One stderr line, starting "Error: ", matching the ERE; exit code 1.
+one_error() { # name expected-rc stderr-file stdout-rc ere
+	local name=$1 rc=$2 err=$3 want=$4
+	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -qE "^Error: $want\$" "$err"; then
+		ok "$name"
+	else
+		not_ok "$name" "rc=$rc, stderr:" "$(cat "$err")"
+	fi
+}
+
+make -s ktrace-target ktrace-links >/dev/null || { not_ok "build ktrace_target"; exit 1; }
+TARGET=build/ktrace_target
+PTR='0x[0-9a-f]+'
+
+can_trace=1
+why_not=""
+if [ "$(id -u)" -ne 0 ]; then
+	can_trace=0 why_not="needs root"
+elif [ ! -r /sys/kernel/btf/vmlinux ]; then
+	can_trace=0 why_not="needs kernel BTF"
+fi
+
+#
+# The traced program, with -i: every record kind.
+#
+trace_tests() {
+	local out=$W/t.out dump=$W/t.txt pid child P P0 C
+	mkdir -p "$W/dir"
+	if ! (umask 000 && timeout 60 ./ktrace -i -f "$out" "$TARGET" "$W/dir" >"$W/target.stdout" 2>"$W/target.stderr"); then
+		not_ok "ktrace -i runs the command" "$(cat "$W/target.stderr")"
+		return
+	fi
+	ok "ktrace -i runs the command"
+	check "trace file is created with mode 0600" [ "$(stat -c %a "$out")" = 600 ]
+	./kdump -f "$out" >"$dump" 2>"$W/kdump.err"
+	check "kdump reads the trace without error" [ $? -eq 0 -a ! -s "$W/kdump.err" ]
+
+	pid=$(awk 'NR == 1 { print $1 }' "$dump")
+	child=$(awk '/^child / { print $2 }' "$W/target.stdout")
+	P=$(q "$(printf '%6d %-8s ' "$pid" ktrace_target)")
+	P0=$(q "$(printf '%6d %-8s ' "$pid" ktrace)")
+	C=$(q "$(printf '%6d %-8s ' "$child" ktrace_target)")
+
+	check "CALL execve from ktrace, NAMI, ARGS, RET" has_seq "$dump" \
+		"${P0}CALL  execve\($PTR,$PTR,$PTR\)" \
+		"${P}NAMI  $(q "\"$TARGET\"")" \
+		"${P}ARGS  " \
+		"$(printf '\t')$(q "[0] = \"$TARGET\"")" \
+		"$(printf '\t')$(q "[1] = \"$W/dir\"")" \
+		"${P}RET   execve 0"
+	check "open for writing: CALL with flags and mode, NAMI, RET" has_seq "$dump" \
+		"${P}CALL  openat\(AT_FDCWD,$PTR,$(q "0x80241<O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC>,0644)")" \
+		"${P}NAMI  \"data.txt\"" \
+		"${P}RET   openat 3"
+	check "write: CALL, GIO with the bytes written, RET" has_seq "$dump" \
+		"${P}CALL  write\(3,$PTR,0xd\)" \
+		"${P}GIO   fd 3 wrote 13 bytes" \
+		"       $(q '"hello ktrace\n"')" \
+		"${P}RET   write 13/0xd"
+	check "open for reading: O_RDONLY, no mode" has_seq "$dump" \
+		"${P}CALL  openat\(AT_FDCWD,$PTR,0<O_RDONLY>\)" \
+		"${P}NAMI  \"data.txt\"" \
+		"${P}RET   openat 3"
+	check "read: GIO of the bytes read" has_seq "$dump" \
+		"${P}CALL  read\(3,$PTR,0x40\)" \
+		"${P}GIO   fd 3 read 13 bytes" \
+		"       $(q '"hello ktrace\n"')" \
+		"${P}RET   read 13/0xd"
+	check "failed open: RET -1 errno 2 ENOENT" has_seq "$dump" \
+		"${P}CALL  openat\(AT_FDCWD,$PTR,0<O_RDONLY>\)" \
+		"${P}NAMI  \"does-not-exist\"" \
+		"${P}RET   openat -1 errno 2 ENOENT"
+	check "writev: GIO gathers the iovecs" has_seq "$dump" \
+		"${P}CALL  writev\(3,$PTR,0x2\)" \
+		"${P}GIO   fd 3 wrote 16 bytes" \
+		"       $(q '"vec-one vec-two\n"')" \
+		"${P}RET   writev 16/0x10"
+	check "preadv: GIO scatters into the iovecs" has_seq "$dump" \
+		"${P}CALL  preadv\(3,$PTR,0x2,0,0\)" \
+		"${P}GIO   fd 3 read 16 bytes" \
+		"       $(q '"vec-one vec-two\n"')" \
+		"${P}RET   preadv 16/0x10"
+	check "sendmsg: GIO of the message" has_seq "$dump" \
+		"${P}CALL  sendmsg\(3,$PTR,0\)" \
+		"${P}GIO   fd 3 wrote 8 bytes" \
+		"       \"sock-msg\"" \
+		"${P}RET   sendmsg 8"
+	check "recvmsg: GIO of the message" has_seq "$dump" \
+		"${P}CALL  recvmsg\(4,$PTR,0\)" \
+		"${P}GIO   fd 4 read 8 bytes" \
+		"       \"sock-msg\"" \
+		"${P}RET   recvmsg 8"
+	check "kill: CALL with the signal name, then PSIG caught" has_seq "$dump" \
+		"${P}CALL  kill\($pid,SIGUSR1\)" \
+		"${P}RET   kill 0" \
+		"${P}PSIG  SIGUSR1 caught handler=$PTR mask=0 code=SI_USER pid=$pid uid=0"
+	check "no RET for rt_sigreturn's restored registers" \
+		bash -c "! grep -qF 'RET   [' '$dump'"
+	check "fork with -i: parent RET has the child pid" \
+		grep -qE "^${P}RET   clone3? $child/$PTR\$" "$dump"
+	./kdump -f "$out" -p "$child" >"$W/child.txt"
+	check "fork with -i: the child is traced from its fork" \
+		grep -qE "^${C}RET   clone3? 0\$" <(head -n 1 "$W/child.txt")
+	check "fork with -i: the child's open" has_seq "$W/child.txt" \
+		"${C}CALL  openat\(AT_FDCWD,$PTR,$(q "0x241<O_WRONLY|O_CREAT|O_TRUNC>,0600)")" \
+		"${C}NAMI  \"child.txt\"" \
+		"${C}RET   openat 3"
+	check "fork with -i: the child's write" has_seq "$W/child.txt" \
+		"${C}CALL  write\(3,$PTR,0xb\)" \
+		"${C}GIO   fd 3 wrote 11 bytes" \
+		"       $(q '"from child\n"')" \
+		"${C}RET   write 11/0xb"
+	check "fork with -i: the child's exit" \
+		grep -qE "^${C}CALL  exit_group\(0\)\$" <(tail -n 1 "$W/child.txt")
+	check "kdump -p shows only that process" \
+		bash -c "! grep -vE '^( *$child |	|       )' '$W/child.txt'"
+
+	kdump_option_tests "$out" "$dump" "$pid"
+	trace_variants "$pid"
+}
+
+#
+# kdump's options on the trace of the target.
+#
+kdump_option_tests() {
+	local out=$1 dump=$2 pid=$3 P
+	P=$(q "$(printf '%6d %-8s ' "$pid" ktrace_target)")
+
+	./kdump -n -f "$out" >"$W/n.txt"
+	check "kdump -n: raw arguments and no errno name" has_seq "$W/n.txt" \
+		"${P}CALL  openat\(0xffffff9c,$PTR,0,(0|$PTR)\)" \
+		"${P}NAMI  \"does-not-exist\"" \
+		"${P}RET   openat -1 errno 2"
+	./kdump -d -f "$out" >"$W/d.txt"
+	check "kdump -d: decimal numbers" has_seq "$W/d.txt" \
+		"${P}CALL  read\(3,$PTR,64\)" \
+		"${P}GIO   fd 3 read 13 bytes" \
+		"       $(q '"hello ktrace\n"')" \
+		"${P}RET   read 13"
+	./kdump -x -f "$out" >"$W/x.txt"
+	check "kdump -x: data in hex" has_seq "$W/x.txt" \
+		"${P}GIO   fd 3 wrote 13 bytes" \
+		"       0000  68 65 6c 6c 6f 20 6b 74 72 61 63 65 0a"
+	./kdump -X -f "$out" >"$W/X.txt"
+	check "kdump -X: data in hex and ASCII" has_seq "$W/X.txt" \
+		"${P}GIO   fd 3 wrote 13 bytes" \
+		"       0000  68 65 6c 6c 6f 20 6b 74 72 61 63 65 0a           \|hello ktrace\.\|"
+	./kdump -m 5 -f "$out" >"$W/m.txt"
+	check "kdump -m 5: data cut at 5 bytes" has_seq "$W/m.txt" \
+		"${P}GIO   fd 3 wrote 13 bytes" \
+		"       \"hello\"" \
+		"       $(q "[5 of 13 bytes shown]")"
+	./kdump -H -f "$out" >"$W/H.txt"
+	check "kdump -H: pid/tid" grep -qE "^ *$pid/$pid +ktrace_target CALL  " "$W/H.txt"
+	./kdump -T -f "$out" >"$W/T.txt"
+	check "kdump -T: absolute timestamps" \
+		grep -qE "^ *$pid ktrace_target 1[0-9]{9}\.[0-9]{6} CALL  kill" "$W/T.txt"
+	./kdump -R -f "$out" >"$W/R.txt"
+	check "kdump -R: relative timestamps" \
+		grep -qE "^ *$pid ktrace_target 0\.[0-9]{6} RET   kill 0" "$W/R.txt"
+	./kdump -t n -f "$out" >"$W/tn.txt"
+	check "kdump -t n: only NAMI" bash -c "[ -s '$W/tn.txt' ] && ! grep -v ' NAMI  ' '$W/tn.txt'"
+	./kdump -t i -f "$out" >"$W/ti.txt"
+	check "kdump -t i: only GIO and its data" \
+		bash -c "grep -q ' GIO   ' '$W/ti.txt' && ! grep -vE ' GIO   |^       ' '$W/ti.txt'"
+	./kdump -f - <"$out" >"$W/stdin.txt"
+	check "kdump -f - reads stdin" cmp -s "$dump" "$W/stdin.txt"
+	follow_test "$out" "$dump"
+}
+
+# kdump -l on a file that grows: it waits at a partial record.
+follow_test() {
+	local out=$1 dump=$2 half kp
+	half=$(($(stat -c %s "$out") / 2 + 3))
+	head -c "$half" "$out" >"$W/grow.ktr"
+	./kdump -l -f "$W/grow.ktr" >"$W/follow.txt" 2>&1 &
+	kp=$!
+	sleep 0.4
+	tail -c +"$((half + 1))" "$out" >>"$W/grow.ktr"
+	sleep 0.6
+	kill "$kp" 2>/dev/null
+	wait "$kp" 2>/dev/null
+	check "kdump -l follows a growing file" cmp -s "$dump" "$W/follow.txt"
+}
+
+# Runs of the target without -i, with -t, and appending with -a.
+trace_variants() {
+	local first=$1 pid child
+	timeout 60 ./ktrace -f "$W/noi.out" "$TARGET" "$W/dir" >"$W/noi.stdout" 2>&1
+	child=$(awk '/^child / { print $2 }' "$W/noi.stdout")
+	check "without -i the child is not traced" \
+		bash -c "[ -n '$child' ] && [ -z \"\$(./kdump -f '$W/noi.out' -p '$child')\" ]"
+
+	timeout 60 ./ktrace -t n -f "$W/tn.out" "$TARGET" "$W/dir" >/dev/null 2>&1
+	./kdump -f "$W/tn.out" >"$W/tn2.txt"
+	check "ktrace -t n records only NAMI" \
+		bash -c "grep -q 'NAMI  \"data.txt\"' '$W/tn2.txt' && ! grep -v ' NAMI  ' '$W/tn2.txt'"
+	timeout 60 ./ktrace -t c -f "$W/tc.out" "$TARGET" "$W/dir" >/dev/null 2>&1
+	./kdump -f "$W/tc.out" >"$W/tc.txt"
+	check "ktrace -t c records only CALL and RET" \
+		bash -c "grep -q ' CALL  ' '$W/tc.txt' && ! grep -vE ' (CALL|RET )  ' '$W/tc.txt'"
+	timeout 60 ./ktrace -t X -f "$W/tX.out" env -i KTRACE_TEST=42 true >/dev/null 2>&1
+	check "ktrace -t X records the environment" has_seq <(./kdump -f "$W/tX.out") \
+		" *[0-9]+ true     ENV   " "$(printf '\t')$(q '[0] = "KTRACE_TEST=42"')"
+
+	cp "$W/t.out" "$W/a.out"
+	timeout 60 ./ktrace -a -f "$W/a.out" true >/dev/null 2>&1
+	check "ktrace -a appends to an existing trace" bash -c \
+		"[ \"\$(./kdump -f '$W/a.out' | grep -c ' ARGS  ')\" = 2 ] && ./kdump -f '$W/a.out' | head -n 40 | cmp -s - <(head -n 40 '$W/t.txt')"
+	timeout 60 ./ktrace -f "$W/a.out" true >/dev/null 2>&1
+	check "ktrace without -a truncates" \
+		bash -c "[ \"\$(./kdump -f '$W/a.out' | grep -c ' ARGS  ')\" = 1 ]"
+}
+
+# The state file of the recorder writing FILE, if one runs.
+state_of() {
+	local f=/run/ksnoop/ktrace-$(printf '%x' "$(stat -c %d "$1")")-$(stat -c %i "$1")
+	[ -e "$f" ] && echo "$f"
+}
+
+# The process has exited (a zombie awaiting its reaper counts) and its
+# state file is gone.
+gone() { # pid state-file
+	local i
+	for i in $(seq 50); do
+		if ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null; then
+			[ ! -e "$2" ] && return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+wait_gone() { # state-file: wait for a recorder to finish on its own
+	local i
+	for i in $(seq 50); do
+		[ -e "$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+#
+# Attaching to running processes: -p, -c, -c -p, -d, -g, -C.
+#
+attach_tests() {
+	local lp st rpid lp2 sp pg others
+	bash -c 'while :; do sleep 0.05; done' &
+	lp=$!
+	BG_PIDS+=("$lp")
+	check "ktrace -p attaches to a running process" timeout 20 ./ktrace -f "$W/p.out" -p "$lp"
+	st=$(state_of "$W/p.out")
+	rpid=$(awk '/^pid/ { print $2 }' "$st" 2>/dev/null)
+	check "the recorder runs in the background" kill -0 "${rpid:-0}"
+	sleep 0.5
+	check "ktrace -c stops the recorder of the file" timeout 20 ./ktrace -c -f "$W/p.out"
+	check "the stopped recorder is gone" gone "${rpid:-0}" "$st"
+	check "the attached process was traced" \
+		grep -qE "^ *$lp bash +(CALL|RET )  (clone|wait4)" <(./kdump -f "$W/p.out")
+
+	timeout 20 ./ktrace -f "$W/p2.out" -p "$lp"
+	st=$(state_of "$W/p2.out")
+	check "ktrace -c -p stops tracing the process" timeout 20 ./ktrace -c -p "$lp"
+	check "a recorder with nothing left to trace ends" wait_gone "$st"
+
+	bash -c 'sleep 30 & wait' &
+	lp2=$!
+	BG_PIDS+=("$lp2")
+	sleep 0.2
+	sp=$(pgrep -P "$lp2" sleep)
+	check "ktrace -d also traces existing children" \
+		timeout 20 ./ktrace -d -f "$W/desc.out" -p "$lp2"
+	st=$(state_of "$W/desc.out")
+	kill -TERM "$sp"
+	wait "$lp2" 2>/dev/null
+	wait_gone "$st"
+	# A fatal signal reaches the task as the group exit it started.
+	check "-d: the child's fatal signal is a PSIG SIG_DFL" grep -qE \
+		"^ *$sp sleep +PSIG  SIGTERM SIG_DFL code=SI_(USER|KERNEL)( pid=$$ uid=0)?\$" \
+		<(./kdump -f "$W/desc.out")
+
+	setsid sleep 30 &
+	pg=$!
+	BG_PIDS+=("$pg")
+	sleep 0.2
+	check "ktrace -g traces a process group" timeout 20 ./ktrace -g "$pg" -f "$W/g.out"
+	st=$(state_of "$W/g.out")
+	kill -TERM "$pg"
+	wait_gone "$st"
+	check "-g: the group's process was traced" grep -qE "^ *$pg sleep +PSIG  SIGTERM SIG_DFL" \
+		<(./kdump -f "$W/g.out")
+
+	others=$(ls /run/ksnoop 2>/dev/null | grep -c '^ktrace-')
+	if [ "$others" -ne 0 ]; then
+		skip "ktrace -C stops every recorder" "other recorders are running"
+	else
+		timeout 20 ./ktrace -f "$W/c1.out" -p "$lp"
+		bash -c 'while :; do sleep 0.05; done' &
+		BG_PIDS+=("$!")
+		timeout 20 ./ktrace -f "$W/c2.out" -p "$!"
+		check "ktrace -C stops every recorder" bash -c \
+			"timeout 30 ./ktrace -C && [ -z \"\$(ls /run/ksnoop | grep '^ktrace-')\" ]"
+	fi
+}
+
+#
+# Error paths: one "Error: ..." line and exit status 1; never a crash.
+#
+error_tests() {
+	local rc e=$W/err corpus=tests/fuzz/corpus vg
+	./kdump -q >/dev/null 2>"$e"
+	one_error "kdump: unknown option" $? "$e" "unknown option '-q'; usage: kdump .*"
+	./kdump -m lots >/dev/null 2>"$e"
+	one_error "kdump: bad -m" $? "$e" "invalid -m maxdata 'lots': need 0 to 65536 bytes"
+	./kdump -t z >/dev/null 2>"$e"
+	one_error "kdump: bad -t" $? "$e" "unknown trace point 'z' in -t 'z': use c, i, n, s, x, X or \+"
+	./kdump -f "$W/missing" >/dev/null 2>"$e"
+	one_error "kdump: missing file" $? "$e" \
+		"cannot open trace file '$W/missing': No such file or directory"
+	./ktrace -t q true >/dev/null 2>"$e"
+	one_error "ktrace: bad -t" $? "$e" "unknown trace point 'q' in -t 'q': .*"
+	./ktrace >/dev/null 2>"$e"
+	one_error "ktrace: nothing to trace" $? "$e" "no process or command to trace; usage: ktrace .*"
+	./ktrace -p 2147483646 >/dev/null 2>"$e"
+	one_error "ktrace: no such process" $? "$e" "no such process: 2147483646"
+	./ktrace -p 1 true >/dev/null 2>"$e"
+	one_error "ktrace: -p with a command" $? "$e" "a command cannot be combined with .*"
+
+	head -c 600 "$corpus/crafted-each-type.ktr" >"$W/trunc.ktr"
+	./kdump -f "$W/trunc.ktr" >"$W/trunc.txt" 2>"$e"
+	one_error "kdump: truncated file names the record's offset" $? "$e" \
+		"$(q "$W/trunc.ktr"): truncated record at byte offset 568: record header needs 40 bytes, the file ends after 32"
+	check "kdump: records before the truncation are printed" \
+		grep -qF '[1] = "PATH=/bin"' "$W/trunc.txt"
+	head -c 100 /dev/urandom >"$W/garbage.ktr"
+	./kdump -f "$W/garbage.ktr" >/dev/null 2>"$e"
+	one_error "kdump: not a trace file" $? "$e" \
+		"$(q "$W/garbage.ktr"): bad file header at byte offset 0: not a ksnoop trace file \(bad magic\)"
+	cp "$corpus/crafted-each-type.ktr" "$W/badlen.ktr"
+	printf '\377\377\377\177' | dd of="$W/badlen.ktr" bs=1 seek=124 conv=notrunc 2>/dev/null
+	./kdump -f "$W/badlen.ktr" >/dev/null 2>"$e"
+	one_error "kdump: absurd record length" $? "$e" \
+		"$(q "$W/badlen.ktr"): bad record at byte offset 120: record longer than any record type"
+	: >"$W/empty.ktr"
+	./kdump -f "$W/empty.ktr" >/dev/null 2>"$e"
+	one_error "kdump: empty file" $? "$e" \
+		".*: truncated record at byte offset 0: the file header needs 24 bytes, the file ends after 0"
+
+	ln -s "$W/victim" "$W/link.out"
+	./ktrace -f "$W/link.out" true >/dev/null 2>"$e"
+	one_error "ktrace: refuses a symlink trace file" $? "$e" \
+		"refusing trace file '$(q "$W/link.out")': it is a symbolic link"
+	check "ktrace: the symlink's target is not created" [ ! -e "$W/victim" ]
+	timeout 10 ./ktrace -f /dev/null true >/dev/null 2>"$e"
+	one_error "ktrace: refuses a device" $? "$e" "refusing trace file '/dev/null': not a regular file"
+	mkfifo "$W/fifo.out"
+	timeout 10 ./ktrace -f "$W/fifo.out" true >/dev/null 2>"$e"
+	one_error "ktrace: refuses a FIFO without blocking" $? "$e" \
+		"refusing trace file '$(q "$W/fifo.out")': not a regular file"
+	echo "not a trace" >"$W/other.out"
+	chown 65534 "$W/other.out"
+	./ktrace -f "$W/other.out" true >/dev/null 2>"$e"
+	one_error "ktrace: refuses another user's file" $? "$e" \
+		"refusing trace file '$(q "$W/other.out")': owned by uid 65534, not $(id -u)"
+	head -c 200 /dev/zero | tr '\0' x >"$W/text.out"
+	./ktrace -a -f "$W/text.out" true >/dev/null 2>"$e"
+	one_error "ktrace -a: refuses to append to a non-trace file" $? "$e" \
+		"cannot append to '$(q "$W/text.out")': not a ksnoop trace file \(bad magic\)"
+	./ktrace -c -f "$W/trunc.ktr" >/dev/null 2>"$e"
+	one_error "ktrace -c: no recorder for the file" $? "$e" \
+		"no recorder is writing '$(q "$W/trunc.ktr")'"
+
+	if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 && command -v su >/dev/null; then
+		cp ksnoop "$W/ksnoop-copy"
+		chmod 755 "$W" "$W/ksnoop-copy"
+		(cd / && su nobody -s /bin/sh -c "'$W/ksnoop-copy' ktrace -f /tmp/x true") \
+			>/dev/null 2>"$e"
+		one_error "ktrace: needs root, says so before creating anything" $? "$e" \
+			"ktrace needs root: it loads BPF programs and keeps its state in /run/ksnoop"
+	else
+		skip "ktrace: needs root, says so before creating anything" "needs root and su"
+	fi
+
+	if ! command -v valgrind >/dev/null; then
+		skip "error paths under valgrind" "valgrind missing"
+	else
+		vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+		rc=0
+		for f in trunc garbage badlen empty; do
+			$vg ./ksnoop kdump -f "$W/$f.ktr" >/dev/null 2>&1
+			[ $? -eq 1 ] || rc=1
+		done
+		$vg ./ksnoop kdump -X -T -f "$corpus/target-all-types.ktr" >/dev/null 2>&1 || rc=1
+		$vg ./ksnoop kdump -q >/dev/null 2>&1
+		[ $? -eq 1 ] || rc=1
+		$vg ./ksnoop ktrace -f "$W/link.out" true >/dev/null 2>&1
+		[ $? -eq 1 ] || rc=1
+		$vg ./ksnoop ktrace -t q true >/dev/null 2>&1
+		[ $? -eq 1 ] || rc=1
+		check "error paths are clean under valgrind" [ $rc -eq 0 ]
+	fi
+}
+
+# The -h synopsis and the manual page's agree.
+usage_tests() {
+	local prog syn
+	if ! command -v man >/dev/null || ! command -v col >/dev/null; then
+		skip "usage matches the manual pages" "man missing"
+		return
+	fi
+	for prog in ktrace kdump; do
+		syn=$(MANWIDTH=200 man -l "doc/$prog.1" 2>/dev/null | col -b |
+			sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | sed 's/^ *//' | grep "^$prog ")
+		check "$prog -h matches the SYNOPSIS of doc/$prog.1" \
+			[ "$(./$prog -h | sed 's/^usage: //; s/^ *//')" = "$syn" ]
+	done
+}
+
+#
+# The decoder under ASan/UBSan: replay the bad files, then fuzz briefly.
+#
+fuzz_tests() {
+	local fz=build/fuzz/kdump_fuzz
+	if ! make -s fuzz-kdump >/dev/null 2>&1; then
+		skip "decoder under ASan on corrupt files" "clang libFuzzer unavailable"
+		skip "short fuzz run of the decoder" "clang libFuzzer unavailable"
+		return
+	fi
+	check "decoder under ASan on corrupt files" quietly "$W/replay.log" \
+		"$fz" "$W/trunc.ktr" "$W/garbage.ktr" "$W/badlen.ktr" "$W/empty.ktr" \
+		tests/fuzz/corpus/*
+	mkdir -p "$W/fuzz"
+	check "short fuzz run of the decoder" quietly "$W/fuzz.log" \
+		timeout 120 "$fz" -max_total_time="${KTRACE_FUZZ_SECONDS:-10}" -max_len=65536 \
+		-timeout=10 -artifact_prefix="$W/" "$W/fuzz" tests/fuzz/corpus
+}
+
+# Run a command with its output in LOG, shown only when it fails.
+quietly() { # log command...
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 && return 0
+	tail -n 20 "$log" | sed 's/^/# /'
+	return 1
+}
+
+if [ $can_trace = 1 ]; then
+	trace_tests
+	attach_tests
+else
+	skip "ktrace on the test target" "$why_not"
+fi
+error_tests
+usage_tests
+fuzz_tests
+exit 0

@@ -1,0 +1,403 @@
+#!/bin/bash
+# Run the declarative VM test cases and print TAP lines, "ok - [6.1] NAME".
+#
+#   tests/vm/guest.sh [-k LABEL] [-t REGEX] [-v] [CASEFILE...]
+#
+# tests/vm/run.sh boots each kernel once and runs this inside; it also runs
+# on any machine directly (LABEL defaults to $KSNOOP_VM_KERNEL, else
+# "host"). -t keeps the cases whose name matches REGEX; -v adds timings.
+# Default CASEFILEs: tests/vm/cases/*.case, in name order.
+#
+# CASE FILE FORMAT (in the style of bpftrace's runtime tests)
+# One directive per line, "KEY value"; blank lines and lines starting with
+# '#' are ignored; a line ending in '\' continues on the next (that line's
+# leading blanks dropped). NAME starts
+# a case; the other keys describe it:
+#
+#   NAME text          case name, shown in the TAP line
+#   RUN cmd            shell command (bash -c); its exit status and output
+#                      are checked
+#   TRACE cmd          a tracer to run in the background instead of RUN:
+#                      started, waited for until READY, the workload run,
+#                      stopped with SIGINT (see trace-bg.sh); one command,
+#                      run as bash -c "exec cmd"
+#   READY regex        TRACE's ready line on stdout (default ^ *TIME, ksnoop's
+#                      header)
+#   WORKLOAD cmd       shell command: with TRACE, run once READY; with RUN,
+#                      run in the background alongside it
+#   PAUSED_WORKLOAD args   with TRACE: build/tests/workload -S args is
+#                      started (stopped) before the tracer, whose command
+#                      can use its pid as $WPID, and let go once READY
+#   EXPECT regex       some stdout line matches (grep -E); repeatable
+#   EXPECT_EXACT line  some stdout line is exactly this; repeatable
+#   EXPECT_NONE regex  no stdout line matches; repeatable
+#   EXPECT_LINES n regex   exactly n stdout lines match; repeatable
+#   EXPECT_STDERR regex, EXPECT_STDERR_NONE regex   the same for stderr
+#   EXIT n|nonzero|any expected exit status (default 0)
+#   REQUIRES feat...   skip unless every feature holds; "!feat" negates:
+#                      btf, btf:MODULE, module_btf, fentry, kprobe,
+#                      kprobe.multi, kprobe_events, fprobe_events, vm,
+#                      root, kernel>=X.Y, kernel<X.Y, config:CONFIG_FOO,
+#                      cmd:PROGRAM
+#   WAIT_FOR regex     with TRACE: after the workload, wait (up to TIMEOUT)
+#                      for a stdout line matching regex before SIGINT;
+#                      repeatable. Use it for events that may arrive late;
+#                      output printed only at exit must not be waited for.
+#   SETTLE s           with TRACE: then wait until stdout has been quiet for
+#                      s seconds (default 0.5) before SIGINT
+#   TIMEOUT s          per-case limit (default 30; TCG is slow)
+#
+# Commands run through eval in a subshell of this script, in the repo
+# directory, with ksnoop and workload on PATH and $KERNEL set to the label;
+# the helpers of lib.sh (trace_bg, sleep_s, ...) are available to them. In
+# the VM, /tmp is a fresh tmpfs per boot. Output is shown only when a case
+# fails. REQUIRES slow marks cases that run only with KSNOOP_SLOW_TESTS=1.
+#
+# Example, a background trace filtered on the workload's pid:
+#
+#   NAME trace ip_send_skb skb->len
+#   REQUIRES fentry
+#   TRACE ksnoop -p $WPID trace 'ip_send_skb(skb->len)'
+#   PAUSED_WORKLOAD udp-send 150 3
+#   WAIT_FOR "len": 178
+#   EXPECT_LINES 3 "len": 178
+#   TIMEOUT 60
+set -uo pipefail
+
+case $0 in
+*/*) HERE=$(cd "${0%/*}" && pwd) ;;
+*) HERE=$PWD ;;
+esac
+REPO=${HERE%/tests/vm}
+. "$HERE/lib.sh"
+LABEL=${KSNOOP_VM_KERNEL:-host}
+FILTER=
+VERBOSE=0
+
+while getopts "k:t:v" o; do
+	case $o in
+	k) LABEL=$OPTARG ;;
+	t) FILTER=$OPTARG ;;
+	v) VERBOSE=1 ;;
+	*) echo "usage: $0 [-k LABEL] [-t REGEX] [-v] [CASEFILE...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- "$HERE"/cases/*.case
+
+cd "$REPO" || exit 1
+export PATH="$REPO:$REPO/build/tests:$PATH"
+export KERNEL=$LABEL
+WORK=$(mktemp -d /tmp/ksnoop-guest.XXXXXX) || exit 1
+trap 'rm -rf "$WORK"' EXIT
+NPASS=0
+NFAIL=0
+NSKIP=0
+
+# ---- features -------------------------------------------------------------
+# Everything here runs once per case under TCG, where each exec costs 100+
+# ms: bash builtins only.
+
+CONFIG_TEXT=
+load_config() {
+	local f
+	for f in "${KSNOOP_VM_CONFIG:-}" "/boot/config-$KREL"; do
+		if [ -n "$f" ] && [ -r "$f" ]; then
+			CONFIG_TEXT=$'\n'$(grep -E '=[ym]$' "$f")$'\n'
+			return
+		fi
+	done
+	[ -r /proc/config.gz ] && CONFIG_TEXT=$'\n'$(zcat /proc/config.gz | grep -E '=[ym]$')$'\n'
+}
+
+config_has() {
+	[[ $CONFIG_TEXT == *$'\n'"$1"=[ym]$'\n'* ]]
+}
+
+# "6.1.0-50-amd64" >= "6.12"? Numeric, field by field.
+version_ge() {
+	local IFS=.- i
+	local -a a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for ((i = 0; i < ${#b[@]}; i++)); do
+		[[ ${a[i]:-0} =~ ^[0-9]+$ ]] || return 0
+		((10#${a[i]:-0} > 10#${b[i]})) && return 0
+		((10#${a[i]:-0} < 10#${b[i]})) && return 1
+	done
+	return 0
+}
+
+read -r KREL </proc/sys/kernel/osrelease
+
+# Features come from the kernel's config and its file systems, never from
+# ksnoop itself, so a broken "ksnoop feature" cannot skip its own tests.
+# Returns 0 (yes), 1 (no) or 2 (unknown feature name).
+have() {
+	local c f
+	case $1 in
+	!*) have "${1#!}"; case $? in 0) return 1 ;; 1) return 0 ;; *) return 2 ;; esac ;;
+	kernel\>=*) version_ge "$KREL" "${1#kernel>=}" ;;
+	kernel\<*) ! version_ge "$KREL" "${1#kernel<}" ;;
+	config:*) config_has "${1#config:}" ;;
+	cmd:*) command -v "${1#cmd:}" >/dev/null ;;
+	btf) [ -r /sys/kernel/btf/vmlinux ] ;;
+	btf:*) [ -r "/sys/kernel/btf/${1#btf:}" ] ;;
+	module_btf)
+		for f in /sys/kernel/btf/*; do
+			[ "$f" != /sys/kernel/btf/vmlinux ] && [ -e "$f" ] && return 0
+		done
+		return 1
+		;;
+	# fentry patches functions through ftrace: where tracefs refuses to
+	# list them (EPERM, as on a locked-down host), fentry loads fail too.
+	fentry)
+		[ -r /sys/kernel/btf/vmlinux ] && config_has CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS &&
+			read -r -n 1 c 2>/dev/null </sys/kernel/tracing/available_filter_functions
+		;;
+	kprobe) [ -r /sys/bus/event_source/devices/kprobe/type ] ;;
+	kprobe.multi) have kprobe && config_has CONFIG_FPROBE ;;
+	kprobe_events) [ -w /sys/kernel/tracing/kprobe_events ] ;;
+	fprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_FPROBE_EVENTS ;;
+	vm) [ -n "${KSNOOP_VM:-}" ] ;;
+	root) [ "$EUID" = 0 ] ;;
+	slow) [ -n "${KSNOOP_SLOW_TESTS:-}" ] ;;
+	*) return 2 ;;
+	esac
+}
+
+FEATURES=(btf module_btf fentry kprobe kprobe.multi kprobe_events fprobe_events vm root slow)
+
+# ---- one case -----------------------------------------------------------
+
+reset_case() {
+	C_NAME= C_WHERE= C_RUN= C_TRACE= C_READY='^ *TIME' C_WORKLOAD= C_PAUSED=
+	C_EXIT=0 C_TIMEOUT=30 C_SETTLE= C_BAD=
+	C_WAIT=() C_EXPECT=() C_EXACT=() C_NONE=() C_LINES=() C_ERR=() C_ERR_NONE=() C_REQ=()
+}
+
+diag() {
+	echo "#   $*"
+}
+
+show_output() {
+	local f=$1 what=$2 n
+	[ -s "$f" ] || { diag "(no $what)"; return; }
+	n=$(wc -l <"$f")
+	diag "--- $what ($n lines)"
+	head -n 80 "$f" | sed 's/^/#   | /'
+	[ "$n" -gt 80 ] && diag "... $((n - 80)) more lines"
+}
+
+count_matches() {
+	local -n _l=$1
+	local x
+	COUNT=0
+	for x in "${_l[@]}"; do
+		[[ $x =~ $2 ]] && COUNT=$((COUNT + 1))
+	done
+}
+
+has_line() {
+	local -n _l=$1
+	local x
+	for x in "${_l[@]}"; do
+		[ "$x" = "$2" ] && return 0
+	done
+	return 1
+}
+
+# Checks the expectations; one diagnostic line per miss. 0 when all hold.
+check_case() {
+	local rc=$1 re line n bad=0
+	local -a out err
+	mapfile -t out <"$WORK/out"
+	mapfile -t err <"$WORK/err"
+	case $C_EXIT in
+	any) ;;
+	nonzero) [ "$rc" != 0 ] || { diag "exit status 0, expected non-zero"; bad=1; } ;;
+	*) [ "$rc" = "$C_EXIT" ] || { diag "exit status $rc, expected $C_EXIT"; bad=1; } ;;
+	esac
+	for re in "${C_EXPECT[@]}"; do
+		lines_match out "$re" || { diag "no stdout line matches: $re"; bad=1; }
+	done
+	for line in "${C_EXACT[@]}"; do
+		has_line out "$line" || { diag "no stdout line is exactly: $line"; bad=1; }
+	done
+	for re in "${C_NONE[@]}"; do
+		lines_match out "$re" && { diag "a stdout line matches: $re"; bad=1; }
+	done
+	for line in "${C_LINES[@]}"; do
+		n=${line%% *}
+		re=${line#* }
+		count_matches out "$re"
+		[ "$COUNT" = "$n" ] || { diag "$COUNT stdout lines match, expected $n: $re"; bad=1; }
+	done
+	for re in "${C_ERR[@]}"; do
+		lines_match err "$re" || { diag "no stderr line matches: $re"; bad=1; }
+	done
+	for re in "${C_ERR_NONE[@]}"; do
+		lines_match err "$re" && { diag "a stderr line matches: $re"; bad=1; }
+	done
+	return $bad
+}
+
+validate_case() {
+	local r
+	[ -n "$C_RUN" ] && [ -n "$C_TRACE" ] && C_BAD+="RUN and TRACE both given; "
+	[ -z "$C_RUN" ] && [ -z "$C_TRACE" ] && C_BAD+="neither RUN nor TRACE; "
+	[ -n "$C_PAUSED" ] && [ -z "$C_TRACE" ] && C_BAD+="PAUSED_WORKLOAD needs TRACE; "
+	[ ${#C_WAIT[@]} -gt 0 ] && [ -z "$C_TRACE" ] && C_BAD+="WAIT_FOR needs TRACE; "
+	[ -n "$C_SETTLE" ] && [ -z "$C_TRACE" ] && C_BAD+="SETTLE needs TRACE; "
+	[[ $C_EXIT =~ ^([0-9]+|any|nonzero)$ ]] || C_BAD+="bad EXIT '$C_EXIT'; "
+	[[ $C_TIMEOUT =~ ^[0-9]+$ ]] || C_BAD+="bad TIMEOUT '$C_TIMEOUT'; "
+	[[ -z $C_SETTLE || $C_SETTLE =~ ^[0-9]*\.?[0-9]+$ ]] || C_BAD+="bad SETTLE '$C_SETTLE'; "
+	for r in "${C_LINES[@]}"; do
+		[[ $r =~ ^[0-9]+\ . ]] || C_BAD+="bad EXPECT_LINES '$r' (want: N REGEX); "
+	done
+	for r in "${C_REQ[@]}"; do
+		have "$r"
+		[ $? = 2 ] && C_BAD+="unknown feature '$r'; "
+	done
+	[ -z "$C_BAD" ]
+}
+
+# Runs the case; its output lands in $WORK/out, err and wout. Sets RC.
+exec_case() {
+	local args re wpid=
+	: >"$WORK/wout"
+	if [ -n "$C_TRACE" ]; then
+		args=(--ready "$C_READY" --timeout "$C_TIMEOUT"
+			--out "$WORK/out" --err "$WORK/err" --wout "$WORK/wout")
+		[ -n "$C_WORKLOAD" ] && args+=(--workload "$C_WORKLOAD")
+		[ -n "$C_PAUSED" ] && args+=(--paused-workload "$C_PAUSED")
+		[ -n "$C_SETTLE" ] && args+=(--settle "$C_SETTLE")
+		for re in "${C_WAIT[@]}"; do args+=(--until "$re"); done
+		trace_bg "${args[@]}" -- eval "exec $C_TRACE"
+		RC=$?
+		return
+	fi
+	if [ -n "$C_WORKLOAD" ]; then
+		spawn eval "$C_WORKLOAD" >"$WORK/wout" 2>&1
+		wpid=$SPAWNED
+	fi
+	run_timeout "$C_TIMEOUT" eval "$C_RUN" >"$WORK/out" 2>"$WORK/err"
+	RC=$?
+	[ $RC = 124 ] && echo "guest.sh: timed out after ${C_TIMEOUT}s" >>"$WORK/err"
+	[ -n "$wpid" ] && stop_group "$wpid"
+}
+
+run_case() {
+	local start r missing=()
+	[ -n "$C_NAME" ] || return 0
+	if [ -n "$FILTER" ] && ! [[ $C_NAME =~ $FILTER ]]; then
+		return 0
+	fi
+	if ! validate_case; then
+		echo "not ok - [$LABEL] $C_NAME"
+		diag "$C_WHERE: bad case: ${C_BAD%; }"
+		NFAIL=$((NFAIL + 1))
+		return 0
+	fi
+	for r in "${C_REQ[@]}"; do
+		have "$r" || missing+=("$r")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "ok - [$LABEL] $C_NAME # SKIP needs ${missing[*]}"
+		NSKIP=$((NSKIP + 1))
+		return 0
+	fi
+
+	now
+	start=$NOW
+	exec_case </dev/null
+	now
+	fmt_us $((NOW - start))
+	if check_case "$RC" >"$WORK/diag"; then
+		echo "ok - [$LABEL] $C_NAME"
+		[ $VERBOSE = 1 ] && diag "took ${SECS}s"
+		NPASS=$((NPASS + 1))
+	else
+		echo "not ok - [$LABEL] $C_NAME"
+		diag "$C_WHERE, took ${SECS}s"
+		cat "$WORK/diag"
+		if [ -n "$C_TRACE" ]; then
+			diag "trace: $C_TRACE"
+		else
+			diag "run: $C_RUN"
+		fi
+		show_output "$WORK/out" stdout
+		show_output "$WORK/err" stderr
+		[ -s "$WORK/wout" ] && show_output "$WORK/wout" "workload output"
+		NFAIL=$((NFAIL + 1))
+	fi
+}
+
+# ---- case files ---------------------------------------------------------
+
+parse_file() {
+	local f=$1 n=0 start raw next key val r
+	reset_case
+	while IFS= read -r raw || [ -n "$raw" ]; do
+		n=$((n + 1))
+		start=$n
+		while [[ $raw == *\\ ]] && IFS= read -r next; do
+			n=$((n + 1))
+			raw=${raw%\\}${next#"${next%%[![:space:]]*}"}
+		done
+		[[ $raw =~ ^[[:space:]]*(#|$) ]] && continue
+		key=${raw%%[[:space:]]*}
+		val=${raw#"$key"}
+		val=${val#"${val%%[![:space:]]*}"}
+		if [ "$key" = NAME ]; then
+			run_case
+			reset_case
+			C_NAME=$val
+			C_WHERE="${f#"$REPO"/}:$start"
+			continue
+		fi
+		if [ -z "$C_NAME" ]; then
+			echo "not ok - [$LABEL] ${f#"$REPO"/}:$start: '$key' before the first NAME"
+			NFAIL=$((NFAIL + 1))
+			continue
+		fi
+		case $key in
+		RUN) C_RUN=$val ;;
+		TRACE) C_TRACE=$val ;;
+		READY) C_READY=$val ;;
+		WORKLOAD) C_WORKLOAD=$val ;;
+		PAUSED_WORKLOAD) C_PAUSED=$val ;;
+		EXPECT) C_EXPECT+=("$val") ;;
+		EXPECT_EXACT) C_EXACT+=("$val") ;;
+		EXPECT_NONE) C_NONE+=("$val") ;;
+		EXPECT_LINES) C_LINES+=("$val") ;;
+		EXPECT_STDERR) C_ERR+=("$val") ;;
+		EXPECT_STDERR_NONE) C_ERR_NONE+=("$val") ;;
+		EXIT) C_EXIT=$val ;;
+		REQUIRES) read -r -a r <<<"$val"; C_REQ+=("${r[@]}") ;;
+		TIMEOUT) C_TIMEOUT=$val ;;
+		SETTLE) C_SETTLE=$val ;;
+		WAIT_FOR) C_WAIT+=("$val") ;;
+		*) C_BAD+="line $start: unknown key '$key'; " ;;
+		esac
+	done <"$f"
+	run_case
+}
+
+load_config
+feats=()
+for f in "${FEATURES[@]}"; do
+	have "$f" && feats+=("$f")
+done
+echo "# guest [$LABEL] kernel $KREL; features: ${feats[*]:-none}"
+
+now
+suite_start=$NOW
+for f in "$@"; do
+	[ -r "$f" ] || { echo "not ok - [$LABEL] cannot read case file $f"; NFAIL=$((NFAIL + 1)); continue; }
+	parse_file "$f"
+done
+now
+fmt_us $((NOW - suite_start))
+echo "# guest-done [$LABEL] $NPASS passed, $NFAIL failed, $NSKIP skipped in ${SECS}s"
+[ $NFAIL = 0 ]

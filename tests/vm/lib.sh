@@ -1,0 +1,287 @@
+# shellcheck shell=bash
+# Shell helpers for the VM tests, sourced by guest.sh and trace-bg.sh.
+#
+# Under QEMU TCG every exec of a dynamically linked program costs 100 to
+# 400 ms, so these helpers use bash builtins only: a read -t on a pipe
+# instead of sleep, EPOCHREALTIME instead of date, an incremental read
+# loop instead of grep and stat.
+
+LIB_REPO=$(cd "${BASH_SOURCE[0]%/*}/../.." && pwd)
+TEST_WORKLOAD=${TEST_WORKLOAD:-$LIB_REPO/build/tests/workload}
+
+# A pipe that never delivers data: "read -t S" on it is a builtin sleep.
+# Process substitution needs /dev/fd; a named pipe does the same without.
+if ! exec {LIB_SLEEP_FD}<> <(:) 2>/dev/null; then
+	LIB_FIFO=$(mktemp -u /tmp/ksnoop-sleep.XXXXXX)
+	mkfifo "$LIB_FIFO" && exec {LIB_SLEEP_FD}<>"$LIB_FIFO"
+	rm -f "$LIB_FIFO"
+fi
+
+sleep_s() {
+	read -r -t "$1" -u "$LIB_SLEEP_FD"
+	return 0
+}
+
+# The clock in microseconds, in $NOW (a $(...) would fork).
+now() {
+	NOW=${EPOCHREALTIME/./}
+}
+
+# "1.5" (seconds) -> 1500000 in $US.
+secs_to_us() {
+	local i=${1%%.*} f=
+	[[ $1 == *.* ]] && f=${1#*.}
+	f=${f}000000
+	US=$((10#${i:-0} * 1000000 + 10#${f:0:6}))
+}
+
+# Whether process $1 is in state $2 (T stopped, Z zombie); builtins only.
+proc_state() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" = "$2" ]
+}
+
+# Microseconds -> "1.23" in $SECS.
+fmt_us() {
+	printf -v SECS '%d.%02d' $(($1 / 1000000)) $(($1 % 1000000 / 10000))
+}
+
+# Start "$@" in the background in its own process group, so that the whole
+# tree can be signalled with kill -SIG -- -PID, and with SIGINT at its
+# default (a script's background jobs otherwise start with it ignored).
+# The pid is left in SPAWNED.
+spawn() {
+	set -m
+	"$@" &
+	SPAWNED=$!
+	set +m
+}
+
+# Stop a spawned group: SIGTERM, then SIGKILL after 2 s. Reaps quietly.
+stop_group() {
+	local pid=$1 i
+	kill -TERM -- "-$pid" 2>/dev/null
+	for ((i = 0; i < 40; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep_s 0.05
+	done
+	kill -KILL -- "-$pid" 2>/dev/null
+	{ wait "$pid"; } 2>/dev/null
+}
+
+# Wait for a spawned pid until the deadline (a $NOW value). Sets
+# WAIT_RC to its exit status; returns 1 on timeout (the pid still runs).
+wait_until() {
+	local pid=$1 deadline=$2
+	# A zombie still answers kill -0: ask /proc whether it exited.
+	while kill -0 "$pid" 2>/dev/null && ! proc_state "$pid" Z; do
+		now
+		[ "$NOW" -lt "$deadline" ] || return 1
+		sleep_s 0.02
+	done
+	{ wait "$pid"; } 2>/dev/null
+	WAIT_RC=$?
+	return 0
+}
+
+# Run "$@" with a time limit in seconds; returns its status, 124 on timeout.
+run_timeout() {
+	local secs=$1 pid
+	shift
+	spawn "$@"
+	pid=$SPAWNED
+	now
+	if wait_until "$pid" $((NOW + secs * 1000000)); then
+		return "$WAIT_RC"
+	fi
+	stop_group "$pid"
+	return 124
+}
+
+# ---- following a growing file line by line -------------------------------
+# tail_open FILE; then tail_poll appends the new complete lines to
+# TAIL_LINES and returns 0 when anything (even half a line) arrived.
+
+tail_open() {
+	[ -n "${TAIL_FD:-}" ] && exec {TAIL_FD}<&-
+	exec {TAIL_FD}<"$1"
+	TAIL_PART=
+	TAIL_LINES=()
+	TAIL_NEW=()
+}
+
+tail_poll() {
+	local line got=1
+	TAIL_NEW=()
+	while IFS= read -r -u "$TAIL_FD" line; do
+		TAIL_NEW+=("$TAIL_PART$line")
+		TAIL_PART=
+		got=0
+	done
+	# read consumed a line without its newline: keep it for the next poll.
+	if [ -n "$line" ]; then
+		TAIL_PART+=$line
+		got=0
+	fi
+	TAIL_LINES+=("${TAIL_NEW[@]}")
+	return $got
+}
+
+tail_close() {
+	[ -n "${TAIL_FD:-}" ] && exec {TAIL_FD}<&-
+	TAIL_FD=
+}
+
+# Whether any line of the array named $1 matches ERE $2.
+lines_match() {
+	local -n _lines=$1
+	local l
+	for l in "${_lines[@]}"; do
+		[[ $l =~ $2 ]] && return 0
+	done
+	return 1
+}
+
+# ---- the background-trace helper ----------------------------------------
+#
+# trace_bg [--ready RE] [--workload 'SHELL CMD'] [--paused-workload ARGS]
+#          [--until RE]... [--settle S] [--timeout S]
+#          --out FILE --err FILE [--wout FILE] -- TRACER [ARGS...]
+#
+#  1. With --paused-workload, start build/tests/workload -S ARGS first: it
+#     prints pid=N and stops itself; N is in $WPID for the tracer.
+#  2. Start TRACER (own process group, SIGINT at its default), stdout to
+#     --out, stderr to --err.
+#  3. Wait for a stdout line matching --ready (default ^ *TIME: ksnoop's
+#     header, printed once every probe is attached).
+#  4. Run the workloads: SIGCONT the paused one, then --workload through eval;
+#     wait for it (its output goes to --wout).
+#  5. Wait for a stdout line matching each --until RE, then until stdout
+#     has been quiet for --settle seconds (default 0.5).
+#  6. SIGINT the tracer's group; wait for it to exit.
+# Returns the tracer's exit status. Harness failures (no ready line,
+# workload failed, no exit after SIGINT, --timeout, default 30 s, hit)
+# append one "trace-bg: ..." line to --err and return 124 (time) or 125.
+
+trace_bg() {
+	local ready='^ *TIME' workload= paused= settle=0.5 timeout=30 out= err= wout=/dev/null
+	local -a until=()
+	local deadline tpid wpid= re i grace quiet_us last
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--ready) ready=$2; shift 2 ;;
+		--workload) workload=$2; shift 2 ;;
+		--paused-workload) paused=$2; shift 2 ;;
+		--until) until+=("$2"); shift 2 ;;
+		--settle) settle=$2; shift 2 ;;
+		--timeout) timeout=$2; shift 2 ;;
+		--out) out=$2; shift 2 ;;
+		--err) err=$2; shift 2 ;;
+		--wout) wout=$2; shift 2 ;;
+		--) shift; break ;;
+		*) echo "trace-bg: unknown option '$1'" >&2; return 2 ;;
+		esac
+	done
+	if [ -z "$out" ] || [ -z "$err" ] || [ $# -eq 0 ]; then
+		echo "trace-bg: --out, --err and a tracer command are required" >&2
+		return 2
+	fi
+	: >"$out"
+	: >"$err"
+	[ "$wout" = /dev/null ] || : >"$wout"
+	now
+	deadline=$((NOW + timeout * 1000000))
+
+	_tb_fail() {
+		echo "trace-bg: $2" >>"$err"
+		[ -n "$tpid" ] && stop_group "$tpid"
+		[ -n "$wpid" ] && stop_group "$wpid"
+		tail_close
+		return "$1"
+	}
+
+	tpid=
+	if [ -n "$paused" ]; then
+		# shellcheck disable=SC2086 # a word list by design
+		spawn "$TEST_WORKLOAD" -S $paused >"$wout" 2>&1
+		wpid=$SPAWNED
+		until proc_state "$wpid" T; do
+			if ! kill -0 "$wpid" 2>/dev/null || proc_state "$wpid" Z; then
+				_tb_fail 125 "paused workload exited early"
+				return
+			fi
+			now
+			[ "$NOW" -lt "$deadline" ] ||
+				{ _tb_fail 124 "paused workload did not stop itself"; return; }
+			sleep_s 0.02
+		done
+	fi
+
+	WPID=$wpid spawn "$@" >"$out" 2>"$err"
+	tpid=$SPAWNED
+	tail_open "$out"
+
+	until tail_poll; lines_match TAIL_NEW "$ready"; do
+		if ! kill -0 "$tpid" 2>/dev/null || proc_state "$tpid" Z; then
+			{ wait "$tpid"; } 2>/dev/null
+			i=$?
+			tpid=
+			_tb_fail 125 "tracer exited with status $i before a line matching '$ready'"
+			return
+		fi
+		now
+		[ "$NOW" -lt "$deadline" ] ||
+			{ _tb_fail 124 "no line matching '$ready' from the tracer within ${timeout}s"; return; }
+		sleep_s 0.05
+	done
+
+	if [ -n "$wpid" ]; then
+		kill -CONT "$wpid"
+		wait_until "$wpid" "$deadline" || { _tb_fail 124 "workload timed out"; return; }
+		wpid=
+		[ "$WAIT_RC" = 0 ] || { _tb_fail 125 "workload failed with status $WAIT_RC"; return; }
+	fi
+	if [ -n "$workload" ]; then
+		now
+		run_timeout $(((deadline - NOW) / 1000000 + 1)) eval "$workload" >"$wout" 2>&1
+		i=$?
+		[ $i = 124 ] && { _tb_fail 124 "workload timed out"; return; }
+		[ $i = 0 ] || { _tb_fail 125 "workload failed with status $i"; return; }
+	fi
+
+	# Missing output is no harness error: the caller's expectations judge.
+	for re in "${until[@]}"; do
+		while ! lines_match TAIL_LINES "$re"; do
+			now
+			kill -0 "$tpid" 2>/dev/null && [ "$NOW" -lt "$deadline" ] || break 2
+			tail_poll || sleep_s 0.05
+		done
+	done
+	secs_to_us "$settle"
+	quiet_us=$US
+	now
+	last=$NOW
+	while kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z && [ "$NOW" -lt "$deadline" ]; do
+		if tail_poll; then
+			last=$NOW
+		elif [ $((NOW - last)) -ge "$quiet_us" ]; then
+			break
+		fi
+		sleep_s 0.05
+		now
+	done
+	tail_close
+
+	kill -INT -- "-$tpid" 2>/dev/null
+	now
+	grace=$((deadline - NOW))
+	[ $grace -lt 5000000 ] && grace=5000000
+	if ! wait_until "$tpid" $((NOW + grace)); then
+		_tb_fail 124 "tracer still running $((grace / 1000000))s after SIGINT"
+		return
+	fi
+	return "$WAIT_RC"
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * workload: known sequences of syscalls for tracing tests.
+ *
+ * Every subcommand first prints "pid=N" (its process id, which is also its
+ * only thread's id) so a test can pass it to ksnoop -p. Built static so it
+ * runs in any guest.
+ *
+ *   workload pid                      print the pid and exit
+ *   workload udp-send N_BYTES [COUNT] COUNT (default 1) loopback datagrams
+ *   workload tcp-send N_BYTES         one loopback TCP connection, N bytes
+ *   workload open-missing PATH        open() a missing file, expect ENOENT
+ *   workload getppid-loop N           N getppid() system calls
+ *   workload fork-signal              fork; the child handles SIGUSR1, exits
+ *
+ * With -S before the subcommand, workload stops itself (SIGSTOP) right after
+ * printing its pid and runs on SIGCONT: a test learns the pid, starts a
+ * tracer filtered on it, then lets the workload go.
+ *
+ * Exit status 0 when the sequence ran as intended, 1 otherwise (with one
+ * "workload: ..." line on stderr), 2 for bad usage.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_BYTES (1 << 20)
+#define TCP_CHUNK 8192
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("workload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (errno)
+		fprintf(stderr, ": %s", strerror(errno));
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int parse_count(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "workload: invalid number '%s' (%ld..%ld)\n", s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A socket bound to 127.0.0.1 on a kernel-chosen port; *addr gets it. */
+static int loopback_socket(int type, struct sockaddr_in *addr)
+{
+	socklen_t len = sizeof(*addr);
+	int fd;
+
+	fd = socket(AF_INET, type, 0);
+	if (fd < 0)
+		return -1;
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)addr, sizeof(*addr)) ||
+	    getsockname(fd, (struct sockaddr *)addr, &len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The receiver is bound before the first send: a connected UDP socket whose
+ * peer port is closed gets ECONNREFUSED on its next send.
+ */
+static int do_udp_send(long bytes, long count)
+{
+	struct sockaddr_in raddr;
+	char *buf = NULL;
+	int rx = -1, tx = -1, ret = 1;
+	long i;
+
+	errno = 0;
+	buf = calloc(1, bytes ? bytes : 1);
+	if (!buf)
+		return fail("out of memory");
+	rx = loopback_socket(SOCK_DGRAM, &raddr);
+	if (rx < 0) {
+		fail("udp receiver");
+		goto out;
+	}
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (tx < 0 || connect(tx, (struct sockaddr *)&raddr, sizeof(raddr))) {
+		fail("udp connect");
+		goto out;
+	}
+	for (i = 0; i < count; i++) {
+		memset(buf, 'a' + i % 26, bytes);
+		if (send(tx, buf, bytes, 0) != bytes) {
+			fail("udp send %ld", i);
+			goto out;
+		}
+		if (recv(rx, buf, bytes ? bytes : 1, 0) != bytes) {
+			fail("udp recv %ld", i);
+			goto out;
+		}
+	}
+	printf("udp: sent %ld datagrams of %ld bytes\n", count, bytes);
+	ret = 0;
+out:
+	if (tx >= 0)
+		close(tx);
+	if (rx >= 0)
+		close(rx);
+	free(buf);
+	return ret;
+}
+
+static int xfer(int fd, char *buf, long bytes, int sending)
+{
+	long done = 0;
+	ssize_t n;
+
+	while (done < bytes) {
+		n = sending ? send(fd, buf + done, bytes - done, 0) :
+			      recv(fd, buf + done, bytes - done, 0);
+		if (n <= 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+static int do_tcp_send(long bytes)
+{
+	struct sockaddr_in addr;
+	int lfd, cfd = -1, afd = -1, ret = 1;
+	long done, chunk;
+	char *buf;
+
+	errno = 0;
+	buf = malloc(bytes ? bytes : 1);
+	if (!buf)
+		return fail("out of memory");
+	memset(buf, 'x', bytes);
+	lfd = loopback_socket(SOCK_STREAM, &addr);
+	if (lfd < 0 || listen(lfd, 1)) {
+		fail("tcp listen");
+		goto out;
+	}
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (cfd < 0 || connect(cfd, (struct sockaddr *)&addr, sizeof(addr))) {
+		fail("tcp connect");
+		goto out;
+	}
+	afd = accept(lfd, NULL, NULL);
+	if (afd < 0) {
+		fail("tcp accept");
+		goto out;
+	}
+	/* Chunks small enough for an empty socket buffer: send never blocks. */
+	for (done = 0; done < bytes; done += chunk) {
+		chunk = bytes - done < TCP_CHUNK ? bytes - done : TCP_CHUNK;
+		if (xfer(cfd, buf + done, chunk, 1) || xfer(afd, buf + done, chunk, 0)) {
+			fail("tcp transfer at byte %ld", done);
+			goto out;
+		}
+	}
+	printf("tcp: sent %ld bytes\n", bytes);
+	ret = 0;
+out:
+	if (afd >= 0)
+		close(afd);
+	if (cfd >= 0)
+		close(cfd);
+	if (lfd >= 0)
+		close(lfd);
+	free(buf);
+	return ret;
+}
+
+static int do_open_missing(const char *path)
+{
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		close(fd);
+		errno = 0;
+		return fail("'%s' exists", path);
+	}
+	if (errno != ENOENT)
+		return fail("open '%s' failed, but not with ENOENT", path);
+	printf("open: %s: ENOENT\n", path);
+	return 0;
+}
+
+static int do_getppid_loop(long n)
+{
+	long i;
+
+	/* syscall(): no libc wrapper may answer from a cache. */
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	printf("getppid: %ld calls\n", n);
+	return 0;
+}
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+/*
+ * SIGUSR1 is blocked before the fork, so the parent may send it at any
+ * time and the child still takes it inside sigsuspend().
+ */
+static int do_fork_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigset_t block, old;
+	pid_t child;
+	int status;
+
+	errno = 0;
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	if (sigaction(SIGUSR1, &sa, NULL) || sigprocmask(SIG_BLOCK, &block, &old))
+		return fail("signal setup");
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return fail("fork");
+	if (child == 0) {
+		while (!got_usr1)
+			sigsuspend(&old);
+		_exit(0);
+	}
+	printf("child=%d\n", (int)child);
+	if (kill(child, SIGUSR1))
+		return fail("kill %d", (int)child);
+	if (waitpid(child, &status, 0) != child)
+		return fail("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = 0;
+		return fail("child did not exit cleanly (status 0x%x)", status);
+	}
+	printf("fork-signal: child %d handled SIGUSR1\n", (int)child);
+	return 0;
+}
+
+static int usage(void)
+{
+	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT] | tcp-send N_BYTES |\n"
+	      "                       open-missing PATH | getppid-loop N | fork-signal }\n",
+	      stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	bool stop = false;
+	long a, b = 1;
+
+	/* Line buffered even into a file: tests read the pid while we run. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "-S")) {
+		stop = true;
+		argc--;
+		argv++;
+	}
+	if (argc < 2)
+		return usage();
+	printf("pid=%d\n", (int)getpid());
+	if (stop)
+		raise(SIGSTOP);
+
+	if (!strcmp(argv[1], "pid") && argc == 2)
+		return 0;
+	if (!strcmp(argv[1], "udp-send") && (argc == 3 || argc == 4)) {
+		if (parse_count(argv[2], 0, 65507, &a) ||
+		    (argc == 4 && parse_count(argv[3], 0, 100000000, &b)))
+			return 2;
+		return do_udp_send(a, b);
+	}
+	if (!strcmp(argv[1], "tcp-send") && argc == 3) {
+		if (parse_count(argv[2], 0, MAX_BYTES, &a))
+			return 2;
+		return do_tcp_send(a);
+	}
+	if (!strcmp(argv[1], "open-missing") && argc == 3)
+		return do_open_missing(argv[2]);
+	if (!strcmp(argv[1], "getppid-loop") && argc == 3) {
+		if (parse_count(argv[2], 0, 1000000000, &a))
+			return 2;
+		return do_getppid_loop(a);
+	}
+	if (!strcmp(argv[1], "fork-signal") && argc == 2)
+		return do_fork_signal();
+	return usage();
+}

@@ -49,12 +49,24 @@ struct glob {
 };
 
 /* Per-CPU: kprobe programs do not nest on one CPU (bpf_prog_active). */
+/* Filter evaluation state, carried across bpf_loop steps. */
+struct filter_state {
+	__u32 k;       /* comparison being evaluated */
+	__u32 started; /* glob state initialised for k */
+	__u32 val;     /* bit k: result of comparison k */
+	__u32 sp;      /* depth of the boolean stack */
+	__u64 stack;   /* boolean stack, bit sp-1 on top */
+	__u32 bad;     /* malformed program: the event is dropped */
+	__u32 pad;
+};
+
 struct scratch {
 	__u64 regs[KPE_NR_REGS];
 	__u64 acc;   /* the fetch program's accumulator */
 	__u64 tmp;   /* a sized memory read lands here */
 	__u32 faulted; /* a load of the current argument failed */
 	__u32 pad;
+	struct filter_state fs;
 	struct glob glob;
 	struct kpe_event ev;
 };
@@ -93,7 +105,13 @@ struct {
 	__type(value, __u8);
 } kpe_tgids SEC(".maps");
 
-/* bpf_loop contexts live on the stack (6.1 insists) and point at maps. */
+/*
+ * bpf_loop contexts live on the stack (6.1 insists) and only point at
+ * maps: all state the steps carry is in map memory. 6.1's verifier checks
+ * a callback once, from the caller's state; state in the stack context
+ * would look constant there, and the branches those constants rule out
+ * would be hard-wired away as dead code.
+ */
 struct loop_ctx {
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
@@ -339,19 +357,11 @@ static __always_inline void glob_init(struct scratch *s, const struct kpe_pred *
 	g->result = 0;
 }
 
-struct cmp_eval {
-	struct kpe_def_cfg *cfg;
-	struct scratch *s;
-	__u32 k;       /* comparison being evaluated */
-	__u32 started; /* glob state initialised for k */
-	__u32 val;     /* bit k: result of comparison k */
-};
-
-static __always_inline void cmp_done(struct cmp_eval *e, bool val)
+static __always_inline void cmp_done(struct filter_state *fs, bool val)
 {
-	e->val |= (__u32)val << (e->k & 31);
-	e->k++;
-	e->started = 0;
+	fs->val |= (__u32)val << (fs->k & 31);
+	fs->k++;
+	fs->started = 0;
 }
 
 static __always_inline __u64 int_field(struct kpe_event *ev, __u8 field)
@@ -366,83 +376,76 @@ static __always_inline __u64 int_field(struct kpe_event *ev, __u8 field)
 /* Comparisons as a state machine: a string glob takes one step per call. */
 static int cmp_step(__u32 i, void *arg)
 {
-	struct cmp_eval *e = arg;
+	struct loop_ctx *c = arg;
+	struct filter_state *fs = &c->s->fs;
 	struct kpe_pred *p;
-	__u32 k = e->k;
+	__u32 k = fs->k;
 
-	if (k >= e->cfg->nr_preds || k >= KPE_MAX_PREDS)
+	if (k >= c->cfg->nr_preds || k >= KPE_MAX_PREDS)
 		return 1;
 	barrier_var(k);
-	p = &e->cfg->preds[k & (KPE_MAX_PREDS - 1)];
+	p = &c->cfg->preds[k & (KPE_MAX_PREDS - 1)];
 	if (!p->is_str) {
-		cmp_done(e, int_holds(p, int_field(&e->s->ev, p->field)));
-	} else if (!e->started) {
-		glob_init(e->s, p);
-		e->started = 1;
-	} else if (glob_step(&e->s->glob)) {
-		cmp_done(e, e->s->glob.result ^ (p->op == KPE_CMP_NE));
+		cmp_done(fs, int_holds(p, int_field(&c->s->ev, p->field)));
+	} else if (!fs->started) {
+		glob_init(c->s, p);
+		fs->started = 1;
+	} else if (glob_step(&c->s->glob)) {
+		cmp_done(fs, c->s->glob.result ^ (p->op == KPE_CMP_NE));
 	}
 	return 0;
 }
 
-struct op_eval {
-	struct kpe_def_cfg *cfg;
-	__u32 val;	/* per comparison, from cmp_eval */
-	__u64 stack;	/* boolean stack, bit sp-1 on top */
-	__u32 sp;
-	__u32 bad;	/* malformed program: the event is dropped */
-};
-
 static int op_step(__u32 i, void *arg)
 {
-	struct op_eval *e = arg;
+	struct loop_ctx *c = arg;
+	struct filter_state *fs = &c->s->fs;
 	__u64 a, b;
 	__u8 op;
 
-	if (i >= e->cfg->nr_filter_ops || i >= KPE_MAX_FILTER_OPS)
+	if (i >= c->cfg->nr_filter_ops || i >= KPE_MAX_FILTER_OPS)
 		return 1;
 	barrier_var(i);
-	op = e->cfg->filter_ops[i & (KPE_MAX_FILTER_OPS - 1)];
+	op = c->cfg->filter_ops[i & (KPE_MAX_FILTER_OPS - 1)];
 	if (op == KPE_FOP_NOT) {
-		if (e->sp < 1)
+		if (fs->sp < 1)
 			goto bad;
-		e->stack ^= 1ULL << ((e->sp - 1) & 63);
+		fs->stack ^= 1ULL << ((fs->sp - 1) & 63);
 		return 0;
 	}
 	if (op == KPE_FOP_AND || op == KPE_FOP_OR) {
-		if (e->sp < 2)
+		if (fs->sp < 2)
 			goto bad;
-		e->sp--;
-		a = e->stack >> (e->sp & 63) & 1;
-		b = e->stack >> ((e->sp - 1) & 63) & 1;
+		fs->sp--;
+		a = fs->stack >> (fs->sp & 63) & 1;
+		b = fs->stack >> ((fs->sp - 1) & 63) & 1;
 		a = op == KPE_FOP_AND ? a & b : a | b;
 	} else {
-		if (e->sp >= 64)
+		if (fs->sp >= 64)
 			goto bad;
-		a = e->val >> (op & 31) & 1;
-		e->sp++;
+		a = fs->val >> (op & 31) & 1;
+		fs->sp++;
 	}
-	e->stack &= ~(1ULL << ((e->sp - 1) & 63));
-	e->stack |= a << ((e->sp - 1) & 63);
+	fs->stack &= ~(1ULL << ((fs->sp - 1) & 63));
+	fs->stack |= a << ((fs->sp - 1) & 63);
 	return 0;
 bad:
-	e->bad = 1;
+	fs->bad = 1;
 	return 1;
 }
 
 #define CMP_STEPS_MAX (KPE_MAX_PREDS * (GLOB_PAT * GLOB_TXT + GLOB_PAT + GLOB_TXT + 2))
 
-static __always_inline bool filter_pass(struct kpe_def_cfg *cfg, struct scratch *s)
+static __always_inline bool filter_pass(struct loop_ctx *c)
 {
-	struct cmp_eval ce = { .cfg = cfg, .s = s };
-	struct op_eval oe = { .cfg = cfg };
+	struct filter_state *fs = &c->s->fs;
 
-	if (!cfg->nr_filter_ops)
+	if (!c->cfg->nr_filter_ops)
 		return true;
-	bpf_loop(CMP_STEPS_MAX, cmp_step, &ce, 0);
-	oe.val = ce.val;
-	bpf_loop(KPE_MAX_FILTER_OPS, op_step, &oe, 0);
-	return !oe.bad && oe.sp == 1 && (oe.stack & 1);
+	__builtin_memset(fs, 0, sizeof(*fs));
+	bpf_loop(CMP_STEPS_MAX, cmp_step, c, 0);
+	bpf_loop(KPE_MAX_FILTER_OPS, op_step, c, 0);
+	return !fs->bad && fs->sp == 1 && (fs->stack & 1);
 }
 
 /* ---- the probe ------------------------------------------------------- */
@@ -506,7 +509,7 @@ int kpe_probe(struct pt_regs *ctx)
 	c.cfg = cfg;
 	c.s = s;
 	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
-	if (filter_pass(cfg, s))
+	if (filter_pass(&c))
 		submit(&s->ev);
 	return 0;
 }

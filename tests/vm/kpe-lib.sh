@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# Helpers of the kprobe_events comparisons (kpe-compare.sh, kpe-gen-compare.sh):
+# tracefs events in and out, and comparing two streams of trace lines.
+
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+KPE_ADDED=()
+
+# "p:GRP/EVENT SYM ..." -> KPE_GROUP, KPE_EVENT, KPE_FILE (the tracefs file
+# the definition goes to), KPE_EVDIR and KPE_RETURN (1 for return probes).
+kpe_event_of() {
+	local head=${1%% *} name
+	name=${head#*:}
+	if [[ $head != *:* || $name != */* ]]; then
+		echo "kpe: '$1' must name its event as GRP/EVENT" >&2
+		return 1
+	fi
+	KPE_GROUP=${name%%/*}
+	KPE_EVENT=${name#*/}
+	KPE_FILE=$TRACEFS/kprobe_events
+	[[ $head == f* ]] && KPE_FILE=$TRACEFS/dynamic_events
+	KPE_RETURN=0
+	[[ $head == r* || $1 == *%return* ]] && KPE_RETURN=1
+	KPE_EVDIR=$TRACEFS/events/$KPE_GROUP/$KPE_EVENT
+	return 0
+}
+
+# Adds a definition; a rejection prints the kernel's error_log entry.
+kpe_tracefs_add() {
+	kpe_event_of "$1" || return 1
+	echo >"$TRACEFS/error_log"
+	if ! echo "$1" >>"$KPE_FILE" 2>/dev/null; then
+		echo "kpe: the kernel rejected '$1':"
+		sed 's/^/kpe:   /' "$TRACEFS/error_log"
+		return 1
+	fi
+	KPE_ADDED+=("$KPE_FILE" "$KPE_GROUP/$KPE_EVENT")
+	return 0
+}
+
+kpe_tracefs_remove() {
+	local i
+	for ((i = 0; i < ${#KPE_ADDED[@]}; i += 2)); do
+		echo 0 >"$TRACEFS/events/${KPE_ADDED[i + 1]}/enable" 2>/dev/null
+		echo "-:${KPE_ADDED[i + 1]}" >>"${KPE_ADDED[i]}" 2>/dev/null
+	done
+	KPE_ADDED=()
+}
+
+# Trace lines -> "EVENT: (location) name=value..." per event, in order;
+# return probes lose the location (see kpe-compare.sh).
+kpe_fields() {
+	sed -n -E 's/^.*[0-9]+\.[0-9]{6}: ([A-Za-z_][A-Za-z0-9_]*): (\([^)]*\))(.*)$/\1: \2\3/p' "$1" |
+		sed -E 's/^([^:]*): \([^)]*<- [^)]*\)/\1: (return)/'
+}
+
+# Compares two kpe_fields outputs; prints the verdict.
+kpe_compare() {
+	local n
+	n=$(grep -c . "$1")
+	if cmp -s "$1" "$2" && [ "$n" -ge "$3" ]; then
+		echo "compare: $n events equal"
+		sed 's/^/#   /' "$1"
+		return 0
+	fi
+	echo "compare: MISMATCH (kernel $n events, ksnoop $(grep -c . "$2") events, want >= $3)"
+	echo "# kernel tracefs:"
+	sed 's/^/#   /' "$1"
+	echo "# ksnoop:"
+	sed 's/^/#   /' "$2"
+	return 1
+}

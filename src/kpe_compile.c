@@ -293,14 +293,18 @@ static void free_btf_path(struct spec_path *sp)
 	free(sp->text);
 }
 
+static bool is_composite(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
+
+	return t && (btf_is_struct(t) || btf_is_union(t));
+}
+
 static bool is_composite_ptr(const struct btf *btf, __u32 id)
 {
 	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
 
-	if (!t || !btf_is_ptr(t))
-		return false;
-	t = btf__type_by_id(btf, btf_skip_mods(btf, t->type));
-	return t && (btf_is_struct(t) || btf_is_union(t));
+	return t && btf_is_ptr(t) && is_composite(btf, t->type);
 }
 
 /* Why the path failed: resolve ever longer prefixes to find the step. */
@@ -324,7 +328,7 @@ static int explain_path(struct compiler *c, const struct kpe_arg *a, struct spec
 	if (pp.v.nr_steps >= KSNOOP_MAX_STEPS)
 		return fail(c, a->body_pos + pos[k], E_TOO_MANY_OPS);
 	if (sp->steps[k].kind == STEP_ARROW ? !is_composite_ptr(pp.btf, pp.type_id)
-					    : !pp.in_memory)
+					    : !pp.in_memory || !is_composite(pp.btf, pp.type_id))
 		return fail(c, a->body_pos + pos[k], E_NO_PTR_STRCT);
 	return fail(c, a->body_pos + pos[k], E_NO_BTF_FIELD);
 }
@@ -400,7 +404,7 @@ static int retval_source(struct compiler *c, const struct kpe_fetch *f, struct c
 
 	ch->src_op = KPE_OP_REG;
 	ch->src = c->arch->ret;
-	if (!c->has_func)
+	if (!c->has_func || !c->ctx->btf_probe_args)
 		return 0;
 	fn = btf__type_by_id(c->func.btf, c->func.id);
 	proto = btf__type_by_id(c->func.btf, fn->type);
@@ -426,7 +430,7 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 		ch->src = c->arch->sp;
 		return f->base == KPE_B_STACK ? add_load(c, f->pos, ch, 8 * f->num, false) : 0;
 	case KPE_B_ARG:
-		if (f->num <= nr_params(c, &params))
+		if (c->ctx->btf_probe_args && f->num <= nr_params(c, &params))
 			set_btf_type(c, ch, params[f->num - 1].type);
 		return arg_source(c, f->pos, f->num, ch);
 	case KPE_B_RETVAL:
@@ -554,7 +558,8 @@ static char *arg_name(struct compiler *c, const struct argview *v, int idx)
 		return strdup(btf__name_by_offset(c->func.btf, params[v->param].name_off));
 	if (a->fetch.base == KPE_B_BTF && kpe_good_name(a->body, strlen(a->body)))
 		return strdup(a->body);
-	if (a->fetch.base == KPE_B_ARG && !a->fetch.nr_derefs && a->fetch.num <= n &&
+	if (c->ctx->btf_probe_args && a->fetch.base == KPE_B_ARG && !a->fetch.nr_derefs &&
+	    a->fetch.num <= n &&
 	    btf__name_by_offset(c->func.btf, params[a->fetch.num - 1].name_off)[0])
 		return strdup(btf__name_by_offset(c->func.btf, params[a->fetch.num - 1].name_off));
 	snprintf(buf, sizeof(buf), "arg%d", idx + 1);

@@ -17,6 +17,12 @@
 struct kpe_ctx {
 	struct kbtf *kb;	      /* NULL: no BTF names, $arg* or BTF types */
 	const struct kpe_syms *syms;  /* NULL: probe points are not checked */
+	/*
+	 * Type $argN and $retval from BTF and name an unnamed $argN after its
+	 * parameter, as the kernel's own probe events do since Linux 6.6
+	 * (CONFIG_PROBE_EVENTS_BTF_ARGS); before, they are x64 and "argN".
+	 */
+	bool btf_probe_args;
 };
 
 /* One argument as it is stored and shown. */

@@ -120,7 +120,7 @@ static int parse_value(struct fparser *f, char *buf, size_t size, bool *quoted)
 			return fail(f, start, E_INVALID_FILTER);
 	}
 	if ((size_t)n >= size)
-		return fail(f, start, E_OPERAND_TOO_LONG);
+		return fail(f, start - *quoted, E_OPERAND_TOO_LONG);
 	memcpy(buf, f->s + start, n);
 	buf[n] = '\0';
 	return 0;

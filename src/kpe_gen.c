@@ -230,7 +230,8 @@ static void emit_lines(const struct kpe_gen_opts *o, const struct func_plan *pla
 	for (i = 0; i < 2; i++) {
 		bool ret = i == 1;
 
-		if (!ev[i].nr_args && !(ret && plan->bare) && (ret || plan->cfg.nr_values))
+		/* ksnoop trace shows a bare function's calls even without values */
+		if (!ev[i].nr_args && !plan->bare && (ret || plan->cfg.nr_values))
 			continue;
 		if (o->fprobe)
 			fprintf(out, "f:%s/%s%s %s%s%s\n", o->group, sym, ret ? "_ret" : "", sym,

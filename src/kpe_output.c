@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,11 +53,9 @@ static void format_scalar(struct strbuf *sb, const struct kpe_type *t,
 			sb_printf(sb, "0x%x", (unsigned int)v);
 		break;
 	case KPE_T_CHAR:
+		/* the raw byte, as the kernel prints it */
 		c = v;
-		if (isprint(c))
-			sb_printf(sb, "'%c'", c);
-		else
-			sb_printf(sb, "'\\x%02x'", c);
+		sb_printf(sb, "'%c'", c);
 		break;
 	case KPE_T_SYMBOL:
 		format_sym(sb, syms, v, true);

@@ -733,14 +733,15 @@ int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err)
 		return fail(&p, KPE_DEF_MAX_LEN, "definition longer than %d characters",
 			    KPE_DEF_MAX_LEN);
 	def->text = strdup(text);
-	w = calloc(MAX_WORDS, sizeof(*w));
+	/* one word more than allowed, to point at it */
+	w = calloc(MAX_WORDS + 1, sizeof(*w));
 	if (!def->text || !w) {
 		free(w);
 		return -ENOMEM;
 	}
-	n = split_words(def->text, w, MAX_WORDS);
-	if (n == -E2BIG)
-		ret = fail(&p, w[MAX_WORDS - 1].pos, E_TOO_MANY_ARGS);
+	n = split_words(def->text, w, MAX_WORDS + 1);
+	if (n == -E2BIG || n > MAX_WORDS)
+		ret = fail(&p, w[MAX_WORDS].pos, E_TOO_MANY_ARGS);
 	else if (n == 0)
 		ret = fail(&p, 0, "empty definition");
 	else if (n == 1)

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "bpfutil.h"
 #include "env.h"
 #include "kpe_compile.h"
 #include "kpe_filter.h"
@@ -237,9 +239,21 @@ static int check_same_event(const struct kpe_session *s, int i)
 	return 0;
 }
 
+/* Linux 6.6 and later type $argN and $retval from BTF in probe events. */
+static bool kernel_btf_probe_args(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
 static int compile_defs(struct kpe_session *s)
 {
-	struct kpe_ctx ctx = { .kb = s->kb, .syms = s->syms };
+	struct kpe_ctx ctx = { .kb = s->kb, .syms = s->syms,
+			       .btf_probe_args = kernel_btf_probe_args() };
 	struct kpe_error e;
 	struct kpe_def def;
 	int i, err = 0;
@@ -322,23 +336,15 @@ static int load_bpf(struct kpe_session *s)
 	return 0;
 }
 
-static const char *attach_error(int err)
+/* Why attaching failed, in the words the rest of ksnoop uses. */
+static void attach_error(struct strbuf *sb, const struct kpe_probe *p, int err)
 {
-	switch (-err) {
-	case ENOENT:
-	case EINVAL:
-		return "no such probe point (or no kprobe support)";
-	case EILSEQ:
-		return "Probe point is not an instruction boundary";
-	case EADDRNOTAVAIL:
-		return "The symbol is not unique";
-	case EPERM:
-	case EACCES:
-		return "not permitted (need CAP_BPF and CAP_PERFMON, or root)";
-	case EOPNOTSUPP:
-		return "not supported by this kernel";
-	}
-	return strerror(-err);
+	if (err == -EILSEQ)
+		sb_printf(sb, "Probe point is not an instruction boundary (EILSEQ)");
+	else if (err == -EADDRNOTAVAIL)
+		sb_printf(sb, "The symbol is not unique (EADDRNOTAVAIL)");
+	else
+		bpfutil_explain(sb, p->is_return ? "kretprobe" : "kprobe", BPFUTIL_ATTACH, err);
 }
 
 static int attach_all(struct kpe_session *s)
@@ -363,9 +369,14 @@ static int attach_all(struct kpe_session *s)
 		s->links[i] = bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach,
 							       &opts);
 		if (!s->links[i]) {
+			struct strbuf why;
+
 			err = -errno;
+			sb_init(&why);
+			attach_error(&why, p, err);
 			p_err("cannot attach %s/%s at %s+%llu: %s", p->group, p->event, p->attach,
-			      p->offset, attach_error(err));
+			      p->offset, sb_str(&why));
+			sb_free(&why);
 			return err;
 		}
 		p_dbg("%s/%s: %s at %s+%llu", p->group, p->event,
@@ -475,12 +486,21 @@ static int setup_ringbuf(struct kpe_session *s)
 	return 0;
 }
 
+static void detach_all(struct kpe_session *s)
+{
+	int i;
+
+	for (i = 0; s->links && i < s->nr; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+}
+
 static void cleanup(struct kpe_session *s)
 {
 	int i;
 
-	for (i = 0; s->links && i < s->nr; i++)
-		bpf_link__destroy(s->links[i]);
+	detach_all(s);
 	free(s->links);
 	ring_buffer__free(s->rb);
 	kprobe_events_bpf__destroy(s->skel);
@@ -509,11 +529,8 @@ int cmd_probe(struct env *env, int argc, char **argv)
 		?: attach_all(&s) ?: setup_ringbuf(&s);
 	if (!err) {
 		err = run_loop(&s);
-		/* Detach, then deliver what is already in the buffer. */
-		for (int i = 0; i < s.nr; i++) {
-			bpf_link__destroy(s.links[i]);
-			s.links[i] = NULL;
-		}
+		detach_all(&s);
+		/* Detached: deliver what is already in the buffer. */
 		ring_buffer__consume(s.rb);
 		report_drops(&s, true);
 		fflush(stdout);

@@ -47,9 +47,14 @@ kpe_tracefs_remove() {
 }
 
 # Trace lines -> "EVENT: (location) name=value..." per event, in order;
-# return probes lose the location (see kpe-compare.sh).
+# return probes lose the location (see kpe-compare.sh). A string holding a
+# newline continues on the next line: it is joined back with "\n".
 kpe_fields() {
-	sed -n -E 's/^.*[0-9]+\.[0-9]{6}: ([A-Za-z_][A-Za-z0-9_]*): (\([^)]*\))(.*)$/\1: \2\3/p' "$1" |
+	awk '/^ *[^ ].*-[0-9]+ +\[[0-9][0-9][0-9]\] .*[0-9]\.[0-9][0-9][0-9][0-9][0-9][0-9]: / {
+		if (rec != "") print rec; rec = $0; next }
+		rec != "" { rec = rec "\\n" $0 }
+		END { if (rec != "") print rec }' "$1" |
+		sed -n -E 's/^.*[0-9]+\.[0-9]{6}: ([A-Za-z_][A-Za-z0-9_]*): (\([^)]*\))(.*)$/\1: \2\3/p' |
 		sed -E 's/^([^:]*): \([^)]*<- [^)]*\)/\1: (return)/'
 }
 

@@ -221,12 +221,34 @@ static void gen_filters(const struct spec *spec, const struct func_plan *plan,
 	sb_free(&f);
 }
 
+/* "sym", or "sym_2"... when an earlier spec of this run took it. */
+static void event_name(const struct kpe_gen_opts *o, const char *sym, char *buf, size_t size)
+{
+	char key[KPE_MAX_EVENT_NAME + 8];
+	int n;
+
+	snprintf(buf, size, "%s", sym);
+	if (!o->used)
+		return;
+	for (n = 2; n < 1000; n++) {
+		snprintf(key, sizeof(key), "\n%s\n", buf);
+		if (!strstr(sb_str(o->used), key))
+			break;
+		snprintf(buf, size, "%.*s_%d", KPE_MAX_EVENT_NAME - 8, sym, n);
+	}
+	if (!o->used->len)
+		sb_putc(o->used, '\n');
+	sb_printf(o->used, "%s\n", buf);
+}
+
 static void emit_lines(const struct kpe_gen_opts *o, const struct func_plan *plan,
 		       struct gen_event ev[2], FILE *out)
 {
 	const char *sym = plan->attach_name;
+	char name[KPE_MAX_EVENT_NAME + 1];
 	int i;
 
+	event_name(o, sym, name, sizeof(name));
 	for (i = 0; i < 2; i++) {
 		bool ret = i == 1;
 
@@ -234,14 +256,14 @@ static void emit_lines(const struct kpe_gen_opts *o, const struct func_plan *pla
 		if (!ev[i].nr_args && !plan->bare && (ret || plan->cfg.nr_values))
 			continue;
 		if (o->fprobe)
-			fprintf(out, "f:%s/%s%s %s%s%s\n", o->group, sym, ret ? "_ret" : "", sym,
+			fprintf(out, "f:%s/%s%s %s%s%s\n", o->group, name, ret ? "_ret" : "", sym,
 				ret ? "%return" : "", sb_str(&ev[i].line));
 		else
-			fprintf(out, "%c:%s/%s%s %s%s\n", ret ? 'r' : 'p', o->group, sym,
+			fprintf(out, "%c:%s/%s%s %s%s\n", ret ? 'r' : 'p', o->group, name,
 				ret ? "_ret" : "", sym, sb_str(&ev[i].line));
 		if (ev[i].filter.len)
 			fprintf(out, "# echo '%s' > events/%s/%s%s/filter\n", sb_str(&ev[i].filter),
-				o->group, sym, ret ? "_ret" : "");
+				o->group, name, ret ? "_ret" : "");
 	}
 }
 
@@ -258,8 +280,10 @@ int kpe_gen_spec(const struct kpe_gen_opts *o, struct kbtf *kb, const char *text
 	int err;
 
 	if (spec_parse(text, &spec, &serr)) {
-		p_err("invalid function spec '%.80s%s': %s at offset %d", text,
-		      strlen(text) > 80 ? "..." : "", serr.msg, serr.pos);
+		char clip[CLIP_BUF];
+
+		p_err("invalid function spec '%s': %s at offset %d", str_clip(text, clip), serr.msg,
+		      serr.pos);
 		return -EINVAL;
 	}
 	sb_init(&fetch);
@@ -322,7 +346,8 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv)
 		{ "btf", required_argument, NULL, 'B' }, { "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },	 {},
 	};
-	struct kpe_gen_opts o = { .group = "ksnoop" };
+	struct strbuf used = {};
+	struct kpe_gen_opts o = { .group = "ksnoop", .used = &used };
 	char **av = calloc(argc + 2, sizeof(*av));
 	int opt, i, err = 0;
 	struct kbtf *kb;
@@ -348,7 +373,9 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv)
 			free(av);
 			return 0;
 		} else {
-			p_err("invalid option '%s' for kprobe-events", av[optind - 1]);
+			char clip[CLIP_BUF];
+
+			p_err("invalid option '%s' for kprobe-events", str_clip(av[optind - 1], clip));
 			err = -EINVAL;
 		}
 	}
@@ -364,6 +391,7 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv)
 	for (i = 0; i < argc && !err; i++)
 		err = kpe_gen_spec(&o, kb, argv[i], stdout);
 	kbtf__free(kb);
+	sb_free(&used);
 	free(av);
 	return err;
 }

@@ -7,10 +7,13 @@
 #include <stdio.h>
 
 #include "kbtf.h"
+#include "util.h"
 
 struct kpe_gen_opts {
 	bool fprobe;	   /* f: lines with $argN instead of p:/r: with registers */
 	const char *group; /* event group */
+	/* event names printed so far, kept unique across specs; or NULL */
+	struct strbuf *used;
 };
 
 /* Prints the lines for one spec to out; errors go through p_err. */

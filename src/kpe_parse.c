@@ -219,7 +219,8 @@ static int parse_head(struct parser *p, struct span t)
 	if (kind == '-')
 		return fail(p, t.pos, "'-:EVENT' deletes a tracefs event; ksnoop probe has none to delete");
 	if (kind != 'p' && kind != 'r' && kind != 'f')
-		return fail(p, t.pos, "unknown probe type '%c': use p, r or f", kind);
+		return fail(p, t.pos, "unknown probe type '%c': use p, r or f",
+			    isprint((unsigned char)kind) ? kind : '?');
 	def->kind = kind == 'f' ? 'f' : 'p';
 	def->is_return = kind == 'r';
 	while (i < t.len && t.s[i] != ':')
@@ -771,13 +772,20 @@ void kpe_def_free(struct kpe_def *def)
 	memset(def, 0, sizeof(*def));
 }
 
+#define CARET_WINDOW 160
+
 void kpe_print_caret(const char *label, const char *text, int pos)
 {
-	int i, n = strlen(text);
+	int i, n = strlen(text), start = 0, end = n, lead;
 
-	fprintf(stderr, "  %s: ", label);
-	for (i = 0; i < n; i++)
+	/* A long definition is shown around pos, not whole. */
+	if (n > CARET_WINDOW) {
+		start = pos > CARET_WINDOW / 2 ? pos - CARET_WINDOW / 2 : 0;
+		end = start + CARET_WINDOW < n ? start + CARET_WINDOW : n;
+	}
+	fprintf(stderr, "  %s: %s", label, start ? "..." : "");
+	for (i = start; i < end; i++)
 		fputc(isprint((unsigned char)text[i]) ? text[i] : ' ', stderr);
-	fprintf(stderr, "\n  %*s", (int)strlen(label) + 2, "");
-	fprintf(stderr, "%*s^\n", pos < n ? pos : n, "");
+	lead = (int)strlen(label) + 4 + (start ? 3 : 0) + (pos < end ? pos : end) - start;
+	fprintf(stderr, "%s\n%*s^\n", end < n ? "..." : "", lead, "");
 }

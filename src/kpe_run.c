@@ -137,6 +137,7 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },	    {},
 	};
 	char **av = calloc(argc + 2, sizeof(*av));
+	char clip[CLIP_BUF];
 	int opt, err = 0;
 
 	if (!av)
@@ -170,11 +171,11 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 			err = ARGS_HELP;
 			break;
 		case ':':
-			p_err("option '%s' needs an argument", av[optind - 1]);
+			p_err("option '%s' needs an argument", str_clip(av[optind - 1], clip));
 			err = -EINVAL;
 			break;
 		default:
-			p_err("unknown option '%s' for probe", av[optind - 1]);
+			p_err("unknown option '%s' for probe", str_clip(av[optind - 1], clip));
 			err = -EINVAL;
 		}
 	}
@@ -194,8 +195,9 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 static void report(const struct kpe_session *s, const char *what, const char *text,
 		   const struct kpe_error *e)
 {
-	p_err("invalid %s '%.80s%s': %s (at offset %d)", what, text, strlen(text) > 80 ? "..." : "",
-	      e->msg, e->pos);
+	char clip[CLIP_BUF];
+
+	p_err("invalid %s '%s': %s (at offset %d)", what, str_clip(text, clip), e->msg, e->pos);
 	if (!s->env->json)
 		kpe_print_caret("Command", text, e->pos);
 }
@@ -288,8 +290,11 @@ static int apply_filters(struct kpe_session *s)
 			if (f->def >= 0 && f->def != j)
 				continue;
 			if (kpe_filter_compile(&s->probes[j], f->text, &e)) {
-				p_err("invalid filter '%.80s' for %s/%s: %s (at offset %d)", f->text,
-				      s->probes[j].group, s->probes[j].event, e.msg, e.pos);
+				char clip[CLIP_BUF];
+
+				p_err("invalid filter '%s' for %s/%s: %s (at offset %d)",
+				      str_clip(f->text, clip), s->probes[j].group, s->probes[j].event,
+				      e.msg, e.pos);
 				if (!s->env->json)
 					kpe_print_caret("Filter", f->text, e.pos);
 				return -EINVAL;

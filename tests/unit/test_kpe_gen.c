@@ -113,6 +113,21 @@ static void test_fprobe_and_group(void **state)
 		   "f:mine/ip_send_skb_ret ip_send_skb%return ret=$retval:s32\n");
 }
 
+/* Two specs of one function in one run get events of their own. */
+static void test_unique_events(void **state)
+{
+	struct ctx *c = *state;
+	struct strbuf used = {};
+	struct kpe_gen_opts o = { .group = "ksnoop", .used = &used };
+
+	expect_gen(c, &o, "ip_send_skb(skb->len)",
+		   "p:ksnoop/ip_send_skb ip_send_skb skb_len=+0(%si):u32\n");
+	expect_gen(c, &o, "ip_send_skb(return)",
+		   "r:ksnoop/ip_send_skb_2_ret ip_send_skb ret=$retval:s32\n");
+	expect_gen(c, &o, "noargs(return)", "r:ksnoop/noargs_ret noargs ret=$retval:u64\n");
+	sb_free(&used);
+}
+
 static void test_filters(void **state)
 {
 	struct ctx *c = *state;
@@ -193,7 +208,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_members),	       cmocka_unit_test(test_params_and_return),
-		cmocka_unit_test(test_fprobe_and_group), cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_fprobe_and_group), cmocka_unit_test(test_unique_events),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_errors),	       cmocka_unit_test(test_vmlinux),
 	};
 

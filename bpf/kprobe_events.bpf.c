@@ -62,8 +62,8 @@ struct filter_state {
 
 struct scratch {
 	__u64 regs[KPE_NR_REGS];
-	__u64 acc;   /* the fetch program's accumulator */
-	__u64 tmp;   /* a sized memory read lands here */
+	__u64 acc;     /* the fetch program's accumulator */
+	__u64 tmp;     /* a sized memory read lands here */
 	__u32 faulted; /* a load of the current argument failed */
 	__u32 pad;
 	struct filter_state fs;
@@ -172,8 +172,7 @@ static __always_inline void store_mem(struct scratch *s, const struct kpe_insn *
 	s->tmp = 0;
 	if (size > 8)
 		size = 8;
-	if (!s->faulted &&
-	    read_mem(&s->tmp, size, s->acc + in->imm, in->flags & KPE_F_USER))
+	if (!s->faulted && read_mem(&s->tmp, size, s->acc + in->imm, in->flags & KPE_F_USER))
 		s->faulted = 1;
 	s->ev.vals[a] = finish_value(in, s->tmp);
 }
@@ -266,22 +265,34 @@ static __always_inline bool int_holds(const struct kpe_pred *p, __u64 x)
 		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
 
 		switch (p->op) {
-		case KPE_CMP_EQ: return a == b;
-		case KPE_CMP_NE: return a != b;
-		case KPE_CMP_LT: return a < b;
-		case KPE_CMP_LE: return a <= b;
-		case KPE_CMP_GT: return a > b;
-		case KPE_CMP_GE: return a >= b;
+		case KPE_CMP_EQ:
+			return a == b;
+		case KPE_CMP_NE:
+			return a != b;
+		case KPE_CMP_LT:
+			return a < b;
+		case KPE_CMP_LE:
+			return a <= b;
+		case KPE_CMP_GT:
+			return a > b;
+		case KPE_CMP_GE:
+			return a >= b;
 		}
 		return false;
 	}
 	switch (p->op) {
-	case KPE_CMP_EQ: return x == rhs;
-	case KPE_CMP_NE: return x != rhs;
-	case KPE_CMP_LT: return x < rhs;
-	case KPE_CMP_LE: return x <= rhs;
-	case KPE_CMP_GT: return x > rhs;
-	case KPE_CMP_GE: return x >= rhs;
+	case KPE_CMP_EQ:
+		return x == rhs;
+	case KPE_CMP_NE:
+		return x != rhs;
+	case KPE_CMP_LT:
+		return x < rhs;
+	case KPE_CMP_LE:
+		return x <= rhs;
+	case KPE_CMP_GT:
+		return x > rhs;
+	case KPE_CMP_GE:
+		return x >= rhs;
 	}
 	return false;
 }

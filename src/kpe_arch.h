@@ -13,15 +13,15 @@ struct kpe_reg {
 };
 
 struct kpe_arch {
-	const char *name;	   /* "x86-64", "arm64" */
+	const char *name; /* "x86-64", "arm64" */
 	const struct kpe_reg *regs;
 	int nr_regs;
-	int arg_slots[8];	   /* $arg1.. in registers */
+	int arg_slots[8]; /* $arg1.. in registers */
 	int nr_reg_args;
-	int sp, ret;		   /* $stack, $retval */
+	int sp, ret; /* $stack, $retval */
 	/* $argN past the registers: *(sp + 8 * (N - stack_arg_base)), or 0 */
 	int stack_arg_base;
-	const char *arg_hint;	   /* "%di, %si, ..." for messages */
+	const char *arg_hint; /* "%di, %si, ..." for messages */
 };
 
 /* The architecture ksnoop was built for. */

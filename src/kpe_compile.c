@@ -97,8 +97,8 @@ int kpe_type_from_btf(const struct btf *btf, __u32 id, struct kpe_type *t)
 	} else if (btf_is_ptr(bt)) {
 		t->kind = KPE_T_X;
 		t->size = 8;
-	} else if (btf_is_int(bt) && (bt->size == 1 || bt->size == 2 || bt->size == 4 ||
-				      bt->size == 8)) {
+	} else if (btf_is_int(bt) &&
+		   (bt->size == 1 || bt->size == 2 || bt->size == 4 || bt->size == 8)) {
 		t->kind = (btf_int_encoding(bt) & BTF_INT_SIGNED) ? KPE_T_S : KPE_T_U;
 		t->size = bt->size;
 	} else {
@@ -110,13 +110,13 @@ int kpe_type_from_btf(const struct btf *btf, __u32 id, struct kpe_type *t)
 void kpe_type_str(const struct kpe_type *t, char *buf, size_t size)
 {
 	static const char *const names[] = {
-		[KPE_T_NONE] = "x64", [KPE_T_CHAR] = "char",	 [KPE_T_STRING] = "string",
+		[KPE_T_NONE] = "x64",	     [KPE_T_CHAR] = "char",	[KPE_T_STRING] = "string",
 		[KPE_T_USTRING] = "ustring", [KPE_T_SYMBOL] = "symbol",
 	};
 	int n;
 
 	if (t->kind == KPE_T_U || t->kind == KPE_T_S || t->kind == KPE_T_X)
-		n = snprintf(buf, size, "%c%d", "usx"[t->kind - KPE_T_U], t->size * 8);
+		n = snprintf(buf, size, "%c%d", "usx"[t->kind - KPE_T_U], t -> size * 8);
 	else if (t->kind == KPE_T_BITFIELD)
 		n = snprintf(buf, size, "b%d@%d/%d", t->bf_width, t->bf_off, t->size * 8);
 	else
@@ -141,7 +141,7 @@ static int emit(struct compiler *c, int pos, struct kpe_insn in)
 /* The source, then every load but the last as a pointer load. */
 static int emit_loads(struct compiler *c, int pos, const struct chain *ch, int keep_last)
 {
-	struct kpe_insn in = { .op = ch->src_op, .imm = ch->src };
+	struct kpe_insn in = {.op = ch->src_op, .imm = ch->src};
 	int i, err = emit(c, pos, in);
 
 	for (i = 0; i < ch->nr_loads - keep_last && !err; i++) {
@@ -167,15 +167,15 @@ static int add_strtab(struct compiler *c, int pos, const char *s, __s64 *off)
 	return 0;
 }
 
-static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot,
-		      const struct chain *ch, const struct kpe_type *t)
+static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot, const struct chain *ch,
+		      const struct kpe_type *t)
 {
 	bool str = t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING;
-	struct kpe_insn st = { .arg = slot, .size = t->size, .count = t->count };
+	struct kpe_insn st = {.arg = slot, .size = t->size, .count = t->count};
 	int n = ch->nr_loads, tpos = a->type_pos >= 0 ? a->type_pos : a->body_pos;
 
 	if (a->fetch.base == KPE_B_COMM)
-		return emit(c, a->pos, (struct kpe_insn){ .op = KPE_OP_ST_COMM, .arg = slot });
+		return emit(c, a->pos, (struct kpe_insn){.op = KPE_OP_ST_COMM, .arg = slot});
 	if (a->fetch.base == KPE_B_IMMSTR) {
 		st.op = KPE_OP_ST_IMMSTR;
 		return add_strtab(c, a->pos, a->fetch.name, &st.imm) ?: emit(c, a->pos, st);
@@ -389,7 +389,8 @@ static int sym_source(struct compiler *c, const struct kpe_fetch *f, struct chai
 
 	if (!c->ctx->syms || kpe_syms__restricted(c->ctx->syms))
 		return fail(c, f->pos,
-			    E_BAD_MEM_ADDR ": @%s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
+			    E_BAD_MEM_ADDR
+			    ": @%s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
 			    f->name);
 	if (kpe_syms__addr(c->ctx->syms, f->name, &addr))
 		return fail(c, f->pos, E_BAD_PROBE_ADDR);
@@ -540,8 +541,8 @@ static int resolve_type(struct compiler *c, const struct kpe_arg *a, struct chai
 /* ---- names ------------------------------------------------------------------ */
 
 static const char *const reserved_names[] = {
-	"common_type", "common_flags", "common_preempt_count", "common_pid", "common_tgid",
-	"__probe_ip",  "__probe_ret_ip", "__probe_func",
+	"common_type", "common_flags", "common_preempt_count", "common_pid",
+	"common_tgid", "__probe_ip",   "__probe_ret_ip",       "__probe_func",
 };
 
 /* The kernel's choice: NAME=, a BTF variable, $argN's parameter, argN. */
@@ -598,8 +599,8 @@ static int compile_arg(struct compiler *c, const struct argview *v, int idx)
 		?: resolve_type(c, a, &ch, &fd->type) ?: emit_store(c, a, idx, &ch, &fd->type);
 	if (err)
 		return err;
-	fd->is_data = fd->type.kind == KPE_T_STRING || fd->type.kind == KPE_T_USTRING ||
-		      fd->type.count;
+	fd->is_data =
+		fd->type.kind == KPE_T_STRING || fd->type.kind == KPE_T_USTRING || fd->type.count;
 	c->out->nr_fields = idx + 1;
 	return 0;
 }
@@ -668,8 +669,10 @@ static int set_point(struct compiler *c)
 	}
 	/* MEMADDR: attached as the symbol that covers it, plus an offset. */
 	if (!syms || kpe_syms__restricted(syms))
-		return fail(c, def->sym_pos,
-			    E_BAD_PROBE_ADDR ": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
+		return fail(
+			c, def->sym_pos,
+			E_BAD_PROBE_ADDR
+			": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
 	name = kpe_syms__find(syms, def->addr, &start, &size);
 	if (!name)
 		return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
@@ -701,7 +704,7 @@ static void find_btf_func(struct compiler *c)
 int kpe_compile(const struct kpe_ctx *ctx, const struct kpe_def *def, struct kpe_probe *out,
 		struct kpe_error *err)
 {
-	struct compiler c = { .ctx = ctx, .def = def, .out = out, .err = err };
+	struct compiler c = {.ctx = ctx, .def = def, .out = out, .err = err};
 	struct argview *views = NULL;
 	int i, n, ret;
 

@@ -15,8 +15,8 @@
 #include "ksnoop.h"
 
 struct kpe_ctx {
-	struct kbtf *kb;	      /* NULL: no BTF names, $arg* or BTF types */
-	const struct kpe_syms *syms;  /* NULL: probe points are not checked */
+	struct kbtf *kb;	     /* NULL: no BTF names, $arg* or BTF types */
+	const struct kpe_syms *syms; /* NULL: probe points are not checked */
 	/*
 	 * Type $argN and $retval from BTF and name an unnamed $argN after its
 	 * parameter, as the kernel's own probe events do since Linux 6.6
@@ -33,11 +33,11 @@ struct kpe_field {
 };
 
 struct kpe_probe {
-	char *text;	  /* the definition */
+	char *text; /* the definition */
 	char *group;
 	char *event;
-	char *attach;	  /* "sym" or "mod:sym" */
-	char *func;	  /* the probed function, for "(ret <- func)" */
+	char *attach; /* "sym" or "mod:sym" */
+	char *func;   /* the probed function, for "(ret <- func)" */
 	unsigned long long offset;
 	bool is_return;
 	int maxactive;

@@ -74,9 +74,8 @@ static int parse_cmp_op(struct fparser *f, __u8 *op)
 		const char *text;
 		enum kpe_cmp op;
 	} ops[] = {
-		{ "==", KPE_CMP_EQ }, { "!=", KPE_CMP_NE }, { "<=", KPE_CMP_LE },
-		{ ">=", KPE_CMP_GE }, { "<", KPE_CMP_LT },  { ">", KPE_CMP_GT },
-		{ "&", KPE_CMP_BAND }, { "~", KPE_CMP_GLOB },
+		{"==", KPE_CMP_EQ}, {"!=", KPE_CMP_NE}, {"<=", KPE_CMP_LE},  {">=", KPE_CMP_GE},
+		{"<", KPE_CMP_LT},  {">", KPE_CMP_GT},	{"&", KPE_CMP_BAND}, {"~", KPE_CMP_GLOB},
 	};
 	size_t i;
 
@@ -156,8 +155,7 @@ static int field_of(struct fparser *f, const char *name, struct kpe_pred *pr)
 	return fd->type.count ? -2 : 0;
 }
 
-static int fill_number(struct fparser *f, struct kpe_pred *pr, const char *v, bool quoted,
-		       int pos)
+static int fill_number(struct fparser *f, struct kpe_pred *pr, const char *v, bool quoted, int pos)
 {
 	char *end;
 
@@ -222,7 +220,7 @@ static int parse_unary(struct fparser *f)
 
 	skip_space(f);
 	pos = f->pos;
-	if (take(f, "!") )
+	if (take(f, "!"))
 		return parse_unary(f) ?: push_op(f, KPE_FOP_NOT, pos);
 	if (take(f, "(")) {
 		if (++f->depth > 32)
@@ -271,7 +269,7 @@ static int parse_or(struct fparser *f)
 
 int kpe_filter_compile(struct kpe_probe *p, const char *text, struct kpe_error *err)
 {
-	struct fparser f = { .s = text, .p = p, .cfg = p->cfg, .err = err };
+	struct fparser f = {.s = text, .p = p, .cfg = p->cfg, .err = err};
 	__u32 nr_preds = p->cfg->nr_preds, nr_ops = p->cfg->nr_filter_ops;
 
 	memset(err, 0, sizeof(*err));

@@ -29,8 +29,8 @@
 
 /* Reserved by tracefs, so never used as argument names. */
 static const char *const reserved[] = {
-	"common_type", "common_flags", "common_preempt_count", "common_pid", "common_tgid",
-	"__probe_ip",  "__probe_ret_ip", "__probe_func",
+	"common_type", "common_flags", "common_preempt_count", "common_pid",
+	"common_tgid", "__probe_ip",   "__probe_ret_ip",       "__probe_func",
 };
 
 static bool name_taken(char names[][KPE_MAX_ARG_NAME + 1], int n, const char *name)
@@ -189,11 +189,12 @@ static int gen_filter(struct strbuf *sb, const struct spec_pred *sp, const struc
 	*entry_mask |= (plan->cfg.values[i].flags & KSNOOP_V_ENTRY) ? 1 : 2;
 	if (sp->is_string)
 		sb_printf(sb, "%s %s \"%s\"", names[i],
-			  strpbrk(sp->str, "*?") ? (sp->op == CMP_EQ ? "~" : "!~") : spec_cmp_str(sp->op),
+			  strpbrk(sp->str, "*?") ? (sp->op == CMP_EQ ? "~" : "!~")
+						 : spec_cmp_str(sp->op),
 			  sp->str);
 	else
-		sb_printf(sb, "%s %s %s%llu", names[i], spec_cmp_str(sp->op), sp->negative ? "-" : "",
-			  sp->value);
+		sb_printf(sb, "%s %s %s%llu", names[i], spec_cmp_str(sp->op),
+			  sp->negative ? "-" : "", sp->value);
 	return 0;
 }
 
@@ -269,7 +270,7 @@ static void emit_lines(const struct kpe_gen_opts *o, const struct func_plan *pla
 
 int kpe_gen_spec(const struct kpe_gen_opts *o, struct kbtf *kb, const char *text, FILE *out)
 {
-	char (*names)[KPE_MAX_ARG_NAME + 1] = NULL;
+	char(*names)[KPE_MAX_ARG_NAME + 1] = NULL;
 	struct plan_opts popts = {};
 	struct gen_event ev[2];
 	struct strbuf fetch;
@@ -342,12 +343,12 @@ static void gen_usage(FILE *f, const char *prog)
 int cmd_kprobe_events(struct env *env, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "fprobe", no_argument, NULL, 'F' }, { "group", required_argument, NULL, 'g' },
-		{ "btf", required_argument, NULL, 'B' }, { "debug", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },	 {},
+		{"fprobe", no_argument, NULL, 'F'},    {"group", required_argument, NULL, 'g'},
+		{"btf", required_argument, NULL, 'B'}, {"debug", no_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},      {},
 	};
 	struct strbuf used = {};
-	struct kpe_gen_opts o = { .group = "ksnoop", .used = &used };
+	struct kpe_gen_opts o = {.group = "ksnoop", .used = &used};
 	char **av = calloc(argc + 2, sizeof(*av));
 	int opt, i, err = 0;
 	struct kbtf *kb;
@@ -375,7 +376,8 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv)
 		} else {
 			char clip[CLIP_BUF];
 
-			p_err("invalid option '%s' for kprobe-events", str_clip(av[optind - 1], clip));
+			p_err("invalid option '%s' for kprobe-events",
+			      str_clip(av[optind - 1], clip));
 			err = -EINVAL;
 		}
 	}

@@ -9,8 +9,7 @@ int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe
 		       int nr)
 {
 	if (size < KPE_EVENT_HDR_SIZE || ev->def_id >= (__u32)nr ||
-	    ev->data_len > size - KPE_EVENT_HDR_SIZE ||
-	    ev->nr_args != probes[ev->def_id].nr_fields)
+	    ev->data_len > size - KPE_EVENT_HDR_SIZE || ev->nr_args != probes[ev->def_id].nr_fields)
 		return -EINVAL;
 	return 0;
 }
@@ -30,8 +29,8 @@ static void format_sym(struct strbuf *sb, const struct kpe_syms *syms, __u64 add
 		sb_printf(sb, "%s", name);
 }
 
-static void format_scalar(struct strbuf *sb, const struct kpe_type *t,
-			  const struct kpe_syms *syms, __u64 v)
+static void format_scalar(struct strbuf *sb, const struct kpe_type *t, const struct kpe_syms *syms,
+			  __u64 v)
 {
 	unsigned char c;
 

@@ -92,7 +92,7 @@ static int fail(struct parser *p, int pos, const char *fmt, ...)
 
 static struct span sub(struct span s, int from, int len)
 {
-	struct span r = { s.s + from, len, s.pos + from };
+	struct span r = {s.s + from, len, s.pos + from};
 
 	return r;
 }
@@ -214,10 +214,12 @@ static int parse_head(struct parser *p, struct span t)
 	int i = 1;
 
 	if (kind == 't')
-		return fail(p, t.pos,
-			    "tracepoint probes ('t') are not supported; ksnoop probe runs p, r and f definitions");
+		return fail(
+			p, t.pos,
+			"tracepoint probes ('t') are not supported; ksnoop probe runs p, r and f definitions");
 	if (kind == '-')
-		return fail(p, t.pos, "'-:EVENT' deletes a tracefs event; ksnoop probe has none to delete");
+		return fail(p, t.pos,
+			    "'-:EVENT' deletes a tracefs event; ksnoop probe has none to delete");
 	if (kind != 'p' && kind != 'r' && kind != 'f')
 		return fail(p, t.pos, "unknown probe type '%c': use p, r or f",
 			    isprint((unsigned char)kind) ? kind : '?');
@@ -342,7 +344,8 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 		return 0;
 	}
 	if (v.len > 5 && !strncmp(v.s, "stack", 5)) {
-		if (!isdigit((unsigned char)v.s[5]) || span_number(sub(v, 5, v.len - 5), 10, false, &n))
+		if (!isdigit((unsigned char)v.s[5]) ||
+		    span_number(sub(v, 5, v.len - 5), 10, false, &n))
 			return fail(p, e.pos, E_BAD_VAR);
 		if (n > KPE_PARAM_MAX_STACK)
 			return fail(p, e.pos, E_BAD_STACK_NUM);
@@ -437,7 +440,7 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 	num[n++] = e.s[0];
 	memcpy(num + n, e.s + 1 + user, lp - 1 - user);
 	n += lp - 1 - user;
-	if (span_number((struct span){ num, n, e.pos }, 0, true, &off))
+	if (span_number((struct span){num, n, e.pos}, 0, true, &off))
 		return fail(p, e.pos, E_BAD_DEREF_OFFS);
 	in = sub(e, lp + 1, e.len - lp - 1);
 	rp = rfind(in, ')');
@@ -489,7 +492,8 @@ static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
 	int i = 0, start;
 
 	if (def->is_return)
-		return fail(p, e.pos, "function arguments are not available in ksnoop's return probes");
+		return fail(p, e.pos,
+			    "function arguments are not available in ksnoop's return probes");
 	if (!at_entry(def))
 		return fail(p, e.pos, E_NOSUP_BTFARG);
 	while (i < e.len) {
@@ -552,8 +556,7 @@ static int parse_bitfield(struct parser *p, struct span t, struct kpe_type *ty)
 	    (cont != 8 && cont != 16 && cont != 32 && cont != 64))
 		return fail(p, t.pos, E_BAD_TYPE);
 	if (at < 0 || at > slash || span_number(sub(t, 1, at - 1), 0, false, &bw) ||
-	    span_number(sub(t, at + 1, slash - at - 1), 0, false, &bo) || bw == 0 ||
-	    bw + bo > cont)
+	    span_number(sub(t, at + 1, slash - at - 1), 0, false, &bo) || bw == 0 || bw + bo > cont)
 		return fail(p, t.pos, E_BAD_BITFIELD);
 	ty->kind = KPE_T_BITFIELD;
 	ty->size = cont / 8;
@@ -569,8 +572,10 @@ static int parse_type_name(struct parser *p, struct span t, struct kpe_type *ty)
 		enum kpe_type_kind kind;
 		int size;
 	} named[] = {
-		{ "char", KPE_T_CHAR, 1 },	 { "string", KPE_T_STRING, 0 },
-		{ "ustring", KPE_T_USTRING, 0 }, { "symbol", KPE_T_SYMBOL, 8 },
+		{"char", KPE_T_CHAR, 1},
+		{"string", KPE_T_STRING, 0},
+		{"ustring", KPE_T_USTRING, 0},
+		{"symbol", KPE_T_SYMBOL, 8},
 	};
 	long long bits;
 	size_t i;
@@ -672,8 +677,8 @@ static int parse_arg(struct parser *p, struct span a, struct kpe_arg *arg)
 	/* $comm and "strings" are strings, whatever else was asked. */
 	comm_like = span_is(body, "$comm") || span_is(body, "$COMM") ||
 		    (body.len >= 2 && !strncmp(body.s, "\\\"", 2));
-	if (comm_like && (arg->type.count ||
-			  (arg->type.kind != KPE_T_NONE && arg->type.kind != KPE_T_STRING)))
+	if (comm_like &&
+	    (arg->type.count || (arg->type.kind != KPE_T_NONE && arg->type.kind != KPE_T_STRING)))
 		return fail(p, arg->type_pos >= 0 ? arg->type_pos : body.pos, E_NEED_STRING_TYPE);
 	arg->body = dup_span(body);
 	if (!arg->body)
@@ -724,7 +729,7 @@ static int parse_args(struct parser *p, struct span *w, int n)
 
 int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err)
 {
-	struct parser p = { .def = def, .err = err };
+	struct parser p = {.def = def, .err = err};
 	struct span *w;
 	int n, ret;
 

@@ -23,13 +23,13 @@
 
 #include <stdbool.h>
 
-#define KPE_DEF_MAX_LEN 4096	/* whole definition, as MAX_DYNEVENT_CMD_LEN */
-#define KPE_MAX_EVENT_NAME 64	/* group and event names (MAX_EVENT_NAME_LEN) */
-#define KPE_MAX_ARG_NAME 32	/* MAX_ARG_NAME_LEN */
-#define KPE_MAX_ARGSTR 63	/* one argument body (MAX_ARGSTR_LEN) */
-#define KPE_MAX_DEREFS 12	/* nested +OFFS(...) in one argument */
-#define KPE_MAX_ARRAY 64	/* MAX_ARRAY_LEN */
-#define KPE_MAX_MAXACTIVE 4096	/* KRETPROBE_MAXACTIVE_MAX */
+#define KPE_DEF_MAX_LEN 4096	 /* whole definition, as MAX_DYNEVENT_CMD_LEN */
+#define KPE_MAX_EVENT_NAME 64	 /* group and event names (MAX_EVENT_NAME_LEN) */
+#define KPE_MAX_ARG_NAME 32	 /* MAX_ARG_NAME_LEN */
+#define KPE_MAX_ARGSTR 63	 /* one argument body (MAX_ARGSTR_LEN) */
+#define KPE_MAX_DEREFS 12	 /* nested +OFFS(...) in one argument */
+#define KPE_MAX_ARRAY 64	 /* MAX_ARRAY_LEN */
+#define KPE_MAX_MAXACTIVE 4096	 /* KRETPROBE_MAXACTIVE_MAX */
 #define KPE_PARAM_MAX_STACK 2048 /* $stackN and $argN (THREAD_SIZE / 8) */
 
 enum kpe_base {
@@ -61,10 +61,10 @@ enum kpe_type_kind {
 
 struct kpe_type {
 	enum kpe_type_kind kind;
-	int size;	/* bytes: 1, 2, 4 or 8 */
-	int bf_width;	/* bitfield bits */
-	int bf_off;	/* bitfield offset in the container */
-	int count;	/* array elements, 0 for a single value */
+	int size;     /* bytes: 1, 2, 4 or 8 */
+	int bf_width; /* bitfield bits */
+	int bf_off;   /* bitfield offset in the container */
+	int count;    /* array elements, 0 for a single value */
 };
 
 struct kpe_deref {
@@ -75,32 +75,32 @@ struct kpe_deref {
 
 struct kpe_fetch {
 	enum kpe_base base;
-	int pos;	 /* of the base */
-	char *name;	 /* REG, SYM, BTF expression or immediate string */
-	long long num;	 /* $stackN/$argN index, \IMM, @ADDR, @SYM offset */
+	int pos;				 /* of the base */
+	char *name;				 /* REG, SYM, BTF expression or immediate string */
+	long long num;				 /* $stackN/$argN index, \IMM, @ADDR, @SYM offset */
 	struct kpe_deref derefs[KPE_MAX_DEREFS]; /* innermost first */
 	int nr_derefs;
 };
 
 struct kpe_arg {
-	char *name;	/* NULL until the compiler names an unnamed argument */
-	char *body;	/* the fetch expression as written, without :TYPE */
+	char *name; /* NULL until the compiler names an unnamed argument */
+	char *body; /* the fetch expression as written, without :TYPE */
 	struct kpe_fetch fetch;
 	struct kpe_type type;
-	int pos;	/* of the argument */
+	int pos; /* of the argument */
 	int body_pos;
-	int type_pos;	/* of TYPE, or -1 */
+	int type_pos; /* of TYPE, or -1 */
 };
 
 struct kpe_def {
-	char *text;	/* the definition as given */
-	char kind;	/* 'p' (kprobe, also 'r') or 'f' (fprobe) */
+	char *text; /* the definition as given */
+	char kind;  /* 'p' (kprobe, also 'r') or 'f' (fprobe) */
 	bool is_return;
-	int maxactive;	/* r<N>, 0 for the default */
+	int maxactive; /* r<N>, 0 for the default */
 	char *group;
-	char *event;	/* given or generated */
-	char *module;	/* MOD: or NULL */
-	char *symbol;	/* NULL for MEMADDR */
+	char *event;		 /* given or generated */
+	char *module;		 /* MOD: or NULL */
+	char *symbol;		 /* NULL for MEMADDR */
 	unsigned long long addr; /* MEMADDR */
 	long long offset;
 	int sym_pos;

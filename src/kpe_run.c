@@ -132,9 +132,9 @@ enum { ARGS_OK = 0, ARGS_HELP = 1 };
 static int parse_args(struct kpe_session *s, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "filter", required_argument, NULL, 'f' }, { "pid", required_argument, NULL, 'p' },
-		{ "pages", required_argument, NULL, 'P' },  { "debug", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },	    {},
+		{"filter", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
+		{"pages", required_argument, NULL, 'P'},  {"debug", no_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},	  {},
 	};
 	char **av = calloc(argc + 2, sizeof(*av));
 	char clip[CLIP_BUF];
@@ -148,7 +148,8 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 	s->defs = calloc(argc + 1, sizeof(*s->defs));
 	optind = 0;
 	opterr = 0;
-	while (!err && s->defs && (opt = getopt_long(argc + 1, av, "-:f:p:P:dh", opts, NULL)) != -1) {
+	while (!err && s->defs &&
+	       (opt = getopt_long(argc + 1, av, "-:f:p:P:dh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 1:
 			s->defs[s->nr_defs++] = optarg;
@@ -228,7 +229,8 @@ static int check_same_event(const struct kpe_session *s, int i)
 			continue;
 		for (k = 0; p->nr_fields == q->nr_fields && k < p->nr_fields; k++) {
 			if (strcmp(p->fields[k].name, q->fields[k].name) ||
-			    memcmp(&p->fields[k].type, &q->fields[k].type, sizeof(p->fields[k].type)))
+			    memcmp(&p->fields[k].type, &q->fields[k].type,
+				   sizeof(p->fields[k].type)))
 				break;
 		}
 		if (k != p->nr_fields || p->nr_fields != q->nr_fields ||
@@ -254,8 +256,8 @@ static bool kernel_btf_probe_args(void)
 
 static int compile_defs(struct kpe_session *s)
 {
-	struct kpe_ctx ctx = { .kb = s->kb, .syms = s->syms,
-			       .btf_probe_args = kernel_btf_probe_args() };
+	struct kpe_ctx ctx = {
+		.kb = s->kb, .syms = s->syms, .btf_probe_args = kernel_btf_probe_args()};
 	struct kpe_error e;
 	struct kpe_def def;
 	int i, err = 0;
@@ -293,8 +295,8 @@ static int apply_filters(struct kpe_session *s)
 				char clip[CLIP_BUF];
 
 				p_err("invalid filter '%s' for %s/%s: %s (at offset %d)",
-				      str_clip(f->text, clip), s->probes[j].group, s->probes[j].event,
-				      e.msg, e.pos);
+				      str_clip(f->text, clip), s->probes[j].group,
+				      s->probes[j].event, e.msg, e.pos);
 				if (!s->env->json)
 					kpe_print_caret("Filter", f->text, e.pos);
 				return -EINVAL;
@@ -371,8 +373,8 @@ static int attach_all(struct kpe_session *s)
 			       p->maxactive);
 			warned = true;
 		}
-		s->links[i] = bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach,
-							       &opts);
+		s->links[i] =
+			bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach, &opts);
 		if (!s->links[i]) {
 			struct strbuf why;
 
@@ -463,8 +465,8 @@ static int run_loop(struct kpe_session *s)
 
 static int setup_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_signal };
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal};
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
@@ -521,7 +523,7 @@ static void cleanup(struct kpe_session *s)
 
 int cmd_probe(struct env *env, int argc, char **argv)
 {
-	struct kpe_session s = { .env = env };
+	struct kpe_session s = {.env = env};
 	int err;
 
 	err = parse_args(&s, argc, argv);

@@ -17,8 +17,8 @@ struct ksym {
 };
 
 struct kpe_syms {
-	struct ksym *syms;	 /* by address */
-	struct ksym **by_name;	 /* by name, then address */
+	struct ksym *syms;     /* by address */
+	struct ksym **by_name; /* by name, then address */
 	size_t nr, cap;
 	bool restricted;
 };
@@ -216,8 +216,7 @@ int kpe_syms__addr(const struct kpe_syms *s, const char *name, uint64_t *addr)
 	return 0;
 }
 
-const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start,
-			   uint64_t *size)
+const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start, uint64_t *size)
 {
 	size_t lo = 0, hi = s->nr, next;
 

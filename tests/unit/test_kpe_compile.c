@@ -115,7 +115,8 @@ static void compile_err(struct ctx *c, const char *text, int pos, const char *ms
 		print_error("'%s' was accepted\n", text);
 	assert_int_equal(err, -EINVAL);
 	if (strncmp(e.msg, msg, strlen(msg)) || e.pos != pos)
-		print_error("'%s': '%s' at %d, expected '%s' at %d\n", text, e.msg, e.pos, msg, pos);
+		print_error("'%s': '%s' at %d, expected '%s' at %d\n", text, e.msg, e.pos, msg,
+			    pos);
 	assert_true(!strncmp(e.msg, msg, strlen(msg)));
 	assert_int_equal(e.pos, pos);
 }
@@ -319,7 +320,8 @@ static void test_errors(void **state)
 	compile_err(c, "p:kprobes/b2 ip_send_skb x=skb->foo", 32, "This field is not found.");
 	compile_err(c, "p:e ip_send_skb x=skb->len->x", 28,
 		    "This is not a pointer to union/structure.");
-	compile_err(c, "p:e ip_send_skb x=skb->len:string", 27, "This type does not fit for string.");
+	compile_err(c, "p:e ip_send_skb x=skb->len:string", 27,
+		    "This type does not fit for string.");
 	compile_err(c, "p:e ip_send_skb x=skb->net.ifindex", 27,
 		    "This is not a pointer to union/structure.");
 	compile_err(c, "p:e six x=nosuch", 10, "This variable is not found at this probe point");
@@ -345,8 +347,7 @@ static void filter_ok(struct ctx *c, const char *def, const char *filter)
 	assert_int_equal(err, 0);
 }
 
-static void filter_err(struct ctx *c, const char *def, const char *filter, int pos,
-		       const char *msg)
+static void filter_err(struct ctx *c, const char *def, const char *filter, int pos, const char *msg)
 {
 	struct kpe_error e;
 	struct kpe_probe *p = compile(c, def);
@@ -386,10 +387,9 @@ static void test_filters(void **state)
 	cfg = c->p.cfg;
 	assert_int_equal(cfg->nr_preds, 4);
 	assert_int_equal(cfg->nr_filter_ops, 8);
-	assert_memory_equal(cfg->filter_ops,
-			    ((__u8[]){ 0, 1, KPE_FOP_NOT, KPE_FOP_AND, 2, 3, KPE_FOP_AND,
-				       KPE_FOP_OR }),
-			    8);
+	assert_memory_equal(
+		cfg->filter_ops,
+		((__u8[]){0, 1, KPE_FOP_NOT, KPE_FOP_AND, 2, 3, KPE_FOP_AND, KPE_FOP_OR}), 8);
 	assert_int_equal(cfg->preds[1].is_signed, 1);
 	assert_int_equal(cfg->preds[1].width, 4);
 	assert_int_equal((long long)cfg->preds[1].rhs, -1);
@@ -429,9 +429,10 @@ static void test_filter_errors(void **state)
 	filter_err(c, DEF, "len > 3)", 7, "Too few '('");
 	filter_err(c, DEF, "len > 3 &&", 10, "Meaningless filter expression");
 	filter_err(c, DEF, "len > 3 junk", 8, "Meaningless filter expression");
-	filter_err(c, DEF,
-		   "name == \"0123456789012345678901234567890123456789012345678901234567890123456789\"",
-		   8, "Operand too long");
+	filter_err(
+		c, DEF,
+		"name == \"0123456789012345678901234567890123456789012345678901234567890123456789\"",
+		8, "Operand too long");
 }
 
 /* A record as BPF writes it, and the line the kernel would print. */
@@ -458,7 +459,7 @@ static void test_output(void **state)
 	strcpy((char *)ev->data, "workload");
 	ev->vals[3] = (16ULL << 32) | 0;
 	ev->vals[4] = JIFFIES + 0x10;
-	memcpy(ev->data + 16, (__u16[]){ 178, 7 }, 4);
+	memcpy(ev->data + 16, (__u16[]){178, 7}, 4);
 	ev->vals[5] = (4ULL << 32) | 16;
 	ev->faults[0] = 1 << 6;
 	ev->vals[7] = 'L';
@@ -466,10 +467,11 @@ static void test_output(void **state)
 	assert_int_equal(kpe_event_validate(ev, KPE_EVENT_HDR_SIZE + ev->data_len, p, 1), 0);
 	sb_init(&sb);
 	kpe_format_event(&sb, p, c->syms, ev);
-	assert_string_equal(sb_str(&sb),
-			    "        workload-150     [001]    10.493821: a1: (ip_send_skb+0x0/0x90) "
-			    "net=0xffffffff84099cc0 len=178 s=-2 comm=\"workload\" "
-			    "y=jiffies+0x10/0x100 a={178,7} bad=(fault) c='L'");
+	assert_string_equal(
+		sb_str(&sb),
+		"        workload-150     [001]    10.493821: a1: (ip_send_skb+0x0/0x90) "
+		"net=0xffffffff84099cc0 len=178 s=-2 comm=\"workload\" "
+		"y=jiffies+0x10/0x100 a={178,7} bad=(fault) c='L'");
 
 	/* a return probe shows where the function returned to */
 	p = compile(c, "r:kprobes/r1 ip_send_skb ret=$retval");
@@ -480,7 +482,7 @@ static void test_output(void **state)
 	sb_reset(&sb);
 	kpe_format_event(&sb, p, c->syms, ev);
 	assert_string_equal(sb_str(&sb), "        workload-150     [001]    10.493821: r1: "
-					  "(udp_send_skb+0x15e/0x370 <- ip_send_skb) ret=-5");
+					 "(udp_send_skb+0x15e/0x370 <- ip_send_skb) ret=-5");
 
 	/* records that do not fit their probe are refused */
 	assert_int_equal(kpe_event_validate(ev, 10, p, 1), -EINVAL);
@@ -495,16 +497,16 @@ static void test_output(void **state)
 
 static void test_type_names(void **state)
 {
-	struct kpe_type t = { .kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5 };
+	struct kpe_type t = {.kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5};
 	char buf[32];
 
 	(void)state;
 	kpe_type_str(&t, buf, sizeof(buf));
 	assert_string_equal(buf, "b3@5/8");
-	t = (struct kpe_type){ .kind = KPE_T_U, .size = 4, .count = 4 };
+	t = (struct kpe_type){.kind = KPE_T_U, .size = 4, .count = 4};
 	kpe_type_str(&t, buf, sizeof(buf));
 	assert_string_equal(buf, "u32[4]");
-	t = (struct kpe_type){ .kind = KPE_T_USTRING };
+	t = (struct kpe_type){.kind = KPE_T_USTRING};
 	kpe_type_str(&t, buf, sizeof(buf));
 	assert_string_equal(buf, "ustring");
 }

@@ -68,7 +68,7 @@ static void expect_gen(struct ctx *c, const struct kpe_gen_opts *o, const char *
 	free(got);
 }
 
-static const struct kpe_gen_opts kprobes = { .group = "ksnoop" };
+static const struct kpe_gen_opts kprobes = {.group = "ksnoop"};
 
 static void test_members(void **state)
 {
@@ -81,7 +81,8 @@ static void test_members(void **state)
 		   "p:ksnoop/ip_send_skb ip_send_skb skb_net_ifindex=+0(+8(%si)):s32 "
 		   "skb_net=+8(%si):x64\n");
 	/* a struct pointer is fetched as the pointer: tracefs cannot dump it */
-	expect_gen(c, &kprobes, "ip_send_skb(skb)", "p:ksnoop/ip_send_skb ip_send_skb skb=%si:x64\n");
+	expect_gen(c, &kprobes, "ip_send_skb(skb)",
+		   "p:ksnoop/ip_send_skb ip_send_skb skb=%si:x64\n");
 }
 
 static void test_params_and_return(void **state)
@@ -106,7 +107,7 @@ static void test_params_and_return(void **state)
 static void test_fprobe_and_group(void **state)
 {
 	struct ctx *c = *state;
-	struct kpe_gen_opts o = { .fprobe = true, .group = "mine" };
+	struct kpe_gen_opts o = {.fprobe = true, .group = "mine"};
 
 	expect_gen(c, &o, "ip_send_skb(skb->len, return)",
 		   "f:mine/ip_send_skb ip_send_skb skb_len=+0($arg2):u32\n"
@@ -118,7 +119,7 @@ static void test_unique_events(void **state)
 {
 	struct ctx *c = *state;
 	struct strbuf used = {};
-	struct kpe_gen_opts o = { .group = "ksnoop", .used = &used };
+	struct kpe_gen_opts o = {.group = "ksnoop", .used = &used};
 
 	expect_gen(c, &o, "ip_send_skb(skb->len)",
 		   "p:ksnoop/ip_send_skb ip_send_skb skb_len=+0(%si):u32\n");
@@ -187,11 +188,12 @@ static void test_vmlinux(void **state)
 	assert_non_null(kb);
 	out = gen(kb, &kprobes, "ip_send_skb(skb->len, skb->sk->__sk_common.skc_daddr)", &err);
 	assert_int_equal(err, 0);
-	assert_int_equal(regcomp(&re,
-				 "^p:ksnoop/ip_send_skb ip_send_skb skb_len=\\+[0-9]+\\(%si\\):u32 "
-				 "skb_sk___sk_common_skc_daddr=\\+[0-9]+\\(\\+[0-9]+\\(%si\\)\\):u32\n$",
-				 REG_EXTENDED),
-			 0);
+	assert_int_equal(
+		regcomp(&re,
+			"^p:ksnoop/ip_send_skb ip_send_skb skb_len=\\+[0-9]+\\(%si\\):u32 "
+			"skb_sk___sk_common_skc_daddr=\\+[0-9]+\\(\\+[0-9]+\\(%si\\)\\):u32\n$",
+			REG_EXTENDED),
+		0);
 	if (regexec(&re, out, 0, NULL, 0))
 		print_error("got: %s", out);
 	assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
@@ -199,7 +201,8 @@ static void test_vmlinux(void **state)
 	free(out);
 	out = gen(kb, &kprobes, "do_sys_openat2(filename)", &err);
 	assert_int_equal(err, 0);
-	assert_string_equal(out, "p:ksnoop/do_sys_openat2 do_sys_openat2 filename=+0(%si):string\n");
+	assert_string_equal(out,
+			    "p:ksnoop/do_sys_openat2 do_sys_openat2 filename=+0(%si):string\n");
 	free(out);
 	kbtf__free(kb);
 }
@@ -207,10 +210,10 @@ static void test_vmlinux(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_members),	       cmocka_unit_test(test_params_and_return),
+		cmocka_unit_test(test_members),		 cmocka_unit_test(test_params_and_return),
 		cmocka_unit_test(test_fprobe_and_group), cmocka_unit_test(test_unique_events),
-		cmocka_unit_test(test_filters),
-		cmocka_unit_test(test_errors),	       cmocka_unit_test(test_vmlinux),
+		cmocka_unit_test(test_filters),		 cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_vmlinux),
 	};
 
 	return cmocka_run_group_tests_name("kpe_gen", tests, setup, teardown);

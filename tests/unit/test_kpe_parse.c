@@ -118,9 +118,10 @@ static void test_fetchargs(void **state)
 	const struct kpe_arg *a;
 
 	(void)state;
-	parse_ok("p:e f a=%di +0x70(%si):u32 $stack $stack3 $arg2 $comm \\1234 \\\"hi\" "
-		 "@jiffies+8 @0x1000:x16 -8(+u16(%ax)):s8 c=$COMM:string skb->sk->__sk_common.skc_daddr",
-		 &d);
+	parse_ok(
+		"p:e f a=%di +0x70(%si):u32 $stack $stack3 $arg2 $comm \\1234 \\\"hi\" "
+		"@jiffies+8 @0x1000:x16 -8(+u16(%ax)):s8 c=$COMM:string skb->sk->__sk_common.skc_daddr",
+		&d);
 	assert_int_equal(d.nr_args, 13);
 	a = d.args;
 	assert_string_equal(a[0].name, "a");
@@ -159,9 +160,10 @@ static void test_fetchargs(void **state)
 	assert_int_equal(a[11].type.kind, KPE_T_STRING);
 	assert_int_equal(a[12].fetch.base, KPE_B_BTF);
 	assert_string_equal(a[12].fetch.name, "skb->sk->__sk_common.skc_daddr");
-	assert_int_equal(a[12].body_pos, (int)strlen("p:e f a=%di +0x70(%si):u32 $stack $stack3 $arg2 "
-						      "$comm \\1234 \\\"hi\" @jiffies+8 @0x1000:x16 "
-						      "-8(+u16(%ax)):s8 c=$COMM:string "));
+	assert_int_equal(a[12].body_pos,
+			 (int)strlen("p:e f a=%di +0x70(%si):u32 $stack $stack3 $arg2 "
+				     "$comm \\1234 \\\"hi\" @jiffies+8 @0x1000:x16 "
+				     "-8(+u16(%ax)):s8 c=$COMM:string "));
 	kpe_def_free(&d);
 
 	parse_ok("r:e f ret=$retval:s32", &d);

@@ -250,8 +250,9 @@ static int parse_target(struct parser *p, struct span t)
 	long long v;
 
 	def->sym_pos = t.pos;
-	if (isdigit((unsigned char)t.s[0])) {
-		if (def->kind == 'f' || span_number(t, 0, false, &v))
+	/* An address if it reads as one, else a symbol ("9p:v9fs_lookup"). */
+	if (!span_number(t, 0, false, &v)) {
+		if (def->kind == 'f')
 			return fail(p, t.pos, E_BAD_PROBE_ADDR);
 		def->addr = v;
 		return 0;

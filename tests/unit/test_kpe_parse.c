@@ -76,6 +76,12 @@ static void test_heads(void **state)
 	assert_int_equal(d.offset, 16);
 	kpe_def_free(&d);
 
+	/* a module whose name starts with a digit is no address */
+	parse_ok("p:ev 9p:v9fs_vfs_lookup", &d);
+	assert_string_equal(d.module, "9p");
+	assert_string_equal(d.symbol, "v9fs_vfs_lookup");
+	kpe_def_free(&d);
+
 	parse_ok("p 0xffffffff81000000", &d);
 	assert_null(d.symbol);
 	assert_true(d.addr == 0xffffffff81000000ULL);

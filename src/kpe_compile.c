@@ -673,7 +673,7 @@ static int set_point(struct compiler *c)
 			c, def->sym_pos,
 			E_BAD_PROBE_ADDR
 			": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
-	name = kpe_syms__find(syms, def->addr, &start, &size);
+	name = kpe_syms__find(syms, def->addr, &start, &size, NULL);
 	if (!name)
 		return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
 	p->offset = def->addr - start;

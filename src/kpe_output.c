@@ -14,19 +14,23 @@ int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe
 	return 0;
 }
 
-/* %pS: "sym+0xoff/0xsize", or the bare address when it has no symbol. */
+/* %pS: "sym+0xoff/0xsize [mod]", or the bare address without a symbol. */
 static void format_sym(struct strbuf *sb, const struct kpe_syms *syms, __u64 addr, bool offset)
 {
+	const char *name, *mod = NULL;
 	uint64_t start, size;
-	const char *name = syms ? kpe_syms__find(syms, addr, &start, &size) : NULL;
 
-	if (!name)
+	name = syms ? kpe_syms__find(syms, addr, &start, &size, &mod) : NULL;
+	if (!name) {
 		sb_printf(sb, "0x%llx", (unsigned long long)addr);
-	else if (offset)
-		sb_printf(sb, "%s+0x%llx/0x%llx", name, (unsigned long long)(addr - start),
+		return;
+	}
+	sb_printf(sb, "%s", name);
+	if (offset)
+		sb_printf(sb, "+0x%llx/0x%llx", (unsigned long long)(addr - start),
 			  (unsigned long long)size);
-	else
-		sb_printf(sb, "%s", name);
+	if (mod)
+		sb_printf(sb, " [%s]", mod);
 }
 
 static void format_scalar(struct strbuf *sb, const struct kpe_type *t, const struct kpe_syms *syms,

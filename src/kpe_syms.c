@@ -216,7 +216,8 @@ int kpe_syms__addr(const struct kpe_syms *s, const char *name, uint64_t *addr)
 	return 0;
 }
 
-const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start, uint64_t *size)
+const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start, uint64_t *size,
+			   const char **module)
 {
 	size_t lo = 0, hi = s->nr, next;
 
@@ -240,5 +241,7 @@ const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *st
 		;
 	*start = s->syms[lo - 1].addr;
 	*size = next < s->nr ? s->syms[next].addr - *start : 0;
+	if (module)
+		*module = s->syms[lo - 1].module;
 	return s->syms[lo - 1].name;
 }

@@ -33,8 +33,11 @@ int kpe_syms__count_text(const struct kpe_syms *s, const char *name, const char 
 			 uint64_t *addr);
 /* Any symbol called name: 0 and its address, or -ENOENT. */
 int kpe_syms__addr(const struct kpe_syms *s, const char *name, uint64_t *addr);
-/* The symbol covering addr: its name, start and size (to the next one). */
+/*
+ * The symbol covering addr: its name, start and size (to the next one),
+ * and its module (NULL for vmlinux) when module is not NULL.
+ */
 const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start,
-			   uint64_t *size);
+			   uint64_t *size, const char **module);
 
 #endif

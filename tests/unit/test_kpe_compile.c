@@ -484,7 +484,18 @@ static void test_output(void **state)
 	assert_string_equal(sb_str(&sb), "        workload-150     [001]    10.493821: r1: "
 					 "(udp_send_skb+0x15e/0x370 <- ip_send_skb) ret=-5");
 
+	/* module symbols carry their module, as %pS shows them */
+	p = compile(c, "p:kprobes/m1 fakemod:mod_func");
+	ev->ip = SKB_ADDR + 0x704;
+	ev->nr_args = 0;
+	sb_reset(&sb);
+	kpe_format_event(&sb, p, c->syms, ev);
+	assert_non_null(strstr(sb_str(&sb), ": m1: (mod_func+0x4/0x"));
+	assert_non_null(strstr(sb_str(&sb), " [fakemod])"));
+
 	/* records that do not fit their probe are refused */
+	p = compile(c, "r:kprobes/r1 ip_send_skb ret=$retval");
+	ev->nr_args = 1;
 	assert_int_equal(kpe_event_validate(ev, 10, p, 1), -EINVAL);
 	ev->def_id = 1;
 	assert_int_equal(kpe_event_validate(ev, KPE_EVENT_HDR_SIZE, p, 1), -EINVAL);

@@ -1,21 +1,28 @@
 #!/bin/bash
-# The same kprobe_events definition through tracefs and through
-# `ksnoop probe`, both enabled at once around one paused workload process;
-# then the two streams compared call by call.
+# Kprobe_events definitions through tracefs and through one `ksnoop probe`
+# at the same time, around a workload; then the two streams compared call
+# by call, event by event.
 #
-#   tests/vm/kpe-compare.sh [-f FILTER] [-n MIN] DEF -- WORKLOAD ARGS...
+#   tests/vm/kpe-compare.sh [-f FILTER] [-n MIN] DEF... -- WORKLOAD
 #
-# DEF must name its event (p:GRP/EVENT ...). Both sides filter on the
-# workload's pid ("common_pid == N", plus FILTER when given, on both), so
-# they see the same calls. Compared per event: the location "(sym+off/size)"
-# of entry probes (return probes may read "[unknown/kretprobe'd]" in the
+# Each DEF must name its event (p:GRP/EVENT ...). WORKLOAD is a shell
+# command; both sides keep only events of tasks called "workload" (plus
+# FILTER when given, on both: 'comm == "workload" && (FILTER)'), so they
+# see the same calls. Compared per event: the location "(sym+off/size)" of
+# entry probes (return probes may read "[unknown/kretprobe'd]" in the
 # kernel when two kretprobes share a function) and every name=value.
-# Prints "compare: N events equal" and exits 0, or the two streams side by
-# side and exits 1. MIN (default 1) is the fewest events that count.
+# Prints "compare: EVENT: N events equal" per event and exits 0, or both
+# streams of the event that differs and exits 1. Every event needs at
+# least MIN (default 1) calls.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/kpe-lib.sh"
+
+usage() {
+	echo "usage: $0 [-f FILTER] [-n MIN] DEF... -- WORKLOAD" >&2
+	exit 2
+}
 
 FILTER=
 MIN=1
@@ -23,37 +30,52 @@ while getopts "f:n:" o; do
 	case $o in
 	f) FILTER=$OPTARG ;;
 	n) MIN=$OPTARG ;;
-	*) echo "usage: $0 [-f FILTER] [-n MIN] DEF -- WORKLOAD ARGS..." >&2; exit 2 ;;
+	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] && [ "$2" = -- ] || { echo "usage: $0 [-f FILTER] [-n MIN] DEF -- WORKLOAD ARGS..." >&2; exit 2; }
-DEF=$1
-shift 2
+DEFS=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	DEFS+=("$1")
+	shift
+done
+[ $# -ge 2 ] && [ ${#DEFS[@]} -gt 0 ] || usage
+shift
+WORKLOAD=$*
 
-kpe_event_of "$DEF" || exit 2
 T=$(mktemp -d /tmp/kpe-compare.XXXXXX) || exit 1
 trap 'kpe_tracefs_remove; rm -rf "$T"' EXIT
 
-kpe_tracefs_add "$DEF" || exit 1
+F="comm == \"workload\"${FILTER:+ && ($FILTER)}"
+EVENTS=()
+for d in "${DEFS[@]}"; do
+	kpe_tracefs_add "$d" || exit 1
+	echo "$F" >"$KPE_EVDIR/filter" || { echo "compare: the kernel rejected filter '$F'"; exit 1; }
+	EVENTS+=("$KPE_EVENT")
+done
+echo >"$TRACEFS/trace"
+kpe_tracefs_enable_all || exit 1
 
-# The tracer starts with $WPID known: the kernel side is set up first.
-export DEF FILTER KPE_EVDIR
-trace_bg --ready '^#' --paused-workload "$*" --settle 1 --timeout 60 \
-	--out "$T/ksnoop" --err "$T/err" -- bash -c '
-	f="common_pid == $WPID${FILTER:+ && ($FILTER)}"
-	echo "$f" >"$KPE_EVDIR/filter" || exit 1
-	echo >/sys/kernel/tracing/trace
-	echo 1 >"$KPE_EVDIR/enable" || exit 1
-	exec ksnoop probe "$DEF" --filter "$f"'
+ARGS=()
+for d in "${DEFS[@]}"; do
+	ARGS+=("$d" --filter "$F")
+done
+trace_bg --ready '^#' --workload "$WORKLOAD" --settle 1 --timeout 60 \
+	--out "$T/ksnoop" --err "$T/err" -- ksnoop probe "${ARGS[@]}"
 rc=$?
-echo 0 >"$KPE_EVDIR/enable"
+kpe_tracefs_disable_all
 if [ $rc != 0 ]; then
 	echo "compare: ksnoop probe failed with status $rc"
 	cat "$T/err"
 	exit 1
 fi
-cat /sys/kernel/tracing/trace >"$T/trace"
+cat "$TRACEFS/trace" >"$T/trace"
 kpe_fields "$T/trace" >"$T/k"
 kpe_fields "$T/ksnoop" >"$T/b"
-kpe_compare "$T/k" "$T/b" "$MIN"
+bad=0
+for e in "${EVENTS[@]}"; do
+	grep "^$e: " "$T/k" >"$T/k.$e"
+	grep "^$e: " "$T/b" >"$T/b.$e"
+	kpe_compare "$e" "$T/k.$e" "$T/b.$e" "$MIN" || bad=1
+done
+exit $bad

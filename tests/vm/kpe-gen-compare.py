@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # Compares the kernel's tracefs events for generated kprobe_events lines
-# with `ksnoop -j trace` events for the same spec, call by call.
+# with `ksnoop -j trace` events for the same specs, call by call.
 #
 #   kpe-gen-compare.py LINES TRACE KSNOOP_JSON MIN
 #
-# LINES: the generated definitions (p:, r: or f:GRP/EVENT); TRACE: tracefs
-# "trace"; KSNOOP_JSON: ksnoop's NDJSON. An entry event pairs with the next
-# p: event, a return event with the next r: event, a combined one with both.
+# LINES: the generated definitions (p:, r: or f:GRP/EVENT SYM); TRACE:
+# tracefs "trace"; KSNOOP_JSON: ksnoop's NDJSON, of which the events of
+# tasks called "workload" count. Per function, a ksnoop
+# entry event pairs with the next entry event of the kernel, a return
+# event with the next return event, a combined one with one of each.
 # A ksnoop value named "skb->len" is the field skb_len (kpe_gen.c's names).
 import json
 import re
@@ -14,10 +16,18 @@ import sys
 
 
 def field_name(path):
+    """As kpe_gen.c's field_name: "skb->len" -> "skb_len"."""
     if path == "return":
         path = "ret"
-    name = re.sub(r"[^A-Za-z0-9_]+", "_", path).strip("_")
-    return name[:32]
+    out = ""
+    for ch in path:
+        if len(out) >= 32:
+            break
+        if ch.isalnum() or ch == "_":
+            out += ch
+        elif out and out[-1] != "_":
+            out += "_"
+    return out.rstrip("_")
 
 
 def kernel_value(text):
@@ -29,11 +39,9 @@ def kernel_value(text):
 
 
 def ksnoop_value(v):
-    if isinstance(v.get("value"), (dict, list)) or "addr" in v and not isinstance(
-        v.get("value"), str
-    ):
-        return int(v["addr"], 16)
     val = v.get("value")
+    if "addr" in v and not isinstance(val, str):
+        return int(v["addr"], 16)  # a struct ksnoop dumps; tracefs has its address
     if isinstance(val, bool):
         return int(val)
     return val
@@ -48,53 +56,57 @@ def kernel_events(lines_file, trace_file):
         m = re.match(r"([prf]):([^/]+)/(\S+) (\S+)", line)
         if m:
             ret = m.group(1) == "r" or m.group(4).endswith("%return")
-            kinds[m.group(3)] = "r" if ret else "p"
-    events = {"p": [], "r": []}
+            kinds[m.group(3)] = (m.group(4).split("%")[0], "r" if ret else "p")
+    events = {}
     for line in open(trace_file):
         m = re.search(r"\d+\.\d{6}: (\w+): \([^)]*\)(.*)$", line)
         if not m or m.group(1) not in kinds:
             continue
         fields = {k: kernel_value(v) for k, v in FIELD.findall(m.group(2))}
-        events[kinds[m.group(1)]].append(fields)
-    return events
+        events.setdefault(kinds[m.group(1)], []).append(fields)
+    return events, {f for f, _ in kinds.values()}
+
+
+SIDES = {"entry": ("p",), "return": ("r",), "combined": ("p", "r")}
 
 
 def main():
     lines_file, trace_file, json_file, want = sys.argv[1:5]
-    kev = kernel_events(lines_file, trace_file)
-    calls = bad = 0
+    kev, funcs = kernel_events(lines_file, trace_file)
+    calls = {}
+    bad = 0
     for line in open(json_file):
         if not line.startswith("{"):
             continue
         ev = json.loads(line)
+        if ev.get("comm") != "workload":
+            continue
+        func = ev["function"]
+        n = calls[func] = calls.get(func, 0) + 1
         got = {}
-        for kind, side in (("entry", "p"), ("return", "r"), ("combined", "p"), ("combined", "r")):
-            if ev["event"] != kind:
-                continue
-            if not kev[side]:
-                print(f"gen-compare: no kernel {side}: event for ksnoop's {kind} event {calls + 1}")
+        for side in SIDES[ev["event"]]:
+            queue = kev.get((func, side), [])
+            if not queue:
+                print(f"gen-compare: {func} call {n}: no kernel {side}: event")
                 return 1
-            got.update(kev[side].pop(0))
-        calls += 1
+            got.update(queue.pop(0))
         for v in ev["values"]:
-            name = field_name(v["name"])
-            want_v = ksnoop_value(v)
-            if name not in got:
-                print(f"gen-compare: call {calls}: kernel event lacks {name}")
-                bad += 1
-            elif got[name] != want_v:
-                print(f"gen-compare: call {calls}: {v['name']}: ksnoop {want_v!r}, kernel {got[name]!r}")
+            name, want_v = field_name(v["name"]), ksnoop_value(v)
+            if got.get(name, "<missing>") != want_v:
+                print(f"gen-compare: {func} call {n}: {v['name']}: ksnoop {want_v!r}, "
+                      f"kernel {got.get(name, '<missing>')!r}")
                 bad += 1
             else:
-                print(f"#   call {calls}: {v['name']} = {want_v!r} both")
-    left = len(kev["p"]) + len(kev["r"])
+                print(f"#   {func} call {n}: {v['name']} = {want_v!r} both")
+    left = sum(len(q) for q in kev.values())
     if left:
         print(f"gen-compare: {left} kernel events without a ksnoop event")
         bad += 1
-    if bad or calls < int(want):
-        print(f"gen-compare: MISMATCH ({calls} calls, {bad} differences, want >= {want} calls)")
+    few = [f for f in funcs if calls.get(f, 0) < int(want)]
+    if bad or few:
+        print(f"gen-compare: MISMATCH ({bad} differences; too few calls of {few})")
         return 1
-    print(f"gen-compare: {calls} calls equal")
+    print(f"gen-compare: {sum(calls.values())} calls equal")
     return 0
 
 

@@ -37,6 +37,20 @@ kpe_tracefs_add() {
 	return 0
 }
 
+kpe_tracefs_enable_all() {
+	local i
+	for ((i = 0; i < ${#KPE_ADDED[@]}; i += 2)); do
+		echo 1 >"$TRACEFS/events/${KPE_ADDED[i + 1]}/enable" || return 1
+	done
+}
+
+kpe_tracefs_disable_all() {
+	local i
+	for ((i = 0; i < ${#KPE_ADDED[@]}; i += 2)); do
+		echo 0 >"$TRACEFS/events/${KPE_ADDED[i + 1]}/enable" 2>/dev/null
+	done
+}
+
 kpe_tracefs_remove() {
 	local i
 	for ((i = 0; i < ${#KPE_ADDED[@]}; i += 2)); do
@@ -58,19 +72,19 @@ kpe_fields() {
 		sed -E 's/^([^:]*): \([^)]*<- [^)]*\)/\1: (return)/'
 }
 
-# Compares two kpe_fields outputs; prints the verdict.
+# kpe_compare LABEL KERNEL_FIELDS KSNOOP_FIELDS MIN: prints the verdict.
 kpe_compare() {
 	local n
-	n=$(grep -c . "$1")
-	if cmp -s "$1" "$2" && [ "$n" -ge "$3" ]; then
-		echo "compare: $n events equal"
-		sed 's/^/#   /' "$1"
+	n=$(grep -c . "$2")
+	if cmp -s "$2" "$3" && [ "$n" -ge "$4" ]; then
+		echo "compare: $1: $n events equal"
+		sed 's/^/#   /' "$2"
 		return 0
 	fi
-	echo "compare: MISMATCH (kernel $n events, ksnoop $(grep -c . "$2") events, want >= $3)"
+	echo "compare: $1: MISMATCH (kernel $n events, ksnoop $(grep -c . "$3") events, want >= $4)"
 	echo "# kernel tracefs:"
-	sed 's/^/#   /' "$1"
-	echo "# ksnoop:"
 	sed 's/^/#   /' "$2"
+	echo "# ksnoop:"
+	sed 's/^/#   /' "$3"
 	return 1
 }

@@ -187,9 +187,11 @@ static __always_inline void store_data(struct loop_ctx *c, const struct kpe_insn
 	long n = 0;
 	void *dst;
 
+	/* No room left: shown as (fault), as the kernel shows a lost string. */
 	if (off >= KPE_DATA_MAX) {
 		ev->flags |= KPE_EV_TRUNCATED;
 		ev->vals[a] = 0;
+		s->faulted = 1;
 		return;
 	}
 	barrier_var(off);

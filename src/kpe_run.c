@@ -126,7 +126,7 @@ static int add_filter(struct kpe_session *s, const char *text)
 	return 0;
 }
 
-enum { ARGS_OK = 0, ARGS_HELP = 1 };
+enum { ARGS_HELP = 1 };
 
 /* Options and definitions in order: a --filter belongs to the DEF before it. */
 static int parse_args(struct kpe_session *s, int argc, char **argv)

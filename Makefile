@@ -7,6 +7,25 @@
 # make bench      benchmarks inside the VM
 # make ASAN=1 OUT=build/asan BIN=build/asan/ksnoop
 #                 sanitizer build beside the normal one
+# make ARCH=arm64 cross-build a static arm64 build/arm64/ksnoop (and its
+#                 test workload) against the committed bpf/arm64/vmlinux.h;
+#                 scripts/arm64.sh deps installs the cross toolchain
+
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH      ?= $(HOST_ARCH)
+
+# A cross build lives in its own OUT, links statically (its VM has no libc)
+# and takes its vmlinux.h from the repo: the build host's BTF describes
+# another architecture's kernel.
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-)
+CC        := $(CROSS_COMPILE)gcc
+AR        := $(CROSS_COMPILE)ar
+OUT       ?= build/$(ARCH)
+BIN       ?= $(OUT)/ksnoop
+STATIC    := 1
+VMLINUX_H ?= bpf/$(ARCH)/vmlinux.h
+endif
 
 OUT      ?= build
 BIN      ?= ksnoop
@@ -15,8 +34,6 @@ CLANG    ?= clang
 BPFTOOL  ?= bpftool
 HOST_BTF ?= /sys/kernel/btf/vmlinux
 VERSION  := 0.1.0
-
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN     := -Wall -Wextra -Wformat=2 -Wtype-limits -Werror
 CFLAGS   ?= -g -O2
@@ -50,10 +67,15 @@ $(OUT):
 	mkdir -p $@
 
 # CO-RE relocates field offsets at load time, so the build machine's BTF
-# serves every target kernel.
+# serves every target kernel of its architecture.
+ifdef VMLINUX_H
+$(OUT)/vmlinux.h: $(VMLINUX_H) | $(OUT)
+	cp $< $@
+else
 $(OUT)/vmlinux.h: | $(OUT)
 	@test -r $(HOST_BTF) || { echo "Error: $(HOST_BTF) not readable; build on a kernel with CONFIG_DEBUG_INFO_BTF=y or pass HOST_BTF=FILE" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@.tmp && mv $@.tmp $@
+endif
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/ksnoop.h $(OUT)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -116,7 +138,7 @@ format:
 	clang-format -i src/*.c src/*.h bpf/*.c bpf/*.h tests/unit/*.c
 
 clean:
-	rm -rf $(OUT) ksnoop
+	rm -rf $(OUT) $(BIN) ktrace kdump
 
 # ---- ktrace/kdump (issue 6) ----
 # Syscall, errno and signal names are generated from the system headers
@@ -131,7 +153,7 @@ $(OUT)/ktr_systab.c: scripts/gen-ktr-systab.sh $(KTR_PROTOS) | $(OUT)
 $(KTR_SYSTAB): $(OUT)/ktr_systab.c src/ktr_systab.h bpf/ksnoop.h
 	$(CC) $(CFLAGS) -c $< -o $@
 
-ksnoop: $(KTR_SYSTAB)
+$(BIN): $(KTR_SYSTAB)
 $(OUT)/libksnoop.a: $(KTR_SYSTAB)
 
 .PHONY: ktr-protos ktrace-links install-ktrace-links ktrace-target fuzz-kdump
@@ -139,7 +161,7 @@ ktr-protos:
 	./scripts/gen-ktr-protos.sh > $(KTR_PROTOS).tmp && mv $(KTR_PROTOS).tmp $(KTR_PROTOS)
 
 # The same binary answers to ktrace and kdump by name.
-ktrace-links: ksnoop
+ktrace-links: $(BIN)
 	ln -sf ksnoop ktrace
 	ln -sf ksnoop kdump
 
@@ -151,10 +173,11 @@ install-ktrace-links:
 	ln -sf ksnoop $(DESTDIR)$(PREFIX)/bin/kdump
 	install -m 0644 doc/ktrace.1 doc/kdump.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
-# The host test's traced program.
+# The host test's traced program; static in a cross build, for the arm64
+# VM's ktrace case.
 ktrace-target: $(OUT)/ktrace_target
 $(OUT)/ktrace_target: tests/host/ktrace_target.c | $(OUT)
-	$(CC) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@
+	$(CC) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(if $(filter 1,$(STATIC)),-static) $< -o $@
 
 # libFuzzer build of the trace file reader and printer (clang, ASan+UBSan).
 FUZZ_CC     ?= clang

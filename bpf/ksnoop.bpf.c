@@ -21,11 +21,19 @@ const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
 
-/* Addresses below this are user memory (x86-64 and arm64 48-bit VA). */
+/*
+ * Whether an address is user memory: Debian's GCC-built BTF has no __user
+ * tags, so the address decides which helper reads it.
+ * x86-64: user space ends at 0x0000800000000000 (4-level paging; 5-level
+ * kernels would need 0x0100000000000000).
+ * arm64: bit 55 selects TTBR1 (kernel) or TTBR0 (user) whatever the VA size
+ * (6.12's Debian kernel has 52-bit VA, 6.1's 48-bit) and whatever tag a user
+ * pointer carries in its top byte (Top Byte Ignore), so no range would do.
+ */
 #if defined(__TARGET_ARCH_arm64)
-#define USER_ADDR_END 0x0001000000000000ULL
+#define IS_USER_ADDR(a) (!((a) & (1ULL << 55)))
 #else
-#define USER_ADDR_END 0x0000800000000000ULL
+#define IS_USER_ADDR(a) ((a) < 0x0000800000000000ULL)
 #endif
 
 struct {
@@ -185,14 +193,14 @@ static __always_inline void scratch_put(void)
 
 static __always_inline long read_any(void *dst, __u32 size, __u64 addr)
 {
-	if (addr < USER_ADDR_END)
+	if (IS_USER_ADDR(addr))
 		return bpf_probe_read_user(dst, size, (void *)addr);
 	return bpf_probe_read_kernel(dst, size, (void *)addr);
 }
 
 static __always_inline long read_any_str(void *dst, __u32 size, __u64 addr)
 {
-	if (addr < USER_ADDR_END)
+	if (IS_USER_ADDR(addr))
 		return bpf_probe_read_user_str(dst, size, (void *)addr);
 	return bpf_probe_read_kernel_str(dst, size, (void *)addr);
 }

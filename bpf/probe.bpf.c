@@ -22,7 +22,7 @@ static __always_inline bool is_target(void)
 	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
 }
 
-SEC("fentry/__do_sys_getppid")
+SEC("fentry/" KSNOOP_CALIB_FUNC)
 int BPF_PROG(probe_fentry)
 {
 	if (is_target())
@@ -30,7 +30,7 @@ int BPF_PROG(probe_fentry)
 	return 0;
 }
 
-SEC("kprobe/__do_sys_getppid")
+SEC("kprobe/" KSNOOP_CALIB_FUNC)
 int BPF_KPROBE(probe_kprobe)
 {
 	if (is_target())
@@ -39,7 +39,7 @@ int BPF_KPROBE(probe_kprobe)
 }
 
 /* kprobe.multi links: Linux 5.18 ("bpf: Add multi kprobe link"), CONFIG_FPROBE. */
-SEC("kprobe.multi/__do_sys_getppid")
+SEC("kprobe.multi/" KSNOOP_CALIB_FUNC)
 int BPF_KPROBE(probe_kprobe_multi)
 {
 	if (is_target())

@@ -18,6 +18,7 @@ cc=${CC:-cc}
 case $arch in
 x86 | x86_64)
 	machine=62 # EM_X86_64
+	clone_backwards=0
 	unistd=$inc/x86_64-linux-gnu/asm/unistd_64.h
 	[ -r "$unistd" ] || unistd=$inc/asm/unistd_64.h
 	signal_h=$inc/x86_64-linux-gnu/asm/signal.h
@@ -32,6 +33,9 @@ arm64 | aarch64)
 	cppflags="-D__BITS_PER_LONG=64 -D__ARCH_WANT_RENAMEAT -D__ARCH_WANT_NEW_STAT
 		  -D__ARCH_WANT_SET_GET_RLIMIT -D__ARCH_WANT_TIME32_SYSCALLS
 		  -D__ARCH_WANT_SYS_CLONE3"
+	# arm64 selects CONFIG_CLONE_BACKWARDS: clone(flags, newsp,
+	# parent_tidptr, tls, child_tidptr). The snapshot is x86-64's order.
+	clone_backwards=1
 	;;
 *)
 	echo "Error: unknown ARCH '$arch': use x86 or arm64" >&2
@@ -77,7 +81,7 @@ const unsigned int ktr_systab_machine = $machine;
 
 const struct ktr_sysent ktr_systab[] = {
 HDR
-syscalls | awk -F'\t' -v protos="$protos" '
+syscalls | awk -F'\t' -v protos="$protos" -v clone_backwards="$clone_backwards" '
 	BEGIN {
 		while ((getline line < protos) > 0) {
 			if (line ~ /^#/)
@@ -86,6 +90,11 @@ syscalls | awk -F'\t' -v protos="$protos" '
 			args[f[1]] = n - 1
 			for (i = 2; i <= n; i++)
 				arg[f[1], i - 2] = f[i]
+		}
+		if (clone_backwards && args["clone"] == 5 && arg["clone", 3] ~ /child_tidptr$/) {
+			t = arg["clone", 3]
+			arg["clone", 3] = arg["clone", 4]
+			arg["clone", 4] = t
 		}
 	}
 	{

@@ -15,17 +15,39 @@
 #   scripts/kernels.sh dir 6.1                  print the unpacked root (fetches)
 #   scripts/kernels.sh list                     print the known short names
 #
+# KSNOOP_ARCH=arm64 does the same for the arm64 kernels, in
+# $KSNOOP_CACHE/arm64 (the foreign architecture must be enabled first:
+# scripts/arm64.sh deps).
+#
 # Idempotent and safe to run concurrently: a lock serialises the work and a
 # stamp file marks a finished unpack, so an interrupted run starts over.
 set -euo pipefail
 
 CACHE=${KSNOOP_CACHE:-/var/cache/ksnoop}
+ARCH=${KSNOOP_ARCH:-x86}
 
 # short name -> Debian package (the -unsigned flavour has 9p; cloud has not)
-declare -A PKG=(
-	[6.1]=linux-image-6.1.0-50-amd64-unsigned
-	[6.12]=linux-image-6.12.117+deb12-amd64-unsigned
-)
+case $ARCH in
+x86)
+	declare -A PKG=(
+		[6.1]=linux-image-6.1.0-50-amd64-unsigned
+		[6.12]=linux-image-6.12.117+deb12-amd64-unsigned
+	)
+	APT_ARCH=
+	;;
+arm64)
+	declare -A PKG=(
+		[6.1]=linux-image-6.1.0-50-arm64-unsigned
+		[6.12]=linux-image-6.12.117+deb12-arm64-unsigned
+	)
+	APT_ARCH=:arm64
+	CACHE=$CACHE/arm64
+	;;
+*)
+	echo "Error: unknown KSNOOP_ARCH '$ARCH': use x86 or arm64" >&2
+	exit 1
+	;;
+esac
 NAMES=(6.1 6.12)
 
 die() {
@@ -57,14 +79,14 @@ find_deb() {
 # apt-get download fails on a fresh machine whose package lists are empty,
 # so refresh them once and retry.
 download() {
-	local pkg=$1
+	local pkg=$1$APT_ARCH
 	mkdir -p "$CACHE/deb"
 	echo "kernels: downloading $pkg" >&2
 	if ! (cd "$CACHE/deb" && apt-get download -q "$pkg" >&2); then
 		echo "kernels: apt-get download failed, running apt-get update" >&2
 		apt-get update -qq >&2 || die "apt-get update failed; are you root and online?"
 		(cd "$CACHE/deb" && apt-get download -q "$pkg" >&2) ||
-			die "cannot download $pkg"
+			die "cannot download $pkg${APT_ARCH:+ (is the architecture enabled? run scripts/arm64.sh deps)}"
 	fi
 }
 

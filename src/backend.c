@@ -39,7 +39,7 @@ struct tracer {
 	int nr_cpus;
 };
 
-#define RINGBUF_MIN (32UL << 20)
+#define RINGBUF_MIN (64UL << 20)
 #define RINGBUF_MAX (1UL << 30)
 
 const char *backend_name(enum backend_kind k)

@@ -12,16 +12,18 @@
 #define ENOTSUPP 524
 #endif
 
-#define E(x) { x, #x }
+#define E(x)                                                                                       \
+	{                                                                                          \
+		x, #x                                                                              \
+	}
 static const struct {
 	int err;
 	const char *name;
 } errno_names[] = {
-	E(EPERM),  E(ENOENT), E(ESRCH),	 E(EINTR),     E(EIO),	       E(E2BIG),
-	E(EBADF),  E(EAGAIN), E(ENOMEM), E(EACCES),    E(EFAULT),      E(EBUSY),
-	E(EEXIST), E(ENODEV), E(EINVAL), E(EMFILE),    E(ENOSPC),      E(ERANGE),
-	E(ENOSYS), E(EOPNOTSUPP), E(ENOTSUPP), E(ELOOP), E(ENOMSG), E(EPROTO),
-	E(EBADMSG), E(EOVERFLOW),
+	E(EPERM),  E(ENOENT), E(ESRCH),	 E(EINTR),   E(EIO),	   E(E2BIG),	  E(EBADF),
+	E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT),  E(EBUSY),	   E(EEXIST),	  E(ENODEV),
+	E(EINVAL), E(EMFILE), E(ENOSPC), E(ERANGE),  E(ENOSYS),	   E(EOPNOTSUPP), E(ENOTSUPP),
+	E(ELOOP),  E(ENOMSG), E(EPROTO), E(EBADMSG), E(EOVERFLOW),
 };
 #undef E
 
@@ -66,13 +68,14 @@ static const char *op_verb(enum bpfutil_op op)
 static void explain_perm(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err)
 {
 	if (geteuid() != 0) {
-		sb_printf(sb, "%s %s programs needs root (or CAP_BPF and CAP_PERFMON)",
-			  op_verb(op), kind);
+		sb_printf(sb, "%s %s programs needs root (or CAP_BPF and CAP_PERFMON)", op_verb(op),
+			  kind);
 		return;
 	}
 	/* As root, EACCES at load time is the verifier saying no. */
 	if (err == EACCES && op == BPFUTIL_LOAD) {
-		sb_printf(sb, "the kernel's verifier rejected the %s program; run with -d for its log",
+		sb_printf(sb,
+			  "the kernel's verifier rejected the %s program; run with -d for its log",
 			  kind);
 		return;
 	}
@@ -87,8 +90,10 @@ static void explain_missing(struct strbuf *sb, const char *kind, enum bpfutil_op
 		return;
 	}
 	if (op == BPFUTIL_ATTACH)
-		sb_printf(sb, "the kernel has no such function to attach %s programs to, "
-			      "or it is not traceable", kind);
+		sb_printf(sb,
+			  "the kernel has no such function to attach %s programs to, "
+			  "or it is not traceable",
+			  kind);
 	else
 		sb_printf(sb, "%s %s programs failed: a kernel object they need is missing",
 			  op_verb(op), kind);
@@ -119,8 +124,9 @@ void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, in
 			sb_printf(sb, "%s programs are not supported by this kernel", kind);
 		break;
 	case EINVAL:
-		sb_printf(sb, "the kernel rejected %s the %s program as invalid; "
-			      "it may be too old for this program type or function",
+		sb_printf(sb,
+			  "the kernel rejected %s the %s program as invalid; "
+			  "it may be too old for this program type or function",
 			  op_verb(op), kind);
 		break;
 	case EBUSY:
@@ -131,8 +137,9 @@ void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, in
 			  kind);
 		break;
 	case EMFILE:
-		sb_printf(sb, "too many open files while %s %s programs; raise the limit "
-			      "with ulimit -n",
+		sb_printf(sb,
+			  "too many open files while %s %s programs; raise the limit "
+			  "with ulimit -n",
 			  op_verb(op), kind);
 		break;
 	case ENOMEM:

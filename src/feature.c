@@ -16,10 +16,11 @@
 
 #include "bpfutil.h"
 #include "env.h"
+#include "ksnoop.h"
 #include "probe.skel.h"
 #include "util.h"
 
-#define CALIB_FUNC "__do_sys_getppid"
+#define CALIB_FUNC KSNOOP_CALIB_FUNC
 #define CALIB_CALLS 100
 
 enum calib_kind { CALIB_FENTRY, CALIB_KPROBE, CALIB_KPROBE_MULTI, NR_CALIB };

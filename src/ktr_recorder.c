@@ -64,13 +64,6 @@ static long long clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!util_debug() || level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -212,7 +205,6 @@ static int load_bpf(struct recorder *r)
 {
 	int err;
 
-	libbpf_set_print(libbpf_quiet);
 	p_dbg("recorder: loading BPF");
 	r->skel = ktrace_bpf__open();
 	if (!r->skel) {

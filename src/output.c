@@ -26,7 +26,8 @@ struct output {
 	__s64 wall_offset_ns;	 /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
-static void dump_printf(void *ctx, const char *fmt, va_list args)
+static void __attribute__((format(printf, 2, 0)))
+dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	struct output *o = ctx;
 
@@ -264,6 +265,9 @@ static void print_dump(struct output *o, struct btf_dump *d, const struct plan_v
 	int ret;
 
 	sb_reset(&o->buf);
+	/* Compact dumps ignore the indent; keep the value under its name. */
+	if (o->env->compact)
+		sb_printf(&o->buf, "%*s", DUMP_INDENT, "");
 	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
 	if (o->env->max_depth > 0 && !o->env->compact)
 		write_depth_limited(o, sb_str(&o->buf));

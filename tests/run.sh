@@ -1,8 +1,10 @@
 #!/bin/bash
 # Run every test suite and end with "N passed, N failed".
-#   tests/run.sh            unit + host + VM matrix
+#   tests/run.sh            unit + host + VM matrix (x86-64, then arm64)
 #   tests/run.sh --no-vm    unit + host only
-#   KERNELS="6.1" tests/run.sh   a subset of the VM matrix
+#   KERNELS="6.1" tests/run.sh   a subset of the x86-64 VM matrix
+#   ARM64_KERNELS="6.12" tests/run.sh   a subset of the arm64 VM matrix
+#   KSNOOP_ARM64=1 tests/run.sh  also the arm64 VM matrix (and its deps in make test)
 # Each suite prints TAP lines ("ok ..." / "not ok ..."); this script counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,9 +41,30 @@ else
 		[ -x "$t" ] || continue
 		suite "host/$(basename "$t" .sh)" "$t"
 	done
+	# The arm64 matrix (ksnoop cross-built, run in emulated arm64 VMs)
+	# runs beside the x86-64 one where there are CPUs for both: each
+	# matrix boots its kernels in parallel, 2 CPUs per guest.
+	arm64=0
+	[ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-0}" != 0 ] && arm64=1
+	arm64_out=$(mktemp /tmp/ksnoop-arm64.XXXXXX)
+	arm64_log=$(mktemp /tmp/ksnoop-arm64log.XXXXXX)
+	arm64_pid=
+	if [ $arm64 = 1 ] && [ "$(nproc)" -ge 8 ]; then
+		# Its own log, so the two suites never append at once.
+		(log=$arm64_log suite arm64 ./tests/arm64/run.sh) >"$arm64_out" 2>&1 &
+		arm64_pid=$!
+	fi
 	if [ $run_vm = 1 ]; then
 		suite vm ./tests/vm/run.sh
 	fi
+	if [ -n "$arm64_pid" ]; then
+		wait "$arm64_pid"
+		cat "$arm64_out"
+		cat "$arm64_log" >>"$log"
+	elif [ $arm64 = 1 ]; then
+		suite arm64 ./tests/arm64/run.sh
+	fi
+	rm -f "$arm64_out" "$arm64_log"
 fi
 
 passed=$(grep -cE '^ok( |$)' "$log")

@@ -6,14 +6,20 @@ out=$(mktemp /tmp/json-events.XXXXXX)
 ksnoop -j trace ip_send_skb "do_sys_openat2(filename, return)" \
 	"ip_rcv(dev->name, skb->len)" >"$out" 2>/dev/null &
 pid=$!
-sleep 3
-for i in 1 2 3; do
-	workload udp-send 150 2 >/dev/null
-	workload open-missing /nonexistent/json >/dev/null
-	[ -s "$out" ] && break
-	sleep 1
+# Attached once it sleeps polling the ring buffer (JSON has no header).
+for i in $(seq 600); do
+	case $(cat /proc/$pid/wchan 2>/dev/null) in
+	*epoll* | ep_poll*) break ;;
+	esac
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
 done
-sleep 1
+workload udp-send 150 2 >/dev/null
+workload open-missing /nonexistent/json >/dev/null
+for i in $(seq 100); do
+	[ "$(grep -c . "$out")" -ge 5 ] && break
+	sleep 0.1
+done
 kill -INT $pid
 wait $pid
 cat "$out"

@@ -101,31 +101,37 @@ run_timeout() {
 }
 
 # ---- following a growing file line by line -------------------------------
-# tail_open FILE; then tail_poll appends the new complete lines to
-# TAIL_LINES and returns 0 when anything (even half a line) arrived.
+# tail_open FILE; then tail_poll puts the new complete lines (up to
+# TAIL_BATCH) in TAIL_NEW and returns 0 when anything (even half a line)
+# arrived. Bash reads line
+# by line: fine for a tracer's first lines, too slow for a flood, so
+# callers switch to grep past TAIL_MAX bytes.
+TAIL_MAX=262144
+TAIL_BATCH=500
 
 tail_open() {
 	[ -n "${TAIL_FD:-}" ] && exec {TAIL_FD}<&-
 	exec {TAIL_FD}<"$1"
 	TAIL_PART=
-	TAIL_LINES=()
 	TAIL_NEW=()
 }
 
 tail_poll() {
-	local line got=1
+	local line got=1 n=0
 	TAIL_NEW=()
-	while IFS= read -r -u "$TAIL_FD" line; do
+	# At most TAIL_BATCH lines a call: a flood must not stall the caller.
+	while [ $n -lt $TAIL_BATCH ] && IFS= read -r -u "$TAIL_FD" line; do
 		TAIL_NEW+=("$TAIL_PART$line")
 		TAIL_PART=
 		got=0
+		n=$((n + 1))
+		line=
 	done
 	# read consumed a line without its newline: keep it for the next poll.
 	if [ -n "$line" ]; then
 		TAIL_PART+=$line
 		got=0
 	fi
-	TAIL_LINES+=("${TAIL_NEW[@]}")
 	return $got
 }
 
@@ -144,6 +150,30 @@ lines_match() {
 	return 1
 }
 
+# Bytes process $1 has written to its fd $2 (a file opened with >), in
+# OUT_POS; 1 when /proc does not tell.
+out_pos() {
+	local line
+	OUT_POS=
+	while read -r line; do
+		[[ $line == pos:* ]] && { OUT_POS=${line##*[[:space:]]}; return 0; }
+	done 2>/dev/null <"/proc/$1/fdinfo/$2"
+	return 1
+}
+
+# Ready: @epoll means the tracer sleeps in epoll_wait, i.e. has reached
+# its event loop with everything attached (for output such as JSON that
+# has no header); anything else is a regex for a line of TAIL_NEW.
+tracer_ready() {
+	local w
+	if [ "$2" = @epoll ]; then
+		read -r w 2>/dev/null <"/proc/$1/wchan"
+		[[ $w == *epoll* || $w == ep_poll* ]]
+		return
+	fi
+	lines_match TAIL_NEW "$2"
+}
+
 # ---- the background-trace helper ----------------------------------------
 #
 # trace_bg [--ready RE] [--workload 'SHELL CMD'] [--paused-workload ARGS]
@@ -154,10 +184,11 @@ lines_match() {
 #     prints pid=N and stops itself; N is in $WPID for the tracer.
 #  2. Start TRACER (own process group, SIGINT at its default), stdout to
 #     --out, stderr to --err.
-#  3. Wait for a stdout line matching --ready (default ^ *TIME: ksnoop's
-#     header, printed once every probe is attached).
-#  4. Run the workloads: SIGCONT the paused one, then --workload through eval;
-#     wait for it (its output goes to --wout).
+#  3. Wait for a stdout line matching --ready (default '^ *TIME( |$)':
+#     ksnoop's header, printed once every probe is attached); --ready
+#     @epoll waits instead until the tracer sleeps in epoll_wait.
+#  4. Run the workloads: SIGCONT the paused one and wait for it, then run
+#     --workload through eval (output to --wout); both may be given.
 #  5. Wait for a stdout line matching each --until RE, then until stdout
 #     has been quiet for --settle seconds (default 0.5).
 #  6. SIGINT the tracer's group; wait for it to exit.
@@ -166,9 +197,9 @@ lines_match() {
 # append one "trace-bg: ..." line to --err and return 124 (time) or 125.
 
 trace_bg() {
-	local ready='^ *TIME' workload= paused= settle=0.5 timeout=30 out= err= wout=/dev/null
-	local -a until=()
-	local deadline tpid wpid= re i grace quiet_us last
+	local ready='^ *TIME( |$)' workload= paused= settle=0.5 timeout=30 out= err= wout=/dev/null
+	local -a until=() todo=()
+	local deadline tpid wpid= re i grace quiet_us last pos=-1 slow=0
 
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -206,7 +237,7 @@ trace_bg() {
 	tpid=
 	if [ -n "$paused" ]; then
 		# shellcheck disable=SC2086 # a word list by design
-		spawn "$TEST_WORKLOAD" -S $paused >"$wout" 2>&1
+		spawn "$TEST_WORKLOAD" -S $paused >>"$wout" 2>&1
 		wpid=$SPAWNED
 		until proc_state "$wpid" T; do
 			if ! kill -0 "$wpid" 2>/dev/null || proc_state "$wpid" Z; then
@@ -224,7 +255,9 @@ trace_bg() {
 	tpid=$SPAWNED
 	tail_open "$out"
 
-	until tail_poll; lines_match TAIL_NEW "$ready"; do
+	until tail_poll; tracer_ready "$tpid" "$ready"; do
+		# A full batch: more is waiting, read on before sleeping.
+		[ ${#TAIL_NEW[@]} -ge $TAIL_BATCH ] && continue
 		if ! kill -0 "$tpid" 2>/dev/null || proc_state "$tpid" Z; then
 			{ wait "$tpid"; } 2>/dev/null
 			i=$?
@@ -238,6 +271,17 @@ trace_bg() {
 		sleep_s 0.05
 	done
 
+	# Lines after the ready line in the same read count for --until.
+	todo=("${until[@]}")
+	_tb_match_new() {
+		local -a left=()
+		for re in "${todo[@]}"; do
+			lines_match TAIL_NEW "$re" || left+=("$re")
+		done
+		todo=("${left[@]}")
+	}
+	_tb_match_new
+
 	if [ -n "$wpid" ]; then
 		kill -CONT "$wpid"
 		wait_until "$wpid" "$deadline" || { _tb_fail 124 "workload timed out"; return; }
@@ -246,26 +290,41 @@ trace_bg() {
 	fi
 	if [ -n "$workload" ]; then
 		now
-		run_timeout $(((deadline - NOW) / 1000000 + 1)) eval "$workload" >"$wout" 2>&1
+		run_timeout $(((deadline - NOW) / 1000000 + 1)) eval "$workload" >>"$wout" 2>&1
 		i=$?
 		[ $i = 124 ] && { _tb_fail 124 "workload timed out"; return; }
 		[ $i = 0 ] || { _tb_fail 125 "workload failed with status $i"; return; }
 	fi
 
 	# Missing output is no harness error: the caller's expectations judge.
-	for re in "${until[@]}"; do
-		while ! lines_match TAIL_LINES "$re"; do
-			now
-			kill -0 "$tpid" 2>/dev/null && [ "$NOW" -lt "$deadline" ] || break 2
-			tail_poll || sleep_s 0.05
-		done
+	while [ ${#todo[@]} -gt 0 ] && kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z; do
+		now
+		[ "$NOW" -lt "$deadline" ] || break
+		out_pos "$tpid" 1 && [ "$OUT_POS" -gt "$TAIL_MAX" ] && slow=1
+		if [ $slow = 0 ]; then
+			tail_poll && _tb_match_new
+			[ ${#todo[@]} -gt 0 ] && sleep_s 0.05
+		else
+			# A flood: one grep per pending pattern, a few times a second.
+			local -a left=()
+			for re in "${todo[@]}"; do
+				grep -qE -- "$re" "$out" || left+=("$re")
+			done
+			todo=("${left[@]}")
+			[ ${#todo[@]} -gt 0 ] && sleep_s 0.3
+		fi
 	done
+	tail_close
+
+	# Quiet means the tracer's stdout offset stopped moving.
 	secs_to_us "$settle"
 	quiet_us=$US
 	now
 	last=$NOW
 	while kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z && [ "$NOW" -lt "$deadline" ]; do
-		if tail_poll; then
+		out_pos "$tpid" 1 || OUT_POS=$pos
+		if [ "$OUT_POS" != "$pos" ]; then
+			pos=$OUT_POS
 			last=$NOW
 		elif [ $((NOW - last)) -ge "$quiet_us" ]; then
 			break
@@ -273,7 +332,6 @@ trace_bg() {
 		sleep_s 0.05
 		now
 	done
-	tail_close
 
 	kill -INT -- "-$tpid" 2>/dev/null
 	now

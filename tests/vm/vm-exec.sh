@@ -22,7 +22,7 @@
 # --console streams the guest console to stderr (boot debugging);
 # --timing prints "vm-timing: ..." to stderr (boot and run seconds).
 # A boot that has not started CMD after KSNOOP_VM_BOOT_TIMEOUT seconds
-# (default 60) is an emulator hang: QEMU is killed and the VM booted again,
+# (default 90) is an emulator hang: QEMU is killed and the VM booted again,
 # once.
 # KSNOOP_CACHE (default /var/cache/ksnoop) holds kernels and initramfs.
 set -uo pipefail
@@ -195,10 +195,22 @@ M="KSNOOP-VM-$NONCE"
 	echo
 } >"$WORK/job.sh"
 
+# The guest mounts a fresh /tmp; a cwd below the host's /tmp (a CI clone)
+# is bind-mounted back in by /init.
+KEEP_TMP_ARG=
+case $PWD in
+/tmp/*/* | /tmp/*)
+	keep=${PWD#/tmp/}
+	keep=${keep%%/*}
+	[[ $keep =~ ^[A-Za-z0-9._-]+$ ]] || die "cannot run from '$PWD': unusual directory name under /tmp"
+	KEEP_TMP_ARG=" ksnoop.keeptmp=$keep"
+	;;
+esac
+
 # A TCG guest very rarely hangs early in boot (RCU stall, timer interrupts
 # lost while the host is overloaded). That is no test result: when /init
 # has not started the job within BOOT_TIMEOUT, kill QEMU and boot again.
-BOOT_TIMEOUT=${KSNOOP_VM_BOOT_TIMEOUT:-60}
+BOOT_TIMEOUT=${KSNOOP_VM_BOOT_TIMEOUT:-90}
 
 started() {
 	grep -aqE "^$M (start|fail)" "$WORK/console.log"
@@ -216,7 +228,7 @@ boot_once() {
 		-accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot \
 		-nodefaults -nic none \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
-		-append "console=ttyS0 mitigations=off panic=-1 oops=panic quiet loglevel=4 rdinit=/init ksnoop.nonce=$NONCE ksnoop.job=$WORK/job.sh$APPEND" \
+		-append "console=ttyS0 mitigations=off panic=-1 oops=panic quiet loglevel=4 rdinit=/init ksnoop.nonce=$NONCE ksnoop.job=$WORK/job.sh$KEEP_TMP_ARG$APPEND" \
 		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 		-serial "file:$WORK/console.log" \
 		-serial "file:$WORK/stdout" \

@@ -7,7 +7,12 @@
  * runs in any guest.
  *
  *   workload pid                      print the pid and exit
- *   workload udp-send N_BYTES [COUNT] COUNT (default 1) loopback datagrams
+ *   workload udp-send N_BYTES [COUNT [FLAGS]]
+ *                                     COUNT (default 1) loopback datagrams,
+ *                                     sent with send() flags FLAGS (default
+ *                                     0; e.g. 0x4040, MSG_DONTWAIT|
+ *                                     MSG_NOSIGNAL, a value tests can find
+ *                                     in the kernel's msg_flags arguments)
  *   workload tcp-send N_BYTES         one loopback TCP connection, N bytes
  *   workload open-missing PATH        open() a missing file, expect ENOENT
  *   workload getppid-loop N           N getppid() system calls
@@ -93,7 +98,7 @@ static int loopback_socket(int type, struct sockaddr_in *addr)
  * The receiver is bound before the first send: a connected UDP socket whose
  * peer port is closed gets ECONNREFUSED on its next send.
  */
-static int do_udp_send(long bytes, long count)
+static int do_udp_send(long bytes, long count, int flags)
 {
 	struct sockaddr_in raddr;
 	char *buf = NULL;
@@ -116,7 +121,7 @@ static int do_udp_send(long bytes, long count)
 	}
 	for (i = 0; i < count; i++) {
 		memset(buf, 'a' + i % 26, bytes);
-		if (send(tx, buf, bytes, 0) != bytes) {
+		if (send(tx, buf, bytes, flags) != bytes) {
 			fail("udp send %ld", i);
 			goto out;
 		}
@@ -142,8 +147,8 @@ static int xfer(int fd, char *buf, long bytes, int sending)
 	ssize_t n;
 
 	while (done < bytes) {
-		n = sending ? send(fd, buf + done, bytes - done, 0) :
-			      recv(fd, buf + done, bytes - done, 0);
+		n = sending ? send(fd, buf + done, bytes - done, 0)
+			    : recv(fd, buf + done, bytes - done, 0);
 		if (n <= 0)
 			return -1;
 		done += n;
@@ -240,7 +245,7 @@ static void on_usr1(int sig)
  */
 static int do_fork_signal(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct sigaction sa = {.sa_handler = on_usr1};
 	sigset_t block, old;
 	pid_t child;
 	int status;
@@ -274,7 +279,7 @@ static int do_fork_signal(void)
 
 static int usage(void)
 {
-	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT] | tcp-send N_BYTES |\n"
+	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
 	      "                       open-missing PATH | getppid-loop N | fork-signal }\n",
 	      stderr);
 	return 2;
@@ -283,7 +288,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	bool stop = false;
-	long a, b = 1;
+	long a, b = 1, flags = 0;
 
 	/* Line buffered even into a file: tests read the pid while we run. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -300,11 +305,12 @@ int main(int argc, char **argv)
 
 	if (!strcmp(argv[1], "pid") && argc == 2)
 		return 0;
-	if (!strcmp(argv[1], "udp-send") && (argc == 3 || argc == 4)) {
+	if (!strcmp(argv[1], "udp-send") && argc >= 3 && argc <= 5) {
 		if (parse_count(argv[2], 0, 65507, &a) ||
-		    (argc == 4 && parse_count(argv[3], 0, 100000000, &b)))
+		    (argc >= 4 && parse_count(argv[3], 0, 100000000, &b)) ||
+		    (argc == 5 && parse_count(argv[4], 0, 0x7fffffff, &flags)))
 			return 2;
-		return do_udp_send(a, b);
+		return do_udp_send(a, b, (int)flags);
 	}
 	if (!strcmp(argv[1], "tcp-send") && argc == 3) {
 		if (parse_count(argv[2], 0, MAX_BYTES, &a))

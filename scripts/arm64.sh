@@ -1,0 +1,171 @@
+#!/bin/bash
+# What the arm64 build and its emulated VM tests need, on an x86-64 Debian 12
+# build host. Every command is idempotent.
+#
+#   scripts/arm64.sh deps        enable the arm64 architecture in dpkg and
+#                                install the cross compiler, the :arm64
+#                                libraries and qemu-system-arm
+#   scripts/arm64.sh userland    print the directory holding the guest's
+#                                static arm64 busybox and bash (downloaded
+#                                and unpacked once into the cache)
+#   scripts/arm64.sh btf NAME FILE   write kernel NAME's (6.1, 6.12) raw
+#                                vmlinux BTF to FILE
+#   scripts/arm64.sh vmlinux-h   regenerate bpf/arm64/vmlinux.h (committed)
+#
+# The kernels themselves come from KSNOOP_ARCH=arm64 scripts/kernels.sh.
+# KSNOOP_CACHE (default /var/cache/ksnoop) holds everything under arm64/.
+#
+# Multiarch: libbpf-dev, libelf-dev and zlib1g-dev are "Multi-Arch: same",
+# so their :arm64 builds install beside the amd64 ones the x86 build uses.
+# busybox-static is not (it would replace the amd64 busybox the x86 VM
+# boots with) and bash-static is not needed on the host, so both are only
+# unpacked into the cache.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${KSNOOP_CACHE:-/var/cache/ksnoop}/arm64
+# The kernel whose BTF bpf/arm64/vmlinux.h is generated from: the newest of
+# the matrix, as the x86 build uses the (newer) build host's BTF.
+HEADER_KERNEL=6.12
+
+# package                  why
+PKGS=(
+	gcc-aarch64-linux-gnu  # cross compiler for ksnoop and the workload
+	libc6-dev:arm64        # libc.a for the static links
+	libbpf-dev:arm64       # libbpf.a
+	libelf-dev:arm64       # libelf.a (libbpf's ELF dependency)
+	zlib1g-dev:arm64       # libz.a (libelf's and libbpf's)
+	qemu-system-arm        # qemu-system-aarch64 (TCG)
+	cpio                   # initramfs packing
+	xz-utils               # 6.12 ships .ko.xz modules
+)
+USERLAND_PKGS=(busybox-static bash-static)
+
+die() {
+	echo "Error: $*" >&2
+	exit 1
+}
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+deps() {
+	local missing=() p
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		[ "$(id -u)" = 0 ] || die "dpkg has no arm64 architecture; as root run: dpkg --add-architecture arm64 && apt-get update"
+		echo "arm64: enabling the arm64 architecture in dpkg" >&2
+		dpkg --add-architecture arm64
+		apt-get update -qq >&2
+	fi
+	for p in "${PKGS[@]}"; do
+		installed "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]}; run as root or install them"
+	echo "arm64: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	# A foreign architecture added by someone else may have no lists yet.
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || {
+		apt-get update -qq >&2
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+	}
+}
+
+locked() {
+	mkdir -p "$CACHE" 2>/dev/null || die "cannot create $CACHE; set KSNOOP_CACHE to a writable directory"
+	exec 9>"$CACHE/.lock"
+	flock 9
+	"$@"
+}
+
+fetch_userland() {
+	local dir=$CACHE/userland p deb
+	[ -f "$dir/.unpacked" ] && return 0
+	mkdir -p "$CACHE/deb"
+	for p in "${USERLAND_PKGS[@]}"; do
+		compgen -G "$CACHE/deb/${p}_*_arm64.deb" >/dev/null && continue
+		echo "arm64: downloading $p:arm64" >&2
+		(cd "$CACHE/deb" && apt-get download -q "$p:arm64" >&2) || {
+			apt-get update -qq >&2
+			(cd "$CACHE/deb" && apt-get download -q "$p:arm64" >&2)
+		} || die "cannot download $p:arm64 (run scripts/arm64.sh deps first)"
+	done
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for p in "${USERLAND_PKGS[@]}"; do
+		for deb in "$CACHE/deb/${p}_"*_arm64.deb; do
+			dpkg-deb -x "$deb" "$dir"
+		done
+	done
+	[ -x "$dir/bin/busybox" ] && [ -x "$dir/bin/bash-static" ] ||
+		die "the userland packages lack bin/busybox or bin/bash-static"
+	touch "$dir/.unpacked"
+}
+
+# The arm64 package ships a raw Image (no ELF sections, no System.map), but
+# the .BTF section is in it verbatim: find the header (magic 0xeB9F,
+# version 1, hdr_len 24) and cut hdr_len + str_off + str_len bytes.
+extract_btf() {
+	local img=$1 out=$2 pos f size total
+	total=$(stat -c %s "$img")
+	for pos in $(LC_ALL=C grep -obUaP '\x9f\xeb\x01\x00\x18\x00\x00\x00' "$img" | cut -d: -f1); do
+		# magic|version|flags, hdr_len, type_off, type_len, str_off, str_len
+		read -r -a f < <(od -An -v -w24 -j "$pos" -N 24 -t u4 "$img")
+		size=$((f[1] + f[4] + f[5]))
+		[ "${f[2]}" = 0 ] && [ "${f[4]}" = "${f[3]}" ] && [ $((pos + size)) -le "$total" ] ||
+			continue
+		dd if="$img" of="$out.tmp" bs=1M iflag=skip_bytes,count_bytes \
+			skip="$pos" count="$size" status=none
+		if bpftool btf dump file "$out.tmp" >/dev/null 2>&1; then
+			mv "$out.tmp" "$out"
+			return 0
+		fi
+	done
+	rm -f "$out.tmp"
+	die "no vmlinux BTF found in $img"
+}
+
+btf() {
+	local name=$1 out=$2 kroot kver
+	kroot=$(KSNOOP_ARCH=arm64 "$REPO/scripts/kernels.sh" dir "$name")
+	kver=$(KSNOOP_ARCH=arm64 "$REPO/scripts/kernels.sh" kver "$name")
+	extract_btf "$kroot/boot/vmlinuz-$kver" "$out"
+}
+
+vmlinux_h() {
+	local tmp out=$REPO/bpf/arm64/vmlinux.h deb
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	btf "$HEADER_KERNEL" "$tmp/btf"
+	deb=$(cd "$CACHE/deb" && ls linux-image-"$HEADER_KERNEL".*-arm64-unsigned_*.deb)
+	mkdir -p "${out%/*}"
+	{
+		echo "/* Generated by scripts/arm64.sh vmlinux-h from the vmlinux BTF in"
+		echo " * $deb; do not edit. */"
+		bpftool btf dump file "$tmp/btf" format c
+	} >"$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "arm64: wrote $out" >&2
+}
+
+case ${1:-} in
+deps)
+	deps
+	;;
+userland)
+	locked fetch_userland
+	echo "$CACHE/userland"
+	;;
+btf)
+	[ $# -eq 3 ] || die "usage: $0 btf 6.1|6.12 FILE"
+	btf "$2" "$3"
+	;;
+vmlinux-h)
+	vmlinux_h
+	;;
+*)
+	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,34 @@
+#!/bin/bash
+# The help text and the man page describe the same options and commands.
+# TAP output.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+help_opts=$(./ksnoop --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+# Long options in the man page: roff writes "\-\-name".
+man_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH TEXT OUTPUT/p' doc/ksnoop.8 |
+	grep -oE -- '\\-\\-[a-z]([a-z]|\\-)+' | sed 's/\\//g' | sort -u)
+
+missing_in_man=$(comm -23 <(echo "$help_opts") <(echo "$man_opts"))
+missing_in_help=$(comm -13 <(echo "$help_opts") <(echo "$man_opts"))
+if [ -z "$missing_in_man" ] && [ -n "$help_opts" ]; then
+	echo "ok - docs: every option in --help is in ksnoop(8)"
+else
+	echo "not ok - docs: options in --help but not in ksnoop(8): $missing_in_man"
+fi
+if [ -z "$missing_in_help" ]; then
+	echo "ok - docs: every option in ksnoop(8) is in --help"
+else
+	echo "not ok - docs: options in ksnoop(8) but not in --help: $missing_in_help"
+fi
+
+cmds=$(./ksnoop --help | sed -n 's/^COMMAND := { \(.*\) }$/\1/p' | tr -d '|' | xargs -n1)
+bad=
+for c in $cmds; do
+	grep -q "^\.B.* $c\b\|^\.BI* $c\b\|^\.B $c" doc/ksnoop.8 || bad="$bad $c"
+done
+if [ -n "$cmds" ] && [ -z "$bad" ]; then
+	echo "ok - docs: every command in --help has a section in ksnoop(8)"
+else
+	echo "not ok - docs: commands without a man page entry:${bad:- (no commands parsed)}"
+fi

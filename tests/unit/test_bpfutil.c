@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfutil: errno names and the one-phrase explanations that ksnoop feature
+ * and the attach fallback print. The texts depend on the caller's uid and on
+ * whether kprobes exist, so each test asks the same questions the code does.
+ */
+#include <errno.h>
+
+#include "testutil.h"
+#include "bpfutil.h"
+#include "util.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+static const char *explain(const char *kind, enum bpfutil_op op, int err, struct strbuf *sb)
+{
+	sb_reset(sb);
+	bpfutil_explain(sb, kind, op, err);
+	return sb_str(sb);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t ls = strlen(s), lt = strlen(tail);
+
+	return ls >= lt && !strcmp(s + ls - lt, tail);
+}
+
+static void test_errno_names(void **state UNUSED)
+{
+	char buf[32];
+
+	assert_string_equal(bpfutil_errno_name(EPERM, buf, sizeof(buf)), "EPERM");
+	assert_string_equal(bpfutil_errno_name(-EPERM, buf, sizeof(buf)), "EPERM");
+	assert_string_equal(bpfutil_errno_name(-EOPNOTSUPP, buf, sizeof(buf)), "EOPNOTSUPP");
+	assert_string_equal(bpfutil_errno_name(ENOTSUPP, buf, sizeof(buf)), "ENOTSUPP");
+	assert_string_equal(bpfutil_errno_name(4242, buf, sizeof(buf)), "errno 4242");
+}
+
+static void test_explain_permission(void **state UNUSED)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	if (geteuid() == 0) {
+		assert_string_equal(
+			explain("fentry", BPFUTIL_LOAD, -EPERM, &sb),
+			"loading fentry programs is not permitted on this kernel (EPERM)");
+		assert_string_equal(explain("fentry", BPFUTIL_LOAD, EACCES, &sb),
+				    "the kernel's verifier rejected the fentry program; "
+				    "run with -d for its log (EACCES)");
+	} else {
+		assert_string_equal(explain("fentry", BPFUTIL_LOAD, -EPERM, &sb),
+				    "loading fentry programs needs root "
+				    "(or CAP_BPF and CAP_PERFMON) (EPERM)");
+	}
+	sb_free(&sb);
+}
+
+static void test_explain_missing(void **state UNUSED)
+{
+	struct strbuf sb;
+	const char *s;
+
+	sb_init(&sb);
+	s = explain("kprobe", BPFUTIL_ATTACH, -ENOENT, &sb);
+	if (bpfutil_have_kprobes())
+		assert_non_null(strstr(s, "no such function"));
+	else
+		assert_non_null(strstr(s, "kprobes are not available on this kernel"));
+	assert_true(ends_with(s, " (ENOENT)"));
+
+	/* Not a kprobe: never blamed on missing kprobes. */
+	s = explain("fentry", BPFUTIL_ATTACH, ENOENT, &sb);
+	assert_string_equal(s, "the kernel has no such function to attach fentry programs to, "
+			       "or it is not traceable (ENOENT)");
+	sb_free(&sb);
+}
+
+static void test_explain_unsupported(void **state UNUSED)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	assert_string_equal(explain("kprobe.multi", BPFUTIL_ATTACH, -EOPNOTSUPP, &sb),
+			    "kprobe.multi links are not supported by this kernel, they need "
+			    "Linux 5.18+ with CONFIG_FPROBE=y (EOPNOTSUPP)");
+	assert_string_equal(explain("fexit", BPFUTIL_ATTACH, -ENOTSUPP, &sb),
+			    "fexit programs are not supported by this kernel (ENOTSUPP)");
+	sb_free(&sb);
+}
+
+static void test_explain_other(void **state UNUSED)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	assert_string_equal(explain("fentry", BPFUTIL_LOAD, -ESRCH, &sb),
+			    "the target function of the fentry program is not in kernel BTF "
+			    "(ESRCH)");
+	assert_true(ends_with(explain("kprobe", BPFUTIL_ATTACH, -EMFILE, &sb),
+			      "with ulimit -n (EMFILE)"));
+	/* Unknown errors fall back to strerror and the number. */
+	assert_true(ends_with(explain("kprobe", BPFUTIL_ATTACH, -4242, &sb), " (errno 4242)"));
+	assert_non_null(strstr(sb_str(&sb), "attaching kprobe programs failed: "));
+	sb_free(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_errno_names),	cmocka_unit_test(test_explain_permission),
+		cmocka_unit_test(test_explain_missing), cmocka_unit_test(test_explain_unsupported),
+		cmocka_unit_test(test_explain_other),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

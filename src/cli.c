@@ -25,6 +25,8 @@ static const struct cmd cmds[] = {
 	{ "feature", cmd_feature, false },
 	{ "ktrace", cmd_ktrace, true },
 	{ "kdump", cmd_kdump, true },
+	{ "probe", cmd_probe, true },
+	{ "kprobe-events", cmd_kprobe_events, true },
 	{ "help", cmd_help, false },
 };
 
@@ -39,7 +41,7 @@ void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [OPTIONS] { COMMAND FUNC [FUNC...] | FUNC [FUNC...] | help }\n"
 		"\n"
-		"COMMAND := { trace | info | feature | ktrace | kdump }\n"
+		"COMMAND := { trace | info | feature | ktrace | kdump | probe | kprobe-events }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
 		"  arg := parameter | return | parameter->member... | predicate\n"
 		"\n"

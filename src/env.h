@@ -42,6 +42,8 @@ int cmd_trace(struct env *env, int argc, char **argv);
 int cmd_feature(struct env *env, int argc, char **argv);
 int cmd_ktrace(struct env *env, int argc, char **argv);
 int cmd_kdump(struct env *env, int argc, char **argv);
+int cmd_probe(struct env *env, int argc, char **argv);
+int cmd_kprobe_events(struct env *env, int argc, char **argv);
 
 struct kbtf;
 struct kbtf *open_kernel_btf(const struct env *env);

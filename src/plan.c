@@ -774,3 +774,32 @@ void plan_free(struct func_plan *plan)
 	free(plan->attach_name);
 	memset(plan, 0, sizeof(*plan));
 }
+
+int plan_resolve_path(const struct kbtf_func *func, const char *fname,
+		      const struct spec_path *p, struct plan_path *out)
+{
+	struct func_plan *plan = calloc(1, sizeof(*plan));
+	struct plan_value pv = {};
+	struct resolver r;
+	struct loc l = {};
+	int err;
+
+	if (!plan)
+		return -ENOMEM;
+	/* The resolver reads only the name and the function from its plan. */
+	plan->name = (char *)fname;
+	plan->func = *func;
+	r = (struct resolver){ .plan = plan, .btf = func->btf, .what = p->text };
+	memset(out, 0, sizeof(*out));
+	err = resolve_base(&r, p, &l, &out->v, &pv) ?: walk_steps(&r, p, &l, &out->v);
+	free(plan);
+	if (err)
+		return err;
+	out->btf = func->btf;
+	out->type_id = l.type_id;
+	out->in_memory = l.in_memory;
+	out->off = l.off;
+	out->bit_off = l.bit_off;
+	out->bit_size = l.bit_size;
+	return 0;
+}

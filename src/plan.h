@@ -56,6 +56,26 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	       struct func_plan *plan);
 void plan_free(struct func_plan *plan);
 
+/*
+ * Where a parameter path leads, before a plan decides how to show it:
+ * start from argument v.arg (or the return value), load a pointer at
+ * +v.offs[i] for each step; then the value is the member at +off of the
+ * last pointer when in_memory, else the loaded value itself.
+ * (kprobe_events BTF arguments and the kprobe-events generator use it.)
+ */
+struct plan_path {
+	struct ksnoop_value v; /* base, arg, nr_steps, offs[] */
+	const struct btf *btf;
+	__u32 type_id;	       /* type of the value at the end */
+	bool in_memory;
+	int off;
+	__u8 bit_off, bit_size;
+};
+
+/* Errors are reported with p_err; returns 0 or a negative errno. */
+int plan_resolve_path(const struct kbtf_func *func, const char *fname,
+		      const struct spec_path *p, struct plan_path *out);
+
 /* Strip typedefs and const/volatile/restrict; returns the underlying id. */
 __u32 btf_skip_mods(const struct btf *btf, __u32 id);
 

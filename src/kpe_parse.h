@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracefs dynamic probe definitions (Documentation/trace/kprobetrace.rst)
+ * -> syntax tree, without BTF or kallsyms:
+ *
+ *   p[:[GRP/|GRP.]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]
+ *   r[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]SYM[+0] [FETCHARGS]
+ *   p ... SYM%return ...                     (a return probe too)
+ *   f[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[%return] [FETCHARGS]
+ *
+ *   FETCHARG := [NAME=]BODY[:TYPE]
+ *   BODY := %REG | @ADDR | @SYM[+|-offs] | $stackN | $stack | $argN
+ *         | $retval | $comm | +|-[u]OFFS(BODY) | \IMM | \"STR" | BTFARG
+ *   BTFARG := ident { ->ident | .ident }     (and $arg*, alone)
+ *   TYPE := u8..u64 | s8..s64 | x8..x64 | char | string | ustring
+ *         | symbol | b<width>@<offset>/<container>, each with [N]
+ *
+ * Errors carry the kernel's own messages (trace_probe.h) and the byte
+ * offset in the definition they point at, as tracefs error_log does.
+ */
+#ifndef KSNOOP_KPE_PARSE_H
+#define KSNOOP_KPE_PARSE_H
+
+#include <stdbool.h>
+
+#define KPE_DEF_MAX_LEN 4096	 /* whole definition, as MAX_DYNEVENT_CMD_LEN */
+#define KPE_MAX_EVENT_NAME 64	 /* group and event names (MAX_EVENT_NAME_LEN) */
+#define KPE_MAX_ARG_NAME 32	 /* MAX_ARG_NAME_LEN */
+#define KPE_MAX_ARGSTR 63	 /* one argument body (MAX_ARGSTR_LEN) */
+#define KPE_MAX_DEREFS 12	 /* nested +OFFS(...) in one argument */
+#define KPE_MAX_ARRAY 64	 /* MAX_ARRAY_LEN */
+#define KPE_MAX_MAXACTIVE 4096	 /* KRETPROBE_MAXACTIVE_MAX */
+#define KPE_PARAM_MAX_STACK 2048 /* $stackN and $argN (THREAD_SIZE / 8) */
+
+enum kpe_base {
+	KPE_B_REG,	/* %REG */
+	KPE_B_STACK,	/* $stackN */
+	KPE_B_STACKP,	/* $stack */
+	KPE_B_ARG,	/* $argN */
+	KPE_B_RETVAL,	/* $retval */
+	KPE_B_COMM,	/* $comm */
+	KPE_B_IMM,	/* \IMM */
+	KPE_B_IMMSTR,	/* \"STR" */
+	KPE_B_ADDR,	/* @ADDR: memory at ADDR */
+	KPE_B_SYM,	/* @SYM[+|-offs]: memory at SYM + offs */
+	KPE_B_BTF,	/* skb, skb->len: a BTF parameter and its members */
+	KPE_B_ARGS_ALL, /* $arg*: every parameter, expanded with BTF */
+};
+
+enum kpe_type_kind {
+	KPE_T_NONE, /* no :TYPE given: x64, string, or from BTF */
+	KPE_T_U,
+	KPE_T_S,
+	KPE_T_X,
+	KPE_T_CHAR,
+	KPE_T_STRING,
+	KPE_T_USTRING,
+	KPE_T_SYMBOL,
+	KPE_T_BITFIELD, /* unsigned, size is the container */
+};
+
+struct kpe_type {
+	enum kpe_type_kind kind;
+	int size;     /* bytes: 1, 2, 4 or 8 */
+	int bf_width; /* bitfield bits */
+	int bf_off;   /* bitfield offset in the container */
+	int count;    /* array elements, 0 for a single value */
+};
+
+struct kpe_deref {
+	long long off;
+	bool user; /* +uOFFS(...) */
+	int pos;
+};
+
+struct kpe_fetch {
+	enum kpe_base base;
+	int pos;				 /* of the base */
+	char *name;				 /* REG, SYM, BTF expression or immediate string */
+	long long num;				 /* $stackN/$argN index, \IMM, @ADDR, @SYM offset */
+	struct kpe_deref derefs[KPE_MAX_DEREFS]; /* innermost first */
+	int nr_derefs;
+};
+
+struct kpe_arg {
+	char *name; /* NULL until the compiler names an unnamed argument */
+	char *body; /* the fetch expression as written, without :TYPE */
+	struct kpe_fetch fetch;
+	struct kpe_type type;
+	int pos; /* of the argument */
+	int body_pos;
+	int type_pos; /* of TYPE, or -1 */
+};
+
+struct kpe_def {
+	char *text; /* the definition as given */
+	char kind;  /* 'p' (kprobe, also 'r') or 'f' (fprobe) */
+	bool is_return;
+	int maxactive; /* r<N>, 0 for the default */
+	char *group;
+	char *event;		 /* given or generated */
+	char *module;		 /* MOD: or NULL */
+	char *symbol;		 /* NULL for MEMADDR */
+	unsigned long long addr; /* MEMADDR */
+	long long offset;
+	int sym_pos;
+	struct kpe_arg *args;
+	int nr_args;
+};
+
+struct kpe_error {
+	int pos; /* byte offset in the input */
+	char msg[160];
+};
+
+/* Returns 0, or -EINVAL with err filled in; def is always safe to free. */
+int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err);
+void kpe_def_free(struct kpe_def *def);
+
+/* A C identifier (is_good_name). */
+bool kpe_good_name(const char *s, int len);
+
+/*
+ * Error context as tracefs error_log shows it, after a one-line p_err:
+ *   "  Command: TEXT" and a caret line under pos.
+ */
+void kpe_print_caret(const char *label, const char *text, int pos);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/bash
+# ksnoop probe and ksnoop kprobe-events on the host, as TAP: every
+# malformed definition or filter must exit 1 with one "Error: ..." line
+# (then the kernel-style "Command:"/"Filter:" line and caret), nothing on
+# stdout, and no sanitizer report; generated lines must have their shape.
+# Nothing here needs kprobes: definitions fail before anything attaches.
+# Uses the sanitizer build of tests/host/errors.sh when it exists.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+KS=./ksnoop
+[ -x build/asan/ksnoop ] && KS=build/asan/ksnoop
+export ASAN_OPTIONS=exitcode=99:detect_leaks=1:abort_on_error=0
+export LSAN_OPTIONS=exitcode=99
+export UBSAN_OPTIONS=halt_on_error=1:exitcode=99:print_stacktrace=1
+tmp=$(mktemp -d /tmp/ksnoop-kpe.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok - kpe: $*"; }
+notok() {
+	echo "not ok - kpe: $1"
+	shift
+	sed 's/^/#   /' "$@" 2>/dev/null | head -12
+}
+
+run() {
+	timeout -k 5 30 "$KS" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	st=$?
+}
+
+# bad LABEL MESSAGE_ERE ARGS...: exit 1, an Error line matching, caret lines
+bad() {
+	local label=$1 want=$2 lines
+	shift 2
+	run "$@"
+	lines=$(wc -l <"$tmp/err")
+	if [ $st = 1 ] && [ ! -s "$tmp/out" ] && head -1 "$tmp/err" | grep -qE "^Error: .*$want" &&
+		[ "$lines" -le 3 ] && ! grep -qE 'Sanitizer|runtime error' "$tmp/err" &&
+		{ [ "$lines" = 1 ] || sed -n 3p "$tmp/err" | grep -qE '^ +\^$'; }; then
+		ok "$label"
+	else
+		echo "# exit $st, $lines stderr lines" >>"$tmp/err"
+		notok "$label" "$tmp/err" "$tmp/out"
+	fi
+}
+
+bad "arm64 register on x86-64" "%x0 is an arm64 register" \
+	probe 'p:myprobe follow_page_mask vma=%x0 address=%x1'
+bad "unclosed dereference, with its offset" "Dereference brace is not closed \(at offset 22\)" \
+	probe 'p:a ip_send_skb +0(%si'
+bad "unknown type" "Unknown type is specified" probe 'p:a ip_send_skb x=%si:u7'
+bad "\$retval on an entry probe" "\\\$retval is not available on probe" \
+	probe 'p:a ip_send_skb x=$retval'
+bad "a second bad definition after a good one" "Invalid \\\$-variable specified" \
+	probe 'p:a ip_send_skb x=%di' 'p:b ip_send_skb y=$nope'
+bad "a bad filter" "invalid filter 'x ~ 1' for kprobes/a: Illegal operation for field type" \
+	probe 'p:a ip_send_skb x=%di' --filter 'x ~ 1'
+bad "a filter before every definition must fit each" "Field not found" \
+	probe --filter 'x > 1' 'p:a ip_send_skb x=%di' 'p:b ip_send_skb y=%di'
+bad "tracepoint probes" "tracepoint probes" probe 't:a sched/sched_switch'
+bad "no definition" "probe needs at least one" probe
+bad "unknown option" "unknown option '--nope' for probe" probe --nope 'p:a f'
+bad "65 definitions" "at most 64 definitions" probe $(for i in $(seq 65); do echo "p:e$i:x"; done)
+
+long=$(printf 'p:a ip_send_skb'; for i in $(seq 200); do printf ' a%d=%%di' "$i"; done)
+bad "200 arguments" "Too many arguments are specified" probe "$long"
+long=$(head -c 6000 /dev/zero | tr '\0' 'x')
+bad "a 6000-character definition" "definition longer than 4096" probe "p:a $long"
+bad "nested past the argument length" "Argument expression is too long" \
+	probe "p:a f x=$(printf '+0(%.0s' $(seq 30))%di$(printf ')%.0s' $(seq 30))"
+bad "control bytes" "unknown probe type" probe $'\x01\x02 \x7f'
+bad "a 6000-character filter" "Operand too long" probe 'p:a ip_send_skb x=%di' --filter "x == $long"
+
+# kprobe-events
+bad "kprobe-events: a missing member" "no member 'nope'" kprobe-events 'ip_send_skb(skb->nope)'
+bad "kprobe-events: a malformed spec" "invalid function spec" kprobe-events 'ip_send_skb('
+bad "kprobe-events: no spec" "needs at least one function spec" kprobe-events
+
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	run kprobe-events 'ip_send_skb(skb->len, return)'
+	if [ $st = 0 ] && [ ! -s "$tmp/err" ] &&
+		sed -n 1p "$tmp/out" | grep -qE '^p:ksnoop/ip_send_skb ip_send_skb skb_len=\+[0-9]+\(%si\):u32$' &&
+		sed -n 2p "$tmp/out" | grep -qxF 'r:ksnoop/ip_send_skb_ret ip_send_skb ret=$retval:s32' &&
+		[ "$(wc -l <"$tmp/out")" = 2 ]; then
+		ok "kprobe-events: the issue's example on this kernel's BTF"
+	else
+		notok "kprobe-events: the issue's example on this kernel's BTF" "$tmp/out" "$tmp/err"
+	fi
+	run kprobe-events --fprobe -g mine 'ip_send_skb(skb->len > 100)'
+	if [ $st = 0 ] && grep -qE '^f:mine/ip_send_skb ip_send_skb skb_len=\+[0-9]+\(\$arg2\):u32$' "$tmp/out" &&
+		grep -qxF "# echo 'skb_len > 100' > events/mine/ip_send_skb/filter" "$tmp/out"; then
+		ok "kprobe-events: fprobe lines, a group and a filter comment"
+	else
+		notok "kprobe-events: fprobe lines, a group and a filter comment" "$tmp/out" "$tmp/err"
+	fi
+else
+	echo "ok - kpe: kprobe-events on this kernel's BTF # SKIP no /sys/kernel/btf/vmlinux"
+fi

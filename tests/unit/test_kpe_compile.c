@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpe_compile.c, kpe_filter.c and kpe_output.c: definitions into fetch
+ * programs against the BTF fixture of testutil.h and a made-up kallsyms,
+ * filters into predicates, and records into the kernel's trace lines.
+ *   int ip_send_skb(struct net *net, struct sk_buff *skb);
+ *   struct sk_buff { unsigned int len; struct net *net; }  (len at 0)
+ *   struct net { int ifindex; }
+ */
+#include <errno.h>
+
+#include "testutil.h"
+#include "kpe_compile.h"
+#include "kpe_filter.h"
+#include "kpe_output.h"
+#include "kpe_parse.h"
+
+/* x86-64 pt_regs slots */
+#define DI 14
+#define SI 13
+#define SP 19
+#define AX 10
+
+#define SKB_ADDR 0xffffffff81a00000ULL
+#define JIFFIES 0xffffffff82000000ULL
+
+struct ctx {
+	struct fixture_ids id;
+	struct kbtf *kb;
+	struct kpe_syms *syms;
+	struct kpe_ctx kctx;
+	struct kpe_probe p;
+	bool have_probe;
+};
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	struct btf *btf;
+
+	if (!c)
+		return -1;
+	btf = fixture_new(&c->id);
+	c->kb = btf ? kbtf__new_from_btf(btf) : NULL;
+	c->syms = kpe_syms__new();
+	if (!c->kb || !c->syms)
+		return -1;
+	/* ip_send_skb is 0x90 long: the next symbol starts there */
+	if (kpe_syms__add(c->syms, SKB_ADDR, 'T', "ip_send_skb", NULL) ||
+	    kpe_syms__add(c->syms, SKB_ADDR + 0x90, 't', "udp_send_skb", NULL) ||
+	    kpe_syms__add(c->syms, SKB_ADDR + 0x400, 't', "dup_static", NULL) ||
+	    kpe_syms__add(c->syms, SKB_ADDR + 0x500, 't', "dup_static", NULL) ||
+	    kpe_syms__add(c->syms, SKB_ADDR + 0x600, 't', "six", NULL) ||
+	    kpe_syms__add(c->syms, SKB_ADDR + 0x700, 't', "mod_func", "fakemod") ||
+	    kpe_syms__add(c->syms, JIFFIES, 'D', "jiffies", NULL) ||
+	    kpe_syms__add(c->syms, JIFFIES + 0x100, 'D', "after_jiffies", NULL))
+		return -1;
+	kpe_syms__finish(c->syms);
+	c->kctx.kb = c->kb;
+	c->kctx.syms = c->syms;
+	c->kctx.btf_probe_args = true;
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	if (c->have_probe)
+		kpe_probe_free(&c->p);
+	kpe_syms__free(c->syms);
+	kbtf__free(c->kb);
+	free(c);
+	return 0;
+}
+
+/* Compile text into c->p, which must succeed. */
+static struct kpe_probe *compile(struct ctx *c, const char *text)
+{
+	struct kpe_error e;
+	struct kpe_def d;
+	int err;
+
+	if (c->have_probe)
+		kpe_probe_free(&c->p);
+	c->have_probe = false;
+	err = kpe_parse_def(text, &d, &e);
+	if (!err) {
+		err = kpe_compile(&c->kctx, &d, &c->p, &e);
+		c->have_probe = true;
+	}
+	kpe_def_free(&d);
+	if (err)
+		print_error("'%s': %s at %d\n", text, e.msg, e.pos);
+	assert_int_equal(err, 0);
+	return &c->p;
+}
+
+static void compile_err(struct ctx *c, const char *text, int pos, const char *msg)
+{
+	struct kpe_error e;
+	struct kpe_probe p;
+	struct kpe_def d;
+	int err;
+
+	err = kpe_parse_def(text, &d, &e);
+	if (err)
+		print_error("'%s' does not parse: %s\n", text, e.msg);
+	assert_int_equal(err, 0);
+	err = kpe_compile(&c->kctx, &d, &p, &e);
+	kpe_probe_free(&p);
+	kpe_def_free(&d);
+	if (!err)
+		print_error("'%s' was accepted\n", text);
+	assert_int_equal(err, -EINVAL);
+	if (strncmp(e.msg, msg, strlen(msg)) || e.pos != pos)
+		print_error("'%s': '%s' at %d, expected '%s' at %d\n", text, e.msg, e.pos, msg,
+			    pos);
+	assert_true(!strncmp(e.msg, msg, strlen(msg)));
+	assert_int_equal(e.pos, pos);
+}
+
+static void expect_insn(const struct kpe_probe *p, int i, int op, int arg, int size, long long imm)
+{
+	const struct kpe_insn *in = &p->cfg->insns[i];
+
+	if (in->op != op || in->arg != arg || in->size != size || in->imm != imm)
+		print_error("insn %d: op %d arg %d size %d imm %lld, expected %d %d %d %lld\n", i,
+			    in->op, in->arg, in->size, (long long)in->imm, op, arg, size, imm);
+	assert_int_equal(in->op, op);
+	assert_int_equal(in->arg, arg);
+	assert_int_equal(in->size, size);
+	assert_int_equal(in->imm, imm);
+}
+
+static void test_registers_and_derefs(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p:kpet/a1 ip_send_skb net=%di len=+0x70(%si):u32 x=+8(-0x18(%si)):s16 "
+		       "u=+u4(%di):u8");
+	assert_string_equal(p->group, "kpet");
+	assert_string_equal(p->event, "a1");
+	assert_string_equal(p->attach, "ip_send_skb");
+	assert_int_equal(p->offset, 0);
+	assert_false(p->is_return);
+	assert_int_equal(p->nr_fields, 4);
+	assert_int_equal(p->cfg->nr_args, 4);
+	assert_int_equal(p->cfg->nr_insns, 9);
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, DI);
+	expect_insn(p, 1, KPE_OP_ST_VAL, 0, 8, 0);
+	expect_insn(p, 2, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 3, KPE_OP_ST_MEM, 1, 4, 0x70);
+	expect_insn(p, 4, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 5, KPE_OP_DEREF, 0, 0, -0x18);
+	expect_insn(p, 6, KPE_OP_ST_MEM, 2, 2, 8);
+	expect_insn(p, 8, KPE_OP_ST_MEM, 3, 1, 4);
+	assert_int_equal(p->cfg->insns[8].flags, KPE_F_USER);
+	/* no :TYPE is x64 */
+	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
+	assert_int_equal(p->fields[0].type.size, 8);
+	assert_int_equal(p->fields[2].type.kind, KPE_T_S);
+}
+
+static void test_vars(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p:e six st=$stack s2=$stack2 a1=$arg1 a7=$arg7 c=$comm s=\\\"hi\" i=\\-3 "
+		       "j=@jiffies+8:u32 m=@0x1000");
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, SP);
+	expect_insn(p, 2, KPE_OP_REG, 0, 0, SP);
+	expect_insn(p, 3, KPE_OP_ST_MEM, 1, 8, 16);
+	expect_insn(p, 4, KPE_OP_REG, 0, 0, DI);
+	/* the 7th argument is past the return address: $stack1 */
+	expect_insn(p, 6, KPE_OP_REG, 0, 0, SP);
+	expect_insn(p, 7, KPE_OP_ST_MEM, 3, 8, 8);
+	expect_insn(p, 8, KPE_OP_ST_COMM, 4, 0, 0);
+	assert_int_equal(p->fields[4].type.kind, KPE_T_STRING);
+	assert_true(p->fields[4].is_data);
+	expect_insn(p, 9, KPE_OP_ST_IMMSTR, 5, 0, 0);
+	assert_string_equal(p->cfg->strtab, "hi");
+	expect_insn(p, 10, KPE_OP_IMM, 0, 0, -3);
+	expect_insn(p, 12, KPE_OP_IMM, 0, 0, (long long)JIFFIES);
+	expect_insn(p, 13, KPE_OP_ST_MEM, 7, 4, 8);
+	expect_insn(p, 14, KPE_OP_IMM, 0, 0, 0x1000);
+	expect_insn(p, 15, KPE_OP_ST_MEM, 8, 8, 0);
+
+	p = compile(c, "r:e ip_send_skb r=$retval raw=$retval:x64");
+	assert_true(p->is_return);
+	assert_int_equal(p->cfg->flags, KPE_DEF_RETURN);
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, AX);
+	/* typed from BTF (int) since Linux 6.6, as the kernel does */
+	assert_int_equal(p->fields[0].type.kind, KPE_T_S);
+	assert_int_equal(p->fields[0].type.size, 4);
+	assert_int_equal(p->fields[1].type.kind, KPE_T_X);
+}
+
+static void test_strings_and_types(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p:e ip_send_skb s=+0(%si):string u=+0(%si):ustring b=+0x70(%si):b4@2/32 "
+		       "a=+0(%si):u16[3] y=%di:symbol k=\\0x1000:string");
+	expect_insn(p, 1, KPE_OP_ST_STR, 0, 0, 0);
+	expect_insn(p, 3, KPE_OP_ST_STR, 1, 0, 0);
+	assert_int_equal(p->cfg->insns[3].flags, KPE_F_USER);
+	expect_insn(p, 5, KPE_OP_ST_MEM, 2, 4, 0x70);
+	assert_int_equal(p->cfg->insns[5].shl, 64 - 6);
+	assert_int_equal(p->cfg->insns[5].shr, 64 - 4);
+	expect_insn(p, 7, KPE_OP_ST_ARRAY, 3, 2, 0);
+	assert_int_equal(p->cfg->insns[7].count, 3);
+	assert_true(p->fields[3].is_data);
+	expect_insn(p, 9, KPE_OP_ST_VAL, 4, 8, 0);
+	/* a string at an immediate address, as the kernel allows */
+	expect_insn(p, 10, KPE_OP_IMM, 0, 0, 0x1000);
+	expect_insn(p, 11, KPE_OP_ST_STR, 5, 0, 0);
+}
+
+/* BTF arguments resolve through plan.c into the same shapes. */
+static void test_btf_args(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p:e ip_send_skb s=skb skb->len skb->net->ifindex $arg2 n=$arg1:u8 net");
+	assert_string_equal(p->fields[0].name, "s");
+	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 1, KPE_OP_ST_VAL, 0, 8, 0);
+	/* not a C name: argN, with the BTF member's type */
+	assert_string_equal(p->fields[1].name, "arg2");
+	assert_int_equal(p->fields[1].type.kind, KPE_T_U);
+	assert_int_equal(p->fields[1].type.size, 4);
+	expect_insn(p, 3, KPE_OP_ST_MEM, 1, 4, 0);
+	assert_string_equal(p->fields[2].name, "arg3");
+	expect_insn(p, 4, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 5, KPE_OP_DEREF, 0, 0, 8);
+	expect_insn(p, 6, KPE_OP_ST_MEM, 2, 4, 0);
+	assert_int_equal(p->fields[2].type.kind, KPE_T_S);
+	/* $argN takes its parameter's name and type (Linux 6.6+) */
+	assert_string_equal(p->fields[3].name, "skb");
+	assert_int_equal(p->fields[3].type.kind, KPE_T_X);
+	assert_int_equal(p->fields[4].type.kind, KPE_T_U);
+	assert_int_equal(p->fields[4].type.size, 1);
+	/* a bare parameter name names itself */
+	assert_string_equal(p->fields[5].name, "net");
+}
+
+static void test_args_all(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p:e ip_send_skb $arg* len=skb->len");
+	assert_int_equal(p->nr_fields, 3);
+	assert_string_equal(p->fields[0].name, "net");
+	assert_string_equal(p->fields[1].name, "skb");
+	assert_string_equal(p->fields[2].name, "len");
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, DI);
+	expect_insn(p, 2, KPE_OP_REG, 0, 0, SI);
+}
+
+/* Before Linux 6.6 the kernel names and types $argN and $retval plainly. */
+static void test_plain_probe_args(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	c->kctx.btf_probe_args = false;
+	p = compile(c, "p:e ip_send_skb %si $arg2");
+	assert_string_equal(p->fields[0].name, "arg1");
+	assert_string_equal(p->fields[1].name, "arg2");
+	assert_int_equal(p->fields[1].type.kind, KPE_T_X);
+	p = compile(c, "r:e ip_send_skb $retval");
+	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
+	c->kctx.btf_probe_args = true;
+}
+
+static void test_points(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p 0xffffffff81a00010 x=%di");
+	assert_string_equal(p->attach, "ip_send_skb");
+	assert_int_equal(p->offset, 0x10);
+	assert_string_equal(p->event, "p_0xffffffff81a00010");
+	p = compile(c, "p:e fakemod:mod_func");
+	assert_string_equal(p->attach, "fakemod:mod_func");
+	assert_string_equal(p->func, "mod_func");
+	p = compile(c, "r5:e ip_send_skb");
+	assert_int_equal(p->maxactive, 5);
+	p = compile(c, "f:e ip_send_skb%return $retval");
+	assert_true(p->is_return);
+}
+
+static void test_errors(void **state)
+{
+	struct ctx *c = *state;
+
+	compile_err(c, "p:kprobes/b18 nonexist_func", 14, "Invalid probed address or symbol");
+	compile_err(c, "p:e dup_static", 4, "The symbol is not unique");
+	compile_err(c, "p:e othermod:mod_func", 4, "Invalid probed address or symbol");
+	compile_err(c, "p 0x1000", 2, "Invalid probed address or symbol");
+	compile_err(c, "p:kprobes/b11 ip_send_skb x=%di x=%si", 32,
+		    "This argument name is already used");
+	compile_err(c, "p:e ip_send_skb common_pid=%di", 16, "This argument name is already used");
+	compile_err(c, "p:e ip_send_skb skb skb", 20, "This argument name is already used");
+	compile_err(c, "p:e ip_send_skb x=%si:string", 22, "String accepts only memory argument");
+	compile_err(c, "p:e ip_send_skb x=%si:u8[2]", 22, "an array needs a memory argument");
+	compile_err(c, "p:e ip_send_skb x=@nosuchsym", 18, "Invalid probed address or symbol");
+	/* BTF */
+	compile_err(c, "p:kprobes/b3 ip_send_skb x=foo", 27,
+		    "This variable is not found at this probe point");
+	compile_err(c, "p:kprobes/b2 ip_send_skb x=skb->foo", 32, "This field is not found.");
+	compile_err(c, "p:e ip_send_skb x=skb->len->x", 28,
+		    "This is not a pointer to union/structure.");
+	compile_err(c, "p:e ip_send_skb x=skb->len:string", 27,
+		    "This type does not fit for string.");
+	compile_err(c, "p:e ip_send_skb x=skb->net.ifindex", 27,
+		    "This is not a pointer to union/structure.");
+	compile_err(c, "p:e six x=nosuch", 10, "This variable is not found at this probe point");
+	compile_err(c, "p:e udp_send_skb x=skb", 19, "No BTF entry for this probe point");
+	compile_err(c, "p:e udp_send_skb $arg*", 17, "No BTF entry for this probe point");
+	c->kctx.kb = NULL;
+	compile_err(c, "p:e ip_send_skb x=skb", 18, "BTF is not available or not supported");
+	c->kctx.kb = c->kb;
+	/* kallsyms without addresses cannot place @SYM */
+	c->kctx.syms = NULL;
+	compile_err(c, "p:e ip_send_skb x=@jiffies", 18, "Invalid memory address: @jiffies needs");
+	c->kctx.syms = c->syms;
+}
+
+static void filter_ok(struct ctx *c, const char *def, const char *filter)
+{
+	struct kpe_error e;
+	struct kpe_probe *p = compile(c, def);
+	int err = kpe_filter_compile(p, filter, &e);
+
+	if (err)
+		print_error("filter '%s': %s at %d\n", filter, e.msg, e.pos);
+	assert_int_equal(err, 0);
+}
+
+static void filter_err(struct ctx *c, const char *def, const char *filter, int pos, const char *msg)
+{
+	struct kpe_error e;
+	struct kpe_probe *p = compile(c, def);
+	int err = kpe_filter_compile(p, filter, &e);
+
+	if (!err)
+		print_error("filter '%s' was accepted\n", filter);
+	assert_int_equal(err, -EINVAL);
+	if (strcmp(e.msg, msg) || e.pos != pos)
+		print_error("filter '%s': '%s' at %d, expected '%s' at %d\n", filter, e.msg, e.pos,
+			    msg, pos);
+	assert_string_equal(e.msg, msg);
+	assert_int_equal(e.pos, pos);
+	/* a failed filter leaves the probe unfiltered */
+	assert_int_equal(p->cfg->nr_preds, 0);
+	assert_int_equal(p->cfg->nr_filter_ops, 0);
+}
+
+#define DEF "p:e ip_send_skb fd=%di len=+0x70(%si):u32 s=+0(%si):s32 name=+0(%si):string"
+
+static void test_filters(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_def_cfg *cfg;
+
+	/* the seed's filter */
+	filter_ok(c, DEF, "fd==0x9");
+	cfg = c->p.cfg;
+	assert_int_equal(cfg->nr_preds, 1);
+	assert_int_equal(cfg->preds[0].field, 0);
+	assert_int_equal(cfg->preds[0].op, KPE_CMP_EQ);
+	assert_int_equal(cfg->preds[0].rhs, 9);
+	assert_int_equal(cfg->preds[0].width, 8);
+
+	/* postfix: && binds tighter than ||, ! applies to its operand */
+	filter_ok(c, DEF, "len > 100 && !(s < -1) || name ~ \"ab*\" && comm == 'x y'");
+	cfg = c->p.cfg;
+	assert_int_equal(cfg->nr_preds, 4);
+	assert_int_equal(cfg->nr_filter_ops, 8);
+	assert_memory_equal(
+		cfg->filter_ops,
+		((__u8[]){0, 1, KPE_FOP_NOT, KPE_FOP_AND, 2, 3, KPE_FOP_AND, KPE_FOP_OR}), 8);
+	assert_int_equal(cfg->preds[1].is_signed, 1);
+	assert_int_equal(cfg->preds[1].width, 4);
+	assert_int_equal((long long)cfg->preds[1].rhs, -1);
+	assert_int_equal(cfg->preds[2].op, KPE_CMP_GLOB);
+	assert_true(cfg->preds[2].is_str);
+	assert_string_equal(cfg->preds[2].str, "ab*");
+	assert_int_equal(cfg->preds[3].field, KPE_FIELD_COMM);
+	assert_string_equal(cfg->preds[3].str, "x y");
+
+	filter_ok(c, DEF, "common_pid == 42 && CPU != 0 && len & 0x3");
+	cfg = c->p.cfg;
+	assert_int_equal(cfg->preds[0].field, KPE_FIELD_PID);
+	assert_int_equal(cfg->preds[1].field, KPE_FIELD_CPU);
+	assert_int_equal(cfg->preds[2].op, KPE_CMP_BAND);
+
+	/* two filters on one probe must both hold */
+	filter_ok(c, DEF, "len > 1");
+	assert_int_equal(kpe_filter_compile(&c->p, "len < 9", &(struct kpe_error){}), 0);
+	assert_int_equal(c->p.cfg->nr_filter_ops, 3);
+	assert_int_equal(c->p.cfg->filter_ops[2], KPE_FOP_AND);
+}
+
+static void test_filter_errors(void **state)
+{
+	struct ctx *c = *state;
+
+	filter_err(c, DEF, "size > 3", 0, "Field not found");
+	filter_err(c, DEF, "len >> 3", 5, "Illegal integer value");
+	filter_err(c, DEF, "len > -3", 6, "Illegal integer value");
+	filter_err(c, DEF, "len > 0x9z", 6, "Illegal integer value");
+	filter_err(c, DEF, "len ~ 3", 6, "Illegal operation for field type");
+	filter_err(c, DEF, "len == \"3\"", 7, "Illegal integer value");
+	filter_err(c, DEF, "name < \"a\"", 7, "Illegal operation for field type");
+	filter_err(c, DEF, "name == \"abc", 8, "Missing matching quote");
+	filter_err(c, DEF, "len = 3", 4, "Invalid operator");
+	filter_err(c, DEF, "(len > 3", 0, "Too many '('");
+	filter_err(c, DEF, "len > 3)", 7, "Too few '('");
+	filter_err(c, DEF, "len > 3 &&", 10, "Meaningless filter expression");
+	filter_err(c, DEF, "len > 3 junk", 8, "Meaningless filter expression");
+	filter_err(
+		c, DEF,
+		"name == \"0123456789012345678901234567890123456789012345678901234567890123456789\"",
+		8, "Operand too long");
+}
+
+/* A record as BPF writes it, and the line the kernel would print. */
+static void test_output(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_event *ev = calloc(1, sizeof(*ev));
+	struct kpe_probe *p;
+	struct strbuf sb;
+
+	p = compile(c, "p:kprobes/a1 ip_send_skb net=%di len=+0x70(%si):u32 s=%si:s8 "
+		       "comm=$comm y=%di:symbol a=+0(%si):u16[2] bad=+0(%si):string c=%di:char");
+	assert_non_null(ev);
+	ev->def_id = 0;
+	ev->cpu = 1;
+	ev->pid = 150;
+	ev->ts = 10493821123ULL;
+	ev->ip = SKB_ADDR;
+	ev->nr_args = p->nr_fields;
+	strcpy(ev->comm, "workload");
+	ev->vals[0] = 0xffffffff84099cc0ULL;
+	ev->vals[1] = 178;
+	ev->vals[2] = 0xfe;
+	strcpy((char *)ev->data, "workload");
+	ev->vals[3] = (16ULL << 32) | 0;
+	ev->vals[4] = JIFFIES + 0x10;
+	memcpy(ev->data + 16, (__u16[]){178, 7}, 4);
+	ev->vals[5] = (4ULL << 32) | 16;
+	ev->faults[0] = 1 << 6;
+	ev->vals[7] = 'L';
+	ev->data_len = 24;
+	assert_int_equal(kpe_event_validate(ev, KPE_EVENT_HDR_SIZE + ev->data_len, p, 1), 0);
+	sb_init(&sb);
+	kpe_format_event(&sb, p, c->syms, ev);
+	assert_string_equal(
+		sb_str(&sb),
+		"        workload-150     [001]    10.493821: a1: (ip_send_skb+0x0/0x90) "
+		"net=0xffffffff84099cc0 len=178 s=-2 comm=\"workload\" "
+		"y=jiffies+0x10/0x100 a={178,7} bad=(fault) c='L'");
+
+	/* a return probe shows where the function returned to */
+	p = compile(c, "r:kprobes/r1 ip_send_skb ret=$retval");
+	ev->ip = SKB_ADDR + 0x90 + 0x15e;
+	ev->nr_args = 1;
+	ev->vals[0] = (__u32)-5;
+	ev->data_len = 0;
+	sb_reset(&sb);
+	kpe_format_event(&sb, p, c->syms, ev);
+	assert_string_equal(sb_str(&sb), "        workload-150     [001]    10.493821: r1: "
+					 "(udp_send_skb+0x15e/0x370 <- ip_send_skb) ret=-5");
+
+	/* module symbols carry their module, as %pS shows them */
+	p = compile(c, "p:kprobes/m1 fakemod:mod_func");
+	ev->ip = SKB_ADDR + 0x704;
+	ev->nr_args = 0;
+	sb_reset(&sb);
+	kpe_format_event(&sb, p, c->syms, ev);
+	assert_non_null(strstr(sb_str(&sb), ": m1: (mod_func+0x4/0x"));
+	assert_non_null(strstr(sb_str(&sb), " [fakemod])"));
+
+	/* records that do not fit their probe are refused */
+	p = compile(c, "r:kprobes/r1 ip_send_skb ret=$retval");
+	ev->nr_args = 1;
+	assert_int_equal(kpe_event_validate(ev, 10, p, 1), -EINVAL);
+	ev->def_id = 1;
+	assert_int_equal(kpe_event_validate(ev, KPE_EVENT_HDR_SIZE, p, 1), -EINVAL);
+	ev->def_id = 0;
+	ev->data_len = 100;
+	assert_int_equal(kpe_event_validate(ev, KPE_EVENT_HDR_SIZE + 8, p, 1), -EINVAL);
+	sb_free(&sb);
+	free(ev);
+}
+
+static void test_type_names(void **state)
+{
+	struct kpe_type t = {.kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5};
+	char buf[32];
+
+	(void)state;
+	kpe_type_str(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "b3@5/8");
+	t = (struct kpe_type){.kind = KPE_T_U, .size = 4, .count = 4};
+	kpe_type_str(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "u32[4]");
+	t = (struct kpe_type){.kind = KPE_T_USTRING};
+	kpe_type_str(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "ustring");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registers_and_derefs),
+		cmocka_unit_test(test_vars),
+		cmocka_unit_test(test_strings_and_types),
+		cmocka_unit_test(test_btf_args),
+		cmocka_unit_test(test_args_all),
+		cmocka_unit_test(test_plain_probe_args),
+		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_filter_errors),
+		cmocka_unit_test(test_output),
+		cmocka_unit_test(test_type_names),
+	};
+
+	return cmocka_run_group_tests_name("kpe_compile", tests, setup, teardown);
+}

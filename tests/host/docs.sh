@@ -25,7 +25,9 @@ fi
 cmds=$(./ksnoop --help | sed -n 's/^COMMAND := { \(.*\) }$/\1/p' | tr -d '|' | xargs -n1)
 bad=
 for c in $cmds; do
-	grep -q "^\.B.* $c\b\|^\.BI* $c\b\|^\.B $c" doc/ksnoop.8 || bad="$bad $c"
+	# roff spells a hyphen in a name as \-
+	m=${c//-/\\\\-}
+	grep -q "^\.B.* $m\b\|^\.BI* $m\b\|^\.B $m" doc/ksnoop.8 || bad="$bad $c"
 done
 if [ -n "$cmds" ] && [ -z "$bad" ]; then
 	echo "ok - docs: every command in --help has a section in ksnoop(8)"

@@ -26,19 +26,42 @@ struct output {
 	__s64 wall_offset_ns;	 /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
+/* Whether fmt's only conversions are %s, which need no formatter. */
+static bool only_strings(const char *fmt)
+{
+	for (; (fmt = strchr(fmt, '%')); fmt += 2)
+		if (fmt[1] != 's')
+			return false;
+	return true;
+}
+
+/*
+ * btf_dump prints names, casts and braces a few bytes per call; most of
+ * those formats hold no conversion but %s, and vsnprintf would dominate.
+ */
 static void __attribute__((format(printf, 2, 0)))
 dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	struct output *o = ctx;
-	const char *str;
+	const char *pct, *str;
 
-	/* btf_dump indents with one "%s" per level: no formatter for those. */
-	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
-		str = va_arg(args, const char *);
-		sb_write(&o->buf, str, strlen(str));
+	if (!only_strings(fmt)) {
+		sb_vprintf(&o->buf, fmt, args);
 		return;
 	}
-	sb_vprintf(&o->buf, fmt, args);
+	for (; (pct = strchr(fmt, '%')); fmt = pct + 2) {
+		sb_write(&o->buf, fmt, pct - fmt);
+		str = va_arg(args, const char *);
+		sb_write(&o->buf, str, strlen(str));
+	}
+	sb_write(&o->buf, fmt, strlen(fmt));
+}
+
+static void put_indent(struct output *o)
+{
+	static const char spaces[DUMP_INDENT] = {[0 ... DUMP_INDENT - 1] = ' '};
+
+	fwrite(spaces, 1, DUMP_INDENT, o->out);
 }
 
 static __s64 clock_ns(clockid_t id)
@@ -227,24 +250,29 @@ static void write_line(struct output *o, const char *line, size_t len)
 	fwrite(end, 1, len - (end - line), o->out);
 }
 
+/*
+ * btf_dump indents with one printf callback per level per line, so the
+ * dump runs with no base indent and each line gets its DUMP_INDENT here.
+ */
 static void write_dump(struct output *o, const char *text)
 {
 	const char *nl;
+	size_t len;
 
 	for (; *text; text = nl + 1) {
 		nl = strchr(text, '\n');
-		if (!nl) {
-			write_line(o, text, strlen(text));
+		len = nl ? (size_t)(nl - text + 1) : strlen(text);
+		put_indent(o);
+		write_line(o, text, len);
+		if (!nl)
 			return;
-		}
-		write_line(o, text, nl - text + 1);
 	}
 }
 
 /* --max-depth: lines nested deeper than the bound collapse into "...". */
 static void write_depth_limited(struct output *o, const char *text)
 {
-	int limit = DUMP_INDENT + o->env->max_depth;
+	int limit = o->env->max_depth;
 	bool eliding = false;
 	const char *nl;
 
@@ -255,11 +283,12 @@ static void write_depth_limited(struct output *o, const char *text)
 		if (line_indent(text) > limit) {
 			if (!eliding)
 				fprintf(o->out, "%*s... /* deeper than --max-depth %d */\n",
-					limit + 1, "", o->env->max_depth);
+					DUMP_INDENT + limit + 1, "", o->env->max_depth);
 			eliding = true;
 			continue;
 		}
 		eliding = false;
+		put_indent(o);
 		write_line(o, text, nl - text + 1);
 	}
 }
@@ -267,14 +296,10 @@ static void write_depth_limited(struct output *o, const char *text)
 static void print_dump(struct output *o, struct btf_dump *d, const struct plan_value *pv,
 		       const void *data, size_t len)
 {
-	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .indent_str = " ",
-		    .indent_level = DUMP_INDENT, .compact = o->env->compact);
+	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .indent_str = " ", .compact = o->env->compact);
 	int ret;
 
 	sb_reset(&o->buf);
-	/* Compact dumps ignore the indent; keep the value under its name. */
-	if (o->env->compact)
-		sb_printf(&o->buf, "%*s", DUMP_INDENT, "");
 	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
 	if (o->env->max_depth > 0 && !o->env->compact)
 		write_depth_limited(o, sb_str(&o->buf));
@@ -310,7 +335,7 @@ static void print_value(struct output *o, struct btf_dump *d, const struct plan_
 	} else if (vr->flags & KSNOOP_VR_FAULT) {
 		print_fault(o, pv, "invalid/userspace ptr?");
 	} else if (pv->show == SHOW_STRING) {
-		fprintf(o->out, "%*s", DUMP_INDENT, "");
+		put_indent(o);
 		print_string(o->out, data, vr->len);
 	} else if (pv->show == SHOW_SCALAR) {
 		print_dump(o, d, pv, &vr->raw, pv->full_size);

@@ -293,6 +293,26 @@ static void write_depth_limited(struct output *o, const char *text)
 	}
 }
 
+/*
+ * After a dump of only len of full bytes: on a line of its own, or at the
+ * end of the one line of a --compact dump. btf_dump stops with -E2BIG at
+ * the first base value past the end, but skips members it reads as zero
+ * there, so a short dump can also end in a complete-looking "}".
+ */
+static void print_cut(struct output *o, size_t len, __u32 full)
+{
+	const struct strbuf *b = &o->buf;
+
+	if (o->env->compact && b->len) {
+		fputc(' ', o->out);
+	} else {
+		if (b->len && b->buf[b->len - 1] != '\n')
+			fputc('\n', o->out);
+		put_indent(o);
+	}
+	fprintf(o->out, "... /* %zu bytes of %u */", len, full);
+}
+
 static void print_dump(struct output *o, struct btf_dump *d, const struct plan_value *pv,
 		       const void *data, size_t len)
 {
@@ -305,9 +325,8 @@ static void print_dump(struct output *o, struct btf_dump *d, const struct plan_v
 		write_depth_limited(o, sb_str(&o->buf));
 	else
 		write_dump(o, sb_str(&o->buf));
-	if (ret == -E2BIG)
-		fprintf(o->out, "%*s... /* %zu bytes of %u */", DUMP_INDENT, "", len,
-			pv->full_size);
+	if (ret == -E2BIG || len < pv->full_size)
+		print_cut(o, len, pv->full_size);
 }
 
 static void print_fault(struct output *o, const struct plan_value *pv, const char *why)

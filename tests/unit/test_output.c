@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * output.c: text and JSON formatting of synthetic events, for a function
+ * from a small BTF blob built here:
+ *
+ *   struct inner { int a; int b; };
+ *   struct outer { int id; struct inner in; char name[8]; };
+ *   int do_thing(int flags, struct outer *o, char *label);
+ *
+ * Every expected string is written out in full.
+ */
+#include <errno.h>
+
+#include "testutil.h"
+#include "env.h"
+#include "kbtf.h"
+#include "output.h"
+#include "plan.h"
+#include "spec.h"
+
+#define O_ADDR 0xffff888001234560ULL
+#define L_ADDR 0xffff888001234600ULL
+
+/* Column prefixes of the text layout. */
+#define HEAD "    123456789012    3     4243 do_thing(\n"
+#define NAME "                                   "  /* 34 + 1 spaces */
+#define DUMP "                                    " /* 36 spaces */
+#define CLOSE "\n                               );\n\n"
+
+/* struct outer as the BTF below lays it out. */
+struct outer_data {
+	int id;
+	struct {
+		int a, b;
+	} in;
+	char name[8];
+};
+
+struct ctx {
+	struct kbtf *kb;
+	struct func_plan plan;
+	struct env env;
+	struct ksnoop_event ev;
+	int flags_idx, o_idx, label_idx, ret_idx;
+};
+
+static struct btf *fixture(void)
+{
+	struct btf *btf = btf__new_empty();
+	int int_t, char_t, inner, outer, arr, outer_ptr, char_ptr, proto, err = 0;
+
+	if (!btf)
+		return NULL;
+	int_t = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	char_t = btf__add_int(btf, "char", 1, BTF_INT_SIGNED | BTF_INT_CHAR);
+	inner = btf__add_struct(btf, "inner", 8);
+	err |= btf__add_field(btf, "a", int_t, 0, 0);
+	err |= btf__add_field(btf, "b", int_t, 32, 0);
+	arr = btf__add_array(btf, int_t, char_t, 8);
+	outer = btf__add_struct(btf, "outer", 20);
+	err |= btf__add_field(btf, "id", int_t, 0, 0);
+	err |= btf__add_field(btf, "in", inner, 32, 0);
+	err |= btf__add_field(btf, "name", arr, 96, 0);
+	outer_ptr = btf__add_ptr(btf, outer);
+	char_ptr = btf__add_ptr(btf, char_t);
+	/* parameters go right after their prototype */
+	proto = btf__add_func_proto(btf, int_t);
+	err |= btf__add_func_param(btf, "flags", int_t);
+	err |= btf__add_func_param(btf, "o", outer_ptr);
+	err |= btf__add_func_param(btf, "label", char_ptr);
+	if (err || proto < 0 || btf__add_func(btf, "do_thing", BTF_FUNC_GLOBAL, proto) < 0) {
+		btf__free(btf);
+		return NULL;
+	}
+	return btf;
+}
+
+static int value_idx(const struct func_plan *plan, const char *name)
+{
+	__u32 i;
+
+	for (i = 0; i < plan->cfg.nr_values; i++)
+		if (!strcmp(plan->values[i].name, name))
+			return i;
+	return -1;
+}
+
+static int build_plan(struct ctx *c)
+{
+	struct plan_opts popts = {0};
+	struct spec_error serr;
+	struct spec spec;
+	int err;
+
+	if (spec_parse("do_thing", &spec, &serr))
+		return -1;
+	err = plan_build(c->kb, &spec, &popts, &c->plan);
+	spec_free(&spec);
+	if (err)
+		return err;
+	c->flags_idx = value_idx(&c->plan, "flags");
+	c->o_idx = value_idx(&c->plan, "o");
+	c->label_idx = value_idx(&c->plan, "label");
+	c->ret_idx = value_idx(&c->plan, "return");
+	if (c->flags_idx < 0 || c->o_idx < 0 || c->label_idx < 0 || c->ret_idx < 0)
+		return -1;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	struct btf *btf;
+
+	if (!c)
+		return -1;
+	btf = fixture();
+	c->kb = btf ? kbtf__new_from_btf(btf) : NULL;
+	if (!c->kb) {
+		btf__free(btf);
+		free(c);
+		return -1;
+	}
+	if (build_plan(c)) {
+		plan_free(&c->plan);
+		kbtf__free(c->kb);
+		free(c);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	if (!c)
+		return 0;
+	plan_free(&c->plan);
+	kbtf__free(c->kb);
+	free(c);
+	return 0;
+}
+
+/* Fresh options and an empty event before each test. */
+static int reset(void **state)
+{
+	struct ctx *c = *state;
+
+	memset(&c->env, 0, sizeof(c->env));
+	c->env.pages = KSNOOP_DEFAULT_PAGES;
+	c->env.cpu = -1;
+	memset(&c->ev, 0, sizeof(c->ev));
+	return 0;
+}
+
+static void ev_init(struct ksnoop_event *ev, __u16 kind)
+{
+	ev->kind = kind;
+	ev->ts = 123456789012ULL;
+	ev->duration_ns = 1500;
+	ev->cpu = 3;
+	ev->tgid = 4242;
+	ev->pid = 4243;
+	strcpy(ev->comm, "tester");
+}
+
+static void ev_add(struct ksnoop_event *ev, int idx, __u64 raw, const void *data, __u16 len,
+		   __u8 flags)
+{
+	struct ksnoop_vrec *vr = (void *)&ev->data[ev->data_len];
+
+	vr->raw = raw;
+	vr->len = len;
+	vr->idx = idx;
+	vr->flags = flags;
+	if (len)
+		memcpy(vr + 1, data, len);
+	ev->data_len += sizeof(*vr) + ((len + 7) & ~7U);
+	ev->nr_vrecs++;
+}
+
+static const struct outer_data sample = {.id = 7, .in = {.a = -3, .b = 0}, .name = "eth0"};
+
+/* flags = 5, o -> sample (only its first o_len bytes), label -> "eth0". */
+static void entry_event(struct ctx *c, __u16 o_len)
+{
+	ev_init(&c->ev, KSNOOP_EV_ENTRY);
+	ev_add(&c->ev, c->flags_idx, 5, NULL, 0, 0);
+	ev_add(&c->ev, c->o_idx, O_ADDR, &sample, o_len,
+	       o_len < sizeof(sample) ? KSNOOP_VR_TRUNCATED : 0);
+	ev_add(&c->ev, c->label_idx, L_ADDR, "eth0", 5, 0);
+}
+
+static void return_event(struct ctx *c, int ret)
+{
+	ev_init(&c->ev, KSNOOP_EV_RETURN);
+	ev_add(&c->ev, c->ret_idx, (__u64)(__s64)ret, NULL, 0, 0);
+}
+
+/* What output.c writes for c->ev under c->env. */
+static void expect_output(struct ctx *c, const char *want)
+{
+	struct output *o;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	assert_non_null(f);
+	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	assert_non_null(o);
+	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len), 0);
+	output__free(o);
+	fclose(f);
+	if (strcmp(buf, want))
+		print_error("got:\n%s\nwant:\n%s\n", buf, want);
+	assert_string_equal(buf, want);
+	free(buf);
+}
+
+static void test_header(void **state)
+{
+	struct ctx *c = *state;
+	struct output *o;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	assert_non_null(f);
+	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	assert_non_null(o);
+	output__header(o);
+	output__free(o);
+	fclose(f);
+	assert_string_equal(buf, "            TIME  CPU      PID FUNCTION/ARGS\n");
+	free(buf);
+}
+
+/*
+ * The entry event's lines around o's dump, one output line per source
+ * line. btf_dump in libbpf 1.1 prints char arrays element by element.
+ */
+/* clang-format off */
+#define ENTRY_HEAD						\
+	HEAD							\
+	NAME "flags = \n"					\
+	DUMP "(int)5,\n"					\
+	NAME "o = *(0xffff888001234560)\n"
+#define ENTRY_TAIL						\
+	NAME "label = *(0xffff888001234600)\n"			\
+	DUMP "\"eth0\""						\
+	CLOSE
+/* clang-format on */
+
+static void test_entry(void **state)
+{
+	struct ctx *c = *state;
+
+	entry_event(c, sizeof(sample));
+	/* o.in.b is zero, so not shown */
+	/* clang-format off */
+	expect_output(c, ENTRY_HEAD
+		      DUMP "(struct outer){\n"
+		      DUMP " .id = (int)7,\n"
+		      DUMP " .in = (struct inner){\n"
+		      DUMP "  .a = (int)-3,\n"
+		      DUMP " },\n"
+		      DUMP " .name = (char[8])[\n"
+		      DUMP "  'e',\n"
+		      DUMP "  't',\n"
+		      DUMP "  'h',\n"
+		      DUMP "  '0',\n"
+		      DUMP " ],\n"
+		      DUMP "},\n"
+		      ENTRY_TAIL);
+	/* clang-format on */
+}
+
+static void test_return(void **state)
+{
+	struct ctx *c = *state;
+
+	return_event(c, 3);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "return = \n"
+		      DUMP "(int)3"
+		      CLOSE);
+	/* clang-format on */
+}
+
+static void test_return_negative(void **state)
+{
+	struct ctx *c = *state;
+
+	return_event(c, -EINVAL);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "return = \n"
+		      DUMP "(int)-22"
+		      CLOSE);
+	/* clang-format on */
+}
+
+static void test_return_duration(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.min_duration_ns = 1000;
+	return_event(c, -EINVAL);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "return = \n"
+		      DUMP "(int)-22,\n"
+		      NAME "duration = 1500 ns"
+		      CLOSE);
+	/* clang-format on */
+}
+
+static void test_compact(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.compact = true;
+	entry_event(c, sizeof(sample));
+	/* clang-format off */
+	expect_output(c, ENTRY_HEAD
+		      DUMP "(struct outer){.id = (int)7,.in = (struct inner){.a = (int)-3,},"
+			   ".name = (char[8])['e','t','h','0',],},\n"
+		      ENTRY_TAIL);
+	/* clang-format on */
+}
+
+static void test_max_depth(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.max_depth = 1;
+	entry_event(c, sizeof(sample));
+	/* clang-format off */
+	expect_output(c, ENTRY_HEAD
+		      DUMP "(struct outer){\n"
+		      DUMP " .id = (int)7,\n"
+		      DUMP " .in = (struct inner){\n"
+		      DUMP "  ... /* deeper than --max-depth 1 */\n"
+		      DUMP " },\n"
+		      DUMP " .name = (char[8])[\n"
+		      DUMP "  ... /* deeper than --max-depth 1 */\n"
+		      DUMP " ],\n"
+		      DUMP "},\n"
+		      ENTRY_TAIL);
+	/* clang-format on */
+}
+
+static void test_truncated(void **state)
+{
+	struct ctx *c = *state;
+
+	/* 8 of 20 bytes: btf_dump stops at in.b with -E2BIG */
+	entry_event(c, 8);
+	/* clang-format off */
+	expect_output(c, ENTRY_HEAD
+		      DUMP "(struct outer){\n"
+		      DUMP " .id = (int)7,\n"
+		      DUMP " .in = (struct inner){\n"
+		      DUMP "  .a = (int)-3,\n"
+		      DUMP "... /* 8 bytes of 20 */,\n"
+		      ENTRY_TAIL);
+	/* clang-format on */
+}
+
+static void test_truncated_quiet(void **state)
+{
+	struct ctx *c = *state;
+
+	/* 12 of 20 bytes: btf_dump takes the missing name for zeros, no -E2BIG */
+	entry_event(c, 12);
+	/* clang-format off */
+	expect_output(c, ENTRY_HEAD
+		      DUMP "(struct outer){\n"
+		      DUMP " .id = (int)7,\n"
+		      DUMP " .in = (struct inner){\n"
+		      DUMP "  .a = (int)-3,\n"
+		      DUMP " },\n"
+		      DUMP "}\n"
+		      DUMP "... /* 12 bytes of 20 */,\n"
+		      ENTRY_TAIL);
+	/* clang-format on */
+}
+
+static void test_truncated_compact(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.compact = true;
+	entry_event(c, 8);
+	/* clang-format off */
+	expect_output(c, ENTRY_HEAD
+		      DUMP "(struct outer){.id = (int)7,.in = (struct inner){.a = (int)-3, "
+			   "... /* 8 bytes of 20 */,\n"
+		      ENTRY_TAIL);
+	/* clang-format on */
+}
+
+static void test_string_escapes(void **state)
+{
+	struct ctx *c = *state;
+
+	ev_init(&c->ev, KSNOOP_EV_ENTRY);
+	ev_add(&c->ev, c->label_idx, L_ADDR, "a\"b\\c\nd\te\x80", 11, 0);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "label = *(0xffff888001234600)\n"
+		      DUMP "\"a\\\"b\\\\c\\nd\\x09e\\x80\""
+		      CLOSE);
+	/* clang-format on */
+}
+
+static void test_null_pointer(void **state)
+{
+	struct ctx *c = *state;
+
+	ev_init(&c->ev, KSNOOP_EV_ENTRY);
+	ev_add(&c->ev, c->o_idx, 0, NULL, 0, KSNOOP_VR_NULL);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "o = *(0x0)\n"
+		      DUMP " /* Cannot show 'o' as 'struct outer *'; NULL pointer */"
+		      CLOSE);
+	/* clang-format on */
+}
+
+#define JHEAD                                                                                      \
+	"{\"ts\":123456789012,\"cpu\":3,\"pid\":4242,\"tid\":4243,\"comm\":\"tester\","            \
+	"\"function\":\"do_thing\","
+#define JFLAGS "{\"name\":\"flags\",\"type\":\"int\",\"value\":5}"
+#define JLABEL                                                                                     \
+	"{\"name\":\"label\",\"type\":\"char *\",\"addr\":\"0xffff888001234600\","                 \
+	"\"value\":\"eth0\"}"
+#define JO_HEAD "{\"name\":\"o\",\"type\":\"struct outer *\",\"addr\":\"0xffff888001234560\","
+
+static void test_json_entry(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.json = true;
+	entry_event(c, sizeof(sample));
+	expect_output(c, JHEAD
+		      "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
+		      "\"value\":{\"id\":7,\"in\":{\"a\":-3,\"b\":0},\"name\":\"eth0\"}}," JLABEL
+		      "]}\n");
+}
+
+static void test_json_return(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.json = true;
+	return_event(c, -EINVAL);
+	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"values\":["
+			       "{\"name\":\"return\",\"type\":\"int\",\"value\":-22}]}\n");
+}
+
+static void test_json_max_depth(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.json = true;
+	c->env.max_depth = 1;
+	entry_event(c, sizeof(sample));
+	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
+			       "\"value\":{\"id\":7,\"in\":{\"__truncated__\":true},"
+			       "\"name\":\"eth0\"}}," JLABEL "]}\n");
+}
+
+static void test_json_truncated(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.json = true;
+	entry_event(c, 8);
+	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
+			       "\"value\":{\"id\":7,\"in\":{\"__truncated__\":true},"
+			       "\"name\":{\"__truncated__\":true}},\"truncated\":true}," JLABEL
+			       "]}\n");
+}
+
+static void test_json_null_pointer(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.json = true;
+	ev_init(&c->ev, KSNOOP_EV_ENTRY);
+	ev_add(&c->ev, c->o_idx, 0, NULL, 0, KSNOOP_VR_NULL);
+	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[{\"name\":\"o\","
+			       "\"type\":\"struct outer *\",\"addr\":\"0x0\","
+			       "\"error\":\"NULL pointer\"}]}\n");
+}
+
+static void test_malformed(void **state)
+{
+	struct ctx *c = *state;
+	struct output *o;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	assert_non_null(f);
+	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	assert_non_null(o);
+	entry_event(c, sizeof(sample));
+	/* data_len beyond the record, then an unknown function */
+	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + 8), -EINVAL);
+	c->ev.func_id = 1;
+	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len), -EINVAL);
+	output__free(o);
+	fclose(f);
+	assert_string_equal(buf, "");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_header, reset),
+		cmocka_unit_test_setup(test_entry, reset),
+		cmocka_unit_test_setup(test_return, reset),
+		cmocka_unit_test_setup(test_return_negative, reset),
+		cmocka_unit_test_setup(test_return_duration, reset),
+		cmocka_unit_test_setup(test_compact, reset),
+		cmocka_unit_test_setup(test_max_depth, reset),
+		cmocka_unit_test_setup(test_truncated, reset),
+		cmocka_unit_test_setup(test_truncated_quiet, reset),
+		cmocka_unit_test_setup(test_truncated_compact, reset),
+		cmocka_unit_test_setup(test_string_escapes, reset),
+		cmocka_unit_test_setup(test_null_pointer, reset),
+		cmocka_unit_test_setup(test_json_entry, reset),
+		cmocka_unit_test_setup(test_json_return, reset),
+		cmocka_unit_test_setup(test_json_max_depth, reset),
+		cmocka_unit_test_setup(test_json_truncated, reset),
+		cmocka_unit_test_setup(test_json_null_pointer, reset),
+		cmocka_unit_test_setup(test_malformed, reset),
+	};
+
+	return cmocka_run_group_tests_name("output", tests, setup, teardown);
+}

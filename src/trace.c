@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ksnoop trace FUNC...: plan, attach, then stream events until a signal. */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,8 @@ static int setup_output(struct session *s)
 	if (!output_needs_ksyms(s->env)) {
 		ksyms__free(s->ks);
 		s->ks = NULL;
+		/* Small blocks stay in the heap unless given back: peak RSS. */
+		malloc_trim(0);
 	}
 	if (s->env->stack_mode) {
 		s->chain = chain__new(s->nr, emit_event, s);

@@ -110,6 +110,13 @@ static uint64_t vmlinux_addr(const struct kpe_syms *s, const char *name)
 	return 0;
 }
 
+/* [_stext, _etext] or [_sinittext, _einittext], markers included. */
+static bool in_text(const struct vmlinux_bounds *b, uint64_t addr)
+{
+	return (addr >= b->stext && addr <= b->etext) ||
+	       (b->sinittext && addr >= b->sinittext && addr <= b->einittext);
+}
+
 /*
  * Would the kernel's %pS name a vmlinux address? Outside the ranges it
  * prints the bare address, as for a data address when kallsyms lists no
@@ -121,8 +128,7 @@ static bool vmlinux_resolves(const struct vmlinux_bounds *b, uint64_t addr)
 		return true;
 	if (b->all)
 		return addr >= b->stext && (!b->end || addr < b->end);
-	return (addr >= b->stext && addr < b->etext) ||
-	       (b->sinittext && addr >= b->sinittext && addr < b->einittext);
+	return in_text(b, addr) && addr != b->etext && addr != b->einittext;
 }
 
 void kpe_syms__finish(struct kpe_syms *s)
@@ -145,10 +151,16 @@ void kpe_syms__finish(struct kpe_syms *s)
 	s->vm.sinittext = vmlinux_addr(s, "_sinittext");
 	s->vm.einittext = vmlinux_addr(s, "_einittext");
 	s->vm.end = vmlinux_addr(s, "_end");
+	/*
+	 * Only CONFIG_KALLSYMS_ALL lists symbols outside the text ranges
+	 * (arm64's _etext itself is a 'D' at the end of one).
+	 */
 	s->vm.all = false;
-	for (i = 0; i < s->nr && !s->vm.all; i++)
-		s->vm.all =
-			!s->syms[i].module && s->syms[i].type && strchr("dDbB", s->syms[i].type);
+	for (i = 0; i < s->nr && !s->vm.all; i++) {
+		const struct ksym *k = &s->syms[i];
+
+		s->vm.all = !k->module && k->addr >= KERNEL_ADDR_MIN && !in_text(&s->vm, k->addr);
+	}
 }
 
 /* "ffffffff81000000 T _stext" or "... t name\t[module]" */

@@ -16,11 +16,23 @@ struct ksym {
 	char type;
 };
 
+/*
+ * vmlinux's section markers, as kallsyms_lookup() bounds its symbols
+ * (is_ksym_addr): with CONFIG_KALLSYMS_ALL, which lists data symbols,
+ * [_stext, _end) resolves; without it only text, [_stext, _etext) and
+ * [_sinittext, _einittext). 0 where not listed.
+ */
+struct vmlinux_bounds {
+	uint64_t stext, etext, sinittext, einittext, end;
+	bool all; /* data symbols are listed */
+};
+
 struct kpe_syms {
 	struct ksym *syms;     /* by address */
 	struct ksym **by_name; /* by name, then address */
 	size_t nr, cap;
 	bool restricted;
+	struct vmlinux_bounds vm;
 };
 
 struct kpe_syms *kpe_syms__new(void)
@@ -71,6 +83,54 @@ static int cmp_name(const void *a, const void *b)
 	return c ? c : (x->addr < y->addr ? -1 : x->addr > y->addr);
 }
 
+static size_t first_named(const struct kpe_syms *s, const char *name)
+{
+	size_t lo = 0, hi = s->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(s->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The address of vmlinux's symbol name, or 0. */
+static uint64_t vmlinux_addr(const struct kpe_syms *s, const char *name)
+{
+	size_t i;
+
+	for (i = first_named(s, name); i < s->nr && !strcmp(s->by_name[i]->name, name); i++) {
+		if (!s->by_name[i]->module)
+			return s->by_name[i]->addr;
+	}
+	return 0;
+}
+
+/* [_stext, _etext] or [_sinittext, _einittext], markers included. */
+static bool in_text(const struct vmlinux_bounds *b, uint64_t addr)
+{
+	return (addr >= b->stext && addr <= b->etext) ||
+	       (b->sinittext && addr >= b->sinittext && addr <= b->einittext);
+}
+
+/*
+ * Would the kernel's %pS name a vmlinux address? Outside the ranges it
+ * prints the bare address, as for a data address when kallsyms lists no
+ * data. A table without the markers (a test's) takes every address.
+ */
+static bool vmlinux_resolves(const struct vmlinux_bounds *b, uint64_t addr)
+{
+	if (!b->stext || !b->etext)
+		return true;
+	if (b->all)
+		return addr >= b->stext && (!b->end || addr < b->end);
+	return in_text(b, addr) && addr != b->etext && addr != b->einittext;
+}
+
 void kpe_syms__finish(struct kpe_syms *s)
 {
 	size_t i;
@@ -86,6 +146,21 @@ void kpe_syms__finish(struct kpe_syms *s)
 		s->by_name[i] = &s->syms[i];
 	qsort(s->by_name, s->nr, sizeof(*s->by_name), cmp_name);
 	s->restricted = s->nr && s->syms[s->nr - 1].addr == 0;
+	s->vm.stext = vmlinux_addr(s, "_stext");
+	s->vm.etext = vmlinux_addr(s, "_etext");
+	s->vm.sinittext = vmlinux_addr(s, "_sinittext");
+	s->vm.einittext = vmlinux_addr(s, "_einittext");
+	s->vm.end = vmlinux_addr(s, "_end");
+	/*
+	 * Only CONFIG_KALLSYMS_ALL lists symbols outside the text ranges
+	 * (arm64's _etext itself is a 'D' at the end of one).
+	 */
+	s->vm.all = false;
+	for (i = 0; i < s->nr && !s->vm.all; i++) {
+		const struct ksym *k = &s->syms[i];
+
+		s->vm.all = !k->module && k->addr >= KERNEL_ADDR_MIN && !in_text(&s->vm, k->addr);
+	}
 }
 
 /* "ffffffff81000000 T _stext" or "... t name\t[module]" */
@@ -167,20 +242,6 @@ bool kpe_syms__restricted(const struct kpe_syms *s)
 }
 
 /* Index of the first symbol called name in by_name, or nr. */
-static size_t first_named(const struct kpe_syms *s, const char *name)
-{
-	size_t lo = 0, hi = s->nr;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (strcmp(s->by_name[mid]->name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 static bool is_text(char type)
 {
@@ -235,6 +296,8 @@ const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *st
 	 */
 	if (lo == 0 || addr < KERNEL_ADDR_MIN || s->syms[lo - 1].addr < KERNEL_ADDR_MIN ||
 	    s->restricted)
+		return NULL;
+	if (!s->syms[lo - 1].module && !vmlinux_resolves(&s->vm, addr))
 		return NULL;
 	/* The size runs to the next symbol at a higher address. */
 	for (next = lo; next < s->nr && s->syms[next].addr == s->syms[lo - 1].addr; next++)

@@ -1,10 +1,12 @@
 #!/bin/bash
 # Run every test suite and end with "N passed, N failed".
-#   tests/run.sh            unit + host + VM matrix (x86-64, then arm64)
+#   tests/run.sh            unit + host + VM matrices: x86-64, then arm64
+#                           (beside it on 8+ CPUs)
 #   tests/run.sh --no-vm    unit + host only
 #   KERNELS="6.1" tests/run.sh   a subset of the x86-64 VM matrix
 #   ARM64_KERNELS="6.12" tests/run.sh   a subset of the arm64 VM matrix
-#   KSNOOP_ARM64=1 tests/run.sh  also the arm64 VM matrix (and its deps in make test)
+#   KSNOOP_ARM64=0 tests/run.sh  without the arm64 VM matrix (and without
+#                           its deps in make test)
 # Each suite prints TAP lines ("ok ..." / "not ok ..."); this script counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +47,7 @@ else
 	# runs beside the x86-64 one where there are CPUs for both: each
 	# matrix boots its kernels in parallel, 2 CPUs per guest.
 	arm64=0
-	[ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-0}" != 0 ] && arm64=1
+	[ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-1}" != 0 ] && arm64=1
 	arm64_out=$(mktemp /tmp/ksnoop-arm64.XXXXXX)
 	arm64_log=$(mktemp /tmp/ksnoop-arm64log.XXXXXX)
 	arm64_pid=

@@ -506,6 +506,50 @@ static void test_output(void **state)
 	free(ev);
 }
 
+/*
+ * %pS names a vmlinux address only inside what kallsyms covers: all of
+ * [_stext, _end) with data symbols listed (CONFIG_KALLSYMS_ALL), else the
+ * text; the kernel prints a data address bare then (arm64 Debian 6.1).
+ */
+static void test_sym_bounds(void **state)
+{
+	const uint64_t t = 0xffff800008000000ULL;
+	struct kpe_syms *s;
+	uint64_t start, size;
+	const char *name;
+	int all;
+
+	(void)state;
+	for (all = 0; all < 2; all++) {
+		s = kpe_syms__new();
+		assert_non_null(s);
+		assert_int_equal(kpe_syms__add(s, t, 'T', "_stext", NULL), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x10, 't', "func", NULL), 0);
+		/* arm64 lists _etext as data */
+		assert_int_equal(kpe_syms__add(s, t + 0x100, 'D', "_etext", NULL), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x200, 'T', "_sinittext", NULL), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x210, 't', "init_func", NULL), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x300, 'T', "_einittext", NULL), 0);
+		if (all)
+			assert_int_equal(kpe_syms__add(s, t + 0x400, 'D', "init_net", NULL), 0);
+		kpe_syms__finish(s);
+
+		name = kpe_syms__find(s, t + 0x14, &start, &size, NULL);
+		assert_non_null(name);
+		assert_string_equal(name, "func");
+		assert_int_equal(size, 0xf0);
+		name = kpe_syms__find(s, t + 0x218, &start, &size, NULL);
+		assert_non_null(name);
+		assert_string_equal(name, "init_func");
+		/* between the text and the init text, and past it */
+		name = kpe_syms__find(s, t + 0x180, &start, &size, NULL);
+		assert_true(all ? name && !strcmp(name, "_etext") : !name);
+		name = kpe_syms__find(s, t + 0x400, &start, &size, NULL);
+		assert_true(all ? name && !strcmp(name, "init_net") : !name);
+		kpe_syms__free(s);
+	}
+}
+
 static void test_type_names(void **state)
 {
 	struct kpe_type t = {.kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5};
@@ -536,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_filter_errors),
 		cmocka_unit_test(test_output),
+		cmocka_unit_test(test_sym_bounds),
 		cmocka_unit_test(test_type_names),
 	};
 

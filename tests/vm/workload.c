@@ -16,6 +16,9 @@
  *   workload tcp-send N_BYTES         one loopback TCP connection, N bytes
  *   workload open-missing PATH        open() a missing file, expect ENOENT
  *   workload getppid-loop N           N getppid() system calls
+ *   workload read-file PATH           read PATH to its end; /proc/self/cmdline
+ *                                     makes the kernel copy our own memory
+ *                                     through get_user_pages()
  *   workload fork-signal              fork; the child handles SIGUSR1, exits
  *
  * With -S before the subcommand, workload stops itself (SIGSTOP) right after
@@ -231,6 +234,24 @@ static int do_getppid_loop(long n)
 	return 0;
 }
 
+static int do_read_file(const char *path)
+{
+	char buf[4096];
+	ssize_t n, total = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return fail("cannot open '%s'", path);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	if (n < 0)
+		return fail("cannot read '%s'", path);
+	printf("read: %s: %zd bytes\n", path, total);
+	return 0;
+}
+
 static volatile sig_atomic_t got_usr1;
 
 static void on_usr1(int sig)
@@ -280,7 +301,8 @@ static int do_fork_signal(void)
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
-	      "                       open-missing PATH | getppid-loop N | fork-signal }\n",
+	      "                       open-missing PATH | getppid-loop N | read-file PATH |\n"
+	      "                       fork-signal }\n",
 	      stderr);
 	return 2;
 }
@@ -324,6 +346,8 @@ int main(int argc, char **argv)
 			return 2;
 		return do_getppid_loop(a);
 	}
+	if (!strcmp(argv[1], "read-file") && argc == 3)
+		return do_read_file(argv[2]);
 	if (!strcmp(argv[1], "fork-signal") && argc == 2)
 		return do_fork_signal();
 	return usage();

@@ -23,6 +23,7 @@ PKGS=(
 	zstd              # 6.12's bzImage is zstd (scripts/kernels.sh unpacks it)
 	iproute2          # loopback setup inside the VM
 	valgrind          # error-path tests
+	python3           # VM checks: JSON schema, generated kprobe_events lines
 	strace            # ktrace overhead comparison in make bench
 	bpftrace          # side-by-side comparison in make bench
 )

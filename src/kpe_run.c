@@ -453,8 +453,9 @@ static int run_loop(struct kpe_session *s)
 			p_err("reading the ring buffer: %s", strerror(-err));
 			return err;
 		}
-		if (fflush(stdout) || ferror(stdout))
-			break; /* the reader went away */
+		err = flush_stdout();
+		if (err)
+			return err < 0 ? err : 0;
 		if (now_ns() - last > DROP_REPORT_NS) {
 			report_drops(s, false);
 			last = now_ns();

@@ -158,7 +158,6 @@ void output__header(struct output *o)
 {
 	if (!o->env->json)
 		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
-	fflush(o->out);
 }
 
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)

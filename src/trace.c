@@ -260,9 +260,9 @@ static int run_loop(struct session *s)
 			p_err("reading the ring buffer: %s", strerror(-err));
 			break;
 		}
-		err = 0;
-		if (fflush(stdout) || ferror(stdout))
-			break; /* the reader went away */
+		err = flush_stdout();
+		if (err)
+			return err < 0 ? err : 0;
 		if (now_ns() - last_report > DROP_REPORT_NS) {
 			report_drops(s, false);
 			last_report = now_ns();
@@ -376,11 +376,17 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	if (err)
 		goto out;
 	output__header(s.out);
+	err = flush_stdout();
+	if (err) {
+		err = err < 0 ? err : 0;
+		goto out;
+	}
 	err = run_loop(&s);
 	/* Detach, then deliver what is already in the buffer. */
 	report_drops(&s, true);
 	ring_buffer__consume(s.rb);
-	fflush(stdout);
+	if (flush_stdout() < 0 && !err)
+		err = -EIO;
 	if (stop_signal)
 		p_dbg("stopped by signal %d", (int)stop_signal);
 out:

@@ -127,6 +127,29 @@ void p_dbg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Flush stdout. A reader that went away (| head) ends a trace quietly (1);
+ * any other failure, such as a full disk, would lose events: say so.
+ */
+int flush_stdout(void)
+{
+	int e;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	e = errno;
+	if (e == EPIPE)
+		return 1;
+	/* An earlier write failed and nothing is left to retry: no errno. */
+	if (!e) {
+		p_err("writing the output failed");
+		return -EIO;
+	}
+	p_err("writing the output: %s", strerror(e));
+	return -e;
+}
+
 int parse_long(const char *s, long long min, long long max, long long *out)
 {
 	char *end;

@@ -33,6 +33,7 @@ void util_route_libbpf_print(void);
 const char *str_clip(const char *s, char buf[CLIP_BUF]);
 
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */
+int flush_stdout(void);
 int parse_long(const char *s, long long min, long long max, long long *out);
 
 /* "500ns", "20us", "5ms", "1s" or a plain number of ns. */

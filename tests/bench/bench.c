@@ -8,7 +8,8 @@
  *                              EVERY calls, 8 bytes otherwise (a predicate
  *                              "count == 7" keeps 1/EVERY of them), timed
  *   bench udp-send BYTES N     N loopback UDP datagrams of BYTES, timed
- *   bench spin SECONDS         getppid() in a loop for SECONDS (background load)
+ *   bench spin SECONDS [PAUSE_US]  getppid() in a loop for SECONDS (background
+ *                              load); with PAUSE_US, one call per pause
  *   bench run [-k] TIMEOUT MATCH -- CMD [ARG...]
  *                              spawn CMD with stdout on a pipe, time until a
  *                              line containing MATCH appears, sample its peak
@@ -133,17 +134,20 @@ static int do_udp_send(long bytes, long n)
 	return 0;
 }
 
-static int do_spin(long secs)
+static int do_spin(long secs, long pause_us)
 {
 	long long end = now_ns() + secs * 1000000000LL;
+	struct timespec pause = { .tv_nsec = pause_us * 1000 };
 	long n = 0;
 
 	while (now_ns() < end) {
 		int i;
 
-		for (i = 0; i < 100; i++)
+		for (i = 0; i < (pause_us ? 1 : 100); i++)
 			syscall(SYS_getppid);
-		n += 100;
+		n += pause_us ? 1 : 100;
+		if (pause_us)
+			nanosleep(&pause, NULL);
 	}
 	report(n, secs * 1000000000LL);
 	return 0;
@@ -252,7 +256,7 @@ static int do_stamp(void)
 
 static int usage(void)
 {
-	fputs("usage: bench { getppid N | write-null N EVERY | udp-send BYTES N | spin SECONDS |\n"
+	fputs("usage: bench { getppid N | write-null N EVERY | udp-send BYTES N | spin SECONDS [PAUSE_US] |\n"
 	      "               run [-k] TIMEOUT MATCH -- CMD [ARG...] | stamp }\n",
 	      stderr);
 	return 2;
@@ -280,10 +284,12 @@ int main(int argc, char **argv)
 			return 2;
 		return do_udp_send(a, b);
 	}
-	if (!strcmp(argv[1], "spin") && argc == 3) {
-		if (parse_long(argv[2], 1, 3600, &a))
+	if (!strcmp(argv[1], "spin") && (argc == 3 || argc == 4)) {
+		b = 0;
+		if (parse_long(argv[2], 1, 3600, &a) ||
+		    (argc == 4 && parse_long(argv[3], 0, 999999, &b)))
 			return 2;
-		return do_spin(a);
+		return do_spin(a, b);
 	}
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return do_stamp();

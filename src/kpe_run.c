@@ -54,13 +54,6 @@ struct kpe_session {
 	__u64 nr_events, nr_bad, drops_reported;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 static void probe_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
@@ -464,21 +457,6 @@ static int run_loop(struct kpe_session *s)
 	return 0;
 }
 
-static int setup_signals(void)
-{
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa = {.sa_handler = on_signal};
-	size_t i;
-
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
-		if (sigaction(sigs[i], &sa, NULL))
-			return -errno;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
-}
-
 static int setup_ringbuf(struct kpe_session *s)
 {
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.kpe_events), handle_event, s, NULL);
@@ -533,7 +511,7 @@ int cmd_probe(struct env *env, int argc, char **argv)
 		return err == ARGS_HELP ? 0 : err;
 	}
 	open_sources(&s);
-	err = compile_defs(&s) ?: apply_filters(&s) ?: setup_signals() ?: load_bpf(&s)
+	err = compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
 		?: attach_all(&s) ?: setup_ringbuf(&s);
 	if (!err) {
 		err = run_loop(&s);

@@ -106,8 +106,8 @@ static int init_type_names(struct output *o)
 	return 0;
 }
 
-struct output *output__new(const struct env *env, const struct func_plan *plans, int nr,
-			   FILE *out, const struct ksyms *ks)
+struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
+			   const struct ksyms *ks)
 {
 	struct output *o = calloc(1, sizeof(*o));
 	int i;
@@ -173,8 +173,8 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 	for (i = 0; i < ev->nr_vrecs; i++) {
 		const struct ksnoop_vrec *vr = (const void *)p;
 
-		if ((size_t)(end - p) < sizeof(*vr) ||
-		    (size_t)(end - p) - sizeof(*vr) < vr->len || vr->idx >= KSNOOP_MAX_VALUES)
+		if ((size_t)(end - p) < sizeof(*vr) || (size_t)(end - p) - sizeof(*vr) < vr->len ||
+		    vr->idx >= KSNOOP_MAX_VALUES)
 			return -EINVAL;
 		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
 		if (p > end)
@@ -387,8 +387,7 @@ static void print_time(struct output *o, __u64 ts)
  * *p = NULL, get NULL at the end.
  */
 static const struct ksnoop_vrec *next_shown(const struct func_plan *plan,
-					    const struct ksnoop_event *ev, __u32 *i,
-					    const __u8 **p)
+					    const struct ksnoop_event *ev, __u32 *i, const __u8 **p)
 {
 	if (!*p)
 		*p = ev->data;
@@ -430,9 +429,12 @@ static void text_event(struct output *o, const struct ksnoop_event *ev)
 static const char *event_kind_name(__u16 kind)
 {
 	switch (kind) {
-	case KSNOOP_EV_ENTRY: return "entry";
-	case KSNOOP_EV_RETURN: return "return";
-	case KSNOOP_EV_COMBINED: return "combined";
+	case KSNOOP_EV_ENTRY:
+		return "entry";
+	case KSNOOP_EV_RETURN:
+		return "return";
+	case KSNOOP_EV_COMBINED:
+		return "combined";
 	}
 	return "unknown";
 }
@@ -440,8 +442,8 @@ static const char *event_kind_name(__u16 kind)
 static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
 			   const struct ksnoop_vrec *vr)
 {
-	struct json_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
-				.ks = o->ks };
+	struct json_opts jo = {.max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
+			       .ks = o->ks};
 	struct strbuf *sb = &o->line;
 	const void *data = vr + 1;
 
@@ -486,7 +488,8 @@ static void json_event(struct output *o, const struct ksnoop_event *ev)
 	sb_reset(sb);
 	sb_printf(sb, "{\"ts\":%llu", (unsigned long long)ev->ts);
 	if (o->env->wallclock)
-		sb_printf(sb, ",\"wall_ns\":%lld", (long long)ev->ts + (long long)o->wall_offset_ns);
+		sb_printf(sb, ",\"wall_ns\":%lld",
+			  (long long)ev->ts + (long long)o->wall_offset_ns);
 	sb_printf(sb, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", ev->cpu, ev->tgid, ev->pid);
 	json_string(sb, ev->comm, sizeof(ev->comm));
 	sb_printf(sb, ",\"function\":");

@@ -37,28 +37,6 @@ struct session {
 	__u64 drops_reported;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static int setup_signals(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_signal };
-	size_t i;
-
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
-		if (sigaction(sigs[i], &sa, NULL))
-			return -errno;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
-}
-
 static int check_traceable(struct session *s, struct func_plan *p)
 {
 	const char *why, *clone;
@@ -154,9 +132,9 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 
 static int setup_plans(struct session *s, int argc, char **argv)
 {
-	struct plan_opts popts = { .comm = s->env->comm,
-				   .combined = s->env->min_duration_ns > 0,
-				   .max_bytes = s->env->max_bytes };
+	struct plan_opts popts = {.comm = s->env->comm,
+				  .combined = s->env->min_duration_ns > 0,
+				  .max_bytes = s->env->max_bytes};
 	struct spec_error serr;
 	struct spec spec;
 	int i, err = 0;
@@ -352,7 +330,7 @@ static int check_args(const struct env *env, int argc)
 
 int cmd_trace(struct env *env, int argc, char **argv)
 {
-	struct session s = { .env = env };
+	struct session s = {.env = env};
 	int err;
 
 	err = check_args(env, argc);
@@ -364,7 +342,7 @@ int cmd_trace(struct env *env, int argc, char **argv)
 		err = -ENOENT;
 		goto out;
 	}
-	err = setup_plans(&s, argc, argv) ?: setup_output(&s) ?: setup_signals();
+	err = setup_plans(&s, argc, argv) ?: setup_output(&s) ?: setup_stop_signals();
 	if (err)
 		goto out;
 	s.tracer = tracer__open(env, s.plans, s.nr);

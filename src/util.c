@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,32 @@ void p_dbg(const char *fmt, ...)
 	va_end(ap);
 }
 
+volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP set stop_signal, so a trace loop detaches and
+ * reports before it exits; a closed pipe shows as EPIPE (flush_stdout).
+ */
+int setup_stop_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
 /*
  * Flush stdout. A reader that went away (| head) ends a trace quietly (1);
  * any other failure, such as a full disk, would lose events: say so.
@@ -173,7 +200,7 @@ int parse_duration_ns(const char *s, unsigned long long *out)
 	static const struct {
 		const char *suffix;
 		unsigned long long mult;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 } };
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"", 1}};
 	unsigned long long v;
 	char *end;
 	size_t i;

@@ -4,6 +4,7 @@
 #define KSNOOP_UTIL_H
 
 #include <stdarg.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,8 @@ void util_route_libbpf_print(void);
 const char *str_clip(const char *s, char buf[CLIP_BUF]);
 
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */
+extern volatile sig_atomic_t stop_signal;
+int setup_stop_signals(void);
 int flush_stdout(void);
 int parse_long(const char *s, long long min, long long max, long long *out);
 

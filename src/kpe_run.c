@@ -511,6 +511,7 @@ int cmd_probe(struct env *env, int argc, char **argv)
 		return err == ARGS_HELP ? 0 : err;
 	}
 	open_sources(&s);
+	raise_fd_limit();
 	err = compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
 		?: attach_all(&s) ?: setup_ringbuf(&s);
 	if (!err) {

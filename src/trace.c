@@ -345,6 +345,7 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	err = setup_plans(&s, argc, argv) ?: setup_output(&s) ?: setup_stop_signals();
 	if (err)
 		goto out;
+	raise_fd_limit();
 	s.tracer = tracer__open(env, s.plans, s.nr);
 	if (!s.tracer) {
 		err = -EINVAL;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <bpf/libbpf.h>
 
@@ -152,6 +153,22 @@ int setup_stop_signals(void)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
+}
+
+/*
+ * Each traced function holds a program and a link per direction: the
+ * default soft limit of 1024 descriptors stops a trace of a few hundred
+ * functions that the hard limit allows.
+ */
+void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		p_dbg("cannot raise the open file limit: %s", strerror(errno));
 }
 
 /*

@@ -36,6 +36,7 @@ const char *str_clip(const char *s, char buf[CLIP_BUF]);
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */
 extern volatile sig_atomic_t stop_signal;
 int setup_stop_signals(void);
+void raise_fd_limit(void);
 int flush_stdout(void);
 int parse_long(const char *s, long long min, long long max, long long *out);
 

@@ -22,6 +22,7 @@ const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
+const volatile bool want_comm; /* the event header carries comm (JSON shows it) */
 
 /*
  * Whether an address is user memory: Debian's GCC-built BTF has no __user
@@ -153,12 +154,15 @@ static __always_inline void count_drop(__u32 reason)
 
 static __always_inline bool pass_filters(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid;
 
 	if (filter_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)filter_cpu)
 		return false;
-	if (filter_tgid && !bpf_map_lookup_elem(&tgids, &tgid))
-		return false;
+	if (filter_tgid) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		if (!bpf_map_lookup_elem(&tgids, &tgid))
+			return false;
+	}
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
 		return false;
 	return true;
@@ -268,6 +272,7 @@ struct capture_ctx {
 	struct regs *regs; /* kprobe/kretprobe only */
 	enum prog_kind kind;
 	bool at_entry;
+	__u32 side; /* enum ksnoop_side, as at_entry says */
 	struct ksnoop_func_cfg *cfg;
 	struct scratch *s;
 };
@@ -376,23 +381,23 @@ static __always_inline __u32 read_final(const struct ksnoop_value *v, __u8 *dst,
 	return size;
 }
 
-static __always_inline int capture_one(__u32 i, struct capture_ctx *c, bool trampoline)
+static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool trampoline)
 {
 	struct ksnoop_event *ev = &c->s->ev;
 	struct ksnoop_value *v;
 	struct ksnoop_vrec *vr;
-	__u32 off = ev->data_len, len = 0;
+	__u32 off = ev->data_len, len = 0, i, side;
 	__u8 flags = 0;
 	__u64 p;
 
-	if (i >= c->cfg->nr_values)
-		return 1;
-	/* Re-bound i after the compiler has had its way with it. */
+	/* Re-bound after the compiler has had its way with them. */
+	barrier_var(n);
+	side = c->side;
+	barrier_var(side);
+	i = c->cfg->side[side & 1][n & (KSNOOP_MAX_VALUES - 1)];
 	barrier_var(i);
 	i &= KSNOOP_MAX_VALUES - 1;
 	v = &c->cfg->values[i];
-	if (!!(v->flags & KSNOOP_V_ENTRY) != c->at_entry)
-		return 0;
 	if (off >= KSNOOP_DATA_MAX)
 		return 1;
 	barrier_var(off);
@@ -436,10 +441,16 @@ static int capture_kprobe(__u32 i, void *c)
 /* bpf_loop keeps the verifier's work per value, not per combination. */
 static __always_inline void capture(struct capture_ctx *c)
 {
+	__u32 n = c->cfg->nr_side[c->side & 1];
+
+	if (!n)
+		return;
+	if (n > KSNOOP_MAX_VALUES)
+		n = KSNOOP_MAX_VALUES;
 	if (c->kind == PK_FENTRY || c->kind == PK_FEXIT)
-		bpf_loop(KSNOOP_MAX_VALUES, capture_trampoline, c, 0);
+		bpf_loop(n, capture_trampoline, c, 0);
 	else
-		bpf_loop(KSNOOP_MAX_VALUES, capture_kprobe, c, 0);
+		bpf_loop(n, capture_kprobe, c, 0);
 }
 
 static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
@@ -657,7 +668,10 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 	ev->pid = (__u32)id;
 	ev->data_len = 0;
 	ev->chain_id = 0;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	if (want_comm)
+		bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	else
+		ev->comm[0] = 0;
 }
 
 /*
@@ -754,6 +768,7 @@ static __always_inline void init_capture(struct capture_ctx *c, void *ctx, struc
 	c->regs = regs;
 	c->kind = kind;
 	c->at_entry = at_entry;
+	c->side = at_entry ? KSNOOP_SIDE_ENTRY : KSNOOP_SIDE_RETURN;
 	c->cfg = cfg;
 }
 
@@ -770,29 +785,66 @@ static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func
 	return !chain_allows(ts, cfg->chain_pos, &f->chain_id);
 }
 
+/* The fast comparisons, from the argument registers alone. */
+static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
+					    struct ksnoop_func_cfg *cfg, bool trampoline)
+{
+	struct capture_ctx c = { .ctx = ctx, .regs = regs };
+	struct ksnoop_pred *p;
+	__u32 k, vi;
+
+	for (k = 0; k < KSNOOP_MAX_FAST_PREDS; k++) {
+		if (k >= cfg->nr_fast_preds)
+			break;
+		p = &cfg->preds[cfg->fast_preds[k] & (KSNOOP_MAX_PREDS - 1)];
+		vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
+		if (!int_pred_holds(p, get_arg(&c, cfg->values[vi].arg, trampoline)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * fexit repeats the fast comparisons itself; a kretprobe cannot see the
+ * arguments again and learns the entry's verdict from the frame.
+ */
+static __always_inline bool uses_frame(struct ksnoop_func_cfg *cfg, bool trampoline)
+{
+	return (cfg->flags & KSNOOP_CFG_FRAME) ||
+	       (!trampoline && cfg->nr_fast_preds && (cfg->emit & KSNOOP_EMIT_RETURN));
+}
+
 static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind)
 {
-	__u32 id = get_func_id(ctx, is_trampoline(kind));
+	bool trampoline = is_trampoline(kind), pass;
+	__u32 id = get_func_id(ctx, trampoline);
+	struct frame unpaired = {}, *f = &unpaired;
+	struct task_state *ts = NULL;
 	struct ksnoop_func_cfg *cfg;
-	struct task_state *ts;
 	struct capture_ctx c;
-	struct frame *f;
 	__u64 now;
 
 	if (!pass_filters())
 		return 0;
 	cfg = bpf_map_lookup_elem(&func_cfg, &id);
-	ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!cfg || !ts)
+	if (!cfg)
+		return 0;
+	pass = fast_preds_pass(ctx, regs, cfg, trampoline);
+	if (!pass && (trampoline || !uses_frame(cfg, trampoline)))
 		return 0;
 	now = bpf_ktime_get_ns();
-	f = push_frame(ts, id, now);
-	if (!f)
-		return 0;
-	if (chain_skip(ts, cfg, f, now)) {
-		f->flags |= FRAME_SKIP;
-		return 0;
+	if (uses_frame(cfg, trampoline)) {
+		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ts)
+			return 0;
+		f = push_frame(ts, id, now);
+		if (!f)
+			return 0;
+		if (!pass || chain_skip(ts, cfg, f, now)) {
+			f->flags |= FRAME_SKIP;
+			return 0;
+		}
 	}
 	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
 		return 0;
@@ -808,7 +860,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	if (!preds_pass(cfg, c.s, true))
 		f->flags |= FRAME_SKIP;
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
-		stash_entry(c.s, ts->depth - 1, f);
+		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else
 		submit(&c.s->ev);
 	scratch_put();
@@ -867,20 +919,25 @@ static __always_inline bool start_return_event(struct scratch *s, struct ksnoop_
 
 static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind)
 {
-	__u32 id = get_func_id(ctx, is_trampoline(kind));
-	bool emits, ends_chain;
+	bool trampoline = is_trampoline(kind), emits, ends_chain;
+	__u32 id = get_func_id(ctx, trampoline), depth = 0;
 	struct ksnoop_func_cfg *cfg;
 	struct task_state *ts;
 	struct capture_ctx c;
-	struct frame f;
+	struct frame f = {};
 	__u64 now;
 
 	if (!pass_filters())
 		return 0;
 	cfg = bpf_map_lookup_elem(&func_cfg, &id);
-	ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!cfg || !ts || !pop_frame(ts, id, &f) || (f.flags & FRAME_SKIP))
+	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, trampoline)))
 		return 0;
+	if (uses_frame(cfg, trampoline)) {
+		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+		if (!ts || !pop_frame(ts, id, &f) || (f.flags & FRAME_SKIP))
+			return 0;
+		depth = ts->depth;
+	}
 	emits = cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
 	ends_chain = chain_mode && cfg->chain_pos == 0;
 	if (!emits && !ends_chain)
@@ -893,9 +950,9 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 		chain_end(c.s, id, &f, now);
 		goto out;
 	}
-	if (!start_return_event(c.s, cfg, id, ts->depth, now))
+	if (!start_return_event(c.s, cfg, id, depth, now))
 		goto out;
-	c.s->ev.duration_ns = now - f.entry_ts;
+	c.s->ev.duration_ns = f.entry_ts ? now - f.entry_ts : 0;
 	c.s->ev.chain_id = f.chain_id;
 	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c);

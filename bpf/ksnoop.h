@@ -23,6 +23,7 @@
 #define KSNOOP_VALUE_MAX 2048	 /* bytes captured for one value */
 #define KSNOOP_DATA_MAX 16384	 /* bytes of value data in one event */
 #define KSNOOP_SCRATCH_LEVELS 4	 /* nested programs sharing one CPU */
+#define KSNOOP_MAX_FAST_PREDS 4	 /* comparisons checked before any other work */
 
 /*
  * The backend calibration target: getppid's body as BTF names it, the
@@ -102,6 +103,18 @@ enum ksnoop_emit {
 	KSNOOP_EMIT_COMBINED = 1 << 2, /* one event at return, entry values stashed */
 };
 
+enum ksnoop_cfg_flags {
+	/*
+	 * Pair each return with its entry through a per-task frame: for the
+	 * duration, -s chains, stashed entry values, and predicates whose
+	 * entry-side verdict the return must know. Without it neither side
+	 * touches task storage.
+	 */
+	KSNOOP_CFG_FRAME = 1 << 0,
+};
+
+enum ksnoop_side { KSNOOP_SIDE_ENTRY, KSNOOP_SIDE_RETURN };
+
 struct ksnoop_func_cfg {
 	__u32 emit;
 	__u32 nr_values;
@@ -109,6 +122,17 @@ struct ksnoop_func_cfg {
 	__u32 chain_pos; /* -s: position in the chain, 0 = first */
 	__u32 nr_args;	 /* parameters the function has */
 	__u32 nr_pred_ops;
+	__u32 flags;	 /* enum ksnoop_cfg_flags */
+	__u8 nr_side[2]; /* values captured at entry, at return */
+	/*
+	 * Comparisons of a register argument that must all hold for any
+	 * event (conjuncts at the top of the predicate): checked first, on
+	 * both sides, so a rejected call costs next to nothing.
+	 */
+	__u8 nr_fast_preds;
+	__u8 pad;
+	__u8 side[2][KSNOOP_MAX_VALUES]; /* indexes into values[], per side */
+	__u8 fast_preds[KSNOOP_MAX_FAST_PREDS];
 	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];
 	struct ksnoop_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_pred preds[KSNOOP_MAX_PREDS];

@@ -98,6 +98,22 @@ static void set_rodata(const struct tracer *t, struct ksnoop_bpf *skel, int func
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
 	skel->rodata->wakeup_bytes = wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
+	skel->rodata->want_comm = t->env->json;
+}
+
+/*
+ * A function whose events all come from one side, with nothing to pair
+ * (see KSNOOP_CFG_FRAME), runs no program on the other: even an empty one
+ * costs a trampoline round trip per call.
+ */
+static bool wants_prog(const struct ksnoop_func_cfg *cfg, bool entry)
+{
+	if (cfg->flags & KSNOOP_CFG_FRAME)
+		return true;
+	if (entry)
+		return (cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)) ||
+		       cfg->nr_fast_preds; /* a kprobe's fast verdict goes in a frame */
+	return cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
 }
 
 static void autoload_only(struct ksnoop_bpf *skel, struct bpf_program *keep1,
@@ -371,6 +387,8 @@ static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
 	int i, fd;
 
 	for (i = 0; i < 2; i++) {
+		if (!wants_prog(&t->plans[func].cfg, i == 0))
+			continue;
 		*op = BPFUTIL_LOAD;
 		fd = load_like(t, i, progs[i], t->plans[func].func.id);
 		if (fd < 0)
@@ -411,11 +429,16 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	}
 	fs->fentry = skel;
 	*op = BPFUTIL_ATTACH;
-	fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
-	if (fs->entry)
+	if (wants_prog(&t->plans[func].cfg, true)) {
+		fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
+		if (!fs->entry)
+			return -errno;
+	}
+	if (wants_prog(&t->plans[func].cfg, false)) {
 		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
-	if (!fs->ret)
-		return -errno;
+		if (!fs->ret)
+			return -errno;
+	}
 	set_fentry_tmpl(t, skel);
 	return 0;
 }
@@ -430,9 +453,14 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	if (t->kprobe_load_err)
 		return t->kprobe_load_err;
 	*op = BPFUTIL_ATTACH;
-	fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
-	if (!fs->entry)
-		return -errno;
+	if (wants_prog(&t->plans[func].cfg, true)) {
+		fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name,
+							    &opts);
+		if (!fs->entry)
+			return -errno;
+	}
+	if (!wants_prog(&t->plans[func].cfg, false))
+		return 0;
 	opts.retprobe = true;
 	fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name, &opts);
 	return fs->ret ? 0 : -errno;

@@ -11,7 +11,7 @@
 
 struct json_opts {
 	int max_depth;		 /* nested structs beyond this become a marker */
-	const struct ksyms *ks;	 /* symbolises function pointers; may be NULL */
+	struct ksyms *ks;	 /* symbolises function pointers; may be NULL */
 };
 
 void json_string(struct strbuf *sb, const char *s, size_t max);

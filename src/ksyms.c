@@ -42,6 +42,7 @@ struct ksyms {
 	struct name_set by_name; /* kallsyms text symbols */
 	struct name_set ftrace;	 /* available_filter_functions */
 	struct name_set blacklist;
+	bool kallsyms_tried; /* loaded on first need: see need_kallsyms() */
 };
 
 static uint32_t hash_name(const char *s)
@@ -224,10 +225,14 @@ static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
 	if (!grow_array(&ks->syms, &ks->cap, ks->nr, sizeof(*ks->syms), 65536))
 		return false;
 	name[nlen] = 0;
-	/* Static functions of the same name share one string. */
+	/* Static functions of the same name share one string, as ftrace's do. */
 	slot = ks->by_name.n ? set_slot(ks, &ks->by_name, name) : NULL;
+	if (!(slot && *slot) && ks->ftrace.n)
+		slot = set_slot(ks, &ks->ftrace, name);
 	if (slot && *slot) {
 		off = *slot - 1;
+		if (!set_has(ks, &ks->by_name, name) && !set_add_off(ks, &ks->by_name, off))
+			return false;
 	} else {
 		off = str_add(ks, name, nlen);
 		if (off < 0 || !set_add_off(ks, &ks->by_name, off))
@@ -307,15 +312,38 @@ static void trim(struct ksyms *ks)
 	}
 }
 
+/*
+ * /proc/kallsyms is the slowest file to read (the kernel formats every
+ * symbol on each read: a third of a second on a large kernel, seconds
+ * under emulation), and a trace of functions ftrace knows never needs it.
+ * It is read when something asks what ftrace cannot answer: why a
+ * function is missing, its clones, an address's name, or a glob without
+ * available_filter_functions.
+ */
+static void need_kallsyms(struct ksyms *ks)
+{
+	if (ks->kallsyms_tried)
+		return;
+	ks->kallsyms_tried = true;
+	load_kallsyms(ks);
+	trim(ks);
+}
+
+void ksyms__load_kallsyms(struct ksyms *ks)
+{
+	need_kallsyms(ks);
+}
+
 struct ksyms *ksyms__load(void)
 {
 	struct ksyms *ks = calloc(1, sizeof(*ks));
 
 	if (!ks)
 		return NULL;
-	load_kallsyms(ks);
 	for_each_line(TRACEFS "/available_filter_functions", ftrace_line, ks);
 	for_each_line("/sys/kernel/debug/kprobes/blacklist", blacklist_line, ks);
+	if (!ks->ftrace.loaded)
+		need_kallsyms(ks);
 	trim(ks);
 	return ks;
 }
@@ -332,10 +360,13 @@ void ksyms__free(struct ksyms *ks)
 	free(ks);
 }
 
-const char *ksyms__addr_name(const struct ksyms *ks, uint64_t addr, uint64_t *start)
+const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start)
 {
-	size_t lo = 0, hi = ks->nr;
+	size_t lo, hi;
 
+	need_kallsyms(ks);
+	lo = 0;
+	hi = ks->nr;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -351,13 +382,17 @@ const char *ksyms__addr_name(const struct ksyms *ks, uint64_t addr, uint64_t *st
 	return str_at(ks, ks->syms[lo - 1].name);
 }
 
-bool ksyms__has_func(const struct ksyms *ks, const char *name)
+bool ksyms__has_func(struct ksyms *ks, const char *name)
 {
+	need_kallsyms(ks);
 	return set_has(ks, &ks->by_name, name);
 }
 
-const char *ksyms__untraceable_reason(const struct ksyms *ks, const char *name)
+const char *ksyms__untraceable_reason(struct ksyms *ks, const char *name)
 {
+	/* What ftrace lists has a symbol; kallsyms explains only the rest. */
+	if (!set_has(ks, &ks->ftrace, name))
+		need_kallsyms(ks);
 	if (ks->by_name.loaded && ks->by_name.n && !set_has(ks, &ks->by_name, name))
 		return "it has no symbol in /proc/kallsyms (inlined or optimised away)";
 	if (set_has(ks, &ks->blacklist, name))
@@ -368,11 +403,12 @@ const char *ksyms__untraceable_reason(const struct ksyms *ks, const char *name)
 }
 
 /* Every kallsyms entry counts, so two static clones of one name are ambiguous. */
-const char *ksyms__clone_of(const struct ksyms *ks, const char *name)
+const char *ksyms__clone_of(struct ksyms *ks, const char *name)
 {
 	size_t len = strlen(name), i;
 	const char *found = NULL;
 
+	need_kallsyms(ks);
 	for (i = 0; i < ks->nr; i++) {
 		const char *s = str_at(ks, ks->syms[i].name);
 

@@ -8,18 +8,21 @@
 
 struct ksyms;
 
+/* Reads ftrace's traceable set and the kprobe blacklist; kallsyms on need. */
 struct ksyms *ksyms__load(void);
+/* Reads kallsyms now rather than at the first question that needs it. */
+void ksyms__load_kallsyms(struct ksyms *ks);
 void ksyms__free(struct ksyms *ks);
 
 /* Symbol covering addr, with its start; NULL when unknown. */
-const char *ksyms__addr_name(const struct ksyms *ks, uint64_t addr, uint64_t *start);
-bool ksyms__has_func(const struct ksyms *ks, const char *name);
+const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start);
+bool ksyms__has_func(struct ksyms *ks, const char *name);
 
 /*
  * Why name cannot be traced, or NULL when it can (as far as we can tell:
  * a file we cannot read is not held against the function).
  */
-const char *ksyms__untraceable_reason(const struct ksyms *ks, const char *name);
+const char *ksyms__untraceable_reason(struct ksyms *ks, const char *name);
 
 /*
  * Traceable function names matching a glob, sorted and unique, from
@@ -29,6 +32,6 @@ const char *ksyms__untraceable_reason(const struct ksyms *ks, const char *name);
 int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out);
 
 /* The single compiler clone ("name.isra.0") of name, or NULL. */
-const char *ksyms__clone_of(const struct ksyms *ks, const char *name);
+const char *ksyms__clone_of(struct ksyms *ks, const char *name);
 
 #endif

@@ -18,7 +18,7 @@ struct output {
 	const struct func_plan *plans;
 	int nr;
 	FILE *out;
-	const struct ksyms *ks;
+	struct ksyms *ks;
 	struct btf_dump **dumps; /* one per plan (plans may use module BTF) */
 	char ***type_names;	 /* [plan][value], for JSON */
 	struct strbuf buf;	 /* one value's dump, before filtering */
@@ -107,7 +107,7 @@ static int init_type_names(struct output *o)
 }
 
 struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
-			   const struct ksyms *ks)
+			   struct ksyms *ks)
 {
 	struct output *o = calloc(1, sizeof(*o));
 	int i;

@@ -669,6 +669,92 @@ static void set_emit(struct func_plan *plan, bool combined)
 	}
 }
 
+/* Where each operator's operands sit in pred_ops (postfix). */
+struct pred_tree {
+	int left[KSNOOP_MAX_PRED_OPS], right[KSNOOP_MAX_PRED_OPS];
+	int root;
+};
+
+static int build_pred_tree(const struct ksnoop_func_cfg *cfg, struct pred_tree *t)
+{
+	int stack[KSNOOP_MAX_PRED_OPS], sp = 0;
+	__u32 i;
+
+	for (i = 0; i < cfg->nr_pred_ops; i++) {
+		__u8 op = cfg->pred_ops[i];
+
+		if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
+			if (sp < 2)
+				return -EINVAL;
+			t->right[i] = stack[--sp];
+			t->left[i] = stack[--sp];
+		}
+		stack[sp++] = i;
+	}
+	if (sp != 1)
+		return -EINVAL;
+	t->root = stack[0];
+	return 0;
+}
+
+/*
+ * A comparison BPF can make from the argument registers alone, before it
+ * reads anything else. Arguments past the sixth may sit on the stack,
+ * which a kretprobe cannot see again.
+ */
+static bool is_fast_cmp(const struct ksnoop_func_cfg *cfg, __u8 k)
+{
+	const struct ksnoop_pred *p = &cfg->preds[k];
+	const struct ksnoop_value *v = &cfg->values[p->value_idx];
+
+	return p->kind == KSNOOP_PRED_INT && v->base == KSNOOP_BASE_ARG && !v->nr_steps &&
+	       !(v->flags & KSNOOP_V_READ) && v->arg < 6;
+}
+
+/* Collects the fast conjuncts under pos; true when every conjunct is one. */
+static bool collect_fast(struct ksnoop_func_cfg *cfg, const struct pred_tree *t, int pos)
+{
+	__u8 op = cfg->pred_ops[pos];
+	bool left, right;
+
+	if (op == KSNOOP_OP_AND) {
+		left = collect_fast(cfg, t, t->left[pos]);
+		right = collect_fast(cfg, t, t->right[pos]);
+		return left && right;
+	}
+	if (op == KSNOOP_OP_OR || !is_fast_cmp(cfg, op) ||
+	    cfg->nr_fast_preds >= KSNOOP_MAX_FAST_PREDS)
+		return false;
+	cfg->fast_preds[cfg->nr_fast_preds++] = op;
+	return true;
+}
+
+/*
+ * What BPF can skip per call: the values of the other side, task storage
+ * when nothing pairs a return with its entry, and all of it for a call a
+ * fast comparison rejects.
+ */
+static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
+{
+	struct ksnoop_func_cfg *cfg = &plan->cfg;
+	bool all_fast = true;
+	struct pred_tree t;
+	__u32 i;
+
+	for (i = 0; i < cfg->nr_values; i++) {
+		int side = cfg->values[i].flags & KSNOOP_V_ENTRY ? KSNOOP_SIDE_ENTRY
+								 : KSNOOP_SIDE_RETURN;
+
+		cfg->side[side][cfg->nr_side[side]++] = i;
+	}
+	if (cfg->nr_pred_ops)
+		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);
+	/* A return must know that a slow comparison rejected its entry. */
+	if (opts->frames || (cfg->emit & KSNOOP_EMIT_COMBINED) ||
+	    (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))
+		cfg->flags |= KSNOOP_CFG_FRAME;
+}
+
 /* --comm: every function also requires comm to match, hidden. */
 static int add_comm_filter(struct func_plan *plan, const char *pattern)
 {
@@ -761,6 +847,7 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	if (opts->max_bytes)
 		cap_sizes(plan, opts->max_bytes);
 	set_emit(plan, opts->combined);
+	set_fast_paths(plan, opts);
 	return 0;
 }
 

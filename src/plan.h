@@ -49,6 +49,7 @@ struct plan_opts {
 	const char *comm;   /* only tasks whose comm matches this glob */
 	bool combined;	    /* one event per call, at return (--duration) */
 	int max_bytes;	    /* cap on bytes captured per value, 0 for the default */
+	bool frames;	    /* pair returns with entries always (-s, durations shown) */
 };
 
 /* Errors are reported with p_err; returns 0 or a negative errno. */

@@ -134,6 +134,8 @@ static int setup_plans(struct session *s, int argc, char **argv)
 {
 	struct plan_opts popts = {.comm = s->env->comm,
 				  .combined = s->env->min_duration_ns > 0,
+				  /* JSON shows every return's duration. */
+				  .frames = s->env->json || s->env->stack_mode,
 				  .max_bytes = s->env->max_bytes};
 	struct spec_error serr;
 	struct spec spec;
@@ -263,6 +265,9 @@ static int setup_output(struct session *s)
 			     output_needs_ksyms(s->env) ? s->ks : NULL);
 	if (!s->out)
 		return -ENOMEM;
+	/* Not while events stream: naming a pointer would stall the first. */
+	if (output_needs_ksyms(s->env))
+		ksyms__load_kallsyms(s->ks);
 	/* Some MB, freed before libbpf parses the kernel's BTF once more. */
 	if (!output_needs_ksyms(s->env)) {
 		ksyms__free(s->ks);

@@ -226,6 +226,15 @@ case $KVER in
 6.1.*) ;;
 *) ACCEL=tcg,thread=single ;;
 esac
+# KSNOOP_VM_ICOUNT=1: the guest clock counts instructions (1 ns each), so
+# timings are instruction counts, free of host load (make bench uses it).
+ICOUNT=()
+SMP=2
+if [ "${KSNOOP_VM_ICOUNT:-0}" = 1 ]; then
+	ACCEL=tcg,thread=single
+	SMP=1 # a second vCPU never comes up under icount
+	ICOUNT=(-icount "${KSNOOP_VM_ICOUNT_OPTS:-shift=0,sleep=off}")
+fi
 
 # One QEMU run. Returns 1 when the boot hung, 0 otherwise; sets qrc and
 # boot_wall (seconds from QEMU start to the job's start, host clock).
@@ -236,7 +245,7 @@ boot_once() {
 	: >"$WORK/stderr"
 	t0=$(date +%s%N)
 	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 \
-		-accel "$ACCEL" -cpu max -smp 2 -m 2048 -nographic -no-reboot \
+		-accel "$ACCEL" "${ICOUNT[@]}" -cpu max -smp "$SMP" -m 2048 -nographic -no-reboot \
 		-nodefaults -nic none \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
 		-append "console=ttyS0 mitigations=off panic=-1 oops=panic quiet loglevel=4 rdinit=/init ksnoop.nonce=$NONCE ksnoop.job=$WORK/job.sh$KEEP_TMP_ARG$APPEND" \

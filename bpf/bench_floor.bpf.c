@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The benchmark floor: an fentry/fexit pair that does nothing. What it
- * costs per call is the price of the BPF trampoline itself, the least any
- * fentry-based tracer can add (tests/bench/floor.c loads it).
+ * The benchmark floors (tests/bench/floor.c loads them). By default an
+ * fentry/fexit pair that does nothing: the price of the BPF trampoline
+ * itself, the least any fentry-based tracer can add. With with_events,
+ * each side also sends a 48-byte record (time, pid, CPU, return value)
+ * through a ring buffer nobody reads: the least a tracer that delivers an
+ * event at entry and at return can add.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -10,14 +13,53 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+const volatile bool with_events;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* floor.c sizes it for --events */
+} events SEC(".maps");
+
+struct floor_rec {
+	__u64 ts;
+	__u64 val;
+	__u32 pid;
+	__u32 cpu;
+	__u32 kind;
+	__u32 pad;
+	__u64 spare[2];
+};
+
+static __always_inline void emit(__u32 kind, __u64 val)
+{
+	struct floor_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r)
+		return;
+	r->ts = bpf_ktime_get_ns();
+	r->val = val;
+	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->cpu = bpf_get_smp_processor_id();
+	r->kind = kind;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 SEC("fentry")
 int BPF_PROG(floor_entry)
 {
+	if (with_events)
+		emit(1, 0);
 	return 0;
 }
 
 SEC("fexit")
 int BPF_PROG(floor_exit)
 {
+	__u64 ret = 0;
+
+	if (with_events) {
+		bpf_get_func_ret(ctx, &ret);
+		emit(2, ret);
+	}
 	return 0;
 }

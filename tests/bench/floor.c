@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * floor FUNC: attach the empty fentry/fexit pair of bpf/bench_floor.bpf.c
- * to FUNC, print "ready", and stay attached until SIGINT or SIGTERM.
+ * floor [--events] FUNC: attach the fentry/fexit pair of
+ * bpf/bench_floor.bpf.c to FUNC (empty, or with --events sending a small
+ * record from each side), print "ready", and stay attached until SIGINT
+ * or SIGTERM.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,18 +25,23 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	struct bench_floor_bpf *skel;
+	bool events = argc == 3 && !strcmp(argv[1], "--events");
 	int err;
 
-	if (argc != 2) {
-		fputs("usage: floor FUNC\n", stderr);
+	if (argc != 2 && !events) {
+		fputs("usage: floor [--events] FUNC\n", stderr);
 		return 2;
 	}
+	argv += events;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	skel = bench_floor_bpf__open();
 	if (!skel)
 		return 1;
-	err = bpf_program__set_attach_target(skel->progs.floor_entry, 0, argv[1]) ?:
+	skel->rodata->with_events = events;
+	/* Room for a 100,000-call burst of two records each, never read. */
+	err = (events ? bpf_map__set_max_entries(skel->maps.events, 32 << 20) : 0) ?:
+	      bpf_program__set_attach_target(skel->progs.floor_entry, 0, argv[1]) ?:
 	      bpf_program__set_attach_target(skel->progs.floor_exit, 0, argv[1]) ?:
 	      bench_floor_bpf__load(skel) ?: bench_floor_bpf__attach(skel);
 	if (err) {

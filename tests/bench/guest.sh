@@ -193,16 +193,16 @@ plain_loop() { # KEY WORKLOAD
 	log "$SEC $1 round $ROUND: $(field ns_per_call "$out") ns/call"
 }
 
-floor_loop() { # FUNC WORKLOAD
-	local out
-	if ! start_tracer floor '^ready' -- $FLOOR "$1"; then
-		result "$SEC.floor.error" '"floor did not attach"'
+floor_loop() { # FUNC WORKLOAD [--events]
+	local out key=floor${3:+-events}
+	if ! start_tracer $key '^ready' -- $FLOOR $3 "$1"; then
+		result "$SEC.$key.error" '"floor did not attach"'
 		return 1
 	fi
 	out=$(timeout 1800 $BENCH $2)
 	stop_tracer
-	echo "floor $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
-	log "$SEC floor round $ROUND: $(field ns_per_call "$out") ns/call"
+	echo "$key $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
+	log "$SEC $key round $ROUND: $(field ns_per_call "$out") ns/call"
 }
 
 # Summaries of $T/$SEC.runs (KEY NS GEN EV DROPS HWM TICKS READY_MS),
@@ -263,6 +263,8 @@ section_percall() {
 		plain_loop base "getppid $CALLS"
 		floor_loop __do_sys_getppid "getppid $CALLS"
 		plain_loop base "getppid $CALLS"
+		floor_loop __do_sys_getppid "getppid $CALLS" --events
+		plain_loop base "getppid $CALLS"
 		traced_loop ksnoop-fentry text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
 			$KSNOOP trace -b fentry __do_sys_getppid
 		plain_loop base "getppid $CALLS"
@@ -282,7 +284,7 @@ section_percall() {
 		plain_loop base "getppid $CALLS"
 	done
 	PAUSED=0
-	summarize ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace \
+	summarize floor-events ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace \
 		ksnoop-fentry-paused ksnoop-before-paused ksnoop-kprobe-paused ksnoop-json-paused \
 		bpftrace-paused
 }
@@ -457,6 +459,7 @@ section_ktrace() {
 result kernel "\"$(uname -r)\""
 result clocksource "\"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\""
 result cpus "$(nproc)"
+[ "${BENCH_ICOUNT:-0}" = 1 ] && result icount_sections "\"$SECTIONS\""
 for s in $SECTIONS; do
 	log "section $s"
 	t0=$(now_ms)

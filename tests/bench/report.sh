@@ -34,6 +34,9 @@ table() {
 	END {
 		printf "\n== %s: kernel %s, clocksource %s, %s CPUs\n", kern, dq(g("kernel")),
 			dq(g("clocksource")), g("cpus")
+		if ("icount_sections" in v)
+			printf "Sections %s: the guest clock counts instructions, so each ns is one guest instruction\n",
+				dq(g("icount_sections"))
 		if ("percall.calls" in v) {
 			printf "\nPer call: %s, %s getppid() calls per run, medians of the rounds\n",
 				dq(g("percall.function")), g("percall.calls")
@@ -47,6 +50,7 @@ table() {
 			printf "Reader paused (SIGSTOP) during the loop: the BPF side alone, and the ring\n"
 			hdr()
 			row("percall", "floor", "empty floor", "-")
+			row("percall", "floor-events", "event floor", "-")
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i] "-paused", ks[i], "-")
 			if ("startup.ratio_bpftrace_to_ksnoop_fentry" in v)

@@ -4,6 +4,7 @@
 # the same numbers to build/bench.json. See doc/bench.md.
 #
 #   KERNELS="6.1 6.12"   kernels to run, one VM boot each
+#   BENCH_ICOUNT=0       every section in real time (see below)
 #   BENCH_SECTIONS, BENCH_CALLS, BENCH_ROUNDS, BENCH_ATTACH, BENCH_BEFORE,
 #   BENCH_KTRACE_COUNT:  see guest.sh
 #   VM_EXEC              the VM runner (default tests/vm/vm-exec.sh)
@@ -22,7 +23,7 @@ KERNELS=${KERNELS:-6.1 6.12}
 OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
-for v in BENCH_SECTIONS BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_KTRACE_COUNT; do
+for v in BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_KTRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 
@@ -32,15 +33,43 @@ for f in ksnoop build/bench/bench build/bench/floor; do
 done
 mkdir -p "$OUT"
 
+# The per-call sections run in a boot whose guest clock counts
+# instructions (tests/vm/vm-exec.sh, KSNOOP_VM_ICOUNT): a traced loop and
+# its baseline then differ by exactly the instructions the tracer added,
+# whatever else the host runs. The others need real time (start-up,
+# consumer CPU) and run in an ordinary boot. BENCH_ICOUNT=0 runs all of
+# them in the ordinary one.
+# Instruction counts do not vary: one round is enough unless asked.
+ROUNDS1=$([ -z "${BENCH_ROUNDS:-}" ] && echo 1)
+ALL_SECTIONS=${BENCH_SECTIONS:-percall startup throughput attach predicate ktrace}
+ICOUNT_SECTIONS=
+PLAIN_SECTIONS=
+for s in $ALL_SECTIONS; do
+	case "${BENCH_ICOUNT:-1}:$s" in
+	1:percall | 1:predicate) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
+	*) PLAIN_SECTIONS="$PLAIN_SECTIONS $s" ;;
+	esac
+done
+
+boot() { # KERNEL ICOUNT SECTIONS
+	KSNOOP_VM_ICOUNT=$2 "$VM_EXEC" --kernel "$1" --timeout 10800 --timing \
+		--append "clocksource=tsc tsc=reliable" "${ENVS[@]}" \
+		--env "BENCH_SECTIONS=$3" --env "BENCH_ICOUNT=$2" \
+		${ROUNDS1:+$([ "$2" = 1 ] && echo --env BENCH_ROUNDS=1)} -- tests/bench/guest.sh
+}
+
 rc=0
 for k in $KERNELS; do
 	echo "bench: kernel $k" >&2
-	"$VM_EXEC" --kernel "$k" --timeout 10800 --timing \
-		--append "clocksource=tsc tsc=reliable" "${ENVS[@]}" -- \
-		tests/bench/guest.sh >"$OUT/bench-$k.txt" || {
-		echo "Error: the benchmark failed on $k" >&2
-		rc=1
-	}
+	: >"$OUT/bench-$k.txt"
+	for mode in 1 0; do
+		secs=$([ $mode = 1 ] && echo $ICOUNT_SECTIONS || echo $PLAIN_SECTIONS)
+		[ -n "$secs" ] || continue
+		boot "$k" $mode "$secs" >>"$OUT/bench-$k.txt" || {
+			echo "Error: the benchmark failed on $k ($secs)" >&2
+			rc=1
+		}
+	done
 done
 
 for k in $KERNELS; do

@@ -22,7 +22,7 @@ const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
-const volatile bool want_comm; /* the event header carries comm (JSON shows it) */
+const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
 
 /*
  * Whether an address is user memory: Debian's GCC-built BTF has no __user
@@ -789,7 +789,7 @@ static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func
 static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
 					    struct ksnoop_func_cfg *cfg, bool trampoline)
 {
-	struct capture_ctx c = { .ctx = ctx, .regs = regs };
+	struct capture_ctx c = {.ctx = ctx, .regs = regs};
 	struct ksnoop_pred *p;
 	__u32 k, vi;
 

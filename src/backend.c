@@ -454,8 +454,8 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 		return t->kprobe_load_err;
 	*op = BPFUTIL_ATTACH;
 	if (wants_prog(&t->plans[func].cfg, true)) {
-		fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name,
-							    &opts);
+		fs->entry =
+			bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
 		if (!fs->entry)
 			return -errno;
 	}

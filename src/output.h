@@ -13,8 +13,8 @@
 
 struct output;
 
-struct output *output__new(const struct env *env, const struct func_plan *plans, int nr,
-			   FILE *out, struct ksyms *ks);
+struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
+			   struct ksyms *ks);
 void output__free(struct output *o);
 void output__header(struct output *o);
 /* Validates the record; returns 0, or -EINVAL for a malformed one. */

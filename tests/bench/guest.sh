@@ -194,8 +194,8 @@ plain_loop() { # KEY WORKLOAD
 }
 
 floor_loop() { # FUNC WORKLOAD [--events]
-	local out key=floor${3:+-events}
-	if ! start_tracer $key '^ready' -- $FLOOR $3 "$1"; then
+	local out key=floor${3:+-events} events=${3:-}
+	if ! start_tracer $key "^ready" -- $FLOOR $events "$1"; then
 		result "$SEC.$key.error" '"floor did not attach"'
 		return 1
 	fi

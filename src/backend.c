@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -42,6 +43,7 @@ struct tracer {
 	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
 	int nr_cpus;
+	int ring_fd;			 /* created ahead, or negative */
 	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
 	struct ksnoop_bpf *fentry_tmpl; /* first fentry instance, for the rest */
 	struct fast_prog {		 /* what loading like it needs, per program */
@@ -166,7 +168,11 @@ static struct ksnoop_bpf *open_owner(struct tracer *t, int progs, int *err)
 	bpf_program__set_autoload(skel->progs.ksnoop_kmulti, progs & OWN_MULTI);
 	bpf_program__set_autoload(skel->progs.ksnoop_kretmulti, progs & OWN_MULTI);
 	bpf_program__set_autoload(skel->progs.ksnoop_task_exit, needs_exit_cleanup(t));
-	*err = bpf_map__set_max_entries(skel->maps.events, ringbuf_size(t->env->pages, t->nr_cpus));
+	if (t->ring_fd >= 0)
+		*err = bpf_map__reuse_fd(skel->maps.events, t->ring_fd);
+	else
+		*err = bpf_map__set_max_entries(skel->maps.events,
+						ringbuf_size(t->env->pages, t->nr_cpus));
 	if (!*err)
 		*err = ksnoop_bpf__load(skel);
 	if (*err) {
@@ -727,12 +733,34 @@ static int attach_all(struct tracer *t)
 	return 0;
 }
 
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr)
+int tracer__create_ring(const struct env *env)
+{
+	int nr_cpus = libbpf_num_possible_cpus(), fd;
+	union bpf_attr attr;
+
+	if (nr_cpus <= 0)
+		return nr_cpus ? nr_cpus : -EINVAL;
+	/*
+	 * The bare syscall: libbpf's bpf_map_create would first probe whether
+	 * maps may have names by loading a program. The name must be the
+	 * skeleton's, which finds maps by name (share_maps).
+	 */
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_RINGBUF;
+	attr.max_entries = ringbuf_size(env->pages, nr_cpus);
+	strncpy(attr.map_name, "events", sizeof(attr.map_name) - 1);
+	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
+			    int ring_fd)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
+	t->ring_fd = ring_fd;
 	t->env = env;
 	t->plans = plans;
 	t->nr = nr;

@@ -15,8 +15,18 @@ enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 
 struct tracer;
 
-/* Loads and attaches everything, or reports one error line and fails. */
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr);
+/*
+ * The events ring, for tracer__open: an fd, or -errno (tracer__open then
+ * creates it and reports the error). Allocating tens of MB takes the
+ * kernel a while, so callers create it early, beside other start-up work.
+ */
+int tracer__create_ring(const struct env *env);
+/*
+ * Loads and attaches everything, or reports one error line and fails.
+ * ring_fd is tracer__create_ring's, or negative; the caller keeps it.
+ */
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
+			    int ring_fd);
 /* Detaches and frees everything; safe on NULL. */
 void tracer__free(struct tracer *t);
 

@@ -253,25 +253,14 @@ static void write_line(struct output *o, const char *line, size_t len)
  * btf_dump indents with one printf callback per level per line, so the
  * dump runs with no base indent and each line gets its DUMP_INDENT here.
  */
-static void write_dump(struct output *o, const char *text)
-{
-	const char *nl;
-	size_t len;
-
-	for (; *text; text = nl + 1) {
-		nl = strchr(text, '\n');
-		len = nl ? (size_t)(nl - text + 1) : strlen(text);
-		put_indent(o);
-		write_line(o, text, len);
-		if (!nl)
-			return;
-	}
-}
 
 /* --max-depth: lines nested deeper than the bound collapse into "...". */
-static void write_depth_limited(struct output *o, const char *text)
+/*
+ * A btf_dump text, line by line under the value's indent. With a depth
+ * limit (0: none), each run of deeper lines becomes one marker.
+ */
+static void write_dump(struct output *o, const char *text, int limit)
 {
-	int limit = o->env->max_depth;
 	bool eliding = false;
 	const char *nl;
 
@@ -279,10 +268,10 @@ static void write_depth_limited(struct output *o, const char *text)
 		nl = strchr(text, '\n');
 		if (!nl)
 			nl = text + strlen(text) - 1;
-		if (line_indent(text) > limit) {
+		if (limit && line_indent(text) > limit) {
 			if (!eliding)
 				fprintf(o->out, "%*s... /* deeper than --max-depth %d */\n",
-					DUMP_INDENT + limit + 1, "", o->env->max_depth);
+					DUMP_INDENT + limit + 1, "", limit);
 			eliding = true;
 			continue;
 		}
@@ -320,10 +309,8 @@ static void print_dump(struct output *o, struct btf_dump *d, const struct plan_v
 
 	sb_reset(&o->buf);
 	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
-	if (o->env->max_depth > 0 && !o->env->compact)
-		write_depth_limited(o, sb_str(&o->buf));
-	else
-		write_dump(o, sb_str(&o->buf));
+	write_dump(o, sb_str(&o->buf),
+		   o->env->max_depth > 0 && !o->env->compact ? o->env->max_depth : 0);
 	if (ret == -E2BIG || len < pv->full_size)
 		print_cut(o, len, pv->full_size);
 }

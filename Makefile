@@ -77,7 +77,7 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@.tmp && mv $@.tmp $@
 endif
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/ksnoop.h $(OUT)/vmlinux.h | $(OUT)
+$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/ksnoop.h bpf/glob.h $(OUT)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o

@@ -39,14 +39,7 @@ _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the regi
 #define GLOB_PAT KPE_PRED_STR_MAX
 #define GLOB_TXT 256 /* string field bytes a filter looks at */
 
-struct glob {
-	char pat[GLOB_PAT];
-	char txt[GLOB_TXT];
-	__u32 plen, tlen, pi, ti;
-	__s32 star, mark;
-	__u32 literal; /* == and !=: '*' and '?' match themselves */
-	__s32 result;
-};
+#include "glob.h"
 
 /* Per-CPU: kprobe programs do not nest on one CPU (bpf_prog_active). */
 /* Filter evaluation state, carried across bpf_loop steps. */
@@ -299,48 +292,6 @@ static __always_inline bool int_holds(const struct kpe_pred *p, __u64 x)
 	return false;
 }
 
-/* One step of the '*'/'?' matcher; 1 when g->result is final. */
-static __always_inline int glob_step(struct glob *g)
-{
-	__u32 pi = g->pi & (GLOB_PAT - 1), ti = g->ti & (GLOB_TXT - 1);
-	bool more_pat = g->pi < g->plen;
-	char pc = g->pat[pi];
-
-	if (g->ti < g->tlen) {
-		if (more_pat && ((pc == '?' && !g->literal) || pc == g->txt[ti])) {
-			g->pi++;
-			g->ti++;
-		} else if (more_pat && pc == '*' && !g->literal) {
-			g->star = g->pi++;
-			g->mark = g->ti;
-		} else if (g->star >= 0) {
-			g->pi = g->star + 1;
-			g->ti = ++g->mark;
-		} else {
-			g->result = 0;
-			return 1;
-		}
-		return 0;
-	}
-	if (more_pat && pc == '*' && !g->literal) {
-		g->pi++;
-		return 0;
-	}
-	g->result = !more_pat;
-	return 1;
-}
-
-static __always_inline __u32 bounded_strlen(const char *s, __u32 max)
-{
-	__u32 i;
-
-	for (i = 0; i < max; i++) {
-		if (!s[i])
-			return i;
-	}
-	return max;
-}
-
 static __always_inline void glob_init(struct scratch *s, const struct kpe_pred *p)
 {
 	struct kpe_event *ev = &s->ev;
@@ -361,13 +312,7 @@ static __always_inline void glob_init(struct scratch *s, const struct kpe_pred *
 			bpf_probe_read_kernel(g->txt, len & (GLOB_TXT * 2 - 1), &ev->data[off]);
 	}
 	bpf_probe_read_kernel(g->pat, GLOB_PAT, p->str);
-	g->pat[GLOB_PAT - 1] = 0;
-	g->plen = bounded_strlen(g->pat, GLOB_PAT);
-	g->tlen = bounded_strlen(g->txt, GLOB_TXT);
-	g->pi = g->ti = 0;
-	g->star = g->mark = -1;
-	g->literal = p->op != KPE_CMP_GLOB;
-	g->result = 0;
+	glob_start(g, p->op != KPE_CMP_GLOB);
 }
 
 static __always_inline void cmp_done(struct filter_state *fs, bool val)

@@ -51,17 +51,9 @@ struct {
 	__uint(max_entries, 4096 * 16); /* resized by user space */
 } events SEC(".maps");
 
-#define GLOB_MAX KSNOOP_PRED_STR_MAX
-
-/* Wildcard match state; text longer than GLOB_MAX - 1 keeps a non-NUL tail. */
-struct glob {
-	char pat[GLOB_MAX];
-	char txt[GLOB_MAX];
-	__u32 plen, tlen, pi, ti;
-	__s32 star, mark;
-	__s32 result;
-	__u32 pad;
-};
+#define GLOB_PAT KSNOOP_PRED_STR_MAX
+#define GLOB_TXT KSNOOP_PRED_STR_MAX
+#include "glob.h"
 
 struct scratch {
 	__u64 scalars[KSNOOP_MAX_VALUES];   /* integer predicate operands */
@@ -485,65 +477,18 @@ static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
 	return false;
 }
 
-/* One step of the classic '*'/'?' matcher with a single backtrack point. */
-/* One step of the classic '*'/'?' matcher; 1 when g->result is final. */
-static __always_inline int glob_step(struct glob *g)
-{
-	__u32 pi = g->pi & (GLOB_MAX - 1), ti = g->ti & (GLOB_MAX - 1);
-	bool more_pat = g->pi < g->plen;
-
-	if (g->ti < g->tlen) {
-		if (more_pat && (g->pat[pi] == '?' || g->pat[pi] == g->txt[ti])) {
-			g->pi++;
-			g->ti++;
-		} else if (more_pat && g->pat[pi] == '*') {
-			g->star = g->pi++;
-			g->mark = g->ti;
-		} else if (g->star >= 0) {
-			g->pi = g->star + 1;
-			g->ti = ++g->mark;
-		} else {
-			g->result = 0;
-			return 1;
-		}
-		return 0;
-	}
-	if (more_pat && g->pat[pi] == '*') {
-		g->pi++;
-		return 0;
-	}
-	g->result = !more_pat;
-	return 1;
-}
-
-static __always_inline __u32 bounded_strlen(const char *s)
-{
-	__u32 i;
-
-	for (i = 0; i < GLOB_MAX; i++) {
-		if (!s[i])
-			return i;
-	}
-	return GLOB_MAX;
-}
-
 static __always_inline void glob_init(struct scratch *s, const struct ksnoop_pred *p, __u32 vi)
 {
 	struct glob *g = &s->glob;
 	__u32 off = s->str_off[vi], len = s->str_len[vi];
 
-	__builtin_memset(g->txt, 0, GLOB_MAX);
-	if (len > GLOB_MAX)
-		len = GLOB_MAX;
+	__builtin_memset(g->txt, 0, GLOB_TXT);
+	if (len > GLOB_TXT)
+		len = GLOB_TXT;
 	if (off < KSNOOP_DATA_MAX + 64)
-		bpf_probe_read_kernel(g->txt, len & (GLOB_MAX * 2 - 1), &s->ev.data[off]);
-	bpf_probe_read_kernel(g->pat, GLOB_MAX, p->str);
-	g->pat[GLOB_MAX - 1] = 0;
-	g->plen = bounded_strlen(g->pat);
-	g->tlen = bounded_strlen(g->txt);
-	g->pi = g->ti = 0;
-	g->star = g->mark = -1;
-	g->result = 0;
+		bpf_probe_read_kernel(g->txt, len & (GLOB_TXT * 2 - 1), &s->ev.data[off]);
+	bpf_probe_read_kernel(g->pat, GLOB_PAT, p->str);
+	glob_start(g, false);
 }
 
 /*
@@ -635,7 +580,7 @@ static int op_step(__u32 i, void *arg)
 	return 0;
 }
 
-#define CMP_STEPS_MAX (KSNOOP_MAX_PREDS * (GLOB_MAX * GLOB_MAX + 2 * GLOB_MAX + 2))
+#define CMP_STEPS_MAX (KSNOOP_MAX_PREDS * (GLOB_PAT * GLOB_TXT + GLOB_PAT + GLOB_TXT + 2))
 
 /* Unknown (at entry) passes; the return side decides. */
 static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,

@@ -5,19 +5,14 @@
 #
 #   tests/vm/drop-count.sh PAGES CALLS
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 pages=$1 calls=$2
 out=$(mktemp /tmp/drop-count.XXXXXX)
 err=$(mktemp /tmp/drop-count.XXXXXX)
 ksnoop -j -P "$pages" --comm workload trace __do_sys_getppid >"$out" 2>"$err" &
 pid=$!
 # Attached once it sleeps polling the ring buffer (JSON has no header).
-for i in $(seq 600); do
-	case $(cat /proc/$pid/wchan 2>/dev/null) in
-	*epoll* | ep_poll*) break ;;
-	esac
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
+wait_polling $pid
 kill -STOP $pid
 wpid=$(workload getppid-loop "$calls" | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
 kill -CONT $pid

@@ -2,18 +2,13 @@
 # Real JSON events for the schema check: entry, return and combined events
 # from a few specs, driven by loopback UDP and a failed open.
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 out=$(mktemp /tmp/json-events.XXXXXX)
 ksnoop -j trace ip_send_skb "do_sys_openat2(filename, return)" \
 	"ip_rcv(dev->name, skb->len)" >"$out" 2>/dev/null &
 pid=$!
 # Attached once it sleeps polling the ring buffer (JSON has no header).
-for i in $(seq 600); do
-	case $(cat /proc/$pid/wchan 2>/dev/null) in
-	*epoll* | ep_poll*) break ;;
-	esac
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
+wait_polling $pid
 workload udp-send 150 2 >/dev/null
 workload open-missing /nonexistent/json >/dev/null
 for i in $(seq 100); do

@@ -161,14 +161,31 @@ out_pos() {
 	return 1
 }
 
-# Ready: @epoll means the tracer sleeps in epoll_wait, i.e. has reached
-# its event loop with everything attached (for output such as JSON that
-# has no header); anything else is a regex for a line of TAIL_NEW.
-tracer_ready() {
+# Whether tracer $1 sleeps in epoll_wait, i.e. has reached its event loop
+# with everything attached (for output such as JSON that has no header).
+in_epoll() {
 	local w
+	read -r w 2>/dev/null <"/proc/$1/wchan"
+	[[ $w == *epoll* || $w == ep_poll* ]]
+}
+
+# wait_polling PID: until PID sleeps in epoll_wait; 1 if it exits first or
+# 60 s pass.
+wait_polling() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		in_epoll "$1" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep_s 0.1
+	done
+	return 1
+}
+
+# Ready: @epoll means in_epoll; anything else is a regex for a line of
+# TAIL_NEW.
+tracer_ready() {
 	if [ "$2" = @epoll ]; then
-		read -r w 2>/dev/null <"/proc/$1/wchan"
-		[[ $w == *epoll* || $w == ep_poll* ]]
+		in_epoll "$1"
 		return
 	fi
 	lines_match TAIL_NEW "$2"

@@ -55,10 +55,29 @@ struct {
 #define GLOB_TXT KSNOOP_PRED_STR_MAX
 #include "glob.h"
 
+/*
+ * Predicate evaluation state, carried across bpf_loop steps. It lives in
+ * the scratch map, not in the loop context on the stack: before 6.7 the
+ * verifier checks a callback once, as called with the caller's stack,
+ * so it took these fields for the constants they start as and dropped
+ * the branches a later step needs (on 6.1 a string comparison never got
+ * past its first step: never decided, it let every event through, after
+ * 67,000 steps).
+ */
+struct pred_state {
+	__u32 k;	  /* comparison being evaluated */
+	__u32 started;	  /* glob state initialised for k */
+	__u32 known;	  /* bit k: result of comparison k is known */
+	__u32 val;	  /* bit k: its result */
+	__u32 sk, sv, sp; /* three-valued stack: known and value bits, depth */
+	__u32 pad;
+};
+
 struct scratch {
 	__u64 scalars[KSNOOP_MAX_VALUES];   /* integer predicate operands */
 	__u16 str_off[KSNOOP_MAX_VALUES];   /* string operands: where in ev.data */
 	__u16 str_len[KSNOOP_MAX_VALUES];
+	struct pred_state ps;
 	struct glob glob;
 	struct ksnoop_event ev;
 };
@@ -499,26 +518,23 @@ static __always_inline void glob_init(struct scratch *s, const struct ksnoop_pre
 struct cmp_eval {
 	struct ksnoop_func_cfg *cfg;
 	struct scratch *s;
-	__u32 at_entry;
-	__u32 k;       /* comparison being evaluated */
-	__u32 started; /* glob state initialised for k */
-	__u32 known;   /* bit k: result of comparison k is known */
-	__u32 val;     /* bit k: its result */
+	__u32 at_entry; /* a constant at each call site */
 };
 
-static __always_inline void cmp_done(struct cmp_eval *e, bool known, bool val)
+static __always_inline void cmp_done(struct pred_state *ps, bool known, bool val)
 {
-	e->known |= (__u32)known << (e->k & 31);
-	e->val |= (__u32)val << (e->k & 31);
-	e->k++;
-	e->started = 0;
+	ps->known |= (__u32)known << (ps->k & 31);
+	ps->val |= (__u32)val << (ps->k & 31);
+	ps->k++;
+	ps->started = 0;
 }
 
 static int cmp_step(__u32 i, void *arg)
 {
 	struct cmp_eval *e = arg;
+	struct pred_state *ps = &e->s->ps;
 	struct ksnoop_pred *p;
-	__u32 k = e->k, vi;
+	__u32 k = ps->k, vi;
 
 	if (k >= e->cfg->nr_preds)
 		return 1;
@@ -529,40 +545,35 @@ static int cmp_step(__u32 i, void *arg)
 	vi &= KSNOOP_MAX_VALUES - 1;
 	/* At entry, a comparison on a return value is not known yet. */
 	if (e->at_entry && !(e->cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
-		cmp_done(e, false, false);
+		cmp_done(ps, false, false);
 	} else if (p->kind != KSNOOP_PRED_STR) {
-		cmp_done(e, true, int_pred_holds(p, e->s->scalars[vi]));
-	} else if (!e->started) {
+		cmp_done(ps, true, int_pred_holds(p, e->s->scalars[vi]));
+	} else if (!ps->started) {
 		glob_init(e->s, p, vi);
-		e->started = 1;
+		ps->started = 1;
 	} else if (glob_step(&e->s->glob)) {
-		cmp_done(e, true, e->s->glob.result ^ (p->op == KSNOOP_CMP_NE));
+		cmp_done(ps, true, e->s->glob.result ^ (p->op == KSNOOP_CMP_NE));
 	}
 	return 0;
 }
 
-struct op_eval {
-	struct ksnoop_func_cfg *cfg;
-	__u32 known, val; /* per comparison, from cmp_eval */
-	__u32 sk, sv, sp; /* three-valued stack: known and value bits */
-};
-
 static int op_step(__u32 i, void *arg)
 {
-	struct op_eval *e = arg;
-	__u32 k, v, k1, v1, k2, v2;
+	struct cmp_eval *e = arg;
+	struct pred_state *ps = &e->s->ps;
+	__u32 k, v, k1, v1, k2, v2, sp = ps->sp;
 	__u8 op;
 
-	if (i >= e->cfg->nr_pred_ops || e->sp > 31)
+	if (i >= e->cfg->nr_pred_ops || sp > 31)
 		return 1;
 	barrier_var(i);
 	op = e->cfg->pred_ops[i & (KSNOOP_MAX_PRED_OPS - 1)];
 	if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
-		if (e->sp < 2)
+		if (sp < 2)
 			return 1;
-		e->sp -= 2;
-		k1 = e->sk >> e->sp & 1, v1 = e->sv >> e->sp & 1;
-		k2 = e->sk >> (e->sp + 1) & 1, v2 = e->sv >> (e->sp + 1) & 1;
+		sp -= 2;
+		k1 = ps->sk >> sp & 1, v1 = ps->sv >> sp & 1;
+		k2 = ps->sk >> (sp + 1) & 1, v2 = ps->sv >> (sp + 1) & 1;
 		if (op == KSNOOP_OP_AND) {
 			v = v1 & v2;
 			k = (k1 & k2) | (k1 & !v1) | (k2 & !v2);
@@ -571,12 +582,12 @@ static int op_step(__u32 i, void *arg)
 			k = (k1 & k2) | (k1 & v1) | (k2 & v2);
 		}
 	} else {
-		k = e->known >> (op & 31) & 1;
-		v = e->val >> (op & 31) & 1;
+		k = ps->known >> (op & 31) & 1;
+		v = ps->val >> (op & 31) & 1;
 	}
-	e->sk = (e->sk & ~(1U << e->sp)) | (k << e->sp);
-	e->sv = (e->sv & ~(1U << e->sp)) | (v << e->sp);
-	e->sp++;
+	ps->sk = (ps->sk & ~(1U << sp)) | (k << sp);
+	ps->sv = (ps->sv & ~(1U << sp)) | (v << sp);
+	ps->sp = sp + 1;
 	return 0;
 }
 
@@ -586,16 +597,14 @@ static int op_step(__u32 i, void *arg)
 static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,
 				       bool at_entry)
 {
-	struct cmp_eval ce = { .cfg = cfg, .s = s, .at_entry = at_entry };
-	struct op_eval oe = { .cfg = cfg };
+	struct cmp_eval e = { .cfg = cfg, .s = s, .at_entry = at_entry };
 
 	if (!cfg->nr_pred_ops)
 		return true;
-	bpf_loop(CMP_STEPS_MAX, cmp_step, &ce, 0);
-	oe.known = ce.known;
-	oe.val = ce.val;
-	bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &oe, 0);
-	return !(oe.sk & 1) || (oe.sv & 1);
+	__builtin_memset(&s->ps, 0, sizeof(s->ps));
+	bpf_loop(CMP_STEPS_MAX, cmp_step, &e, 0);
+	bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &e, 0);
+	return !(s->ps.sk & 1) || (s->ps.sv & 1);
 }
 
 static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid,

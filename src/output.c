@@ -19,7 +19,7 @@ struct output {
 	int nr;
 	FILE *out;
 	struct ksyms *ks;
-	struct btf_dump **dumps; /* one per plan (plans may use module BTF) */
+	struct btf_dump **dumps; /* per plan; plans of one BTF share one */
 	char ***type_names;	 /* [plan][value], for JSON */
 	struct strbuf buf;	 /* one value's dump, before filtering */
 	struct strbuf line;	 /* one JSON event */
@@ -106,11 +106,42 @@ static int init_type_names(struct output *o)
 	return 0;
 }
 
+/* The dump of an earlier plan with the same BTF, or NULL. */
+static struct btf_dump *dump_of_btf(const struct output *o, int n, const struct btf *btf)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (o->plans[i].func.btf == btf)
+			return o->dumps[i];
+	}
+	return NULL;
+}
+
+/*
+ * A btf_dump keeps state for every type of its BTF, about a megabyte for
+ * vmlinux: one per plan made 500 functions cost 600 MB.
+ */
+static int new_dumps(struct output *o)
+{
+	const struct btf *btf;
+	int i;
+
+	for (i = 0; i < o->nr; i++) {
+		btf = o->plans[i].func.btf;
+		o->dumps[i] = dump_of_btf(o, i, btf);
+		if (!o->dumps[i])
+			o->dumps[i] = btf_dump__new(btf, dump_printf, o, NULL);
+		if (!o->dumps[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
 			   struct ksyms *ks)
 {
 	struct output *o = calloc(1, sizeof(*o));
-	int i;
 
 	if (!o)
 		return NULL;
@@ -121,13 +152,8 @@ struct output *output__new(const struct env *env, const struct func_plan *plans,
 	o->ks = ks;
 	o->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	o->dumps = calloc(nr, sizeof(*o->dumps));
-	if (!o->dumps || (env->json && init_type_names(o)))
+	if (!o->dumps || (env->json && init_type_names(o)) || new_dumps(o))
 		goto err;
-	for (i = 0; i < nr; i++) {
-		o->dumps[i] = btf_dump__new(plans[i].func.btf, dump_printf, o, NULL);
-		if (!o->dumps[i])
-			goto err;
-	}
 	return o;
 err:
 	output__free(o);
@@ -140,8 +166,10 @@ void output__free(struct output *o)
 
 	if (!o)
 		return;
-	for (i = 0; o->dumps && i < o->nr; i++)
-		btf_dump__free(o->dumps[i]);
+	for (i = 0; o->dumps && i < o->nr; i++) {
+		if (o->dumps[i] && dump_of_btf(o, i, o->plans[i].func.btf) != o->dumps[i])
+			btf_dump__free(o->dumps[i]);
+	}
 	for (i = 0; o->type_names && i < o->nr; i++) {
 		for (j = 0; o->type_names[i] && j < KSNOOP_MAX_VALUES; j++)
 			free(o->type_names[i][j]);

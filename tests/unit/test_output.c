@@ -498,6 +498,42 @@ static void test_json_null_pointer(void **state)
 			       "\"error\":\"NULL pointer\"}]}\n");
 }
 
+/* Plans of one BTF share a dump: three functions print alike, free once. */
+static void test_plans_share_dump(void **state)
+{
+	struct ctx *c = *state;
+	struct func_plan plans[3] = { c->plan, c->plan, c->plan };
+	char *buf = NULL, *one = NULL;
+	size_t size = 0, one_size = 0;
+	FILE *f = open_memstream(&buf, &size), *g = open_memstream(&one, &one_size);
+	struct output *o;
+	__u32 i;
+
+	assert_non_null(f);
+	assert_non_null(g);
+	o = output__new(&c->env, plans, 3, g, NULL);
+	assert_non_null(o);
+	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len), 0);
+	output__free(o);
+	fclose(g);
+	o = output__new(&c->env, plans, 3, f, NULL);
+	assert_non_null(o);
+	for (i = 0; i < 3; i++) {
+		c->ev.func_id = i;
+		assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len),
+				 0);
+	}
+	c->ev.func_id = 0;
+	output__free(o);
+	fclose(f);
+	assert_true(one_size > 0);
+	assert_int_equal(size, 3 * one_size);
+	for (i = 0; i < 3; i++)
+		assert_memory_equal(buf + i * one_size, one, one_size);
+	free(buf);
+	free(one);
+}
+
 static void test_malformed(void **state)
 {
 	struct ctx *c = *state;
@@ -541,6 +577,7 @@ int main(void)
 		cmocka_unit_test_setup(test_json_truncated, reset),
 		cmocka_unit_test_setup(test_json_null_pointer, reset),
 		cmocka_unit_test_setup(test_malformed, reset),
+		cmocka_unit_test_setup(test_plans_share_dump, reset),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, setup, teardown);

@@ -39,9 +39,17 @@ WARN     := -Wall -Wextra -Wformat=2 -Wtype-limits -Werror
 CFLAGS   ?= -g -O2
 CFLAGS   += $(WARN) -std=gnu11 -D_GNU_SOURCE -DKSNOOP_VERSION='"$(VERSION)"' \
 	    -I$(OUT) -Isrc -Ibpf
-LDLIBS   := -lbpf -lelf -lz
+# A cross build reads the target architecture's .pc files.
+ifneq ($(ARCH),$(HOST_ARCH))
+PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(patsubst %-,%,$(CROSS_COMPILE))/pkgconfig pkg-config
+else
+PKG_CONFIG ?= pkg-config
+endif
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
+LDLIBS   := $(shell $(PKG_CONFIG) --static --libs libbpf)
+else
+LDLIBS   := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib)
 endif
 ifeq ($(ASAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -51,46 +59,66 @@ endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	      -Wno-unused-function -Wno-unused-parameter -I$(OUT) -Ibpf
 
+# Quiet by default, the commands themselves with V=1.
+ifeq ($(V),1)
+Q   :=
+msg :=
+else
+Q   := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# One folder per family (src/lib, src/trace, src/kpe, src/ktr) plus main
+# and cli; objects mirror the tree under $(OUT)/obj.
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-SRCS     := $(wildcard src/*.c)
-OBJS     := $(patsubst src/%.c,$(OUT)/%.o,$(SRCS))
-LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
-HDRS     := $(wildcard src/*.h bpf/*.h)
+SRCS     := $(wildcard src/*.c src/*/*.c)
+OBJS     := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS)) $(OUT)/obj/ktr_systab.o
+LIB_OBJS := $(filter-out $(OUT)/obj/main.o,$(OBJS))
 
 .SECONDARY:
+.DELETE_ON_ERROR:
 .PHONY: all clean deps test check unit vm bench bench-bins format workload
-all: $(BIN) workload
+all: $(BIN)
 
 $(OUT):
-	mkdir -p $@
+	$(Q)mkdir -p $@
 
 # CO-RE relocates field offsets at load time, so the build machine's BTF
 # serves every target kernel of its architecture.
 ifdef VMLINUX_H
 $(OUT)/vmlinux.h: $(VMLINUX_H) | $(OUT)
-	cp $< $@
+	$(Q)cp $< $@
 else
 $(OUT)/vmlinux.h: | $(OUT)
 	@test -r $(HOST_BTF) || { echo "Error: $(HOST_BTF) not readable; build on a kernel with CONFIG_DEBUG_INFO_BTF=y or pass HOST_BTF=FILE" >&2; exit 1; }
-	$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@
 endif
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/ksnoop.h bpf/glob.h $(OUT)/vmlinux.h | $(OUT)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/%.o: src/%.c $(HDRS) $(SKELS) | $(OUT)
-	$(CC) $(CFLAGS) -c $< -o $@
+# Every object waits for the skeletons (order only): -MMD records which
+# ones it really includes once it has been built.
+$(OUT)/obj/%.o: src/%.c | $(SKELS)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BIN): $(OBJS)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT)/libksnoop.a: $(LIB_OBJS)
-	$(AR) rcs $@ $^
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
 
 # Unit tests link the project's objects (minus main) into one cmocka binary
 # per tests/unit/test_*.c.
@@ -100,29 +128,38 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # WRAP_test_x: functions test_x replaces with __wrap_F (see ld --wrap).
 WRAP_test_cli := cmd_info cmd_trace cmd_feature cmd_ktrace cmd_kdump
 
-$(OUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUT)/libksnoop.a $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit $< $(OUT)/libksnoop.a $(LDFLAGS) \
+$(OUT)/tests/%: tests/unit/%.c $(OUT)/libksnoop.a
+	@mkdir -p $(dir $@) $(OUT)/deps/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $(OUT)/deps/tests/$*.d -Itests/unit $< $(OUT)/libksnoop.a $(LDFLAGS) \
 		$(foreach f,$(WRAP_$*),-Wl,--wrap=$(f)) -lcmocka $(LDLIBS) -o $@
 
 unit-bins: $(UNIT_BINS)
 
 # Benchmark programs (tests/bench/): a static workload driver and the loader
-# of the empty fentry/fexit floor. Kept out of src/, which is all ksnoop.
+# of the empty fentry/fexit floor, built from tests/bench/floor.bpf.c.
+# Kept out of src/ and bpf/, which are all ksnoop.
 BENCH_BINS := $(OUT)/bench/bench $(OUT)/bench/floor
 
 $(OUT)/bench/bench: tests/bench/bench.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@
 
-$(OUT)/bench/floor: tests/bench/floor.c $(OUT)/bench_floor.skel.h
+$(OUT)/bench/floor.bpf.o: tests/bench/floor.bpf.c $(OUT)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/bench/floor: tests/bench/floor.c $(OUT)/bench/floor.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
 
 # The formatter alone, on synthetic events (no VM needed).
-$(OUT)/bench/fmtbench: tests/bench/fmtbench.c $(OUT)/libksnoop.a $(HDRS)
+$(OUT)/bench/fmtbench: tests/bench/fmtbench.c $(OUT)/libksnoop.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(OUT)/libksnoop.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libksnoop.a $(LDFLAGS) $(LDLIBS) -o $@
 
 bench-bins: $(BENCH_BINS)
 
@@ -130,7 +167,8 @@ bench-bins: $(BENCH_BINS)
 # sanitized (ASan cannot link statically).
 $(OUT)/tests/workload: tests/vm/workload.c
 	@mkdir -p $(dir $@)
-	$(CC) -g -O2 $(WARN) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 $(WARN) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
 
 workload: $(OUT)/tests/workload
 
@@ -147,15 +185,15 @@ test: deps
 # through the environment, so no shell ever parses a spec's '(' or '>'.
 vm: export KSNOOP_ARGS = $(ARGS)
 vm: deps
-	$(MAKE) -s all
+	$(MAKE) -s all workload
 	./tests/vm/demo.sh
 
 bench: deps
-	$(MAKE) all bench-bins
+	$(MAKE) all workload bench-bins
 	./tests/bench/run.sh
 
 format:
-	clang-format -i src/*.c src/*.h bpf/*.c bpf/*.h tests/unit/*.c
+	clang-format -i $(FORMAT_SRCS)
 
 clean:
 	rm -rf $(OUT) $(BIN) ktrace kdump
@@ -163,18 +201,19 @@ clean:
 # ---- ktrace/kdump (issue 6) ----
 # Syscall, errno and signal names are generated from the system headers
 # and the committed prototype snapshot (make ktr-protos refreshes it from
-# tracefs). build/ktr_systab.c is linked like any src/*.c.
+# tracefs). build/ktr_systab.c is linked like any src/ file.
 KTR_PROTOS := scripts/ktr-syscall-protos.txt
-KTR_SYSTAB := $(OUT)/ktr_systab.o
+KTR_SYSTAB := $(OUT)/obj/ktr_systab.o
 
 $(OUT)/ktr_systab.c: scripts/gen-ktr-systab.sh $(KTR_PROTOS) | $(OUT)
-	./scripts/gen-ktr-systab.sh $(ARCH) $(KTR_PROTOS) > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN,$@)
+	$(Q)./scripts/gen-ktr-systab.sh $(ARCH) $(KTR_PROTOS) > $@
 
-$(KTR_SYSTAB): $(OUT)/ktr_systab.c src/ktr_systab.h bpf/ksnoop.h
-	$(CC) $(CFLAGS) -c $< -o $@
+$(KTR_SYSTAB): $(OUT)/ktr_systab.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BIN): $(KTR_SYSTAB)
-$(OUT)/libksnoop.a: $(KTR_SYSTAB)
 
 .PHONY: ktr-protos ktrace-links install-ktrace-links ktrace-target fuzz-kdump
 ktr-protos:
@@ -203,10 +242,15 @@ $(OUT)/ktrace_target: tests/host/ktrace_target.c | $(OUT)
 FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	       -std=gnu11 -D_GNU_SOURCE -I$(OUT) -Isrc -Ibpf
-FUZZ_SRCS   := tests/fuzz/kdump_fuzz.c src/ktr_file.c src/kdump_print.c src/ktr_args.c \
-	       src/ktr_syscalls.c src/util.c $(OUT)/ktr_systab.c
+FUZZ_SRCS   := tests/fuzz/kdump_fuzz.c src/ktr/file.c src/ktr/print.c src/ktr/args.c \
+	       src/ktr/syscalls.c src/lib/util.c $(OUT)/ktr_systab.c
 fuzz-kdump: $(OUT)/fuzz/kdump_fuzz
-$(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) src/*.h bpf/ksnoop.h
+$(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) -o $@
 # ---- end ktrace/kdump ----
+
+FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib/*.h \
+		tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.c tests/host/*.c tests/vm/*.c)
+
+-include $(wildcard $(OUT)/obj/*.d $(OUT)/obj/*/*.d $(OUT)/*.bpf.d $(OUT)/deps/tests/*.d)

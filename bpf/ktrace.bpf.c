@@ -19,7 +19,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "ksnoop.h"
+#include "abi/ktrace.h"
 
 /* Sized by user space before load. */
 struct {

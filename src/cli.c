@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "env.h"
-#include "ksnoop.h"
-#include "util.h"
+#include "abi/trace.h"
+#include "lib/util.h"
 
 struct cmd {
 	const char *name;

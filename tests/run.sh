@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run every test suite and end with "N passed, N failed".
+# Run every test suite and end with "N passed, N failed, N skipped".
 #   tests/run.sh            unit + host + VM matrices: x86-64, then arm64
 #                           (beside it on 8+ CPUs)
 #   tests/run.sh --no-vm    unit + host only
@@ -7,7 +7,8 @@
 #   ARM64_KERNELS="6.12" tests/run.sh   a subset of the arm64 VM matrix
 #   KSNOOP_ARM64=0 tests/run.sh  without the arm64 VM matrix (and without
 #                           its deps in make test)
-# Each suite prints TAP lines ("ok ..." / "not ok ..."); this script counts them.
+# Each suite prints TAP lines ("ok ...", "not ok ...", "ok ... # SKIP why");
+# this script counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,9 +70,11 @@ else
 	rm -f "$arm64_out" "$arm64_log"
 fi
 
-passed=$(grep -cE '^ok( |$)' "$log")
+# A skip is never a pass: "ok ... # SKIP reason" is counted apart.
+skipped=$(grep -E '^ok( |$)' "$log" | grep -ciE '#[[:space:]]*skip')
+passed=$(($(grep -cE '^ok( |$)' "$log") - skipped))
 failed=$(grep -cE '^not ok( |$)' "$log")
 echo
 grep -E '^not ok' "$log" | sed 's/^/FAILED: /'
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

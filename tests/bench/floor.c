@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * floor [--events] FUNC: attach the fentry/fexit pair of
- * bpf/bench_floor.bpf.c to FUNC (empty, or with --events sending a small
+ * tests/bench/floor.bpf.c to FUNC (empty, or with --events sending a small
  * record from each side), print "ready", and stay attached until SIGINT
  * or SIGTERM.
  */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "bench_floor.skel.h"
+#include "bench/floor.skel.h"
 
 static volatile sig_atomic_t stop;
 
@@ -24,7 +24,7 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	struct bench_floor_bpf *skel;
+	struct floor_bpf *skel;
 	bool events = argc == 3 && !strcmp(argv[1], "--events");
 	int err;
 
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	argv += events;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	skel = bench_floor_bpf__open();
+	skel = floor_bpf__open();
 	if (!skel)
 		return 1;
 	skel->rodata->with_events = events;
@@ -43,16 +43,16 @@ int main(int argc, char **argv)
 	err = (events ? bpf_map__set_max_entries(skel->maps.events, 32 << 20) : 0) ?:
 	      bpf_program__set_attach_target(skel->progs.floor_entry, 0, argv[1]) ?:
 	      bpf_program__set_attach_target(skel->progs.floor_exit, 0, argv[1]) ?:
-	      bench_floor_bpf__load(skel) ?: bench_floor_bpf__attach(skel);
+	      floor_bpf__load(skel) ?: floor_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "floor: cannot attach to %s: %s\n", argv[1], strerror(-err));
-		bench_floor_bpf__destroy(skel);
+		floor_bpf__destroy(skel);
 		return 1;
 	}
 	printf("ready\n");
 	fflush(stdout);
 	while (!stop)
 		pause();
-	bench_floor_bpf__destroy(skel);
+	floor_bpf__destroy(skel);
 	return 0;
 }

@@ -17,10 +17,10 @@
 #include <time.h>
 
 #include "env.h"
-#include "kbtf.h"
-#include "output.h"
-#include "plan.h"
-#include "spec.h"
+#include "lib/kbtf.h"
+#include "trace/output.h"
+#include "trace/plan.h"
+#include "trace/spec.h"
 
 static size_t make_event(const struct func_plan *p, int id, bool entry, struct ksnoop_event *ev)
 {

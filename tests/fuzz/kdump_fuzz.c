@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kdump_print.h"
+#include "ktr/print.h"
 
 static void set_variant(struct kdump_opts *o, int v)
 {

@@ -42,11 +42,11 @@ done
 # __TARGET_ARCH_arm64 selects the user_pt_regs register copy; the x86
 # build reads struct pt_regs' di, si, ...
 check "the BPF objects were built for arm64 registers" \
-	sh -c "bpftool btf dump file $OUT/ksnoop.bpf.o | grep -q \"STRUCT 'user_pt_regs'\""
+	sh -c "bpftool btf dump file $OUT/trace.bpf.o | grep -q \"STRUCT 'user_pt_regs'\""
 check "the arm64 BPF object leaves x86 registers alone" \
-	sh -c "! bpftool btf dump file $OUT/ksnoop.bpf.o | grep -q \"'di' type_id\""
+	sh -c "! bpftool btf dump file $OUT/trace.bpf.o | grep -q \"'di' type_id\""
 check "calibration on arm64 attaches to __arm64_sys_getppid" \
-	sh -c "readelf -SW $OUT/probe.bpf.o | grep -q fentry/__arm64_sys_getppid"
+	sh -c "readelf -SW $OUT/calib.bpf.o | grep -q fentry/__arm64_sys_getppid"
 check "vmlinux.h for arm64 is the committed one" \
 	cmp -s bpf/arm64/vmlinux.h "$OUT/vmlinux.h"
 # Numbers from asm-generic/unistd.h, not x86-64's (getppid 110, openat 257).

@@ -7,8 +7,8 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "bpfutil.h"
-#include "util.h"
+#include "lib/bpfutil.h"
+#include "lib/util.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524

@@ -10,7 +10,7 @@
 
 #include "testutil.h"
 #include "env.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* What the last command saw. */
 static struct {

@@ -7,8 +7,8 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "kbtf.h"
-#include "util.h"
+#include "lib/kbtf.h"
+#include "lib/util.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"
 

@@ -2,7 +2,7 @@
 /* Argument, return value and signal decoding for kdump lines. */
 #include "test_kdump_common.h"
 
-#include "ktr_args.h"
+#include "ktr/args.h"
 
 static const struct ktr_fmt_opts fancy = {.names = true};
 static const struct ktr_fmt_opts raw = {.raw = true, .names = true};

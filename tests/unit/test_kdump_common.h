@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "ktr_file.h"
-#include "ktr_systab.h"
+#include "ktr/file.h"
+#include "ktr/systab.h"
 
 /* A trace file image: header, then records appended with test_rec(). */
 static inline void test_trace_init(struct strbuf *sb)

@@ -10,10 +10,10 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "kpe_compile.h"
-#include "kpe_filter.h"
-#include "kpe_output.h"
-#include "kpe_parse.h"
+#include "kpe/compile.h"
+#include "kpe/filter.h"
+#include "kpe/output.h"
+#include "kpe/parse.h"
 
 /* x86-64 pt_regs slots */
 #define DI 14

@@ -8,8 +8,8 @@
 #include <regex.h>
 
 #include "testutil.h"
-#include "kpe_gen.h"
-#include "util.h"
+#include "kpe/gen.h"
+#include "lib/util.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"
 

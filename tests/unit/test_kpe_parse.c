@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "kpe_parse.h"
+#include "kpe/parse.h"
 
 static void parse_ok(const char *text, struct kpe_def *d)
 {

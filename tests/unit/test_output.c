@@ -13,10 +13,10 @@
 
 #include "testutil.h"
 #include "env.h"
-#include "kbtf.h"
-#include "output.h"
-#include "plan.h"
-#include "spec.h"
+#include "lib/kbtf.h"
+#include "trace/output.h"
+#include "trace/plan.h"
+#include "trace/spec.h"
 
 #define O_ADDR 0xffff888001234560ULL
 #define L_ADDR 0xffff888001234600ULL

@@ -3,8 +3,8 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "spec.h"
-#include "util.h"
+#include "trace/spec.h"
+#include "lib/util.h"
 
 /* Parse text that must be accepted; the caller spec_free()s. */
 static void parse_ok(const char *text, struct spec *s)

@@ -4,7 +4,7 @@
 #include <limits.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void test_parse_long_ok(void **state)
 {

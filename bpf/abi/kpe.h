@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ksnoop probe's ABI between BPF (bpf/kpe.bpf.c) and user space.
+ */
+#ifndef KSNOOP_ABI_KPE_H
+#define KSNOOP_ABI_KPE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/*
+ * ksnoop probe: tracefs kprobe_events definitions compiled into a flat
+ * fetch program per definition, interpreted by bpf/kprobe_events.bpf.c.
+ * The program runs on one accumulator: a base op loads it, derefs replace
+ * it, a store op writes argument slot `arg` and ends that argument.
+ */
+#define KPE_MAX_DEFS 64	      /* definitions per session */
+#define KPE_MAX_ARGS 128      /* fetch arguments per definition (as tracefs) */
+#define KPE_MAX_INSNS 1024    /* fetch ops per definition */
+#define KPE_NR_REGS 64	      /* u64 slots of pt_regs copied for %REG */
+#define KPE_STR_MAX 1024      /* bytes of one string value, NUL included */
+#define KPE_DATA_MAX 8192     /* string and array bytes in one event */
+#define KPE_STRTAB_MAX 1024   /* immediate strings of one definition */
+#define KPE_MAX_PREDS 32      /* filter comparisons per definition */
+#define KPE_MAX_FILTER_OPS 64 /* comparisons, &&, || and ! in postfix order */
+#define KPE_PRED_STR_MAX 64   /* string/glob filter operand, NUL included */
+
+enum kpe_op {
+	KPE_OP_REG,	 /* acc = regs[imm] */
+	KPE_OP_IMM,	 /* acc = imm */
+	KPE_OP_DEREF,	 /* acc = *(u64 *)(acc + imm), user or kernel by address */
+	KPE_OP_UDEREF,	 /* acc = *(u64 *)(acc + imm) from user memory */
+	KPE_OP_ST_VAL,	 /* vals[arg] = acc, `size` bytes, then bitfield shifts */
+	KPE_OP_ST_MEM,	 /* vals[arg] = `size` bytes at acc + imm, then shifts */
+	KPE_OP_ST_ARRAY, /* `count` elements of `size` bytes at acc + imm -> data */
+	KPE_OP_ST_STR,	 /* NUL-terminated string at acc + imm -> data */
+	KPE_OP_ST_COMM,	 /* the current task's comm -> data */
+	KPE_OP_ST_IMMSTR, /* strtab + imm -> data */
+};
+
+enum kpe_insn_flags {
+	KPE_F_USER = 1 << 0, /* ST_MEM/ST_ARRAY/ST_STR: user memory only */
+};
+
+struct kpe_insn {
+	__u8 op;
+	__u8 arg;   /* argument slot a store writes */
+	__u8 size;  /* bytes of a value or array element: 1, 2, 4 or 8 */
+	__u8 flags;
+	__u8 shl;   /* bitfield: v = (v << shl) >> shr, 0 and 0 otherwise */
+	__u8 shr;
+	__u16 count; /* array elements */
+	__s64 imm;
+};
+
+enum kpe_cmp {
+	KPE_CMP_EQ,
+	KPE_CMP_NE,
+	KPE_CMP_LT,
+	KPE_CMP_LE,
+	KPE_CMP_GT,
+	KPE_CMP_GE,
+	KPE_CMP_BAND, /* (value & rhs) != 0 */
+	KPE_CMP_GLOB, /* string ~ pattern ('*' and '?') */
+};
+
+/* Filter operands other than the definition's own arguments. */
+#define KPE_FIELD_COMM 0xfd /* the task's comm */
+#define KPE_FIELD_PID 0xfe  /* common_pid: the thread id */
+#define KPE_FIELD_CPU 0xff  /* CPU */
+
+struct kpe_pred {
+	__u8 field;   /* argument slot, or KPE_FIELD_* */
+	__u8 op;      /* enum kpe_cmp */
+	__u8 is_str;  /* string comparison: ==, != or ~ against str */
+	__u8 width;   /* bytes of the field, for sign extension */
+	__u8 is_signed;
+	__u8 pad[3];
+	__u64 rhs;
+	char str[KPE_PRED_STR_MAX];
+};
+
+/* filter_ops[]: an index into preds[], or one of these. */
+#define KPE_FOP_NOT 0xfd
+#define KPE_FOP_AND 0xfe
+#define KPE_FOP_OR 0xff
+
+enum kpe_def_flags {
+	KPE_DEF_RETURN = 1 << 0, /* attached as a kretprobe */
+};
+
+struct kpe_def_cfg {
+	__u32 flags;
+	__u32 nr_args;
+	__u32 nr_insns;
+	__u32 nr_preds;
+	__u32 nr_filter_ops;
+	__u32 pad;
+	__u8 filter_ops[KPE_MAX_FILTER_OPS];
+	struct kpe_pred preds[KPE_MAX_PREDS];
+	char strtab[KPE_STRTAB_MAX];
+	struct kpe_insn insns[KPE_MAX_INSNS];
+};
+
+/*
+ * String and array arguments: vals[arg] = len << 32 | offset into data.
+ * A fetch that faulted sets the argument's bit in faults[].
+ */
+#define KPE_VAL_LEN(v) ((__u32)((v) >> 32))
+#define KPE_VAL_OFF(v) ((__u32)(v))
+
+enum kpe_event_flags {
+	KPE_EV_TRUNCATED = 1 << 0, /* data did not fit: later strings are empty */
+};
+
+struct kpe_event {
+	__u32 def_id;
+	__u32 cpu;
+	__u32 tgid;
+	__u32 pid;  /* thread id */
+	__u64 ts;   /* CLOCK_MONOTONIC ns */
+	__u64 ip;   /* probed address; return probes: the return address */
+	__u16 nr_args;
+	__u16 flags;
+	__u32 data_len;
+	__u64 faults[KPE_MAX_ARGS / 64];
+	char comm[16];
+	__u64 vals[KPE_MAX_ARGS];
+	__u8 data[KPE_DATA_MAX + KPE_STR_MAX];
+};
+
+#define KPE_EVENT_HDR_SIZE __builtin_offsetof(struct kpe_event, data)
+
+_Static_assert(sizeof(struct kpe_insn) == 16, "kpe_insn layout");
+_Static_assert(sizeof(struct kpe_pred) == 80, "kpe_pred layout");
+_Static_assert(KPE_EVENT_HDR_SIZE == 1096, "kpe_event header layout");
+_Static_assert((KPE_MAX_INSNS & (KPE_MAX_INSNS - 1)) == 0, "power of two");
+_Static_assert((KPE_MAX_ARGS & (KPE_MAX_ARGS - 1)) == 0, "power of two");
+_Static_assert((KPE_DATA_MAX & (KPE_DATA_MAX - 1)) == 0, "power of two");
+_Static_assert((KPE_STR_MAX & (KPE_STR_MAX - 1)) == 0, "power of two");
+_Static_assert((KPE_NR_REGS & (KPE_NR_REGS - 1)) == 0, "power of two");
+_Static_assert((KPE_MAX_PREDS & (KPE_MAX_PREDS - 1)) == 0, "power of two");
+_Static_assert((KPE_MAX_FILTER_OPS & (KPE_MAX_FILTER_OPS - 1)) == 0, "power of two");
+_Static_assert((KPE_STRTAB_MAX & (KPE_STRTAB_MAX - 1)) == 0, "power of two");
+
+#endif

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace core's ABI between BPF (bpf/trace.bpf.c) and user space:
+ * configuration (what each traced function captures) and the records sent
+ * through the ring buffer. Fixed-width types only; no pointers into user
+ * space.
+ */
+#ifndef KSNOOP_ABI_TRACE_H
+#define KSNOOP_ABI_TRACE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define KSNOOP_MAX_FUNCS 1024	 /* traced functions per session */
+#define KSNOOP_MAX_VALUES 16	 /* values captured per function */
+#define KSNOOP_MAX_STEPS 8	 /* pointer dereferences in one path */
+#define KSNOOP_MAX_ARGS 12	 /* parameters addressable by a plan */
+#define KSNOOP_MAX_PREDS 16	 /* comparisons per function */
+#define KSNOOP_MAX_PRED_OPS 32	 /* comparisons and &&/|| in postfix order */
+#define KSNOOP_PRED_STR_MAX 64	 /* string/glob operand, NUL included */
+#define KSNOOP_MAX_DEPTH 16	 /* nested traced calls per task */
+#define KSNOOP_MAX_CHAIN 8	 /* functions in a -s chain */
+#define KSNOOP_VALUE_MAX 2048	 /* bytes captured for one value */
+#define KSNOOP_DATA_MAX 16384	 /* bytes of value data in one event */
+#define KSNOOP_SCRATCH_LEVELS 4	 /* nested programs sharing one CPU */
+#define KSNOOP_MAX_FAST_PREDS 4	 /* comparisons checked before any other work */
+
+/* Where a value starts. */
+enum ksnoop_base {
+	KSNOOP_BASE_ARG = 0,
+	KSNOOP_BASE_RET = 1,
+	KSNOOP_BASE_COMM = 2, /* the current task's comm, as a string */
+};
+
+enum ksnoop_value_flags {
+	KSNOOP_V_ENTRY = 1 << 0,  /* captured at function entry */
+	KSNOOP_V_READ = 1 << 1,	  /* read `size` bytes at the final address */
+	KSNOOP_V_STRING = 1 << 2, /* the final read is a NUL-terminated string */
+	KSNOOP_V_HIDDEN = 1 << 3, /* predicate operand only, not shown */
+};
+
+/*
+ * v = base; for each step: v = *(u64 *)(v + offs[i]);
+ * then with KSNOOP_V_READ: data = read(v + final_off, size), else the
+ * value is v itself. Reads below the user/kernel split use the user
+ * memory helper, so __user pointers work without BTF type tags.
+ */
+struct ksnoop_value {
+	__u8 base;
+	__u8 arg;
+	__u8 nr_steps;
+	__u8 flags;
+	__u16 size;
+	__u16 pad;
+	__s32 final_off;
+	__s32 offs[KSNOOP_MAX_STEPS];
+};
+
+enum ksnoop_cmp {
+	KSNOOP_CMP_EQ,
+	KSNOOP_CMP_NE,
+	KSNOOP_CMP_LT,
+	KSNOOP_CMP_LE,
+	KSNOOP_CMP_GT,
+	KSNOOP_CMP_GE,
+};
+
+enum ksnoop_pred_kind {
+	KSNOOP_PRED_INT, /* value (width bytes, signed or not) OP rhs */
+	KSNOOP_PRED_STR, /* string value OP glob pattern (== or !=) */
+};
+
+struct ksnoop_pred {
+	__u8 value_idx;
+	__u8 op;
+	__u8 is_signed;
+	__u8 width;
+	__u8 kind;
+	__u8 pad[3];
+	__u64 rhs;
+	char str[KSNOOP_PRED_STR_MAX];
+};
+
+/* pred_ops[]: an index into preds[], or one of these, in postfix order. */
+#define KSNOOP_OP_AND 0xfe
+#define KSNOOP_OP_OR 0xff
+
+enum ksnoop_emit {
+	KSNOOP_EMIT_ENTRY = 1 << 0,    /* an event at entry with entry values */
+	KSNOOP_EMIT_RETURN = 1 << 1,   /* an event at return with return values */
+	KSNOOP_EMIT_COMBINED = 1 << 2, /* one event at return, entry values stashed */
+};
+
+enum ksnoop_cfg_flags {
+	/*
+	 * Pair each return with its entry through a per-task frame: for the
+	 * duration, -s chains, stashed entry values, and predicates whose
+	 * entry-side verdict the return must know. Without it neither side
+	 * touches task storage.
+	 */
+	KSNOOP_CFG_FRAME = 1 << 0,
+};
+
+enum ksnoop_side { KSNOOP_SIDE_ENTRY, KSNOOP_SIDE_RETURN };
+
+struct ksnoop_func_cfg {
+	__u32 emit;
+	__u32 nr_values;
+	__u32 nr_preds;
+	__u32 chain_pos; /* -s: position in the chain, 0 = first */
+	__u32 nr_args;	 /* parameters the function has */
+	__u32 nr_pred_ops;
+	__u32 flags;	 /* enum ksnoop_cfg_flags */
+	__u8 nr_side[2]; /* values captured at entry, at return */
+	/*
+	 * Comparisons of a register argument that must all hold for any
+	 * event (conjuncts at the top of the predicate): checked first, on
+	 * both sides, so a rejected call costs next to nothing.
+	 */
+	__u8 nr_fast_preds;
+	__u8 pad;
+	__u8 side[2][KSNOOP_MAX_VALUES]; /* indexes into values[], per side */
+	__u8 fast_preds[KSNOOP_MAX_FAST_PREDS];
+	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];
+	struct ksnoop_value values[KSNOOP_MAX_VALUES];
+	struct ksnoop_pred preds[KSNOOP_MAX_PREDS];
+};
+
+enum ksnoop_event_kind {
+	KSNOOP_EV_ENTRY = 1,
+	KSNOOP_EV_RETURN = 2,
+	KSNOOP_EV_COMBINED = 3, /* return event carrying stashed entry values */
+	KSNOOP_EV_CHAIN_END = 4, /* -s: the chain's first function returned */
+};
+
+enum ksnoop_vrec_flags {
+	KSNOOP_VR_FAULT = 1 << 0,     /* a read failed: raw holds the address */
+	KSNOOP_VR_TRUNCATED = 1 << 1, /* only part of the value fit */
+	KSNOOP_VR_NULL = 1 << 2,      /* a pointer along the path was NULL */
+};
+
+/* One captured value: header, then len bytes of data padded to 8. */
+struct ksnoop_vrec {
+	__u64 raw;   /* scalar value, or the address the data was read from */
+	__u16 len;   /* bytes of data that follow */
+	__u8 idx;    /* index into the function's values[] */
+	__u8 flags;
+	__u32 pad;
+};
+
+struct ksnoop_event {
+	__u16 kind;
+	__u16 nr_vrecs;
+	__u32 func_id;
+	__u64 ts;	     /* CLOCK_MONOTONIC ns at the event */
+	__u64 duration_ns;   /* return events: time since entry */
+	__u32 cpu;
+	__u32 tgid;
+	__u32 pid;	     /* thread id */
+	__u32 data_len;	     /* bytes of vrecs that follow */
+	__u64 chain_id;	     /* -s: entry time of the chain's first call */
+	char comm[16];
+	__u8 data[KSNOOP_DATA_MAX + KSNOOP_VALUE_MAX + 64];
+};
+
+enum ksnoop_drop_reason {
+	KSNOOP_DROP_RINGBUF, /* ring buffer full */
+	KSNOOP_DROP_NESTING, /* too many nested programs on one CPU */
+	KSNOOP_DROP_DEPTH,   /* call nesting deeper than KSNOOP_MAX_DEPTH */
+	KSNOOP_DROP_STASH,   /* entry values could not be stashed */
+	KSNOOP_DROP_NR,
+};
+
+#define KSNOOP_EVENT_HDR_SIZE ((unsigned long)&((struct ksnoop_event *)0)->data)
+
+_Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");
+_Static_assert(sizeof(struct ksnoop_pred) == 80, "ksnoop_pred layout");
+_Static_assert(sizeof(struct ksnoop_vrec) == 16, "ksnoop_vrec layout");
+_Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
+_Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
+
+#endif

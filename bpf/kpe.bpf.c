@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksnoop probe: tracefs kprobe_events definitions run through BPF.
+ *
+ * One program serves every definition, attached as a kprobe or kretprobe
+ * with the definition's index as the BPF cookie. User space compiles each
+ * definition into a flat fetch program (struct kpe_def_cfg, see ksnoop.h)
+ * that this file interprets: one bpf_loop step per instruction, so the
+ * verifier checks each kind of step once instead of every argument's
+ * combination, and the same for the filter.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "abi/kpe.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool filter_tgid; /* -p: only the tgids in kpe_tgids */
+
+/*
+ * Fetches from below this address use the user-memory helper, as the
+ * kernel's own probe_mem_read does on architectures whose user and kernel
+ * address spaces do not overlap.
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define USER_ADDR_END 0x0001000000000000ULL
+/* arm64 kprobes run with pc at the probed instruction. */
+#define KPROBE_IP_ADJ 0
+#else
+#define USER_ADDR_END 0x0000800000000000ULL
+/* x86 kprobes run with ip just past the int3 at the probed address. */
+#define KPROBE_IP_ADJ 1
+#endif
+
+_Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the register copy");
+
+#define GLOB_PAT KPE_PRED_STR_MAX
+#define GLOB_TXT 256 /* string field bytes a filter looks at */
+
+#include "lib/glob.h"
+
+/* Per-CPU: kprobe programs do not nest on one CPU (bpf_prog_active). */
+/* Filter evaluation state, carried across bpf_loop steps. */
+struct filter_state {
+	__u32 k;       /* comparison being evaluated */
+	__u32 started; /* glob state initialised for k */
+	__u32 val;     /* bit k: result of comparison k */
+	__u32 sp;      /* depth of the boolean stack */
+	__u64 stack;   /* boolean stack, bit sp-1 on top */
+	__u32 bad;     /* malformed program: the event is dropped */
+	__u32 pad;
+};
+
+struct scratch {
+	__u64 regs[KPE_NR_REGS];
+	__u64 acc;     /* the fetch program's accumulator */
+	__u64 tmp;     /* a sized memory read lands here */
+	__u32 faulted; /* a load of the current argument failed */
+	__u32 pad;
+	struct filter_state fs;
+	struct glob glob;
+	struct kpe_event ev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KPE_MAX_DEFS);
+	__type(key, __u32);
+	__type(value, struct kpe_def_cfg);
+} kpe_defs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096 * 64); /* resized by user space */
+} kpe_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} kpe_scratch SEC(".maps");
+
+/* Events the ring buffer had no room for. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} kpe_drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} kpe_tgids SEC(".maps");
+
+/*
+ * bpf_loop contexts live on the stack (6.1 insists) and only point at
+ * maps: all state the steps carry is in map memory. 6.1's verifier checks
+ * a callback once, from the caller's state; state in the stack context
+ * would look constant there, and the branches those constants rule out
+ * would be hard-wired away as dead code.
+ */
+struct loop_ctx {
+	struct kpe_def_cfg *cfg;
+	struct scratch *s;
+};
+
+static __always_inline long read_mem(void *dst, __u32 size, __u64 addr, bool user)
+{
+	if (user || addr < USER_ADDR_END)
+		return bpf_probe_read_user(dst, size, (void *)addr);
+	return bpf_probe_read_kernel(dst, size, (void *)addr);
+}
+
+static __always_inline long read_str(void *dst, __u32 size, __u64 addr, bool user)
+{
+	if (user || addr < USER_ADDR_END)
+		return bpf_probe_read_user_str(dst, size, (void *)addr);
+	return bpf_probe_read_kernel_str(dst, size, (void *)addr);
+}
+
+static __always_inline void set_fault(struct kpe_event *ev, __u32 a)
+{
+	ev->faults[(a >> 6) & 1] |= 1ULL << (a & 63);
+}
+
+/* Truncate to `size` bytes, then apply the bitfield shifts. */
+static __always_inline __u64 finish_value(const struct kpe_insn *in, __u64 v)
+{
+	if (in->size < 8)
+		v &= (1ULL << ((in->size & 7) * 8)) - 1;
+	if (in->shr)
+		v = (v << (in->shl & 63)) >> (in->shr & 63);
+	return v;
+}
+
+static __always_inline void load_step(struct scratch *s, const struct kpe_insn *in)
+{
+	if (s->faulted)
+		return; /* the rest of this argument is skipped */
+	switch (in->op) {
+	case KPE_OP_REG:
+		s->acc = s->regs[in->imm & (KPE_NR_REGS - 1)];
+		break;
+	case KPE_OP_IMM:
+		s->acc = in->imm;
+		break;
+	case KPE_OP_DEREF:
+	case KPE_OP_UDEREF:
+		if (read_mem(&s->acc, 8, s->acc + in->imm, in->op == KPE_OP_UDEREF))
+			s->faulted = 1;
+		break;
+	}
+}
+
+static __always_inline void store_mem(struct scratch *s, const struct kpe_insn *in, __u32 a)
+{
+	__u32 size = in->size;
+
+	s->tmp = 0;
+	if (size > 8)
+		size = 8;
+	if (!s->faulted && read_mem(&s->tmp, size, s->acc + in->imm, in->flags & KPE_F_USER))
+		s->faulted = 1;
+	s->ev.vals[a] = finish_value(in, s->tmp);
+}
+
+/* Strings and arrays go to ev.data; vals[a] says where. */
+static __always_inline void store_data(struct loop_ctx *c, const struct kpe_insn *in, __u32 a)
+{
+	struct scratch *s = c->s;
+	struct kpe_event *ev = &s->ev;
+	__u32 off = ev->data_len, size;
+	bool user = in->flags & KPE_F_USER;
+	long n = 0;
+	void *dst;
+
+	/* No room left: shown as (fault), as the kernel shows a lost string. */
+	if (off >= KPE_DATA_MAX) {
+		ev->flags |= KPE_EV_TRUNCATED;
+		ev->vals[a] = 0;
+		s->faulted = 1;
+		return;
+	}
+	barrier_var(off);
+	off &= KPE_DATA_MAX - 1;
+	dst = &ev->data[off];
+	if (s->faulted) {
+		n = -1;
+	} else if (in->op == KPE_OP_ST_STR) {
+		n = read_str(dst, KPE_STR_MAX, s->acc + in->imm, user);
+	} else if (in->op == KPE_OP_ST_COMM) {
+		bpf_get_current_comm(dst, TASK_COMM_LEN);
+		n = TASK_COMM_LEN;
+	} else if (in->op == KPE_OP_ST_IMMSTR) {
+		n = bpf_probe_read_kernel_str(dst, KPE_STR_MAX,
+					      &c->cfg->strtab[in->imm & (KPE_STRTAB_MAX - 1)]);
+	} else {
+		size = (__u32)in->size * in->count;
+		if (size > KPE_STR_MAX)
+			size = KPE_STR_MAX;
+		n = read_mem(dst, size, s->acc + in->imm, user) ? -1 : size;
+	}
+	if (n < 0) {
+		s->faulted = 1;
+		n = 0;
+	}
+	ev->vals[a] = (__u64)n << 32 | off;
+	ev->data_len = off + (((__u32)n + 7) & ~7U);
+}
+
+static int fetch_step(__u32 i, void *arg)
+{
+	struct loop_ctx *c = arg;
+	struct scratch *s = c->s;
+	struct kpe_insn *in;
+	__u32 a;
+
+	if (i >= c->cfg->nr_insns || i >= KPE_MAX_INSNS)
+		return 1;
+	barrier_var(i);
+	i &= KPE_MAX_INSNS - 1;
+	in = &c->cfg->insns[i];
+	if (in->op < KPE_OP_ST_VAL) {
+		load_step(s, in);
+		return 0;
+	}
+	a = in->arg;
+	barrier_var(a);
+	a &= KPE_MAX_ARGS - 1;
+	if (in->op == KPE_OP_ST_VAL)
+		s->ev.vals[a] = s->faulted ? 0 : finish_value(in, s->acc);
+	else if (in->op == KPE_OP_ST_MEM)
+		store_mem(s, in, a);
+	else
+		store_data(c, in, a);
+	if (s->faulted)
+		set_fault(&s->ev, a);
+	s->faulted = 0;
+	return 0;
+}
+
+/* ---- filter ---------------------------------------------------------- */
+
+static __always_inline bool int_holds(const struct kpe_pred *p, __u64 x)
+{
+	__u32 shift = 64 - (p->width & 15) * 8;
+	__u64 rhs = p->rhs;
+
+	if (shift >= 64)
+		shift = 0;
+	if (p->op == KPE_CMP_BAND)
+		return (x & rhs) != 0;
+	if (p->is_signed) {
+		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
+
+		switch (p->op) {
+		case KPE_CMP_EQ:
+			return a == b;
+		case KPE_CMP_NE:
+			return a != b;
+		case KPE_CMP_LT:
+			return a < b;
+		case KPE_CMP_LE:
+			return a <= b;
+		case KPE_CMP_GT:
+			return a > b;
+		case KPE_CMP_GE:
+			return a >= b;
+		}
+		return false;
+	}
+	switch (p->op) {
+	case KPE_CMP_EQ:
+		return x == rhs;
+	case KPE_CMP_NE:
+		return x != rhs;
+	case KPE_CMP_LT:
+		return x < rhs;
+	case KPE_CMP_LE:
+		return x <= rhs;
+	case KPE_CMP_GT:
+		return x > rhs;
+	case KPE_CMP_GE:
+		return x >= rhs;
+	}
+	return false;
+}
+
+static __always_inline void glob_init(struct scratch *s, const struct kpe_pred *p)
+{
+	struct kpe_event *ev = &s->ev;
+	struct glob *g = &s->glob;
+	__u64 v;
+	__u32 off, len;
+
+	__builtin_memset(g->txt, 0, GLOB_TXT);
+	if (p->field == KPE_FIELD_COMM) {
+		bpf_probe_read_kernel(g->txt, sizeof(ev->comm), ev->comm);
+	} else {
+		v = ev->vals[p->field & (KPE_MAX_ARGS - 1)];
+		off = KPE_VAL_OFF(v);
+		len = KPE_VAL_LEN(v);
+		if (len > GLOB_TXT)
+			len = GLOB_TXT;
+		if (off < KPE_DATA_MAX)
+			bpf_probe_read_kernel(g->txt, len & (GLOB_TXT * 2 - 1), &ev->data[off]);
+	}
+	bpf_probe_read_kernel(g->pat, GLOB_PAT, p->str);
+	glob_start(g, p->op != KPE_CMP_GLOB);
+}
+
+static __always_inline void cmp_done(struct filter_state *fs, bool val)
+{
+	fs->val |= (__u32)val << (fs->k & 31);
+	fs->k++;
+	fs->started = 0;
+}
+
+static __always_inline __u64 int_field(struct kpe_event *ev, __u8 field)
+{
+	if (field == KPE_FIELD_PID)
+		return ev->pid;
+	if (field == KPE_FIELD_CPU)
+		return ev->cpu;
+	return ev->vals[field & (KPE_MAX_ARGS - 1)];
+}
+
+/* Comparisons as a state machine: a string glob takes one step per call. */
+static int cmp_step(__u32 i, void *arg)
+{
+	struct loop_ctx *c = arg;
+	struct filter_state *fs = &c->s->fs;
+	struct kpe_pred *p;
+	__u32 k = fs->k;
+
+	if (k >= c->cfg->nr_preds || k >= KPE_MAX_PREDS)
+		return 1;
+	barrier_var(k);
+	p = &c->cfg->preds[k & (KPE_MAX_PREDS - 1)];
+	if (!p->is_str) {
+		cmp_done(fs, int_holds(p, int_field(&c->s->ev, p->field)));
+	} else if (!fs->started) {
+		glob_init(c->s, p);
+		fs->started = 1;
+	} else if (glob_step(&c->s->glob)) {
+		cmp_done(fs, c->s->glob.result ^ (p->op == KPE_CMP_NE));
+	}
+	return 0;
+}
+
+static int op_step(__u32 i, void *arg)
+{
+	struct loop_ctx *c = arg;
+	struct filter_state *fs = &c->s->fs;
+	__u64 a, b;
+	__u8 op;
+
+	if (i >= c->cfg->nr_filter_ops || i >= KPE_MAX_FILTER_OPS)
+		return 1;
+	barrier_var(i);
+	op = c->cfg->filter_ops[i & (KPE_MAX_FILTER_OPS - 1)];
+	if (op == KPE_FOP_NOT) {
+		if (fs->sp < 1)
+			goto bad;
+		fs->stack ^= 1ULL << ((fs->sp - 1) & 63);
+		return 0;
+	}
+	if (op == KPE_FOP_AND || op == KPE_FOP_OR) {
+		if (fs->sp < 2)
+			goto bad;
+		fs->sp--;
+		a = fs->stack >> (fs->sp & 63) & 1;
+		b = fs->stack >> ((fs->sp - 1) & 63) & 1;
+		a = op == KPE_FOP_AND ? a & b : a | b;
+	} else {
+		if (fs->sp >= 64)
+			goto bad;
+		a = fs->val >> (op & 31) & 1;
+		fs->sp++;
+	}
+	fs->stack &= ~(1ULL << ((fs->sp - 1) & 63));
+	fs->stack |= a << ((fs->sp - 1) & 63);
+	return 0;
+bad:
+	fs->bad = 1;
+	return 1;
+}
+
+#define CMP_STEPS_MAX (KPE_MAX_PREDS * (GLOB_PAT * GLOB_TXT + GLOB_PAT + GLOB_TXT + 2))
+
+static __always_inline bool filter_pass(struct loop_ctx *c)
+{
+	struct filter_state *fs = &c->s->fs;
+
+	if (!c->cfg->nr_filter_ops)
+		return true;
+	__builtin_memset(fs, 0, sizeof(*fs));
+	bpf_loop(CMP_STEPS_MAX, cmp_step, c, 0);
+	bpf_loop(KPE_MAX_FILTER_OPS, op_step, c, 0);
+	return !fs->bad && fs->sp == 1 && (fs->stack & 1);
+}
+
+/* ---- the probe ------------------------------------------------------- */
+
+static __always_inline void init_event(struct scratch *s, struct pt_regs *ctx, __u32 id,
+				       const struct kpe_def_cfg *cfg)
+{
+	struct kpe_event *ev = &s->ev;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	ev->def_id = id;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->tgid = pid_tgid >> 32;
+	ev->pid = (__u32)pid_tgid;
+	ev->ts = bpf_ktime_get_ns();
+	/* A kretprobe runs with ip already set to the return address. */
+	ev->ip = PT_REGS_IP(ctx);
+	if (!(cfg->flags & KPE_DEF_RETURN))
+		ev->ip -= KPROBE_IP_ADJ;
+	ev->nr_args = cfg->nr_args;
+	ev->flags = 0;
+	ev->data_len = 0;
+	ev->faults[0] = ev->faults[1] = 0;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	s->faulted = 0;
+}
+
+static __always_inline void submit(struct kpe_event *ev)
+{
+	__u64 size = KPE_EVENT_HDR_SIZE + ev->data_len;
+	__u32 zero = 0;
+	__u64 *drops;
+
+	if (size > sizeof(*ev))
+		size = sizeof(*ev);
+	if (!bpf_ringbuf_output(&kpe_events, ev, size, 0))
+		return;
+	drops = bpf_map_lookup_elem(&kpe_drops, &zero);
+	if (drops)
+		*drops += 1;
+}
+
+SEC("kprobe")
+int kpe_probe(struct pt_regs *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx), zero = 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct kpe_def_cfg *cfg;
+	struct loop_ctx c;
+	struct scratch *s;
+
+	if (filter_tgid && !bpf_map_lookup_elem(&kpe_tgids, &tgid))
+		return 0;
+	cfg = bpf_map_lookup_elem(&kpe_defs, &id);
+	s = bpf_map_lookup_elem(&kpe_scratch, &zero);
+	if (!cfg || !s)
+		return 0;
+	/* %REG reads any register by index: copy them all once. */
+	bpf_probe_read_kernel(s->regs, sizeof(struct pt_regs), ctx);
+	init_event(s, ctx, id, cfg);
+	c.cfg = cfg;
+	c.s = s;
+	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
+	if (filter_pass(&c))
+		submit(&s->ev);
+	return 0;
+}

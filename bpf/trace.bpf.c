@@ -1,0 +1,982 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksnoop's tracing programs. One instance of this object is loaded per
+ * traced function (func_id in .rodata); every instance shares the maps of
+ * the first, so all events flow through one ring buffer.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "abi/trace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 func_id; /* fentry instances without fentry_cookie */
+const volatile bool fentry_cookie; /* fentry/fexit take func_id from the attach cookie */
+const volatile bool filter_tgid;
+const volatile __s32 filter_cpu = -1;
+const volatile bool filter_cgroup;
+const volatile bool chain_mode;
+const volatile __u64 min_duration_ns;
+const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
+const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
+const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
+
+/*
+ * Whether an address is user memory: Debian's GCC-built BTF has no __user
+ * tags, so the address decides which helper reads it.
+ * x86-64: user space ends at 0x0000800000000000 (4-level paging; 5-level
+ * kernels would need 0x0100000000000000).
+ * arm64: bit 55 selects TTBR1 (kernel) or TTBR0 (user) whatever the VA size
+ * (6.12's Debian kernel has 52-bit VA, 6.1's 48-bit) and whatever tag a user
+ * pointer carries in its top byte (Top Byte Ignore), so no range would do.
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define IS_USER_ADDR(a) (!((a) & (1ULL << 55)))
+#else
+#define IS_USER_ADDR(a) ((a) < 0x0000800000000000ULL)
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KSNOOP_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct ksnoop_func_cfg);
+} func_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096 * 16); /* resized by user space */
+} events SEC(".maps");
+
+#define GLOB_PAT KSNOOP_PRED_STR_MAX
+#define GLOB_TXT KSNOOP_PRED_STR_MAX
+#include "lib/glob.h"
+
+/*
+ * Predicate evaluation state, carried across bpf_loop steps. It lives in
+ * the scratch map, not in the loop context on the stack: before 6.7 the
+ * verifier checks a callback once, as called with the caller's stack,
+ * so it took these fields for the constants they start as and dropped
+ * the branches a later step needs (on 6.1 a string comparison never got
+ * past its first step: never decided, it let every event through, after
+ * 67,000 steps).
+ */
+struct pred_state {
+	__u32 k;	  /* comparison being evaluated */
+	__u32 started;	  /* glob state initialised for k */
+	__u32 known;	  /* bit k: result of comparison k is known */
+	__u32 val;	  /* bit k: its result */
+	__u32 sk, sv, sp; /* three-valued stack: known and value bits, depth */
+	__u32 pad;
+};
+
+struct scratch {
+	__u64 scalars[KSNOOP_MAX_VALUES];   /* integer predicate operands */
+	__u16 str_off[KSNOOP_MAX_VALUES];   /* string operands: where in ev.data */
+	__u16 str_len[KSNOOP_MAX_VALUES];
+	struct pred_state ps;
+	struct glob glob;
+	struct ksnoop_event ev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KSNOOP_SCRATCH_LEVELS);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} nesting SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KSNOOP_DROP_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup SEC(".maps");
+
+struct frame {
+	__u32 func_id;
+	__u32 flags;
+	__u64 entry_ts;
+	__u64 chain_id;
+};
+
+enum frame_flags {
+	FRAME_SKIP = 1 << 0, /* filtered at entry: no return event */
+};
+
+/* Freed by the kernel when the task exits. */
+struct task_state {
+	__u32 depth;
+	__u32 pad;
+	struct frame frames[KSNOOP_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} tasks SEC(".maps");
+
+struct stash_key {
+	__u32 tid;
+	__u32 depth;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, struct stash_key);
+	__type(value, struct scratch);
+} stash SEC(".maps");
+
+static __always_inline void count_drop(__u32 reason)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline bool pass_filters(void)
+{
+	__u32 tgid;
+
+	if (filter_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)filter_cpu)
+		return false;
+	if (filter_tgid) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		if (!bpf_map_lookup_elem(&tgids, &tgid))
+			return false;
+	}
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
+		return false;
+	return true;
+}
+
+/* Per-CPU scratch, one slot per nesting level (an IRQ may interrupt us). */
+static __always_inline struct scratch *scratch_get(void)
+{
+	__u32 zero = 0, level;
+	__u32 *depth = bpf_map_lookup_elem(&nesting, &zero);
+	struct scratch *s;
+
+	if (!depth)
+		return NULL;
+	level = *depth;
+	if (level >= KSNOOP_SCRATCH_LEVELS) {
+		count_drop(KSNOOP_DROP_NESTING);
+		return NULL;
+	}
+	s = bpf_map_lookup_elem(&scratch_map, &level);
+	if (s)
+		*depth = level + 1;
+	return s;
+}
+
+static __always_inline void scratch_put(void)
+{
+	__u32 zero = 0;
+	__u32 *depth = bpf_map_lookup_elem(&nesting, &zero);
+
+	if (depth && *depth > 0)
+		*depth -= 1;
+}
+
+static __always_inline long read_any(void *dst, __u32 size, __u64 addr)
+{
+	if (IS_USER_ADDR(addr))
+		return bpf_probe_read_user(dst, size, (void *)addr);
+	return bpf_probe_read_kernel(dst, size, (void *)addr);
+}
+
+static __always_inline long read_any_str(void *dst, __u32 size, __u64 addr)
+{
+	if (IS_USER_ADDR(addr))
+		return bpf_probe_read_user_str(dst, size, (void *)addr);
+	return bpf_probe_read_kernel_str(dst, size, (void *)addr);
+}
+
+/*
+ * kprobe registers are copied out of pt_regs once, with constant offsets:
+ * the verifier refuses ctx loads at offsets the compiler computed.
+ */
+struct regs {
+	__u64 arg[8];
+	__u64 sp;
+	__u64 rc;
+};
+
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * AAPCS64: x0..x7 carry the first 8 arguments and x0 the return value; the
+ * 9th and on sit at [sp], [sp+8], ... when the callee starts, one 8-byte
+ * slot each. A kprobe at function+0 runs before the prologue, so the saved
+ * sp is still the caller's. (ip_make_skb's 9th and 10th, cork and flags,
+ * are checked in tests/arm64/cases/arm64.case.)
+ */
+#define NR_REG_ARGS 8
+#define STACK_ARG_OFF(n) (((n) - NR_REG_ARGS) * 8)
+
+static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
+{
+	struct user_pt_regs *u = (void *)ctx;
+
+	r->arg[0] = u->regs[0];
+	r->arg[1] = u->regs[1];
+	r->arg[2] = u->regs[2];
+	r->arg[3] = u->regs[3];
+	r->arg[4] = u->regs[4];
+	r->arg[5] = u->regs[5];
+	r->arg[6] = u->regs[6];
+	r->arg[7] = u->regs[7];
+	r->sp = u->sp;
+	r->rc = u->regs[0];
+}
+#else
+#define NR_REG_ARGS 6
+/* x86-64: past the return address, the seventh argument and on. */
+#define STACK_ARG_OFF(n) (8 + ((n) - NR_REG_ARGS) * 8)
+
+static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
+{
+	r->arg[0] = ctx->di;
+	r->arg[1] = ctx->si;
+	r->arg[2] = ctx->dx;
+	r->arg[3] = ctx->cx;
+	r->arg[4] = ctx->r8;
+	r->arg[5] = ctx->r9;
+	r->sp = ctx->sp;
+	r->rc = ctx->ax;
+}
+#endif
+
+enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE };
+
+struct capture_ctx {
+	void *ctx;
+	struct regs *regs; /* kprobe/kretprobe only */
+	enum prog_kind kind;
+	bool at_entry;
+	__u32 side; /* enum ksnoop_side, as at_entry says */
+	struct ksnoop_func_cfg *cfg;
+	struct scratch *s;
+};
+
+/*
+ * `trampoline` is a compile-time constant in every caller: the verifier
+ * refuses fentry-only helpers in kprobe programs even on dead paths it
+ * cannot prove dead.
+ */
+static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool trampoline)
+{
+	__u64 v = 0;
+
+	if (trampoline) {
+		bpf_get_func_arg(c->ctx, n, &v);
+		return v;
+	}
+	if (n < NR_REG_ARGS)
+		return c->regs->arg[n & 7];
+	/* Stack arguments are only valid at entry: the caller's frame. */
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->regs->sp + STACK_ARG_OFF(n)));
+	return v;
+}
+
+static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
+{
+	__u64 v = 0;
+
+	if (trampoline)
+		bpf_get_func_ret(c->ctx, &v);
+	else
+		v = c->regs->rc;
+	return v;
+}
+
+/*
+ * kprobes name their function with the attach cookie; so do fentry/fexit
+ * where the kernel has tracing cookies (5.19), which lets one set of
+ * instructions serve every function (see backend.c, attach_fentry_fast).
+ */
+static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
+{
+	if (trampoline && !fentry_cookie)
+		return func_id;
+	return (__u32)bpf_get_attach_cookie(ctx);
+}
+
+static __always_inline __u64 load_scalar(const __u8 *p, __u32 len)
+{
+	if (len >= 8)
+		return *(__u64 *)p;
+	if (len >= 4)
+		return *(__u32 *)p;
+	if (len >= 2)
+		return *(__u16 *)p;
+	if (len >= 1)
+		return *p;
+	return 0;
+}
+
+static __always_inline __u64 follow_steps(const struct ksnoop_value *v, __u64 p, __u8 *flags)
+{
+	int i;
+
+	for (i = 0; i < KSNOOP_MAX_STEPS; i++) {
+		if (i >= v->nr_steps)
+			break;
+		if (!p) {
+			*flags |= KSNOOP_VR_NULL;
+			return 0;
+		}
+		if (read_any(&p, sizeof(p), p + v->offs[i])) {
+			*flags |= KSNOOP_VR_FAULT;
+			return 0;
+		}
+	}
+	return p;
+}
+
+static __always_inline __u32 read_final(const struct ksnoop_value *v, __u8 *dst, __u64 addr,
+					__u8 *flags)
+{
+	__u32 size = v->size;
+	long n;
+
+	if (size > KSNOOP_VALUE_MAX)
+		size = KSNOOP_VALUE_MAX;
+	if (!addr) {
+		*flags |= KSNOOP_VR_NULL;
+		return 0;
+	}
+	if (v->flags & KSNOOP_V_STRING) {
+		n = read_any_str(dst, size, addr);
+		if (n < 0) {
+			*flags |= KSNOOP_VR_FAULT;
+			return 0;
+		}
+		return n;
+	}
+	if (read_any(dst, size, addr)) {
+		*flags |= KSNOOP_VR_FAULT;
+		return 0;
+	}
+	if (v->size > KSNOOP_VALUE_MAX)
+		*flags |= KSNOOP_VR_TRUNCATED;
+	return size;
+}
+
+static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool trampoline)
+{
+	struct ksnoop_event *ev = &c->s->ev;
+	struct ksnoop_value *v;
+	struct ksnoop_vrec *vr;
+	__u32 off = ev->data_len, len = 0, i, side;
+	__u8 flags = 0;
+	__u64 p;
+
+	/* Re-bound after the compiler has had its way with them. */
+	barrier_var(n);
+	side = c->side;
+	barrier_var(side);
+	i = c->cfg->side[side & 1][n & (KSNOOP_MAX_VALUES - 1)];
+	barrier_var(i);
+	i &= KSNOOP_MAX_VALUES - 1;
+	v = &c->cfg->values[i];
+	if (off >= KSNOOP_DATA_MAX)
+		return 1;
+	barrier_var(off);
+	off &= KSNOOP_DATA_MAX - 1;
+	vr = (void *)&ev->data[off];
+	if (v->base == KSNOOP_BASE_COMM) {
+		p = 0;
+		len = TASK_COMM_LEN;
+		bpf_get_current_comm(vr + 1, TASK_COMM_LEN);
+	} else {
+		p = v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline)
+					       : get_arg(c, v->arg, trampoline);
+		p = follow_steps(v, p, &flags);
+	}
+	if ((v->flags & KSNOOP_V_READ) && !flags) {
+		p += v->final_off;
+		len = read_final(v, (__u8 *)(vr + 1), p, &flags);
+	}
+	c->s->scalars[i] = len ? load_scalar((__u8 *)(vr + 1), len) : p;
+	c->s->str_off[i] = off + sizeof(*vr);
+	c->s->str_len[i] = len;
+	vr->raw = p;
+	vr->len = len;
+	vr->idx = i;
+	vr->flags = flags;
+	ev->data_len = off + sizeof(*vr) + ((len + 7) & ~7U);
+	ev->nr_vrecs++;
+	return 0;
+}
+
+static int capture_trampoline(__u32 i, void *c)
+{
+	return capture_one(i, c, true);
+}
+
+static int capture_kprobe(__u32 i, void *c)
+{
+	return capture_one(i, c, false);
+}
+
+/* bpf_loop keeps the verifier's work per value, not per combination. */
+static __always_inline void capture(struct capture_ctx *c)
+{
+	__u32 n = c->cfg->nr_side[c->side & 1];
+
+	if (!n)
+		return;
+	if (n > KSNOOP_MAX_VALUES)
+		n = KSNOOP_MAX_VALUES;
+	if (c->kind == PK_FENTRY || c->kind == PK_FEXIT)
+		bpf_loop(n, capture_trampoline, c, 0);
+	else
+		bpf_loop(n, capture_kprobe, c, 0);
+}
+
+static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
+{
+	__u32 shift = 64 - (p->width & 15) * 8;
+	__u64 rhs = p->rhs;
+
+	if (shift >= 64)
+		shift = 0;
+	if (p->is_signed) {
+		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
+
+		switch (p->op) {
+		case KSNOOP_CMP_EQ: return a == b;
+		case KSNOOP_CMP_NE: return a != b;
+		case KSNOOP_CMP_LT: return a < b;
+		case KSNOOP_CMP_LE: return a <= b;
+		case KSNOOP_CMP_GT: return a > b;
+		case KSNOOP_CMP_GE: return a >= b;
+		}
+		return false;
+	}
+	x = (x << shift) >> shift;
+	switch (p->op) {
+	case KSNOOP_CMP_EQ: return x == rhs;
+	case KSNOOP_CMP_NE: return x != rhs;
+	case KSNOOP_CMP_LT: return x < rhs;
+	case KSNOOP_CMP_LE: return x <= rhs;
+	case KSNOOP_CMP_GT: return x > rhs;
+	case KSNOOP_CMP_GE: return x >= rhs;
+	}
+	return false;
+}
+
+static __always_inline void glob_init(struct scratch *s, const struct ksnoop_pred *p, __u32 vi)
+{
+	struct glob *g = &s->glob;
+	__u32 off = s->str_off[vi], len = s->str_len[vi];
+
+	__builtin_memset(g->txt, 0, GLOB_TXT);
+	if (len > GLOB_TXT)
+		len = GLOB_TXT;
+	if (off < KSNOOP_DATA_MAX + 64)
+		bpf_probe_read_kernel(g->txt, len & (GLOB_TXT * 2 - 1), &s->ev.data[off]);
+	bpf_probe_read_kernel(g->pat, GLOB_PAT, p->str);
+	glob_start(g, false);
+}
+
+/*
+ * Predicates run as bpf_loop state machines, so the verifier checks each
+ * step once instead of every path through every comparison. Their
+ * contexts live on the stack (6.1 insists) and point at the scratch.
+ */
+struct cmp_eval {
+	struct ksnoop_func_cfg *cfg;
+	struct scratch *s;
+	__u32 at_entry; /* a constant at each call site */
+};
+
+static __always_inline void cmp_done(struct pred_state *ps, bool known, bool val)
+{
+	ps->known |= (__u32)known << (ps->k & 31);
+	ps->val |= (__u32)val << (ps->k & 31);
+	ps->k++;
+	ps->started = 0;
+}
+
+static int cmp_step(__u32 i, void *arg)
+{
+	struct cmp_eval *e = arg;
+	struct pred_state *ps = &e->s->ps;
+	struct ksnoop_pred *p;
+	__u32 k = ps->k, vi;
+
+	if (k >= e->cfg->nr_preds)
+		return 1;
+	barrier_var(k);
+	p = &e->cfg->preds[k & (KSNOOP_MAX_PREDS - 1)];
+	vi = p->value_idx;
+	barrier_var(vi);
+	vi &= KSNOOP_MAX_VALUES - 1;
+	/* At entry, a comparison on a return value is not known yet. */
+	if (e->at_entry && !(e->cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
+		cmp_done(ps, false, false);
+	} else if (p->kind != KSNOOP_PRED_STR) {
+		cmp_done(ps, true, int_pred_holds(p, e->s->scalars[vi]));
+	} else if (!ps->started) {
+		glob_init(e->s, p, vi);
+		ps->started = 1;
+	} else if (glob_step(&e->s->glob)) {
+		cmp_done(ps, true, e->s->glob.result ^ (p->op == KSNOOP_CMP_NE));
+	}
+	return 0;
+}
+
+static int op_step(__u32 i, void *arg)
+{
+	struct cmp_eval *e = arg;
+	struct pred_state *ps = &e->s->ps;
+	__u32 k, v, k1, v1, k2, v2, sp = ps->sp;
+	__u8 op;
+
+	if (i >= e->cfg->nr_pred_ops || sp > 31)
+		return 1;
+	barrier_var(i);
+	op = e->cfg->pred_ops[i & (KSNOOP_MAX_PRED_OPS - 1)];
+	if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
+		if (sp < 2)
+			return 1;
+		sp -= 2;
+		k1 = ps->sk >> sp & 1, v1 = ps->sv >> sp & 1;
+		k2 = ps->sk >> (sp + 1) & 1, v2 = ps->sv >> (sp + 1) & 1;
+		if (op == KSNOOP_OP_AND) {
+			v = v1 & v2;
+			k = (k1 & k2) | (k1 & !v1) | (k2 & !v2);
+		} else {
+			v = v1 | v2;
+			k = (k1 & k2) | (k1 & v1) | (k2 & v2);
+		}
+	} else {
+		k = ps->known >> (op & 31) & 1;
+		v = ps->val >> (op & 31) & 1;
+	}
+	ps->sk = (ps->sk & ~(1U << sp)) | (k << sp);
+	ps->sv = (ps->sv & ~(1U << sp)) | (v << sp);
+	ps->sp = sp + 1;
+	return 0;
+}
+
+#define CMP_STEPS_MAX (KSNOOP_MAX_PREDS * (GLOB_PAT * GLOB_TXT + GLOB_PAT + GLOB_TXT + 2))
+
+/* Unknown (at entry) passes; the return side decides. */
+static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,
+				       bool at_entry)
+{
+	struct cmp_eval e = { .cfg = cfg, .s = s, .at_entry = at_entry };
+
+	if (!cfg->nr_pred_ops)
+		return true;
+	__builtin_memset(&s->ps, 0, sizeof(s->ps));
+	bpf_loop(CMP_STEPS_MAX, cmp_step, &e, 0);
+	bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &e, 0);
+	return !(s->ps.sk & 1) || (s->ps.sv & 1);
+}
+
+static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid,
+				       __u64 now)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	ev->kind = kind;
+	ev->nr_vrecs = 0;
+	ev->func_id = fid;
+	ev->ts = now;
+	ev->duration_ns = 0;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->tgid = id >> 32;
+	ev->pid = (__u32)id;
+	ev->data_len = 0;
+	ev->chain_id = 0;
+	if (want_comm)
+		bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	else
+		ev->comm[0] = 0;
+}
+
+/*
+ * Wake the reader only when the queue grows past wakeup_bytes. The
+ * default wakes it whenever it has caught up, which for a reader about as
+ * fast as the traced code means a wakeup (an IPI and a context switch)
+ * per event; forcing one on every event past the mark would be as bad.
+ * The reader drains everything once awake (its epoll is level-triggered)
+ * and every poll interval anyway, so a trickle waits at most that long.
+ */
+static __always_inline __u64 wakeup_flag(__u64 len)
+{
+	__u64 queued;
+
+	if (!wakeup_bytes)
+		return 0;
+	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return queued < wakeup_bytes && queued + len >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+								     : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void submit(struct ksnoop_event *ev)
+{
+	__u64 len = KSNOOP_EVENT_HDR_SIZE + ev->data_len;
+
+	if (len > sizeof(*ev))
+		len = sizeof(*ev);
+	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len)))
+		count_drop(KSNOOP_DROP_RINGBUF);
+}
+
+/* -s: this function counts only while its predecessor is running. */
+static __always_inline bool chain_allows(struct task_state *ts, __u32 pos, __u64 *chain_id)
+{
+	__u32 i, d = ts->depth;
+
+	for (i = 0; i < KSNOOP_MAX_DEPTH; i++) {
+		struct frame *f;
+		struct ksnoop_func_cfg *cfg;
+		__u32 id;
+
+		if (i >= d)
+			break;
+		f = &ts->frames[(d - 1 - i) & (KSNOOP_MAX_DEPTH - 1)];
+		if (f->flags & FRAME_SKIP)
+			continue;
+		id = f->func_id;
+		cfg = bpf_map_lookup_elem(&func_cfg, &id);
+		if (cfg && cfg->chain_pos + 1 == pos) {
+			*chain_id = f->chain_id;
+			return true;
+		}
+	}
+	return false;
+}
+
+static __always_inline struct frame *push_frame(struct task_state *ts, __u32 fid, __u64 now)
+{
+	struct frame *f;
+
+	if (ts->depth >= KSNOOP_MAX_DEPTH) {
+		count_drop(KSNOOP_DROP_DEPTH);
+		return NULL;
+	}
+	f = &ts->frames[ts->depth & (KSNOOP_MAX_DEPTH - 1)];
+	f->func_id = fid;
+	f->flags = 0;
+	f->entry_ts = now;
+	f->chain_id = 0;
+	ts->depth++;
+	return f;
+}
+
+static __always_inline void stash_entry(struct scratch *s, __u32 depth, struct frame *f)
+{
+	struct stash_key key = { .tid = s->ev.pid, .depth = depth };
+
+	if (bpf_map_update_elem(&stash, &key, s, BPF_ANY)) {
+		count_drop(KSNOOP_DROP_STASH);
+		f->flags |= FRAME_SKIP;
+	}
+}
+
+static __always_inline bool is_trampoline(enum prog_kind kind)
+{
+	return kind == PK_FENTRY || kind == PK_FEXIT;
+}
+
+static __always_inline void init_capture(struct capture_ctx *c, void *ctx, struct regs *regs,
+					 enum prog_kind kind, struct ksnoop_func_cfg *cfg,
+					 bool at_entry)
+{
+	c->ctx = ctx;
+	c->regs = regs;
+	c->kind = kind;
+	c->at_entry = at_entry;
+	c->side = at_entry ? KSNOOP_SIDE_ENTRY : KSNOOP_SIDE_RETURN;
+	c->cfg = cfg;
+}
+
+/* -s: a frame outside a complete-so-far chain is skipped, events and all. */
+static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func_cfg *cfg,
+				       struct frame *f, __u64 now)
+{
+	if (!chain_mode)
+		return false;
+	if (cfg->chain_pos == 0) {
+		f->chain_id = now;
+		return false;
+	}
+	return !chain_allows(ts, cfg->chain_pos, &f->chain_id);
+}
+
+/* The fast comparisons, from the argument registers alone. */
+static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
+					    struct ksnoop_func_cfg *cfg, bool trampoline)
+{
+	struct capture_ctx c = {.ctx = ctx, .regs = regs};
+	struct ksnoop_pred *p;
+	__u32 k, vi;
+
+	for (k = 0; k < KSNOOP_MAX_FAST_PREDS; k++) {
+		if (k >= cfg->nr_fast_preds)
+			break;
+		p = &cfg->preds[cfg->fast_preds[k] & (KSNOOP_MAX_PREDS - 1)];
+		vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
+		if (!int_pred_holds(p, get_arg(&c, cfg->values[vi].arg, trampoline)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * fexit repeats the fast comparisons itself; a kretprobe cannot see the
+ * arguments again and learns the entry's verdict from the frame.
+ */
+static __always_inline bool uses_frame(struct ksnoop_func_cfg *cfg, bool trampoline)
+{
+	return (cfg->flags & KSNOOP_CFG_FRAME) ||
+	       (!trampoline && cfg->nr_fast_preds && (cfg->emit & KSNOOP_EMIT_RETURN));
+}
+
+static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind)
+{
+	bool trampoline = is_trampoline(kind), pass;
+	__u32 id = get_func_id(ctx, trampoline);
+	struct frame unpaired = {}, *f = &unpaired;
+	struct task_state *ts = NULL;
+	struct ksnoop_func_cfg *cfg;
+	struct capture_ctx c;
+	__u64 now;
+
+	if (!pass_filters())
+		return 0;
+	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	if (!cfg)
+		return 0;
+	pass = fast_preds_pass(ctx, regs, cfg, trampoline);
+	if (!pass && (trampoline || !uses_frame(cfg, trampoline)))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (uses_frame(cfg, trampoline)) {
+		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ts)
+			return 0;
+		f = push_frame(ts, id, now);
+		if (!f)
+			return 0;
+		if (!pass || chain_skip(ts, cfg, f, now)) {
+			f->flags |= FRAME_SKIP;
+			return 0;
+		}
+	}
+	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
+		return 0;
+	c.s = scratch_get();
+	if (!c.s) {
+		f->flags |= FRAME_SKIP;
+		return 0;
+	}
+	init_capture(&c, ctx, regs, kind, cfg, true);
+	init_event(&c.s->ev, KSNOOP_EV_ENTRY, id, now);
+	c.s->ev.chain_id = f->chain_id;
+	capture(&c);
+	if (!preds_pass(cfg, c.s, true))
+		f->flags |= FRAME_SKIP;
+	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
+		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
+	else
+		submit(&c.s->ev);
+	scratch_put();
+	return 0;
+}
+
+static __always_inline bool pop_frame(struct task_state *ts, __u32 fid, struct frame *out)
+{
+	struct frame *f;
+
+	if (ts->depth == 0 || ts->depth > KSNOOP_MAX_DEPTH)
+		return false;
+	f = &ts->frames[(ts->depth - 1) & (KSNOOP_MAX_DEPTH - 1)];
+	/* A missed entry (e.g. kretprobe maxactive) must not unbalance us. */
+	if (f->func_id != fid)
+		return false;
+	*out = *f;
+	ts->depth--;
+	return true;
+}
+
+static __always_inline bool unstash(struct scratch *s, __u32 depth)
+{
+	struct stash_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .depth = depth };
+	struct scratch *saved = bpf_map_lookup_elem(&stash, &key);
+
+	if (!saved)
+		return false;
+	bpf_probe_read_kernel(s, sizeof(*s), saved);
+	bpf_map_delete_elem(&stash, &key);
+	return true;
+}
+
+/* -s: tell user space the chain's first call returned, so it can decide. */
+static __always_inline void chain_end(struct scratch *s, __u32 id, struct frame *f, __u64 now)
+{
+	init_event(&s->ev, KSNOOP_EV_CHAIN_END, id, now);
+	s->ev.chain_id = f->chain_id;
+	submit(&s->ev);
+}
+
+static __always_inline bool start_return_event(struct scratch *s, struct ksnoop_func_cfg *cfg,
+					       __u32 id, __u32 depth, __u64 now)
+{
+	if (!(cfg->emit & KSNOOP_EMIT_COMBINED)) {
+		init_event(&s->ev, KSNOOP_EV_RETURN, id, now);
+		return true;
+	}
+	if (!unstash(s, depth))
+		return false;
+	s->ev.kind = KSNOOP_EV_COMBINED;
+	s->ev.ts = now;
+	s->ev.cpu = bpf_get_smp_processor_id();
+	return true;
+}
+
+static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind)
+{
+	bool trampoline = is_trampoline(kind), emits, ends_chain;
+	__u32 id = get_func_id(ctx, trampoline), depth = 0;
+	struct ksnoop_func_cfg *cfg;
+	struct task_state *ts;
+	struct capture_ctx c;
+	struct frame f = {};
+	__u64 now;
+
+	if (!pass_filters())
+		return 0;
+	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, trampoline)))
+		return 0;
+	if (uses_frame(cfg, trampoline)) {
+		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+		if (!ts || !pop_frame(ts, id, &f) || (f.flags & FRAME_SKIP))
+			return 0;
+		depth = ts->depth;
+	}
+	emits = cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
+	ends_chain = chain_mode && cfg->chain_pos == 0;
+	if (!emits && !ends_chain)
+		return 0;
+	c.s = scratch_get();
+	if (!c.s)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (!emits) {
+		chain_end(c.s, id, &f, now);
+		goto out;
+	}
+	if (!start_return_event(c.s, cfg, id, depth, now))
+		goto out;
+	c.s->ev.duration_ns = f.entry_ts ? now - f.entry_ts : 0;
+	c.s->ev.chain_id = f.chain_id;
+	init_capture(&c, ctx, regs, kind, cfg, false);
+	capture(&c);
+	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
+		submit(&c.s->ev);
+	else if (ends_chain)
+		chain_end(c.s, id, &f, now);
+out:
+	scratch_put();
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(ksnoop_fentry)
+{
+	return on_entry(ctx, NULL, PK_FENTRY);
+}
+
+SEC("fexit")
+int BPF_PROG(ksnoop_fexit)
+{
+	return on_return(ctx, NULL, PK_FEXIT);
+}
+
+SEC("kprobe")
+int ksnoop_kprobe(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE);
+}
+
+SEC("kretprobe")
+int ksnoop_kretprobe(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE);
+}
+
+SEC("kprobe.multi")
+int ksnoop_kmulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE);
+}
+
+SEC("kretprobe.multi")
+int ksnoop_kretmulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE);
+}
+
+/* A task that dies inside a traced call leaves its stash behind. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ksnoop_task_exit, struct task_struct *task)
+{
+	struct stash_key key = { .tid = task->pid };
+	__u32 d;
+
+	for (d = 0; d < KSNOOP_MAX_DEPTH; d++) {
+		key.depth = d;
+		bpf_map_delete_elem(&stash, &key);
+	}
+	return 0;
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
+#include "kpe/arch.h"
+#include "lib/util.h"
+
+/* arch/x86/kernel/ptrace.c regoffset_table, in struct pt_regs order. */
+static const struct kpe_reg x86_regs[] = {
+	{"r15", 0}, {"r14", 1},	     {"r13", 2}, {"r12", 3}, {"bp", 4},	    {"bx", 5},	{"r11", 6},
+	{"r10", 7}, {"r9", 8},	     {"r8", 9},	 {"ax", 10}, {"cx", 11},    {"dx", 12}, {"si", 13},
+	{"di", 14}, {"orig_ax", 15}, {"ip", 16}, {"cs", 17}, {"flags", 18}, {"sp", 19}, {"ss", 20},
+};
+
+/* arch/arm64/kernel/ptrace.c: x0..x29, lr (x30), sp, pc, pstate. */
+static const struct kpe_reg arm64_regs[] = {
+	{"x0", 0},   {"x1", 1},	  {"x2", 2},   {"x3", 3},      {"x4", 4},   {"x5", 5},
+	{"x6", 6},   {"x7", 7},	  {"x8", 8},   {"x9", 9},      {"x10", 10}, {"x11", 11},
+	{"x12", 12}, {"x13", 13}, {"x14", 14}, {"x15", 15},    {"x16", 16}, {"x17", 17},
+	{"x18", 18}, {"x19", 19}, {"x20", 20}, {"x21", 21},    {"x22", 22}, {"x23", 23},
+	{"x24", 24}, {"x25", 25}, {"x26", 26}, {"x27", 27},    {"x28", 28}, {"x29", 29},
+	{"lr", 30},  {"sp", 31},  {"pc", 32},  {"pstate", 33},
+};
+
+static const struct kpe_arch x86_64 = {
+	.name = "x86-64",
+	.regs = x86_regs,
+	.nr_regs = ARRAY_SIZE(x86_regs),
+	.arg_slots = {14, 13, 12, 11, 9, 8}, /* di si dx cx r8 r9 */
+	.nr_reg_args = 6,
+	.sp = 19,
+	.ret = 10,
+	/* regs_get_kernel_argument: the 7th is $stack1, past the return address */
+	.stack_arg_base = 6,
+	.arg_hint = "%di, %si, %dx, %cx, %r8, %r9",
+};
+
+static const struct kpe_arch arm64 = {
+	.name = "arm64",
+	.regs = arm64_regs,
+	.nr_regs = ARRAY_SIZE(arm64_regs),
+	.arg_slots = {0, 1, 2, 3, 4, 5, 6, 7},
+	.nr_reg_args = 8,
+	.sp = 31,
+	.ret = 0,
+	.stack_arg_base = -1, /* arm64 reads arguments past x7 as 0 */
+	.arg_hint = "%x0 to %x7",
+};
+
+const struct kpe_arch *kpe_arch_native(void)
+{
+#if defined(__aarch64__)
+	return &arm64;
+#else
+	return &x86_64;
+#endif
+}
+
+const struct kpe_arch *kpe_arch_foreign(void)
+{
+#if defined(__aarch64__)
+	return &x86_64;
+#else
+	return &arm64;
+#endif
+}
+
+int kpe_arch_reg(const struct kpe_arch *a, const char *name, int len)
+{
+	int i;
+
+	for (i = 0; i < a->nr_regs; i++) {
+		if ((int)strlen(a->regs[i].name) == len && !strncmp(a->regs[i].name, name, len))
+			return a->regs[i].slot;
+	}
+	return -1;
+}
+
+const char *kpe_arch_arg_reg(const struct kpe_arch *a, int idx)
+{
+	int i;
+
+	if (idx < 0 || idx >= a->nr_reg_args)
+		return NULL;
+	for (i = 0; i < a->nr_regs; i++) {
+		if (a->regs[i].slot == a->arg_slots[idx])
+			return a->regs[i].name;
+	}
+	return NULL;
+}

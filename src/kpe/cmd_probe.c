@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksnoop probe DEF... [--filter EXPR]: tracefs kprobe_events definitions
+ * run through BPF, printed in the kernel's trace format. Nothing is
+ * written to tracefs, so this works where kprobe_events is missing,
+ * read-only or forbidden.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace/backend.h"
+#include "lib/bpfutil.h"
+#include "env.h"
+#include "kpe/compile.h"
+#include "kpe/filter.h"
+#include "kpe/output.h"
+#include "kpe/parse.h"
+#include "kpe/syms.h"
+#include "lib/util.h"
+#include "kpe.skel.h"
+
+#define POLL_MS 100
+#define DROP_REPORT_NS 1000000000ULL
+
+/* A --filter and the definition it follows (-1: before any, so all). */
+struct filter_arg {
+	int def;
+	const char *text;
+};
+
+struct kpe_session {
+	struct env *env;
+	const char **defs;
+	int nr_defs;
+	struct filter_arg *filters;
+	int nr_filters;
+	struct kbtf *kb;
+	struct kpe_syms *syms;
+	struct kpe_probe *probes;
+	int nr;
+	struct kpe_bpf *skel;
+	struct bpf_link **links;
+	struct ring_buffer *rb;
+	struct strbuf line;
+	__u64 nr_events, nr_bad, drops_reported;
+};
+
+static void probe_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s probe [OPTIONS] DEF [DEF...]\n"
+		"\n"
+		"DEF is a tracefs kprobe_events definition (one argument each):\n"
+		"  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
+		"  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
+		"  f[:[GRP/]EVENT] [MOD:]SYM[%%return] [FETCHARGS]\n"
+		"FETCHARG := [NAME=]%%REG|@ADDR|@SYM[+|-offs]|$stackN|$stack|$argN|$arg*\n"
+		"            |$retval|$comm|+|-[u]OFFS(FETCHARG)|\\IMM|BTFARG[:TYPE]\n"
+		"\n"
+		"OPTIONS:\n"
+		"  -f, --filter EXPR   event filter for the DEF before it (all DEFs when first)\n"
+		"  -p, --pid PID       only this process (all its threads)\n"
+		"  -P, --pages N       ring buffer pages per CPU (default %d)\n"
+		"  -d, --debug         print debug output, including libbpf's\n"
+		"  -h, --help          show this help and exit\n"
+		"See ksnoop-probe(8).\n",
+		prog, KSNOOP_DEFAULT_PAGES);
+}
+
+static int add_pid(struct env *env, const char *arg)
+{
+	char clip[CLIP_BUF];
+	long long v;
+
+	if (parse_long(arg, 1, 0x7fffffff, &v)) {
+		p_err("invalid pid '%s'", str_clip(arg, clip));
+		return -EINVAL;
+	}
+	if (env->nr_pids >= KSNOOP_MAX_PIDS) {
+		p_err("at most %d pids can be given", KSNOOP_MAX_PIDS);
+		return -E2BIG;
+	}
+	env->pids[env->nr_pids++] = v;
+	return 0;
+}
+
+static int set_pages(struct env *env, const char *arg)
+{
+	char clip[CLIP_BUF];
+	long long v;
+
+	if (parse_long(arg, 1, 1 << 16, &v) || (v & (v - 1))) {
+		p_err("invalid page count '%s': need a power of two from 1 to 65536",
+		      str_clip(arg, clip));
+		return -EINVAL;
+	}
+	env->pages = v;
+	return 0;
+}
+
+static int add_filter(struct kpe_session *s, const char *text)
+{
+	struct filter_arg *f = realloc(s->filters, (s->nr_filters + 1) * sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	s->filters = f;
+	f[s->nr_filters].def = s->nr_defs - 1;
+	f[s->nr_filters++].text = text;
+	return 0;
+}
+
+enum { ARGS_HELP = 1 };
+
+/* Options and definitions in order: a --filter belongs to the DEF before it. */
+static int parse_args(struct kpe_session *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"filter", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
+		{"pages", required_argument, NULL, 'P'},  {"debug", no_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},	  {},
+	};
+	char **av = calloc(argc + 2, sizeof(*av));
+	char clip[CLIP_BUF];
+	int opt, err = 0;
+
+	if (!av)
+		return -ENOMEM;
+	/* getopt wants a program name first; '-' keeps DEFs in place as opt 1. */
+	av[0] = "probe";
+	memcpy(av + 1, argv, argc * sizeof(*av));
+	s->defs = calloc(argc + 1, sizeof(*s->defs));
+	optind = 0;
+	opterr = 0;
+	while (!err && s->defs &&
+	       (opt = getopt_long(argc + 1, av, "-:f:p:P:dh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 1:
+			s->defs[s->nr_defs++] = optarg;
+			break;
+		case 'f':
+			err = add_filter(s, optarg);
+			break;
+		case 'p':
+			err = add_pid(s->env, optarg);
+			break;
+		case 'P':
+			err = set_pages(s->env, optarg);
+			break;
+		case 'd':
+			s->env->debug = true;
+			util_set_debug(true);
+			break;
+		case 'h':
+			probe_usage(stdout, s->env->prog_name);
+			err = ARGS_HELP;
+			break;
+		case ':':
+			p_err("option '%s' needs an argument", str_clip(av[optind - 1], clip));
+			err = -EINVAL;
+			break;
+		default:
+			p_err("unknown option '%s' for probe", str_clip(av[optind - 1], clip));
+			err = -EINVAL;
+		}
+	}
+	free(av);
+	if (!s->defs)
+		return -ENOMEM;
+	if (!err && !s->nr_defs) {
+		p_err("probe needs at least one kprobe_events definition");
+		err = -EINVAL;
+	} else if (!err && s->nr_defs > KPE_MAX_DEFS) {
+		p_err("at most %d definitions at once", KPE_MAX_DEFS);
+		err = -E2BIG;
+	}
+	return err;
+}
+
+static void report(const struct kpe_session *s, const char *what, const char *text,
+		   const struct kpe_error *e)
+{
+	char clip[CLIP_BUF];
+
+	p_err("invalid %s '%s': %s (at offset %d)", what, str_clip(text, clip), e->msg, e->pos);
+	if (!s->env->json)
+		kpe_print_caret("Command", text, e->pos);
+}
+
+static void open_sources(struct kpe_session *s)
+{
+	int err = 0;
+
+	/* Both are optional: without them only plain definitions work. */
+	s->kb = kbtf__new(NULL, &err);
+	if (!s->kb)
+		p_dbg("no kernel BTF (%s): BTF arguments are unavailable", strerror(-err));
+	s->syms = kpe_syms__load(NULL);
+	if (!s->syms)
+		p_dbg("cannot read /proc/kallsyms (%s): probe points are not checked",
+		      strerror(errno));
+}
+
+/* Two definitions of one event must agree on its fields, as tracefs wants. */
+static int check_same_event(const struct kpe_session *s, int i)
+{
+	const struct kpe_probe *p = &s->probes[i], *q;
+	int j, k;
+
+	for (j = 0; j < i; j++) {
+		q = &s->probes[j];
+		if (strcmp(p->group, q->group) || strcmp(p->event, q->event))
+			continue;
+		for (k = 0; p->nr_fields == q->nr_fields && k < p->nr_fields; k++) {
+			if (strcmp(p->fields[k].name, q->fields[k].name) ||
+			    memcmp(&p->fields[k].type, &q->fields[k].type,
+				   sizeof(p->fields[k].type)))
+				break;
+		}
+		if (k != p->nr_fields || p->nr_fields != q->nr_fields ||
+		    p->is_return != q->is_return) {
+			p_err("'%s/%s' is defined twice: Argument type or name is different from existing probe",
+			      p->group, p->event);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Linux 6.6 and later type $argN and $retval from BTF in probe events. */
+static bool kernel_btf_probe_args(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+static int compile_defs(struct kpe_session *s)
+{
+	struct kpe_ctx ctx = {
+		.kb = s->kb, .syms = s->syms, .btf_probe_args = kernel_btf_probe_args()};
+	struct kpe_error e;
+	struct kpe_def def;
+	int i, err = 0;
+
+	s->probes = calloc(s->nr_defs, sizeof(*s->probes));
+	if (!s->probes)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_defs && !err; i++) {
+		err = kpe_parse_def(s->defs[i], &def, &e);
+		if (!err) {
+			s->nr = i + 1;
+			err = kpe_compile(&ctx, &def, &s->probes[i], &e);
+		}
+		if (err == -EINVAL)
+			report(s, "definition", s->defs[i], &e);
+		kpe_def_free(&def);
+		if (!err)
+			err = check_same_event(s, i);
+	}
+	return err;
+}
+
+static int apply_filters(struct kpe_session *s)
+{
+	struct kpe_error e;
+	int i, j;
+
+	for (i = 0; i < s->nr_filters; i++) {
+		const struct filter_arg *f = &s->filters[i];
+
+		for (j = 0; j < s->nr; j++) {
+			if (f->def >= 0 && f->def != j)
+				continue;
+			if (kpe_filter_compile(&s->probes[j], f->text, &e)) {
+				char clip[CLIP_BUF];
+
+				p_err("invalid filter '%s' for %s/%s: %s (at offset %d)",
+				      str_clip(f->text, clip), s->probes[j].group,
+				      s->probes[j].event, e.msg, e.pos);
+				if (!s->env->json)
+					kpe_print_caret("Filter", f->text, e.pos);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int load_bpf(struct kpe_session *s)
+{
+	int nr_cpus = libbpf_num_possible_cpus(), err, fd, i;
+	__u8 one = 1;
+
+	s->skel = kpe_bpf__open();
+	if (!s->skel || nr_cpus <= 0) {
+		p_err("cannot open the kprobe_events BPF object: %s", strerror(errno));
+		return -EINVAL;
+	}
+	s->skel->rodata->filter_tgid = s->env->nr_pids > 0;
+	err = bpf_map__set_max_entries(s->skel->maps.kpe_events,
+				       ringbuf_size(s->env->pages, nr_cpus));
+	if (!err)
+		err = kpe_bpf__load(s->skel);
+	if (err) {
+		p_err("cannot load the kprobe_events BPF program: %s%s", strerror(-err),
+		      err == -EACCES ? " (the verifier refused it; -d shows its log)" : "");
+		return err;
+	}
+	fd = bpf_map__fd(s->skel->maps.kpe_defs);
+	for (i = 0; i < s->nr; i++) {
+		__u32 key = i;
+
+		if (bpf_map_update_elem(fd, &key, s->probes[i].cfg, BPF_ANY))
+			return -errno;
+	}
+	fd = bpf_map__fd(s->skel->maps.kpe_tgids);
+	for (i = 0; i < s->env->nr_pids; i++) {
+		__u32 tgid = s->env->pids[i];
+
+		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Why attaching failed, in the words the rest of ksnoop uses. */
+static void attach_error(struct strbuf *sb, const struct kpe_probe *p, int err)
+{
+	if (err == -EILSEQ)
+		sb_printf(sb, "Probe point is not an instruction boundary (EILSEQ)");
+	else if (err == -EADDRNOTAVAIL)
+		sb_printf(sb, "The symbol is not unique (EADDRNOTAVAIL)");
+	else
+		bpfutil_explain(sb, p->is_return ? "kretprobe" : "kprobe", BPFUTIL_ATTACH, err);
+}
+
+static int attach_all(struct kpe_session *s)
+{
+	bool warned = false;
+	int i, err;
+
+	s->links = calloc(s->nr, sizeof(*s->links));
+	if (!s->links)
+		return -ENOMEM;
+	for (i = 0; i < s->nr; i++) {
+		const struct kpe_probe *p = &s->probes[i];
+		LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = p->offset, .retprobe = p->is_return,
+			    .bpf_cookie = i);
+
+		/* libbpf 1.1 attaches through the perf kprobe PMU: no maxactive. */
+		if (p->maxactive && !warned) {
+			p_warn("r%d: MAXACTIVE cannot be set through BPF; the kernel's default applies",
+			       p->maxactive);
+			warned = true;
+		}
+		s->links[i] =
+			bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach, &opts);
+		if (!s->links[i]) {
+			struct strbuf why;
+
+			err = -errno;
+			sb_init(&why);
+			attach_error(&why, p, err);
+			p_err("cannot attach %s/%s at %s+%llu: %s", p->group, p->event, p->attach,
+			      p->offset, sb_str(&why));
+			sb_free(&why);
+			return err;
+		}
+		p_dbg("%s/%s: %s at %s+%llu", p->group, p->event,
+		      p->is_return ? "kretprobe" : "kprobe", p->attach, p->offset);
+	}
+	return 0;
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct kpe_session *s = ctx;
+	const struct kpe_event *ev = data;
+
+	if (kpe_event_validate(ev, size, s->probes, s->nr)) {
+		s->nr_bad++;
+		return 0;
+	}
+	s->nr_events++;
+	sb_reset(&s->line);
+	kpe_format_event(&s->line, &s->probes[ev->def_id], s->syms, ev);
+	sb_putc(&s->line, '\n');
+	fputs(sb_str(&s->line), stdout);
+	return 0;
+}
+
+static void report_drops(struct kpe_session *s, bool final)
+{
+	int fd = bpf_map__fd(s->skel->maps.kpe_drops), nr_cpus = libbpf_num_possible_cpus(), c;
+	__u64 *vals = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*vals)), total = 0;
+	__u32 zero = 0;
+
+	if (!vals || bpf_map_lookup_elem(fd, &zero, vals)) {
+		free(vals);
+		return;
+	}
+	for (c = 0; c < nr_cpus; c++)
+		total += vals[c];
+	free(vals);
+	if (total != s->drops_reported) {
+		fflush(stdout);
+		p_warn("lost %llu events so far (ring buffer full); a larger -P helps",
+		       (unsigned long long)total);
+		s->drops_reported = total;
+	}
+	if (final)
+		p_dbg("%llu events delivered, %llu lost, %llu malformed",
+		      (unsigned long long)s->nr_events, (unsigned long long)total,
+		      (unsigned long long)s->nr_bad);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int run_loop(struct kpe_session *s)
+{
+	__u64 last = now_ns();
+	int err;
+
+	while (!stop_signal) {
+		err = ring_buffer__poll(s->rb, POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			p_err("reading the ring buffer: %s", strerror(-err));
+			return err;
+		}
+		err = flush_stdout();
+		if (err)
+			return err < 0 ? err : 0;
+		if (now_ns() - last > DROP_REPORT_NS) {
+			report_drops(s, false);
+			last = now_ns();
+		}
+	}
+	return 0;
+}
+
+static int setup_ringbuf(struct kpe_session *s)
+{
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.kpe_events), handle_event, s, NULL);
+	if (!s->rb) {
+		p_err("cannot open the ring buffer: %s", strerror(errno));
+		return -errno;
+	}
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	/* The header of tracefs "trace"; tests wait for it. */
+	printf("#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
+	fflush(stdout);
+	return 0;
+}
+
+static void detach_all(struct kpe_session *s)
+{
+	int i;
+
+	for (i = 0; s->links && i < s->nr; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+}
+
+static void cleanup(struct kpe_session *s)
+{
+	int i;
+
+	detach_all(s);
+	free(s->links);
+	ring_buffer__free(s->rb);
+	kpe_bpf__destroy(s->skel);
+	for (i = 0; i < s->nr; i++)
+		kpe_probe_free(&s->probes[i]);
+	free(s->probes);
+	kpe_syms__free(s->syms);
+	kbtf__free(s->kb);
+	sb_free(&s->line);
+	free(s->defs);
+	free(s->filters);
+}
+
+int cmd_probe(struct env *env, int argc, char **argv)
+{
+	struct kpe_session s = {.env = env};
+	int err;
+
+	err = parse_args(&s, argc, argv);
+	if (err) {
+		cleanup(&s);
+		return err == ARGS_HELP ? 0 : err;
+	}
+	open_sources(&s);
+	raise_fd_limit();
+	err = compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
+		?: attach_all(&s) ?: setup_ringbuf(&s);
+	if (!err) {
+		err = run_loop(&s);
+		detach_all(&s);
+		/* Detached: deliver what is already in the buffer. */
+		ring_buffer__consume(s.rb);
+		report_drops(&s, true);
+		fflush(stdout);
+	}
+	cleanup(&s);
+	return err;
+}

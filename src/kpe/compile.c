@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpe_def -> kpe_probe. Every fetch argument becomes a source (a register
+ * or an immediate), a chain of memory loads, and a store: the last load of
+ * the chain is the sized (or string, or array) read, the ones before it
+ * load pointers. BTF arguments resolve through plan.c into the same shape.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpe/arch.h"
+#include "kpe/compile.h"
+#include "trace/plan.h"
+#include "trace/spec.h"
+#include "lib/util.h"
+
+/* The kernel's messages, from kernel/trace/trace_probe.h. */
+#define E_BAD_PROBE_ADDR "Invalid probed address or symbol"
+#define E_NON_UNIQ_SYMBOL "The symbol is not unique"
+#define E_BAD_MEM_ADDR "Invalid memory address"
+#define E_NO_BTFARG "This variable is not found at this probe point"
+#define E_NO_BTF_ENTRY "No BTF entry for this probe point"
+#define E_NOSUP_BTFARG "BTF is not available or not supported"
+#define E_NO_RETVAL "This function returns 'void' type"
+#define E_NO_PTR_STRCT "This is not a pointer to union/structure."
+#define E_NOSUP_DAT_ARG "Non pointer structure/union argument is not supported."
+#define E_NO_BTF_FIELD "This field is not found."
+#define E_BAD_TYPE4STR "This type does not fit for string."
+#define E_BAD_STRING "String accepts only memory argument"
+#define E_USED_ARG_NAME "This argument name is already used"
+#define E_ARGS_2LONG "$arg* failed because the argument list is too long"
+#define E_TOO_MANY_OPS "Dereference is too much nested"
+
+#define MAX_LOADS (KPE_MAX_DEREFS + KSNOOP_MAX_STEPS + 2)
+
+/* Where one argument's value comes from, before it is stored. */
+struct chain {
+	__u8 src_op; /* KPE_OP_REG or KPE_OP_IMM */
+	__s64 src;
+	struct {
+		long long off;
+		bool user;
+	} load[MAX_LOADS];
+	int nr_loads;
+	const struct btf *btf; /* the value's BTF type, when known */
+	__u32 type_id;
+	__u8 bit_off, bit_size;
+};
+
+/* An argument to compile: as parsed, or one parameter of $arg*. */
+struct argview {
+	const struct kpe_arg *arg;
+	int param; /* $arg*: the parameter's index, else -1 */
+};
+
+struct compiler {
+	const struct kpe_ctx *ctx;
+	const struct kpe_def *def;
+	struct kpe_probe *out;
+	struct kpe_error *err;
+	const struct kpe_arch *arch;
+	struct kbtf_func func; /* BTF of the probed function, if found */
+	bool has_func;
+	bool btf_checked;
+	__u32 strtab_len;
+};
+
+static int fail(struct compiler *c, int pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct compiler *c, int pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->err->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* ---- types ----------------------------------------------------------------- */
+
+int kpe_type_from_btf(const struct btf *btf, __u32 id, struct kpe_type *t)
+{
+	const struct btf_type *bt = btf__type_by_id(btf, btf_skip_mods(btf, id));
+
+	memset(t, 0, sizeof(*t));
+	if (!bt)
+		return -ENOENT;
+	if (btf_is_enum(bt) || btf_is_enum64(bt)) {
+		t->kind = KPE_T_S;
+		t->size = bt->size == 8 ? 8 : 4;
+	} else if (btf_is_ptr(bt)) {
+		t->kind = KPE_T_X;
+		t->size = 8;
+	} else if (btf_is_int(bt) &&
+		   (bt->size == 1 || bt->size == 2 || bt->size == 4 || bt->size == 8)) {
+		t->kind = (btf_int_encoding(bt) & BTF_INT_SIGNED) ? KPE_T_S : KPE_T_U;
+		t->size = bt->size;
+	} else {
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+void kpe_type_str(const struct kpe_type *t, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		[KPE_T_NONE] = "x64",	     [KPE_T_CHAR] = "char",	[KPE_T_STRING] = "string",
+		[KPE_T_USTRING] = "ustring", [KPE_T_SYMBOL] = "symbol",
+	};
+	int n;
+
+	if (t->kind == KPE_T_U || t->kind == KPE_T_S || t->kind == KPE_T_X)
+		n = snprintf(buf, size, "%c%d", "usx"[t->kind - KPE_T_U], t -> size * 8);
+	else if (t->kind == KPE_T_BITFIELD)
+		n = snprintf(buf, size, "b%d@%d/%d", t->bf_width, t->bf_off, t->size * 8);
+	else
+		n = snprintf(buf, size, "%s", names[t->kind]);
+	if (t->count && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, "[%d]", t->count);
+}
+
+/* ---- emitting the fetch program ------------------------------------------- */
+
+static int emit(struct compiler *c, int pos, struct kpe_insn in)
+{
+	struct kpe_def_cfg *cfg = c->out->cfg;
+
+	if (cfg->nr_insns >= KPE_MAX_INSNS)
+		return fail(c, pos, "more than %d fetch operations in one definition",
+			    KPE_MAX_INSNS);
+	cfg->insns[cfg->nr_insns++] = in;
+	return 0;
+}
+
+/* The source, then every load but the last as a pointer load. */
+static int emit_loads(struct compiler *c, int pos, const struct chain *ch, int keep_last)
+{
+	struct kpe_insn in = {.op = ch->src_op, .imm = ch->src};
+	int i, err = emit(c, pos, in);
+
+	for (i = 0; i < ch->nr_loads - keep_last && !err; i++) {
+		in = (struct kpe_insn){
+			.op = ch->load[i].user ? KPE_OP_UDEREF : KPE_OP_DEREF,
+			.imm = ch->load[i].off,
+		};
+		err = emit(c, pos, in);
+	}
+	return err;
+}
+
+static int add_strtab(struct compiler *c, int pos, const char *s, __s64 *off)
+{
+	size_t n = strlen(s) + 1;
+
+	if (c->strtab_len + n > KPE_STRTAB_MAX)
+		return fail(c, pos, "immediate strings of one definition exceed %d bytes",
+			    KPE_STRTAB_MAX);
+	memcpy(c->out->cfg->strtab + c->strtab_len, s, n);
+	*off = c->strtab_len;
+	c->strtab_len += n;
+	return 0;
+}
+
+static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot, const struct chain *ch,
+		      const struct kpe_type *t)
+{
+	bool str = t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING;
+	struct kpe_insn st = {.arg = slot, .size = t->size, .count = t->count};
+	int n = ch->nr_loads, tpos = a->type_pos >= 0 ? a->type_pos : a->body_pos;
+
+	if (a->fetch.base == KPE_B_COMM)
+		return emit(c, a->pos, (struct kpe_insn){.op = KPE_OP_ST_COMM, .arg = slot});
+	if (a->fetch.base == KPE_B_IMMSTR) {
+		st.op = KPE_OP_ST_IMMSTR;
+		return add_strtab(c, a->pos, a->fetch.name, &st.imm) ?: emit(c, a->pos, st);
+	}
+	if (t->kind == KPE_T_BITFIELD) {
+		st.shl = 64 - (t->bf_width + t->bf_off);
+		st.shr = 64 - t->bf_width;
+	}
+	if (n == 0) {
+		/* A string at an immediate address is allowed, as in the kernel. */
+		if (str && ch->src_op != KPE_OP_IMM)
+			return fail(c, tpos, E_BAD_STRING);
+		if (t->count)
+			return fail(c, tpos, "an array needs a memory argument, such as +0(%%di)");
+		st.op = str ? KPE_OP_ST_STR : KPE_OP_ST_VAL;
+		st.flags = t->kind == KPE_T_USTRING ? KPE_F_USER : 0;
+		return emit_loads(c, a->pos, ch, 0) ?: emit(c, a->pos, st);
+	}
+	st.op = str ? KPE_OP_ST_STR : t->count ? KPE_OP_ST_ARRAY : KPE_OP_ST_MEM;
+	st.imm = ch->load[n - 1].off;
+	st.flags = (ch->load[n - 1].user || t->kind == KPE_T_USTRING) ? KPE_F_USER : 0;
+	return emit_loads(c, a->pos, ch, 1) ?: emit(c, a->pos, st);
+}
+
+/* ---- sources -------------------------------------------------------------- */
+
+static int add_load(struct compiler *c, int pos, struct chain *ch, long long off, bool user)
+{
+	if (ch->nr_loads >= MAX_LOADS)
+		return fail(c, pos, E_TOO_MANY_OPS);
+	ch->load[ch->nr_loads].off = off;
+	ch->load[ch->nr_loads].user = user;
+	ch->nr_loads++;
+	return 0;
+}
+
+/* $argN (1-based) as regs_get_kernel_argument reads it. */
+static int arg_source(struct compiler *c, int pos, int n, struct chain *ch)
+{
+	const struct kpe_arch *a = c->arch;
+
+	if (n <= a->nr_reg_args) {
+		ch->src_op = KPE_OP_REG;
+		ch->src = a->arg_slots[n - 1];
+		return 0;
+	}
+	if (a->stack_arg_base < 0) {
+		ch->src_op = KPE_OP_IMM;
+		ch->src = 0;
+		return 0;
+	}
+	ch->src_op = KPE_OP_REG;
+	ch->src = a->sp;
+	return add_load(c, pos, ch, 8LL * (n - a->stack_arg_base), false);
+}
+
+static int nr_params(struct compiler *c, const struct btf_param **params)
+{
+	bool variadic;
+	int n;
+
+	if (!c->has_func)
+		return 0;
+	n = kbtf_func_params(c->func.btf, c->func.id, params, &variadic);
+	return n < 0 ? 0 : n;
+}
+
+/* BTF arguments need the function's BTF; say which part is missing. */
+static int need_btf(struct compiler *c, int pos)
+{
+	if (c->has_func)
+		return 0;
+	return fail(c, pos, c->ctx->kb ? E_NO_BTF_ENTRY : E_NOSUP_BTFARG);
+}
+
+static void set_btf_type(struct compiler *c, struct chain *ch, __u32 type_id)
+{
+	ch->btf = c->func.btf;
+	ch->type_id = type_id;
+}
+
+/* "skb->sk->__sk_common.skc_daddr" -> spec_path; pos[i] of each member. */
+static int split_btf_path(const char *text, struct spec_path *sp, int *pos)
+{
+	const char *s = text;
+	size_t n;
+
+	memset(sp, 0, sizeof(*sp));
+	n = strcspn(s, ".-");
+	sp->base = strndup(s, n);
+	sp->text = strdup(text);
+	if (!sp->base || !sp->text)
+		return -ENOMEM;
+	for (s += n; *s; s += n) {
+		if (sp->nr_steps >= SPEC_MAX_STEPS)
+			return -E2BIG;
+		sp->steps[sp->nr_steps].kind = *s == '.' ? STEP_DOT : STEP_ARROW;
+		s += *s == '.' ? 1 : 2;
+		n = strcspn(s, ".-");
+		pos[sp->nr_steps] = s - text;
+		sp->steps[sp->nr_steps].member = strndup(s, n);
+		if (!sp->steps[sp->nr_steps++].member)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_btf_path(struct spec_path *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->nr_steps; i++)
+		free(sp->steps[i].member);
+	free(sp->base);
+	free(sp->text);
+}
+
+static bool is_composite(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
+
+	return t && (btf_is_struct(t) || btf_is_union(t));
+}
+
+static bool is_composite_ptr(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
+
+	return t && btf_is_ptr(t) && is_composite(btf, t->type);
+}
+
+/* Why the path failed: resolve ever longer prefixes to find the step. */
+static int explain_path(struct compiler *c, const struct kpe_arg *a, struct spec_path *sp,
+			const int *pos)
+{
+	int full = sp->nr_steps, k;
+	struct plan_path pp;
+
+	for (k = 0; k < full; k++) {
+		sp->nr_steps = k + 1;
+		if (plan_resolve_path(&c->func, c->def->symbol, sp, &pp))
+			break;
+	}
+	sp->nr_steps = k;
+	if (k == full || plan_resolve_path(&c->func, c->def->symbol, sp, &pp)) {
+		sp->nr_steps = full;
+		return fail(c, a->body_pos, E_NO_BTF_FIELD);
+	}
+	sp->nr_steps = full;
+	if (pp.v.nr_steps >= KSNOOP_MAX_STEPS)
+		return fail(c, a->body_pos + pos[k], E_TOO_MANY_OPS);
+	if (sp->steps[k].kind == STEP_ARROW ? !is_composite_ptr(pp.btf, pp.type_id)
+					    : !pp.in_memory || !is_composite(pp.btf, pp.type_id))
+		return fail(c, a->body_pos + pos[k], E_NO_PTR_STRCT);
+	return fail(c, a->body_pos + pos[k], E_NO_BTF_FIELD);
+}
+
+static bool has_param(struct compiler *c, const char *name)
+{
+	const struct btf_param *params;
+	int i, n = nr_params(c, &params);
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(btf__name_by_offset(c->func.btf, params[i].name_off), name))
+			return true;
+	}
+	return false;
+}
+
+/* name[->member...]: through plan.c, as ksnoop trace resolves paths. */
+static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *text,
+		      struct chain *ch)
+{
+	int pos[SPEC_MAX_STEPS] = {}, i, err;
+	struct spec_path sp;
+	struct plan_path pp;
+
+	err = need_btf(c, a->body_pos);
+	if (err)
+		return err;
+	err = split_btf_path(text, &sp, pos);
+	if (err == -E2BIG)
+		err = fail(c, a->body_pos, E_TOO_MANY_OPS);
+	else if (!err && !has_param(c, sp.base))
+		err = fail(c, a->body_pos, E_NO_BTFARG);
+	if (err)
+		goto out;
+	util_mute(true);
+	err = plan_resolve_path(&c->func, c->def->symbol, &sp, &pp);
+	if (err)
+		err = explain_path(c, a, &sp, pos);
+	util_mute(false);
+	if (err)
+		goto out;
+	err = arg_source(c, a->body_pos, pp.v.arg + 1, ch);
+	for (i = 0; i < pp.v.nr_steps && !err; i++)
+		err = add_load(c, a->body_pos, ch, pp.v.offs[i], false);
+	if (!err && pp.in_memory)
+		err = add_load(c, a->body_pos, ch, pp.off, false);
+	set_btf_type(c, ch, pp.type_id);
+	ch->bit_off = pp.bit_off;
+	ch->bit_size = pp.bit_size;
+out:
+	free_btf_path(&sp);
+	return err;
+}
+
+static int sym_source(struct compiler *c, const struct kpe_fetch *f, struct chain *ch)
+{
+	uint64_t addr;
+
+	if (!c->ctx->syms || kpe_syms__restricted(c->ctx->syms))
+		return fail(c, f->pos,
+			    E_BAD_MEM_ADDR
+			    ": @%s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
+			    f->name);
+	if (kpe_syms__addr(c->ctx->syms, f->name, &addr))
+		return fail(c, f->pos, E_BAD_PROBE_ADDR);
+	ch->src_op = KPE_OP_IMM;
+	ch->src = addr;
+	return add_load(c, f->pos, ch, f->num, false);
+}
+
+static int retval_source(struct compiler *c, const struct kpe_fetch *f, struct chain *ch)
+{
+	const struct btf_type *fn, *proto;
+
+	ch->src_op = KPE_OP_REG;
+	ch->src = c->arch->ret;
+	if (!c->has_func || !c->ctx->btf_probe_args)
+		return 0;
+	fn = btf__type_by_id(c->func.btf, c->func.id);
+	proto = btf__type_by_id(c->func.btf, fn->type);
+	if (!proto->type)
+		return fail(c, f->pos, E_NO_RETVAL);
+	set_btf_type(c, ch, proto->type);
+	return 0;
+}
+
+static int base_source(struct compiler *c, const struct argview *v, struct chain *ch)
+{
+	const struct kpe_fetch *f = &v->arg->fetch;
+	const struct btf_param *params;
+
+	switch (f->base) {
+	case KPE_B_REG:
+		ch->src_op = KPE_OP_REG;
+		ch->src = f->num;
+		return 0;
+	case KPE_B_STACKP:
+	case KPE_B_STACK:
+		ch->src_op = KPE_OP_REG;
+		ch->src = c->arch->sp;
+		return f->base == KPE_B_STACK ? add_load(c, f->pos, ch, 8 * f->num, false) : 0;
+	case KPE_B_ARG:
+		if (c->ctx->btf_probe_args && f->num <= nr_params(c, &params))
+			set_btf_type(c, ch, params[f->num - 1].type);
+		return arg_source(c, f->pos, f->num, ch);
+	case KPE_B_RETVAL:
+		return retval_source(c, f, ch);
+	case KPE_B_IMM:
+		ch->src_op = KPE_OP_IMM;
+		ch->src = f->num;
+		return 0;
+	case KPE_B_ADDR:
+		ch->src_op = KPE_OP_IMM;
+		ch->src = f->num;
+		return add_load(c, f->pos, ch, 0, false);
+	case KPE_B_SYM:
+		return sym_source(c, f, ch);
+	case KPE_B_BTF:
+		return btf_source(c, v->arg, f->name, ch);
+	case KPE_B_ARGS_ALL:
+		nr_params(c, &params);
+		return btf_source(c, v->arg,
+				  btf__name_by_offset(c->func.btf, params[v->param].name_off), ch);
+	case KPE_B_COMM:
+	case KPE_B_IMMSTR:
+		return 0; /* stored directly */
+	}
+	return -EINVAL;
+}
+
+static int build_chain(struct compiler *c, const struct argview *v, struct chain *ch)
+{
+	const struct kpe_fetch *f = &v->arg->fetch;
+	int i, err;
+
+	memset(ch, 0, sizeof(*ch));
+	err = base_source(c, v, ch);
+	for (i = 0; i < f->nr_derefs && !err; i++)
+		err = add_load(c, f->derefs[i].pos, ch, f->derefs[i].off, f->derefs[i].user);
+	/* A dereference leaves BTF behind: its result is untyped memory. */
+	if (f->nr_derefs)
+		ch->btf = NULL;
+	return err;
+}
+
+/* ---- types of arguments ---------------------------------------------------- */
+
+static bool btf_is_char(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
+
+	return t && btf_is_int(t) && t->size == 1;
+}
+
+/* char * is read through the pointer; char[] in place; nothing else. */
+static int btf_string(struct compiler *c, const struct kpe_arg *a, struct chain *ch, bool user)
+{
+	const struct btf_type *t = btf__type_by_id(ch->btf, btf_skip_mods(ch->btf, ch->type_id));
+
+	if (t && btf_is_ptr(t) && btf_is_char(ch->btf, t->type))
+		return add_load(c, a->body_pos, ch, 0, user);
+	if (t && btf_is_array(t) && btf_is_char(ch->btf, btf_array(t)->type) && ch->nr_loads)
+		return 0;
+	return fail(c, a->type_pos, E_BAD_TYPE4STR);
+}
+
+static int bitfield_type(struct compiler *c, const struct kpe_arg *a, const struct chain *ch,
+			 struct kpe_type *t)
+{
+	int bits = ch->bit_off + ch->bit_size, size = 1;
+
+	while (size * 8 < bits)
+		size *= 2;
+	if (size > 8)
+		return fail(c, a->body_pos, "bitfield wider than 64 bits with its offset");
+	memset(t, 0, sizeof(*t));
+	t->kind = KPE_T_BITFIELD;
+	t->size = size;
+	t->bf_width = ch->bit_size;
+	t->bf_off = ch->bit_off;
+	return 0;
+}
+
+static int resolve_type(struct compiler *c, const struct kpe_arg *a, struct chain *ch,
+			struct kpe_type *t)
+{
+	const struct btf_type *bt;
+
+	*t = a->type;
+	if (a->fetch.base == KPE_B_COMM || a->fetch.base == KPE_B_IMMSTR) {
+		t->kind = KPE_T_STRING;
+		return 0;
+	}
+	if (t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING)
+		return ch->btf ? btf_string(c, a, ch, t->kind == KPE_T_USTRING) : 0;
+	if (t->kind != KPE_T_NONE)
+		return 0;
+	if (ch->btf && ch->bit_size)
+		return bitfield_type(c, a, ch, t);
+	if (ch->btf && !kpe_type_from_btf(ch->btf, ch->type_id, t))
+		return 0;
+	bt = ch->btf ? btf__type_by_id(ch->btf, btf_skip_mods(ch->btf, ch->type_id)) : NULL;
+	if (bt && (btf_is_struct(bt) || btf_is_union(bt)))
+		return fail(c, a->body_pos, E_NOSUP_DAT_ARG);
+	t->kind = KPE_T_X;
+	t->size = 8;
+	return 0;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static const char *const reserved_names[] = {
+	"common_type", "common_flags", "common_preempt_count", "common_pid",
+	"common_tgid", "__probe_ip",   "__probe_ret_ip",       "__probe_func",
+};
+
+/* The kernel's choice: NAME=, a BTF variable, $argN's parameter, argN. */
+static char *arg_name(struct compiler *c, const struct argview *v, int idx)
+{
+	const struct kpe_arg *a = v->arg;
+	const struct btf_param *params;
+	char buf[16];
+	int n = nr_params(c, &params);
+
+	if (a->name)
+		return strdup(a->name);
+	if (v->param >= 0)
+		return strdup(btf__name_by_offset(c->func.btf, params[v->param].name_off));
+	if (a->fetch.base == KPE_B_BTF && kpe_good_name(a->body, strlen(a->body)))
+		return strdup(a->body);
+	if (c->ctx->btf_probe_args && a->fetch.base == KPE_B_ARG && !a->fetch.nr_derefs &&
+	    a->fetch.num <= n &&
+	    btf__name_by_offset(c->func.btf, params[a->fetch.num - 1].name_off)[0])
+		return strdup(btf__name_by_offset(c->func.btf, params[a->fetch.num - 1].name_off));
+	snprintf(buf, sizeof(buf), "arg%d", idx + 1);
+	return strdup(buf);
+}
+
+static int check_name(struct compiler *c, const char *name, int nr, int pos)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < ARRAY_SIZE(reserved_names); i++) {
+		if (!strcmp(name, reserved_names[i]))
+			return fail(c, pos, E_USED_ARG_NAME);
+	}
+	for (j = 0; j < nr; j++) {
+		if (!strcmp(name, c->out->fields[j].name))
+			return fail(c, pos, E_USED_ARG_NAME);
+	}
+	return 0;
+}
+
+/* ---- the whole definition ---------------------------------------------------- */
+
+static int compile_arg(struct compiler *c, const struct argview *v, int idx)
+{
+	struct kpe_field *fd = &c->out->fields[idx];
+	const struct kpe_arg *a = v->arg;
+	struct chain ch;
+	int err;
+
+	fd->name = arg_name(c, v, idx);
+	if (!fd->name)
+		return -ENOMEM;
+	err = check_name(c, fd->name, idx, a->pos) ?: build_chain(c, v, &ch)
+		?: resolve_type(c, a, &ch, &fd->type) ?: emit_store(c, a, idx, &ch, &fd->type);
+	if (err)
+		return err;
+	fd->is_data =
+		fd->type.kind == KPE_T_STRING || fd->type.kind == KPE_T_USTRING || fd->type.count;
+	c->out->nr_fields = idx + 1;
+	return 0;
+}
+
+/* Arguments to compile, with $arg* replaced by every parameter. */
+static int expand_args(struct compiler *c, struct argview **out)
+{
+	const struct kpe_def *def = c->def;
+	const struct btf_param *params;
+	struct argview *v;
+	int i, j, n = 0, np = 0;
+
+	for (i = 0; i < def->nr_args; i++) {
+		if (def->args[i].fetch.base != KPE_B_ARGS_ALL)
+			continue;
+		if (need_btf(c, def->args[i].pos))
+			return -EINVAL;
+		np = nr_params(c, &params);
+		if (def->nr_args - 1 + np > KPE_MAX_ARGS)
+			return fail(c, def->args[i].pos, E_ARGS_2LONG);
+	}
+	v = calloc(def->nr_args + np + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < def->nr_args; i++) {
+		if (def->args[i].fetch.base != KPE_B_ARGS_ALL) {
+			v[n].arg = &def->args[i];
+			v[n++].param = -1;
+			continue;
+		}
+		for (j = 0; j < np; j++) {
+			/* A variadic prototype ends in a nameless void parameter. */
+			if (!params[j].type && !params[j].name_off)
+				continue;
+			v[n].arg = &def->args[i];
+			v[n++].param = j;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static int set_point(struct compiler *c)
+{
+	const struct kpe_def *def = c->def;
+	const struct kpe_syms *syms = c->ctx->syms;
+	struct kpe_probe *p = c->out;
+	uint64_t start, size;
+	const char *name;
+	int n;
+
+	p->offset = def->offset;
+	if (def->symbol) {
+		if (syms) {
+			n = kpe_syms__count_text(syms, def->symbol, def->module, NULL);
+			if (n == 0)
+				return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
+			if (n > 1)
+				return fail(c, def->sym_pos, E_NON_UNIQ_SYMBOL);
+		}
+		p->func = strdup(def->symbol);
+		if (asprintf(&p->attach, "%s%s%s", def->module ? def->module : "",
+			     def->module ? ":" : "", def->symbol) < 0)
+			p->attach = NULL;
+		return p->func && p->attach ? 0 : -ENOMEM;
+	}
+	/* MEMADDR: attached as the symbol that covers it, plus an offset. */
+	if (!syms || kpe_syms__restricted(syms))
+		return fail(
+			c, def->sym_pos,
+			E_BAD_PROBE_ADDR
+			": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
+	name = kpe_syms__find(syms, def->addr, &start, &size, NULL);
+	if (!name)
+		return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
+	p->offset = def->addr - start;
+	p->func = strdup(name);
+	p->attach = strdup(name);
+	return p->func && p->attach ? 0 : -ENOMEM;
+}
+
+static void find_btf_func(struct compiler *c)
+{
+	struct kbtf_func funcs[KBTF_MAX_MATCHES];
+	char name[512];
+	int n;
+
+	if (!c->ctx->kb || !c->def->symbol)
+		return;
+	snprintf(name, sizeof(name), "%s%s%s", c->def->module ? c->def->module : "",
+		 c->def->module ? ":" : "", c->def->symbol);
+	util_mute(true);
+	n = kbtf__find_funcs(c->ctx->kb, name, funcs, KBTF_MAX_MATCHES);
+	util_mute(false);
+	if (n > 0) {
+		c->func = funcs[0];
+		c->has_func = true;
+	}
+}
+
+int kpe_compile(const struct kpe_ctx *ctx, const struct kpe_def *def, struct kpe_probe *out,
+		struct kpe_error *err)
+{
+	struct compiler c = {.ctx = ctx, .def = def, .out = out, .err = err};
+	struct argview *views = NULL;
+	int i, n, ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(err, 0, sizeof(*err));
+	c.arch = kpe_arch_native();
+	out->cfg = calloc(1, sizeof(*out->cfg));
+	out->text = strdup(def->text);
+	out->group = strdup(def->group);
+	out->event = strdup(def->event);
+	if (!out->cfg || !out->text || !out->group || !out->event)
+		return -ENOMEM;
+	out->is_return = def->is_return;
+	out->maxactive = def->maxactive;
+	ret = set_point(&c);
+	if (ret)
+		return ret;
+	find_btf_func(&c);
+	n = expand_args(&c, &views);
+	if (n < 0)
+		return n;
+	/* one spare: a name made before its argument failed to compile */
+	out->fields = calloc(n + 1, sizeof(*out->fields));
+	if (!out->fields) {
+		free(views);
+		return -ENOMEM;
+	}
+	for (i = 0, ret = 0; i < n && !ret; i++)
+		ret = compile_arg(&c, &views[i], i);
+	free(views);
+	out->cfg->nr_args = out->nr_fields;
+	out->cfg->flags = def->is_return ? KPE_DEF_RETURN : 0;
+	return ret;
+}
+
+void kpe_probe_free(struct kpe_probe *p)
+{
+	int i;
+
+	for (i = 0; p->fields && i <= p->nr_fields; i++)
+		free(p->fields[i].name);
+	free(p->fields);
+	free(p->cfg);
+	free(p->text);
+	free(p->group);
+	free(p->event);
+	free(p->attach);
+	free(p->func);
+	memset(p, 0, sizeof(*p));
+}
+
+int kpe_probe_field(const struct kpe_probe *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nr_fields; i++) {
+		if (!strcmp(p->fields[i].name, name))
+			return i;
+	}
+	return -1;
+}

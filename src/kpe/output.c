@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kpe/output.h"
+
+int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe_probe *probes,
+		       int nr)
+{
+	if (size < KPE_EVENT_HDR_SIZE || ev->def_id >= (__u32)nr ||
+	    ev->data_len > size - KPE_EVENT_HDR_SIZE || ev->nr_args != probes[ev->def_id].nr_fields)
+		return -EINVAL;
+	return 0;
+}
+
+/* %pS: "sym+0xoff/0xsize [mod]", or the bare address without a symbol. */
+static void format_sym(struct strbuf *sb, const struct kpe_syms *syms, __u64 addr, bool offset)
+{
+	const char *name, *mod = NULL;
+	uint64_t start, size;
+
+	name = syms ? kpe_syms__find(syms, addr, &start, &size, &mod) : NULL;
+	if (!name) {
+		sb_printf(sb, "0x%llx", (unsigned long long)addr);
+		return;
+	}
+	sb_printf(sb, "%s", name);
+	if (offset)
+		sb_printf(sb, "+0x%llx/0x%llx", (unsigned long long)(addr - start),
+			  (unsigned long long)size);
+	if (mod)
+		sb_printf(sb, " [%s]", mod);
+}
+
+static void format_scalar(struct strbuf *sb, const struct kpe_type *t, const struct kpe_syms *syms,
+			  __u64 v)
+{
+	unsigned char c;
+
+	switch (t->kind) {
+	case KPE_T_S:
+		if (t->size == 8)
+			sb_printf(sb, "%lld", (long long)v);
+		else if (t->size == 4)
+			sb_printf(sb, "%d", (__s32)v);
+		else if (t->size == 2)
+			sb_printf(sb, "%d", (__s16)v);
+		else
+			sb_printf(sb, "%d", (__s8)v);
+		break;
+	case KPE_T_X:
+		if (t->size == 8)
+			sb_printf(sb, "0x%llx", (unsigned long long)v);
+		else
+			sb_printf(sb, "0x%x", (unsigned int)v);
+		break;
+	case KPE_T_CHAR:
+		/* the raw byte, as the kernel prints it */
+		c = v;
+		sb_printf(sb, "'%c'", c);
+		break;
+	case KPE_T_SYMBOL:
+		format_sym(sb, syms, v, true);
+		break;
+	default: /* u8..u64 and bitfields, shown as their unsigned container */
+		sb_printf(sb, "%llu", (unsigned long long)v);
+		break;
+	}
+}
+
+static __u64 load_elem(const __u8 *p, int size)
+{
+	__u64 v = 0;
+
+	memcpy(&v, p, size); /* little endian, as x86-64 and arm64 */
+	return v;
+}
+
+static void format_data(struct strbuf *sb, const struct kpe_field *fd, const struct kpe_event *ev,
+			const struct kpe_syms *syms, __u64 raw)
+{
+	__u32 off = KPE_VAL_OFF(raw), len = KPE_VAL_LEN(raw), i;
+	const __u8 *p = ev->data + off;
+
+	if (off > ev->data_len || len > ev->data_len - off) {
+		sb_printf(sb, "(fault)");
+		return;
+	}
+	if (!fd->type.count) {
+		sb_printf(sb, "\"%.*s\"", (int)strnlen((const char *)p, len), p);
+		return;
+	}
+	sb_putc(sb, '{');
+	for (i = 0; i + fd->type.size <= len; i += fd->type.size) {
+		if (i)
+			sb_putc(sb, ',');
+		format_scalar(sb, &fd->type, syms, load_elem(p + i, fd->type.size));
+	}
+	sb_putc(sb, '}');
+}
+
+void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct kpe_syms *syms,
+		      const struct kpe_event *ev, int i)
+{
+	bool fault = ev->faults[i / 64] >> (i % 64) & 1;
+
+	if (fd->is_data && fault)
+		sb_printf(sb, "(fault)");
+	else if (fd->is_data)
+		format_data(sb, fd, ev, syms, ev->vals[i]);
+	else
+		format_scalar(sb, &fd->type, syms, ev->vals[i]);
+}
+
+void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct kpe_syms *syms,
+		      const struct kpe_event *ev)
+{
+	int i;
+
+	sb_printf(sb, "%16.16s-%-7u [%03u] %5llu.%06llu: %s: (", ev->comm, ev->pid, ev->cpu,
+		  (unsigned long long)(ev->ts / 1000000000ULL),
+		  (unsigned long long)(ev->ts % 1000000000ULL / 1000), p->event);
+	format_sym(sb, syms, ev->ip, true);
+	if (p->is_return)
+		sb_printf(sb, " <- %s", p->func);
+	sb_putc(sb, ')');
+	for (i = 0; i < p->nr_fields && i < ev->nr_args; i++) {
+		sb_printf(sb, " %s=", p->fields[i].name);
+		kpe_format_value(sb, &p->fields[i], syms, ev, i);
+	}
+}

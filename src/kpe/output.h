@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprobe_events records -> lines in the kernel's trace format:
+ *   comm-pid [cpu] secs.usecs: EVENT: (sym+0xoff/0xsize) name=value ...
+ *   comm-pid [cpu] secs.usecs: EVENT: (caller+0xoff/0xsize <- func) ...
+ */
+#ifndef KSNOOP_KPE_OUTPUT_H
+#define KSNOOP_KPE_OUTPUT_H
+
+#include <stddef.h>
+
+#include "kpe/compile.h"
+#include "kpe/syms.h"
+#include "abi/kpe.h"
+#include "lib/util.h"
+
+/* Checks a ring buffer record against its probe before anything reads it. */
+int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe_probe *probes,
+		       int nr);
+
+/* Appends one line, without the newline. syms may be NULL. */
+void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct kpe_syms *syms,
+		      const struct kpe_event *ev);
+
+/* One value as the kernel prints it: 178, 0xffff..., "text", (fault). */
+void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct kpe_syms *syms,
+		      const struct kpe_event *ev, int i);
+
+#endif

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]
+ * ktrace [-adi] [-f trfile] [-t trstr] command [args]
+ *
+ * Process tracing after OpenBSD's ktrace(1). The tracing itself lives in a
+ * background recorder per trace file (ktr_recorder.c); this command starts
+ * one, adds or removes processes through its target map, or stops it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "ktr/print.h"
+#include "ktr/file.h"
+#include "ktr/proc.h"
+#include "ktr/recorder.h"
+#include "ktr/state.h"
+#include "ktr/systab.h"
+#include "lib/util.h"
+
+#define KTRACE_USAGE                                                                               \
+	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]\n"                       \
+	"       ktrace [-adi] [-f trfile] [-t trstr] command [args]"
+/* Error messages stay on one line. */
+#define KTRACE_SYNOPSIS                                                                            \
+	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr] [command [args]]"
+#define DEFAULT_TRFILE "ktrace.out"
+#define MAX_PGIDS 16
+#define STALL_TIMEOUT_MS 10000 /* a recorder whose file stops growing is stuck */
+#define WAIT_STEP_MS 10
+
+struct ktrace_args {
+	bool append;	/* -a */
+	bool clear_all; /* -C */
+	bool clear;	/* -c */
+	bool descend;	/* -d */
+	bool inherit;	/* -i */
+	bool debug;	/* ksnoop -d */
+	const char *trfile;
+	struct ktr_pidset pids; /* -p, as process ids */
+	pid_t pgids[MAX_PGIDS]; /* -g */
+	int nr_pgids;
+	unsigned int facs; /* -t */
+	char **cmd;	   /* command [args], NULL-terminated */
+};
+
+/* The trace file and its recorder's state, while ktrace works on them. */
+struct trfile {
+	int fd;
+	int state_fd;
+	bool locked; /* no recorder runs: ours to start */
+	struct ktr_state st;
+	char state_path[PATH_MAX];
+	char abspath[PATH_MAX];
+};
+
+static int add_pid_arg(struct ktrace_args *a, const char *arg)
+{
+	long long v;
+	pid_t tgid;
+
+	if (parse_long(arg, 1, 0x7fffffff, &v)) {
+		p_err("invalid -p pid '%s'", arg);
+		return -EINVAL;
+	}
+	if (ktr_proc_tgid(v, &tgid)) {
+		p_err("no such process: %lld", v);
+		return -ESRCH;
+	}
+	return ktr_pidset_add(&a->pids, tgid);
+}
+
+static int add_pgid_arg(struct ktrace_args *a, const char *arg)
+{
+	long long v;
+
+	if (parse_long(arg, 1, 0x7fffffff, &v)) {
+		p_err("invalid -g pgid '%s'", arg);
+		return -EINVAL;
+	}
+	if (a->nr_pgids >= MAX_PGIDS) {
+		p_err("at most %d -g options", MAX_PGIDS);
+		return -E2BIG;
+	}
+	a->pgids[a->nr_pgids++] = v;
+	return 0;
+}
+
+static int parse_ktrace_opt(struct ktrace_args *a, int opt, const char *arg)
+{
+	char bad;
+
+	switch (opt) {
+	case 'a':
+		a->append = true;
+		break;
+	case 'C':
+		a->clear_all = true;
+		break;
+	case 'c':
+		a->clear = true;
+		break;
+	case 'd':
+		a->descend = true;
+		break;
+	case 'i':
+		a->inherit = true;
+		break;
+	case 'f':
+		a->trfile = arg;
+		break;
+	case 'p':
+		return add_pid_arg(a, arg);
+	case 'g':
+		return add_pgid_arg(a, arg);
+	case 't':
+		if (ktr_parse_trstr(arg, &a->facs, &bad)) {
+			p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad,
+			      arg);
+			return -EINVAL;
+		}
+		if (!a->facs) {
+			p_err("-t '%s' selects no trace points", arg);
+			return -EINVAL;
+		}
+		break;
+	case 'h':
+		printf("%s\n", KTRACE_USAGE);
+		return 1;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_combination(const struct ktrace_args *a)
+{
+	bool procs = a->pids.n || a->nr_pgids;
+
+	if (a->cmd && (procs || a->clear || a->clear_all)) {
+		p_err("a command cannot be combined with -p, -g, -c or -C; %s", KTRACE_SYNOPSIS);
+		return -EINVAL;
+	}
+	if (!a->cmd && !procs && !a->clear && !a->clear_all) {
+		p_err("no process or command to trace; %s", KTRACE_SYNOPSIS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_ktrace_args(struct ktrace_args *a, int argc, char **argv)
+{
+	int opt, ret;
+	char pr;
+
+	a->trfile = DEFAULT_TRFILE;
+	ktr_parse_trstr("+", &a->facs, &pr);
+	optind = 0;
+	opterr = 0;
+	/* argv[-1] is the command word (or program name): getopt's argv[0]. */
+	while ((opt = getopt(argc + 1, argv - 1, "+:aCcdif:g:p:t:h")) != -1) {
+		if (opt == '?') {
+			p_err("unknown option '-%c'; %s", optopt, KTRACE_SYNOPSIS);
+			return -EINVAL;
+		}
+		if (opt == ':') {
+			p_err("option '-%c' needs an argument; %s", optopt, KTRACE_SYNOPSIS);
+			return -EINVAL;
+		}
+		ret = parse_ktrace_opt(a, opt, optarg);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc + 1)
+		a->cmd = argv - 1 + optind;
+	return check_combination(a);
+}
+
+/* BSD's rule: only a regular file of one's own, never through a symlink. */
+static int check_trfile_stat(const char *path, const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode)) {
+		p_err("refusing trace file '%s': it is a symbolic link", path);
+		return -ELOOP;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		p_err("refusing trace file '%s': not a regular file", path);
+		return -EINVAL;
+	}
+	if (st->st_uid != geteuid()) {
+		p_err("refusing trace file '%s': owned by uid %u, not %u", path,
+		      (unsigned int)st->st_uid, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int open_trfile(const char *path, bool create, struct stat *st)
+{
+	int fd, err;
+
+	/* Before open: opening a device or FIFO can have side effects. */
+	if (!lstat(path, st) && (err = check_trfile_stat(path, st)))
+		return err;
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0),
+		  0600);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ELOOP)
+			p_err("refusing trace file '%s': it is a symbolic link", path);
+		else
+			p_err("cannot open trace file '%s': %s", path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, st) || (err = check_trfile_stat(path, st))) {
+		close(fd);
+		return err ? err : -errno;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* A new file gets a header; an appended one must already be ours. */
+static int prepare_header(const char *path, int fd, bool truncate)
+{
+	struct ktr_file_header h;
+	const char *why;
+	struct stat st;
+	ssize_t n;
+
+	if (truncate && ftruncate(fd, 0))
+		return -errno;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_size == 0) {
+		ktr_file_header_init(&h, ktr_systab_machine);
+		if (pwrite(fd, &h, sizeof(h), 0) != sizeof(h))
+			return -errno;
+	} else {
+		n = pread(fd, &h, sizeof(h), 0);
+		why = n != sizeof(h) ? "too short for a trace file" : ktr_file_header_check(&h);
+		if (!why && h.machine != ktr_systab_machine)
+			why = "recorded on another architecture";
+		if (why) {
+			p_err("cannot append to '%s': %s", path, why);
+			return -EINVAL;
+		}
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND))
+		return -errno;
+	return 0;
+}
+
+static void trfile_close(struct trfile *tf)
+{
+	if (tf->fd >= 0)
+		close(tf->fd);
+	if (tf->state_fd >= 0)
+		close(tf->state_fd);
+	tf->fd = tf->state_fd = -1;
+}
+
+/* Open the trace file and find (or claim the right to start) its recorder. */
+static int trfile_open(struct trfile *tf, const char *path, bool create, bool append)
+{
+	struct stat st;
+	int err;
+
+	memset(tf, 0, sizeof(*tf));
+	tf->state_fd = -1;
+	tf->fd = open_trfile(path, create, &st);
+	if (tf->fd < 0)
+		return tf->fd;
+	if (!realpath(path, tf->abspath))
+		snprintf(tf->abspath, sizeof(tf->abspath), "%s", path);
+	err = ktr_state_path(st.st_dev, st.st_ino, tf->state_path, sizeof(tf->state_path));
+	if (!err) {
+		tf->state_fd = ktr_state_open(tf->state_path, true, &tf->locked);
+		err = tf->state_fd < 0 ? tf->state_fd : 0;
+	}
+	if (err) {
+		p_err("cannot lock the recorder state for '%s' in %s: %s", path, KTR_STATE_DIR,
+		      strerror(-err));
+	} else if (!tf->locked) {
+		err = ktr_state_read(tf->state_fd, &tf->st);
+		if (err)
+			p_err("unreadable recorder state %s: %s", tf->state_path, strerror(-err));
+		else if (create && !append)
+			p_warn("a recorder is already writing '%s'; appending to it", path);
+	} else if (create) {
+		err = prepare_header(path, tf->fd, !append);
+		if (err == -EINVAL)
+			return err;
+		if (err)
+			p_err("cannot prepare trace file '%s': %s", path, strerror(-err));
+	}
+	return err;
+}
+
+static void report_drops(const struct ktr_state *st, const char *path)
+{
+	if (st->dropped)
+		p_warn("%llu records were dropped writing '%s' (marked DROP in the file)",
+		       st->dropped, path);
+}
+
+struct detach_ctx {
+	unsigned int keep_map; /* 0: remove from every recorder */
+	const pid_t *pids;
+	size_t n;
+};
+
+/* A process is traced into one file: take it away from the others. */
+static int detach_from(const char *path, const struct ktr_state *st, void *ctx)
+{
+	struct detach_ctx *d = ctx;
+
+	(void)path;
+	if (st->map_id != d->keep_map)
+		ktr_targets_remove(st->map_id, d->pids, d->n);
+	return 0;
+}
+
+static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
+			 const struct ktr_initial_target *t, size_t n)
+{
+	struct ktr_recorder_opts o = {
+		.trace_fd = tf->fd,
+		.state_fd = tf->state_fd,
+		.state_path = tf->state_path,
+		.trfile = tf->abspath,
+		.targets = t,
+		.nr_targets = n,
+		.facs = a->facs,
+		.debug = a->debug,
+	};
+	struct detach_ctx d = {.pids = a->pids.pids, .n = a->pids.n};
+	int err;
+
+	if (!tf->locked) {
+		if (a->facs & ~tf->st.facs) {
+			p_err("the recorder of '%s' was started without some of these trace points; stop it with 'ktrace -c -f %s' first",
+			      a->trfile, a->trfile);
+			return -EINVAL;
+		}
+		d.keep_map = tf->st.map_id;
+		ktr_state_for_each(detach_from, &d);
+		err = ktr_targets_update(tf->st.map_id, t, n);
+		if (err)
+			p_err("cannot add processes to the recorder of '%s': %s", a->trfile,
+			      strerror(-err));
+		return err;
+	}
+	ktr_state_for_each(detach_from, &d);
+	err = ktr_recorder_start(&o, &tf->st.pid, &tf->st.map_id);
+	if (err && err != -ECHILD)
+		p_err("cannot start the recorder for '%s': %s", a->trfile, strerror(-err));
+	/* The lock is the recorder's now: our copy would keep it held. */
+	close(tf->state_fd);
+	tf->state_fd = -1;
+	return err;
+}
+
+static struct ktr_target target_value(const struct ktrace_args *a, bool await_exec)
+{
+	struct ktr_target t = {.facs = a->facs};
+
+	if (a->inherit)
+		t.flags |= KTR_T_INHERIT;
+	if (await_exec)
+		t.flags |= KTR_T_AWAIT_EXEC;
+	return t;
+}
+
+static int collect_procs(struct ktrace_args *a)
+{
+	int i, err;
+
+	for (i = 0; i < a->nr_pgids; i++) {
+		err = ktr_proc_add_pgrp(&a->pids, a->pgids[i]);
+		if (err) {
+			p_err("no such process group: %d", (int)a->pgids[i]);
+			return err;
+		}
+	}
+	if (a->descend && (err = ktr_proc_add_descendants(&a->pids))) {
+		p_err("cannot list child processes: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int do_trace_procs(struct ktrace_args *a)
+{
+	struct ktr_initial_target *t;
+	struct trfile tf;
+	size_t i;
+	int err;
+
+	err = collect_procs(a);
+	if (err)
+		return err;
+	t = calloc(a->pids.n, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < a->pids.n; i++) {
+		t[i].pid = a->pids.pids[i];
+		t[i].t = target_value(a, false);
+	}
+	err = trfile_open(&tf, a->trfile, true, a->append);
+	if (!err)
+		err = start_or_join(a, &tf, t, a->pids.n);
+	trfile_close(&tf);
+	free(t);
+	return err;
+}
+
+/* The child: wait until the recorder watches, then become the command. */
+static void run_command(char **cmd, int sync_fd)
+{
+	char go;
+
+	if (read(sync_fd, &go, 1) != 1)
+		_exit(127);
+	close(sync_fd);
+	execvp(cmd[0], cmd);
+	p_err("cannot run '%s': %s", cmd[0], strerror(errno));
+	_exit(127);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/*
+ * Wait for the recorder whose state file fd is open to exit: 0, or 1 when
+ * map_id is given and processes are still traced there. Draining a full
+ * ring buffer to a slow disk takes as long as it takes, so give up
+ * (-ETIMEDOUT) only once the trace file stopped growing for a while.
+ */
+static int wait_recorder(int fd, const char *trfile, unsigned int map_id)
+{
+	long long size = file_size(trfile), now;
+	int stalled = 0;
+
+	for (;;) {
+		if (!ktr_state_wait_exit(fd, 0))
+			return 0;
+		if (map_id && ktr_targets_any(map_id) > 0)
+			return 1;
+		sleep_ms(WAIT_STEP_MS);
+		now = file_size(trfile);
+		if (now != size) {
+			size = now;
+			stalled = 0;
+		} else if ((stalled += WAIT_STEP_MS) >= STALL_TIMEOUT_MS) {
+			return -ETIMEDOUT;
+		}
+	}
+}
+
+/*
+ * The command is gone. If nothing else is traced, the recorder drains the
+ * ring and exits: wait for that so the file is complete when ktrace
+ * returns. Inherited children still running keep it (and us) going no
+ * further: they are traced in the background, as with BSD's ktrace.
+ */
+static void wait_recorder_idle(const struct trfile *tf)
+{
+	struct ktr_state st;
+	bool locked;
+	int fd, ret;
+
+	fd = ktr_state_open(tf->state_path, false, &locked);
+	if (fd < 0)
+		return; /* already gone */
+	ret = locked ? 0 : wait_recorder(fd, tf->abspath, tf->st.map_id);
+	if (ret == -ETIMEDOUT)
+		p_warn("the recorder for '%s' stopped writing; the trace may be incomplete",
+		       tf->abspath);
+	if (!ret && !ktr_state_read(fd, &st) && st.exited)
+		report_drops(&st, tf->abspath);
+	close(fd);
+}
+
+static int wait_command(pid_t child)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	int status = 0;
+	pid_t r;
+
+	/* Like system(3): the terminal's ^C is for the command. */
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	do {
+		r = waitpid(child, &status, 0);
+	} while (r < 0 && errno == EINTR);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (r < 0)
+		return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) ? -ECHILD : 0;
+	return -EINTR;
+}
+
+static int do_trace_command(struct ktrace_args *a)
+{
+	struct ktr_initial_target t;
+	int sync[2], err;
+	struct trfile tf;
+	pid_t child;
+
+	err = trfile_open(&tf, a->trfile, true, a->append);
+	if (err)
+		goto out;
+	if (pipe2(sync, O_CLOEXEC)) {
+		err = -errno;
+		goto out;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child == 0) {
+		close(sync[1]);
+		run_command(a->cmd, sync[0]);
+	}
+	close(sync[0]);
+	if (child < 0) {
+		err = -errno;
+		close(sync[1]);
+		goto out;
+	}
+	t.pid = child;
+	t.t = target_value(a, true);
+	err = start_or_join(a, &tf, &t, 1);
+	if (!err && write(sync[1], "g", 1) != 1)
+		err = -errno;
+	close(sync[1]); /* on failure the child sees EOF and exits */
+	if (err) {
+		waitpid(child, NULL, 0);
+		goto out;
+	}
+	err = wait_command(child);
+	wait_recorder_idle(&tf);
+out:
+	trfile_close(&tf);
+	return err;
+}
+
+/* SIGTERM a recorder and wait until it has drained and let go. */
+static int stop_recorder(const char *path, const struct ktr_state *st, void *ctx)
+{
+	struct ktr_state end;
+	bool locked;
+	int fd;
+
+	(void)ctx;
+	fd = ktr_state_open(path, false, &locked);
+	if (fd < 0 || locked) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	if (kill(st->pid, SIGTERM) && errno != ESRCH) {
+		p_err("cannot stop recorder %d for '%s': %s", (int)st->pid, st->trfile,
+		      strerror(errno));
+		close(fd);
+		return 0;
+	}
+	if (wait_recorder(fd, st->trfile, 0))
+		p_warn("recorder %d for '%s' stopped writing without exiting", (int)st->pid,
+		       st->trfile);
+	else if (!ktr_state_read(fd, &end))
+		report_drops(&end, end.trfile);
+	close(fd);
+	return 0;
+}
+
+static int do_clear_file(const struct ktrace_args *a)
+{
+	struct trfile tf;
+	int err;
+
+	err = trfile_open(&tf, a->trfile, false, true);
+	if (!err && tf.locked) {
+		p_err("no recorder is writing '%s'", a->trfile);
+		unlink(tf.state_path);
+		err = -ESRCH;
+	}
+	if (!err)
+		stop_recorder(tf.state_path, &tf.st, NULL);
+	trfile_close(&tf);
+	return err;
+}
+
+static int do_clear(struct ktrace_args *a)
+{
+	struct detach_ctx d = {0};
+	int err;
+
+	if (a->clear_all)
+		return ktr_state_for_each(stop_recorder, NULL);
+	if (!a->pids.n && !a->nr_pgids)
+		return do_clear_file(a);
+	err = collect_procs(a);
+	if (err)
+		return err;
+	d.pids = a->pids.pids;
+	d.n = a->pids.n;
+	return ktr_state_for_each(detach_from, &d);
+}
+
+int cmd_ktrace(struct env *env, int argc, char **argv)
+{
+	struct ktrace_args a = {.debug = env->debug};
+	int ret;
+
+	ret = parse_ktrace_args(&a, argc, argv);
+	/* Checked before the trace file is created. */
+	if (!ret && geteuid() != 0) {
+		p_err("ktrace needs root: it loads BPF programs and keeps its state in %s",
+		      KTR_STATE_DIR);
+		ret = -EPERM;
+	}
+	if (ret > 0)
+		ret = 0;
+	else if (!ret && (a.clear || a.clear_all))
+		ret = do_clear(&a);
+	else if (!ret && a.cmd)
+		ret = do_trace_command(&a);
+	else if (!ret)
+		ret = do_trace_procs(&a);
+	ktr_pidset_free(&a.pids);
+	return ret;
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/bpfutil.h"
+
+/* The kernel-internal ENOTSUPP leaks out of some BPF paths. */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+#define E(x)                                                                                       \
+	{                                                                                          \
+		x, #x                                                                              \
+	}
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	E(EPERM),  E(ENOENT), E(ESRCH),	 E(EINTR),   E(EIO),	   E(E2BIG),	  E(EBADF),
+	E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT),  E(EBUSY),	   E(EEXIST),	  E(ENODEV),
+	E(EINVAL), E(EMFILE), E(ENOSPC), E(ERANGE),  E(ENOSYS),	   E(EOPNOTSUPP), E(ENOTSUPP),
+	E(ELOOP),  E(ENOMSG), E(EPROTO), E(EBADMSG), E(EOVERFLOW),
+};
+#undef E
+
+const char *bpfutil_errno_name(int err, char *buf, size_t size)
+{
+	size_t i;
+
+	err = abs(err);
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++) {
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	}
+	snprintf(buf, size, "errno %d", err);
+	return buf;
+}
+
+bool bpfutil_have_kprobes(void)
+{
+	/* The kprobe PMU (Linux 4.17+) or the legacy tracefs interface. */
+	return !access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
+}
+
+static bool is_kprobe_kind(const char *kind)
+{
+	return !strncmp(kind, "kprobe", 6) || !strncmp(kind, "kretprobe", 9);
+}
+
+static const char *op_verb(enum bpfutil_op op)
+{
+	switch (op) {
+	case BPFUTIL_OPEN:
+		return "opening";
+	case BPFUTIL_LOAD:
+		return "loading";
+	default:
+		return "attaching";
+	}
+}
+
+static void explain_perm(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err)
+{
+	if (geteuid() != 0) {
+		sb_printf(sb, "%s %s programs needs root (or CAP_BPF and CAP_PERFMON)", op_verb(op),
+			  kind);
+		return;
+	}
+	/* As root, EACCES at load time is the verifier saying no. */
+	if (err == EACCES && op == BPFUTIL_LOAD) {
+		sb_printf(sb,
+			  "the kernel's verifier rejected the %s program; run with -d for its log",
+			  kind);
+		return;
+	}
+	sb_printf(sb, "%s %s programs is not permitted on this kernel", op_verb(op), kind);
+}
+
+static void explain_missing(struct strbuf *sb, const char *kind, enum bpfutil_op op)
+{
+	if (is_kprobe_kind(kind) && !bpfutil_have_kprobes()) {
+		sb_printf(sb, "kprobes are not available on this kernel: no kprobe PMU and "
+			      "no kprobe_events, it needs CONFIG_KPROBES=y");
+		return;
+	}
+	if (op == BPFUTIL_ATTACH)
+		sb_printf(sb,
+			  "the kernel has no such function to attach %s programs to, "
+			  "or it is not traceable",
+			  kind);
+	else
+		sb_printf(sb, "%s %s programs failed: a kernel object they need is missing",
+			  op_verb(op), kind);
+}
+
+void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err)
+{
+	char buf[32];
+
+	err = abs(err);
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		explain_perm(sb, kind, op, err);
+		break;
+	case ENOENT:
+		explain_missing(sb, kind, op);
+		break;
+	case ESRCH:
+		sb_printf(sb, "the target function of the %s program is not in kernel BTF", kind);
+		break;
+	case EOPNOTSUPP:
+	case ENOTSUPP:
+		if (!strcmp(kind, "kprobe.multi"))
+			sb_printf(sb, "kprobe.multi links are not supported by this kernel, "
+				      "they need Linux 5.18+ with CONFIG_FPROBE=y");
+		else
+			sb_printf(sb, "%s programs are not supported by this kernel", kind);
+		break;
+	case EINVAL:
+		sb_printf(sb,
+			  "the kernel rejected %s the %s program as invalid; "
+			  "it may be too old for this program type or function",
+			  op_verb(op), kind);
+		break;
+	case EBUSY:
+		sb_printf(sb, "the function is busy: another tracer holds it exclusively");
+		break;
+	case E2BIG:
+		sb_printf(sb, "%s %s programs failed: too many functions or arguments", op_verb(op),
+			  kind);
+		break;
+	case EMFILE:
+		sb_printf(sb,
+			  "too many open files while %s %s programs; raise the limit "
+			  "with ulimit -n",
+			  op_verb(op), kind);
+		break;
+	case ENOMEM:
+		sb_printf(sb, "the kernel ran out of memory while %s %s programs", op_verb(op),
+			  kind);
+		break;
+	default:
+		sb_printf(sb, "%s %s programs failed: %s", op_verb(op), kind, strerror(err));
+		break;
+	}
+	sb_printf(sb, " (%s)", bpfutil_errno_name(err, buf, sizeof(buf)));
+}

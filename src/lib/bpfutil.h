@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared libbpf plumbing: message routing and attach-error explanations. */
+#ifndef KSNOOP_BPFUTIL_H
+#define KSNOOP_BPFUTIL_H
+
+#include "lib/util.h"
+
+/* "EPERM" for EPERM (sign ignored), "errno 4242" for unknown values. */
+const char *bpfutil_errno_name(int err, char *buf, size_t size);
+
+enum bpfutil_op {
+	BPFUTIL_OPEN,	/* parsing the BPF object */
+	BPFUTIL_LOAD,	/* verifying and loading programs */
+	BPFUTIL_ATTACH, /* creating the link */
+};
+
+/*
+ * Append one phrase saying why `kind` programs ("fentry", "kprobe",
+ * "kprobe.multi", ...) failed at `op` with `err` (sign ignored), ending in
+ * the errno name, e.g. "loading fentry programs is not permitted on this
+ * kernel (EPERM)".
+ */
+void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err);
+
+/* Whether kprobes exist at all: a kprobe PMU or tracefs kprobe_events. */
+bool bpfutil_have_kprobes(void);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel BTF: vmlinux plus module BTF, function lookup and prototypes. */
+#ifndef KSNOOP_KBTF_H
+#define KSNOOP_KBTF_H
+
+#include <bpf/btf.h>
+
+#include "lib/util.h"
+
+#define KBTF_MAX_MATCHES 16
+
+struct kbtf;
+
+struct kbtf_func {
+	struct btf *btf;
+	__u32 id;	    /* BTF_KIND_FUNC id */
+	const char *module; /* NULL for vmlinux */
+};
+
+/* Open vmlinux BTF, from btf_path (raw BTF or ELF) when not NULL. */
+struct kbtf *kbtf__new(const char *btf_path, int *err);
+/* Wrap an already parsed vmlinux BTF, taking ownership; no sysfs modules. */
+struct kbtf *kbtf__new_from_btf(struct btf *vmlinux);
+/* Add a module's BTF (split on vmlinux), taking ownership. */
+int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf);
+void kbtf__free(struct kbtf *kb);
+struct btf *kbtf__vmlinux(const struct kbtf *kb);
+
+/*
+ * All BTF functions for a name: "name", "module:name", or a compiler clone
+ * such as "name.isra.0" (which resolves to the BTF of "name"). Modules are
+ * searched only when vmlinux has no match. Returns the number of matches
+ * (up to max) or a negative errno.
+ */
+int kbtf__find_funcs(struct kbtf *kb, const char *name, struct kbtf_func *out, int max);
+
+/* Closest function name in vmlinux BTF, or NULL. */
+const char *kbtf__suggest(struct kbtf *kb, const char *name);
+
+/* Strip compiler-clone suffixes: "foo.isra.0" -> "foo". */
+size_t kbtf_base_name_len(const char *name);
+
+/* "int ip_send_skb(struct net *net, struct sk_buff *skb)" (no ';'). */
+int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, struct strbuf *out);
+
+/* Type declaration with an optional name, e.g. "struct sk_buff *skb". */
+int kbtf_format_decl(const struct btf *btf, __u32 type_id, const char *name, struct strbuf *out);
+
+/* Parameters of a BTF function: count and whether it is variadic. */
+int kbtf_func_params(const struct btf *btf, __u32 func_id, const struct btf_param **params,
+		     bool *variadic);
+
+#endif

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <bpf/libbpf.h>
+
+#include "lib/util.h"
+
+static bool debug_on;
+static bool json_errors;
+static bool muted;
+
+void util_mute(bool on)
+{
+	muted = on;
+}
+
+void util_set_debug(bool on)
+{
+	debug_on = on;
+}
+
+bool util_debug(void)
+{
+	return debug_on;
+}
+
+void util_set_json_errors(bool on)
+{
+	json_errors = on;
+}
+
+static int __attribute__((format(printf, 2, 0)))
+libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!debug_on)
+		return 0;
+	/* libbpf's messages carry their own "libbpf: " prefix and newline. */
+	return vfprintf(stderr, fmt, ap);
+}
+
+void util_route_libbpf_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+const char *str_clip(const char *s, char buf[CLIP_BUF])
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < CLIP_MAX && isprint((unsigned char)s[i]); i++)
+		;
+	if (!s[i])
+		return s;
+	/* long, or holding bytes a terminal could take as controls */
+	for (i = 0; s[i] && i < CLIP_MAX; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	strcpy(buf + i, s[i] ? "..." : "");
+	return buf;
+}
+
+static void json_escape_to(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void __attribute__((format(printf, 2, 0)))
+report(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf sb;
+
+	if (muted && !debug_on)
+		return;
+	sb_init(&sb);
+	sb_vprintf(&sb, fmt, ap);
+	if (json_errors) {
+		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
+		json_escape_to(stderr, sb_str(&sb));
+		fputs("\"}\n", stderr);
+	} else {
+		fprintf(stderr, "%s: %s\n", prefix, sb_str(&sb));
+	}
+	sb_free(&sb);
+}
+
+void p_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("Error", fmt, ap);
+	va_end(ap);
+}
+
+void p_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("Warning", fmt, ap);
+	va_end(ap);
+}
+
+void p_dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!debug_on)
+		return;
+	va_start(ap, fmt);
+	fputs("debug: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP set stop_signal, so a trace loop detaches and
+ * reports before it exits; a closed pipe shows as EPIPE (flush_stdout).
+ */
+int setup_stop_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/*
+ * Each traced function holds a program and a link per direction: the
+ * default soft limit of 1024 descriptors stops a trace of a few hundred
+ * functions that the hard limit allows.
+ */
+void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		p_dbg("cannot raise the open file limit: %s", strerror(errno));
+}
+
+/*
+ * Flush stdout. A reader that went away (| head) ends a trace quietly (1);
+ * any other failure, such as a full disk, would lose events: say so.
+ */
+int flush_stdout(void)
+{
+	int e;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	e = errno;
+	if (e == EPIPE)
+		return 1;
+	/* An earlier write failed and nothing is left to retry: no errno. */
+	if (!e) {
+		p_err("writing the output failed");
+		return -EIO;
+	}
+	p_err("writing the output: %s", strerror(e));
+	return -e;
+}
+
+int parse_long(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	/* strtoll would skip leading blanks */
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_duration_ns(const char *s, unsigned long long *out)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long mult;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"", 1}};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > ~0ULL / units[i].mult)
+			return -ERANGE;
+		*out = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void sb_init(struct strbuf *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb_init(sb);
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+static bool sb_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	size_t cap = sb->cap ? sb->cap : 64;
+	char *nb;
+
+	if (sb->oom)
+		return false;
+	if (need <= sb->cap)
+		return true;
+	while (cap < need)
+		cap *= 2;
+	nb = realloc(sb->buf, cap);
+	if (!nb) {
+		sb->oom = true;
+		return false;
+	}
+	sb->buf = nb;
+	sb->cap = cap;
+	return true;
+}
+
+/* One formatting pass when the result fits, which is nearly always. */
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	size_t room;
+	va_list aq;
+	int n;
+
+	if (!sb_grow(sb, 64))
+		return;
+	room = sb->cap - sb->len;
+	va_copy(aq, ap);
+	n = vsnprintf(sb->buf + sb->len, room, fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	if ((size_t)n >= room) {
+		if (!sb_grow(sb, n))
+			return;
+		vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
+	sb->len += n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void sb_write(struct strbuf *sb, const void *data, size_t len)
+{
+	if (!sb_grow(sb, len))
+		return;
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_write(sb, &c, 1);
+}
+
+const char *sb_str(const struct strbuf *sb)
+{
+	return sb->buf && !sb->oom ? sb->buf : "";
+}
+
+bool grow_array(void *arr, size_t *cap, size_t nr, size_t elem_size, size_t first_cap)
+{
+	void **slot = arr;
+	size_t ncap;
+	void *na;
+
+	if (nr < *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : first_cap;
+	na = realloc(*slot, ncap * elem_size);
+	if (!na)
+		return false;
+	*slot = na;
+	*cap = ncap;
+	return true;
+}
+
+int edit_distance(const char *a, const char *b, int cap)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int *row, best, res;
+
+	if ((size_t)abs((int)(la - lb)) > (size_t)cap || la > 256 || lb > 256)
+		return cap + 1;
+	row = malloc((lb + 1) * sizeof(*row));
+	if (!row)
+		return cap + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			int up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap) {
+			free(row);
+			return cap + 1;
+		}
+	}
+	res = row[lb];
+	free(row);
+	return res > cap ? cap + 1 : res;
+}

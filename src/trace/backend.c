@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "trace/backend.h"
+#include "lib/bpfutil.h"
+#include "lib/util.h"
+#include "trace.skel.h"
+
+/* The kernel-internal ENOTSUPP, which BPF trampoline code returns. */
+#define ENOTSUPP_ERRNO 524
+
+/*
+ * The owner object holds the maps, the kprobe programs (one program
+ * serves every kprobe-traced function; the attach cookie names the
+ * function) and the task-exit cleanup. fentry needs one program per
+ * target, so each fentry-traced function gets its own small instance.
+ */
+struct func_state {
+	struct trace_bpf *fentry; /* per-function instance, fentry only */
+	int prog_fds[2], link_fds[2]; /* fentry/fexit like the template, or 0 */
+	struct bpf_link *entry, *ret;
+	enum backend_kind kind;
+	bool attached;
+};
+
+struct tracer {
+	const struct env *env;
+	struct func_plan *plans;
+	int nr;
+	struct func_state *fs;
+	struct trace_bpf *owner;
+	int kprobe_load_err;	/* why the owner has no kprobe programs */
+	bool has_multi;		/* kprobe.multi programs loaded */
+	struct bpf_link *multi_entry, *multi_ret;
+	struct bpf_link *exit_link;
+	int nr_cpus;
+	int ring_fd;			 /* created ahead, or negative */
+	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
+	struct trace_bpf *fentry_tmpl; /* first fentry instance, for the rest */
+	struct fast_prog {		 /* what loading like it needs, per program */
+		int btf_fd;
+		struct bpf_func_info *finfo;
+		__u32 nr_finfo;
+	} fast[2];
+};
+
+/*
+ * A 100,000-call burst of a function traced with its defaults (an entry
+ * event with the arguments, a return event) can take 35 MB, e.g. the
+ * getppid syscall's pt_regs argument; the reader may be far slower.
+ */
+#define RINGBUF_MIN (64UL << 20)
+#define RINGBUF_MAX (1UL << 30)
+
+const char *backend_name(enum backend_kind k)
+{
+	static const char *const names[BK_NR] = { "fentry", "kprobe", "kprobe.multi" };
+
+	return k < BK_NR ? names[k] : "?";
+}
+
+unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
+{
+	unsigned long want = (unsigned long)pages_per_cpu * nr_cpus * getpagesize();
+	unsigned long size = getpagesize();
+
+	/*
+	 * The default must absorb a 100,000-call burst, so it never goes
+	 * below RINGBUF_MIN; -P raises it. The kernel wants a power of two.
+	 */
+	if (pages_per_cpu == KSNOOP_DEFAULT_PAGES && want < RINGBUF_MIN)
+		want = RINGBUF_MIN;
+	while (size < want && size < RINGBUF_MAX)
+		size <<= 1;
+	return size;
+}
+
+/* Queued bytes that wake the reader: a batch, well before the ring fills. */
+static __u64 wakeup_bytes(unsigned long ring)
+{
+	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
+}
+
+static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
+{
+	skel->rodata->func_id = func;
+	skel->rodata->filter_tgid = t->env->nr_pids > 0;
+	skel->rodata->filter_cpu = t->env->cpu;
+	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
+	skel->rodata->chain_mode = t->env->stack_mode;
+	skel->rodata->min_duration_ns = t->env->min_duration_ns;
+	skel->rodata->wakeup_bytes = wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
+	skel->rodata->fentry_cookie = t->fentry_cookie;
+	skel->rodata->want_comm = t->env->json;
+}
+
+/*
+ * A function whose events all come from one side, with nothing to pair
+ * (see KSNOOP_CFG_FRAME), runs no program on the other: even an empty one
+ * costs a trampoline round trip per call.
+ */
+static bool wants_prog(const struct ksnoop_func_cfg *cfg, bool entry)
+{
+	if (cfg->flags & KSNOOP_CFG_FRAME)
+		return true;
+	if (entry)
+		return (cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)) ||
+		       cfg->nr_fast_preds; /* a kprobe's fast verdict goes in a frame */
+	return cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
+}
+
+static void autoload_only(struct trace_bpf *skel, struct bpf_program *keep1,
+			  struct bpf_program *keep2)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == keep1 || p == keep2);
+}
+
+static bool needs_exit_cleanup(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (t->plans[i].cfg.emit & KSNOOP_EMIT_COMBINED)
+			return true;
+	}
+	return false;
+}
+
+static bool wants_multi(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (t->plans[i].from_glob)
+			return t->env->backend != BACKEND_FENTRY;
+	}
+	return false;
+}
+
+enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2 };
+
+static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
+{
+	struct trace_bpf *skel = trace_bpf__open();
+	struct bpf_program *p;
+
+	if (!skel) {
+		*err = -errno;
+		return NULL;
+	}
+	set_rodata(t, skel, 0);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(skel->progs.ksnoop_kprobe, progs & OWN_KPROBE);
+	bpf_program__set_autoload(skel->progs.ksnoop_kretprobe, progs & OWN_KPROBE);
+	bpf_program__set_autoload(skel->progs.ksnoop_kmulti, progs & OWN_MULTI);
+	bpf_program__set_autoload(skel->progs.ksnoop_kretmulti, progs & OWN_MULTI);
+	bpf_program__set_autoload(skel->progs.ksnoop_task_exit, needs_exit_cleanup(t));
+	if (t->ring_fd >= 0)
+		*err = bpf_map__reuse_fd(skel->maps.events, t->ring_fd);
+	else
+		*err = bpf_map__set_max_entries(skel->maps.events,
+						ringbuf_size(t->env->pages, t->nr_cpus));
+	if (!*err)
+		*err = trace_bpf__load(skel);
+	if (*err) {
+		trace_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/* Prefer an owner with kprobe (and multi) programs; fall back to maps only. */
+static int load_owner(struct tracer *t)
+{
+	static const int tries[] = { OWN_KPROBE | OWN_MULTI, OWN_KPROBE, 0 };
+	/* -b fentry never attaches kprobes: spare the verifier their programs. */
+	size_t i = t->env->backend == BACKEND_FENTRY ? 2 : wants_multi(t) ? 0 : 1;
+	int err = 0;
+
+	for (; i < ARRAY_SIZE(tries) && !t->owner; i++) {
+		t->owner = open_owner(t, tries[i], &err);
+		if (t->owner) {
+			t->has_multi = tries[i] & OWN_MULTI;
+			if (!(tries[i] & OWN_KPROBE))
+				t->kprobe_load_err = err ? err : -EINVAL;
+		} else if (tries[i] & OWN_KPROBE) {
+			t->kprobe_load_err = err;
+		}
+		p_dbg("owner object (progs %#x): %s", tries[i], t->owner ? "loaded" : strerror(-err));
+	}
+	if (!t->owner)
+		p_err("cannot load ksnoop's BPF object: %s", strerror(-err));
+	return t->owner ? 0 : err;
+}
+
+/* Later instances reuse the owner's maps by file descriptor. */
+static int share_maps(struct trace_bpf *skel, struct trace_bpf *owner)
+{
+	struct bpf_map *m;
+	int err;
+
+	bpf_object__for_each_map(m, skel->obj) {
+		struct bpf_map *om;
+
+		if (bpf_map__is_internal(m))
+			continue;
+		om = bpf_object__find_map_by_name(owner->obj, bpf_map__name(m));
+		if (!om)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(m, bpf_map__fd(om));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * fentry attach cookies came with struct bpf_tramp_link's cookie member
+ * (Linux 5.19, "bpf, x86: Attach a cookie to fentry/fexit/fmod_ret/lsm").
+ */
+static bool kernel_has_fentry_cookie(const struct tracer *t)
+{
+	const struct btf *btf = t->nr ? t->plans[0].func.btf : NULL;
+	const struct btf_member *m;
+	const struct btf_type *tp;
+	int id, i;
+
+	id = btf ? btf__find_by_name_kind(btf, "bpf_tramp_link", BTF_KIND_STRUCT) : -1;
+	if (id < 0)
+		return false;
+	tp = btf__type_by_id(btf, id);
+	m = btf_members(tp);
+	for (i = 0; i < btf_vlen(tp); i++, m++) {
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "cookie"))
+			return true;
+	}
+	return false;
+}
+
+static struct bpf_link *attach_trace(struct tracer *t, struct bpf_program *prog, int func)
+{
+	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = func);
+
+	return t->fentry_cookie ? bpf_program__attach_trace_opts(prog, &opts)
+				: bpf_program__attach(prog);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The kernel wants BTF func_info for programs with callbacks (bpf_loop):
+ * one record per subprogram, at its first instruction. libbpf keeps its
+ * records to itself, so they are rebuilt: subprograms start where calls
+ * and callback references point (the verifier's own rule), in the order
+ * of the loaded template's records, whose BTF type ids they reuse.
+ */
+static int prepare_fast(struct fast_prog *fp, const struct bpf_program *prog, struct btf *btf)
+{
+	const struct bpf_insn *insn = bpf_program__insns(prog);
+	size_t i, n = bpf_program__insn_cnt(prog);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr = 1, k, *starts, rec;
+	struct bpf_func_info *kinfo = NULL;
+	int err = -EINVAL;
+
+	starts = calloc(n + 1, sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		bool call = insn[i].code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == BPF_PSEUDO_CALL;
+		bool func = insn[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    insn[i].src_reg == BPF_PSEUDO_FUNC;
+
+		if (call || func)
+			starts[nr++] = i + insn[i].imm + 1;
+		if (insn[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			i++;
+	}
+	qsort(starts, nr, sizeof(*starts), cmp_u32);
+	for (i = 1, k = 1; i < nr; i++) {
+		if (starts[i] != starts[k - 1])
+			starts[k++] = starts[i];
+	}
+	nr = k;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) || info.nr_func_info != nr)
+		goto out;
+	rec = info.func_info_rec_size;
+	kinfo = calloc(nr, rec);
+	fp->finfo = calloc(nr, sizeof(*fp->finfo));
+	if (!kinfo || !fp->finfo || rec < sizeof(*kinfo))
+		goto out;
+	memset(&info, 0, sizeof(info));
+	info.nr_func_info = nr;
+	info.func_info_rec_size = rec;
+	info.func_info = (__u64)(unsigned long)kinfo;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		goto out;
+	for (k = 0; k < nr; k++) {
+		fp->finfo[k].insn_off = starts[k];
+		fp->finfo[k].type_id = ((struct bpf_func_info *)((char *)kinfo + k * rec))->type_id;
+	}
+	fp->nr_finfo = nr;
+	fp->btf_fd = btf__fd(btf);
+	err = fp->btf_fd >= 0 ? 0 : -EINVAL;
+out:
+	if (err) {
+		free(fp->finfo);
+		fp->finfo = NULL;
+	}
+	free(kinfo);
+	free(starts);
+	return err;
+}
+
+/* The first fentry instance becomes the template, if it can. */
+static void set_fentry_tmpl(struct tracer *t, struct trace_bpf *skel)
+{
+	struct btf *btf = bpf_object__btf(skel->obj);
+
+	if (t->fentry_tmpl || !t->fentry_cookie || !btf)
+		return;
+	if (prepare_fast(&t->fast[0], skel->progs.ksnoop_fentry, btf) ||
+	    prepare_fast(&t->fast[1], skel->progs.ksnoop_fexit, btf)) {
+		p_dbg("fentry: no BTF func_info to reuse; loading each function through libbpf");
+		return;
+	}
+	t->fentry_tmpl = skel;
+}
+
+/* A tracing program with tmpl's final instructions, bound to btf_id. */
+static int load_like(const struct tracer *t, int k, const struct bpf_program *tmpl, __u32 btf_id)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = bpf_program__expected_attach_type(tmpl),
+		    .attach_btf_id = btf_id,
+		    .prog_flags = bpf_program__flags(tmpl),
+		    .prog_btf_fd = t->fast[k].btf_fd,
+		    .func_info = t->fast[k].finfo,
+		    .func_info_cnt = t->fast[k].nr_finfo,
+		    .func_info_rec_size = sizeof(struct bpf_func_info));
+	char *log;
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
+			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts);
+	if (fd >= 0 || !t->env->debug)
+		return fd;
+	/* -d: load again for the verifier's log, and show its end. */
+	log = calloc(1, 1 << 20);
+	if (!log)
+		return fd;
+	opts.log_buf = log;
+	opts.log_size = 1 << 20;
+	opts.log_level = 1;
+	if (bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
+			  bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts) < 0)
+		p_dbg("verifier log (end): %s", strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
+	free(log);
+	return fd;
+}
+
+/*
+ * fentry programs are bound to their target when loaded, so every traced
+ * function needs a load (and a verifier pass) of its own. Only the first
+ * goes through libbpf; the others reuse its relocated instructions (maps
+ * already embedded), which spares each a libbpf object, a parse of the
+ * kernel's BTF and the relocations. The attach cookie names the function.
+ */
+static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	const struct bpf_program *progs[2] = { t->fentry_tmpl->progs.ksnoop_fentry,
+					       t->fentry_tmpl->progs.ksnoop_fexit };
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .tracing.cookie = func);
+	struct func_state *fs = &t->fs[func];
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		if (!wants_prog(&t->plans[func].cfg, i == 0))
+			continue;
+		*op = BPFUTIL_LOAD;
+		fd = load_like(t, i, progs[i], t->plans[func].func.id);
+		if (fd < 0)
+			return fd;
+		fs->prog_fds[i] = fd;
+		*op = BPFUTIL_ATTACH;
+		fd = bpf_link_create(fd, 0, bpf_program__expected_attach_type(progs[i]), &lopts);
+		if (fd < 0)
+			return fd;
+		fs->link_fds[i] = fd;
+	}
+	return 0;
+}
+
+static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	const char *target = t->plans[func].attach_name;
+	struct func_state *fs = &t->fs[func];
+	struct trace_bpf *skel;
+	int err;
+
+	/* Module functions need their module's BTF object: libbpf finds it. */
+	if (t->fentry_tmpl && !t->plans[func].func.module)
+		return attach_fentry_fast(t, func, op);
+	*op = BPFUTIL_OPEN;
+	skel = trace_bpf__open();
+	if (!skel)
+		return -errno;
+	set_rodata(t, skel, func);
+	*op = BPFUTIL_LOAD;
+	autoload_only(skel, skel->progs.ksnoop_fentry, skel->progs.ksnoop_fexit);
+	err = bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target) ?:
+	      bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target) ?:
+	      share_maps(skel, t->owner) ?: trace_bpf__load(skel);
+	if (err) {
+		trace_bpf__destroy(skel);
+		return err;
+	}
+	fs->fentry = skel;
+	*op = BPFUTIL_ATTACH;
+	if (wants_prog(&t->plans[func].cfg, true)) {
+		fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
+		if (!fs->entry)
+			return -errno;
+	}
+	if (wants_prog(&t->plans[func].cfg, false)) {
+		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
+		if (!fs->ret)
+			return -errno;
+	}
+	set_fentry_tmpl(t, skel);
+	return 0;
+}
+
+static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
+	const char *name = t->plans[func].attach_name;
+	struct func_state *fs = &t->fs[func];
+
+	*op = BPFUTIL_LOAD;
+	if (t->kprobe_load_err)
+		return t->kprobe_load_err;
+	*op = BPFUTIL_ATTACH;
+	if (wants_prog(&t->plans[func].cfg, true)) {
+		fs->entry =
+			bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
+		if (!fs->entry)
+			return -errno;
+	}
+	if (!wants_prog(&t->plans[func].cfg, false))
+		return 0;
+	opts.retprobe = true;
+	fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name, &opts);
+	return fs->ret ? 0 : -errno;
+}
+
+static void detach_func(struct tracer *t, struct func_state *fs)
+{
+	int i;
+
+	bpf_link__destroy(fs->ret);
+	bpf_link__destroy(fs->entry);
+	fs->ret = fs->entry = NULL;
+	for (i = 1; i >= 0; i--) {
+		if (fs->link_fds[i] > 0)
+			close(fs->link_fds[i]);
+		if (fs->prog_fds[i] > 0)
+			close(fs->prog_fds[i]);
+		fs->link_fds[i] = fs->prog_fds[i] = 0;
+	}
+	if (fs->fentry && fs->fentry == t->fentry_tmpl)
+		return; /* freed last, in tracer__free */
+	trace_bpf__destroy(fs->fentry);
+	fs->fentry = NULL;
+}
+
+static bool can_fentry(const struct func_plan *p)
+{
+	/* A clone's symbol has no BTF function of its own to attach to. */
+	return !strchr(p->attach_name, '.');
+}
+
+/*
+ * BPF trampolines pass a limited number of arguments; past it the JIT
+ * refuses the function with ENOTSUPP, which alone reads as "no fentry at
+ * all". arm64's take the 8 register arguments only (x0..x7); x86-64's took
+ * the 6 register arguments until Linux 6.6 read the stack.
+ */
+#if defined(__aarch64__)
+#define TRAMP_ARGS 8
+#define TRAMP_ARGS_WHY "arm64 BPF trampolines take at most 8"
+#else
+#define TRAMP_ARGS 6
+#define TRAMP_ARGS_WHY "x86-64 BPF trampolines take at most 6 before Linux 6.6"
+#endif
+
+/*
+ * Whether fentry works at all, as far as BTF tells. arm64 attaches BPF
+ * trampolines through ftrace direct calls, which came to arm64 after
+ * ftrace_ops gained direct_call: a kernel built with them has the member
+ * (Debian's 6.12), one without (Debian's 6.1) fails every fentry attach
+ * with ENOTSUPP whatever the function. x86-64 kernels had direct calls
+ * before that member existed, so there is no such marker there.
+ */
+static bool has_direct_calls(const struct btf *btf)
+{
+#if defined(__aarch64__)
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, "ftrace_ops", BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "direct_call"))
+			return true;
+	}
+	return false;
+#else
+	(void)btf;
+	return true;
+#endif
+}
+
+/*
+ * fentry's ENOTSUPP alone reads as "no fentry on this kernel"; say which
+ * limit it was where BTF and the prototype tell. Returns false to leave
+ * the explanation to bpfutil_explain().
+ */
+static bool explain_fentry(struct strbuf *why, const struct func_plan *p, enum bpfutil_op op,
+			   int err)
+{
+	const char *ename;
+	char buf[32];
+
+	err = abs(err);
+	if (err != ENOTSUPP_ERRNO && err != EOPNOTSUPP)
+		return false;
+	ename = bpfutil_errno_name(err, buf, sizeof(buf));
+	if (!has_direct_calls(p->func.btf)) {
+		sb_printf(why,
+			  "arm64 attaches fentry programs through ftrace direct calls, which "
+			  "this kernel lacks (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) (%s)",
+			  ename);
+		return true;
+	}
+	/* The trampoline is built when the link is made, not at load. */
+	if (op != BPFUTIL_ATTACH || p->nr_args <= TRAMP_ARGS)
+		return false;
+	sb_printf(why, "%s has %d arguments and %s; kprobes read the rest from the stack (%s)",
+		  p->name, p->nr_args, TRAMP_ARGS_WHY, ename);
+	return true;
+}
+
+static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct strbuf *why)
+{
+	enum bpfutil_op op = BPFUTIL_LOAD;
+	int err;
+
+	if (kind == BK_FENTRY && !can_fentry(&t->plans[func])) {
+		sb_printf(why, "a compiler clone has no BTF function to attach to");
+		return -ENOENT;
+	}
+	err = kind == BK_FENTRY ? attach_fentry(t, func, &op) : attach_kprobe(t, func, &op);
+	if (!err)
+		return 0;
+	detach_func(t, &t->fs[func]);
+	if (kind != BK_FENTRY || !explain_fentry(why, &t->plans[func], op, err))
+		bpfutil_explain(why, backend_name(kind), op, err);
+	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
+	return err;
+}
+
+static int attach_func(struct tracer *t, int func)
+{
+	enum backend_choice want = t->env->backend;
+	struct strbuf why[2];
+	int k, err = -EINVAL;
+
+	sb_init(&why[0]);
+	sb_init(&why[1]);
+	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
+		if ((want == BACKEND_FENTRY && k != BK_FENTRY) ||
+		    (want == BACKEND_KPROBE && k != BK_KPROBE))
+			continue;
+		err = try_kind(t, func, k, &why[k]);
+		if (!err) {
+			t->fs[func].kind = k;
+			t->fs[func].attached = true;
+			p_dbg("%s: attached with %s", t->plans[func].name, backend_name(k));
+			break;
+		}
+	}
+	if (err && want == BACKEND_AUTO)
+		p_err("cannot trace %s: fentry: %s; kprobe: %s", t->plans[func].name,
+		      sb_str(&why[0]), sb_str(&why[1]));
+	else if (err)
+		p_err("cannot trace %s with %s: %s", t->plans[func].name,
+		      want == BACKEND_FENTRY ? "fentry" : "kprobe",
+		      sb_str(&why[want == BACKEND_FENTRY ? 0 : 1]));
+	sb_free(&why[0]);
+	sb_free(&why[1]);
+	return err;
+}
+
+/* Glob-expanded functions: one kprobe.multi link each way, if we can. */
+static int attach_multi(struct tracer *t)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	const char **syms = calloc(t->nr, sizeof(*syms));
+	__u64 *cookies = calloc(t->nr, sizeof(*cookies));
+	int i, n = 0, err = 0;
+
+	if (!syms || !cookies) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (!t->plans[i].from_glob)
+			continue;
+		syms[n] = t->plans[i].attach_name;
+		cookies[n++] = i;
+	}
+	opts.syms = syms;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	t->multi_entry = bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kmulti,
+								NULL, &opts);
+	opts.retprobe = true;
+	if (t->multi_entry)
+		t->multi_ret = bpf_program__attach_kprobe_multi_opts(
+			t->owner->progs.ksnoop_kretmulti, NULL, &opts);
+	if (!t->multi_ret) {
+		err = -errno;
+		bpf_link__destroy(t->multi_entry);
+		t->multi_entry = NULL;
+		p_dbg("kprobe.multi for %d functions failed: %s", n, strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (t->plans[i].from_glob) {
+			t->fs[i].kind = BK_KPROBE_MULTI;
+			t->fs[i].attached = true;
+		}
+	}
+	p_dbg("kprobe.multi: attached %d functions with one link each way", n);
+out:
+	free(syms);
+	free(cookies);
+	return err;
+}
+
+static int fill_maps(struct tracer *t)
+{
+	int cfg_fd = bpf_map__fd(t->owner->maps.func_cfg);
+	int tgid_fd = bpf_map__fd(t->owner->maps.tgids);
+	__u8 one = 1;
+	__u32 i;
+
+	for (i = 0; i < (__u32)t->nr; i++) {
+		if (bpf_map_update_elem(cfg_fd, &i, &t->plans[i].cfg, BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < (__u32)t->env->nr_pids; i++) {
+		__u32 tgid = t->env->pids[i];
+
+		if (bpf_map_update_elem(tgid_fd, &tgid, &one, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int set_cgroup(struct tracer *t)
+{
+	__u32 zero = 0;
+	int fd, err;
+
+	if (!t->env->cgroup)
+		return 0;
+	fd = open(t->env->cgroup, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		p_err("cannot open cgroup '%s': %s", t->env->cgroup, strerror(errno));
+		return -errno;
+	}
+	err = bpf_map_update_elem(bpf_map__fd(t->owner->maps.cgroup), &zero, &fd, BPF_ANY);
+	if (err)
+		p_err("'%s' is not a cgroup v2 directory: %s", t->env->cgroup, strerror(errno));
+	close(fd);
+	return err ? -EINVAL : 0;
+}
+
+static int attach_all(struct tracer *t)
+{
+	int i, err;
+
+	if (t->has_multi && wants_multi(t) && attach_multi(t) == 0)
+		p_dbg("glob functions attached through kprobe.multi");
+	for (i = 0; i < t->nr; i++) {
+		if (t->fs[i].attached)
+			continue;
+		err = attach_func(t, i);
+		if (err)
+			return err;
+	}
+	if (needs_exit_cleanup(t)) {
+		t->exit_link = bpf_program__attach(t->owner->progs.ksnoop_task_exit);
+		if (!t->exit_link) {
+			p_err("cannot attach the task-exit cleanup program: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+int tracer__create_ring(const struct env *env)
+{
+	int nr_cpus = libbpf_num_possible_cpus(), fd;
+	union bpf_attr attr;
+
+	if (nr_cpus <= 0)
+		return nr_cpus ? nr_cpus : -EINVAL;
+	/*
+	 * The bare syscall: libbpf's bpf_map_create would first probe whether
+	 * maps may have names by loading a program. The name must be the
+	 * skeleton's, which finds maps by name (share_maps).
+	 */
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_RINGBUF;
+	attr.max_entries = ringbuf_size(env->pages, nr_cpus);
+	strncpy(attr.map_name, "events", sizeof(attr.map_name) - 1);
+	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
+			    int ring_fd)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ring_fd = ring_fd;
+	t->env = env;
+	t->plans = plans;
+	t->nr = nr;
+	t->nr_cpus = libbpf_num_possible_cpus();
+	t->fentry_cookie = kernel_has_fentry_cookie(t);
+	t->fs = calloc(nr, sizeof(*t->fs));
+	if (!t->fs || t->nr_cpus <= 0)
+		goto fail;
+	/* Configuration is in place before the first program can run. */
+	if (load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t))
+		goto fail;
+	return t;
+fail:
+	tracer__free(t);
+	return NULL;
+}
+
+void tracer__free(struct tracer *t)
+{
+	int i;
+
+	if (!t)
+		return;
+	bpf_link__destroy(t->exit_link);
+	bpf_link__destroy(t->multi_ret);
+	bpf_link__destroy(t->multi_entry);
+	for (i = 0; t->fs && i < t->nr; i++)
+		detach_func(t, &t->fs[i]);
+	trace_bpf__destroy(t->fentry_tmpl);
+	free(t->fast[0].finfo);
+	free(t->fast[1].finfo);
+	trace_bpf__destroy(t->owner);
+	free(t->fs);
+	free(t);
+}
+
+int tracer__events_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->owner->maps.events);
+}
+
+int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])
+{
+	int fd = bpf_map__fd(t->owner->maps.drops);
+	__u64 *vals = calloc(t->nr_cpus, sizeof(*vals));
+	__u32 r;
+	int c;
+
+	if (!vals)
+		return -ENOMEM;
+	for (r = 0; r < KSNOOP_DROP_NR; r++) {
+		drops[r] = 0;
+		if (bpf_map_lookup_elem(fd, &r, vals))
+			continue;
+		for (c = 0; c < t->nr_cpus; c++)
+			drops[r] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+enum backend_kind tracer__backend(const struct tracer *t, int func)
+{
+	return t->fs[func].kind;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loading and attaching: one BPF object instance per traced function,
+ * fentry/fexit where the kernel allows it and kprobe/kretprobe otherwise,
+ * all sharing the first instance's maps.
+ */
+#ifndef KSNOOP_BACKEND_H
+#define KSNOOP_BACKEND_H
+
+#include "env.h"
+#include "abi/trace.h"
+#include "trace/plan.h"
+
+enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
+
+struct tracer;
+
+/*
+ * The events ring, for tracer__open: an fd, or -errno (tracer__open then
+ * creates it and reports the error). Allocating tens of MB takes the
+ * kernel a while, so callers create it early, beside other start-up work.
+ */
+int tracer__create_ring(const struct env *env);
+/*
+ * Loads and attaches everything, or reports one error line and fails.
+ * ring_fd is tracer__create_ring's, or negative; the caller keeps it.
+ */
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
+			    int ring_fd);
+/* Detaches and frees everything; safe on NULL. */
+void tracer__free(struct tracer *t);
+
+int tracer__events_fd(const struct tracer *t);
+/* Drops summed over CPUs, by enum ksnoop_drop_reason. */
+int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR]);
+enum backend_kind tracer__backend(const struct tracer *t, int func);
+
+const char *backend_name(enum backend_kind k);
+/* Ring buffer bytes for -P pages per CPU (see ksnoop(8)). */
+unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus);
+
+#endif

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/json.h"
+#include "trace/output.h"
+#include "lib/util.h"
+
+/* Columns of ksnoop(8)'s layout. */
+#define NAME_INDENT 34	/* "%34s %s = " */
+#define DUMP_INDENT 36	/* btf_dump indent level, in spaces */
+#define CLOSE_INDENT 31 /* "%31s);" */
+
+struct output {
+	const struct env *env;
+	const struct func_plan *plans;
+	int nr;
+	FILE *out;
+	struct ksyms *ks;
+	struct btf_dump **dumps; /* per plan; plans of one BTF share one */
+	char ***type_names;	 /* [plan][value], for JSON */
+	struct strbuf buf;	 /* one value's dump, before filtering */
+	struct strbuf line;	 /* one JSON event */
+	__s64 wall_offset_ns;	 /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+};
+
+/* Whether fmt's only conversions are %s, which need no formatter. */
+static bool only_strings(const char *fmt)
+{
+	for (; (fmt = strchr(fmt, '%')); fmt += 2)
+		if (fmt[1] != 's')
+			return false;
+	return true;
+}
+
+/*
+ * btf_dump prints names, casts and braces a few bytes per call; most of
+ * those formats hold no conversion but %s, and vsnprintf would dominate.
+ */
+static void __attribute__((format(printf, 2, 0)))
+dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	struct output *o = ctx;
+	const char *pct, *str;
+
+	if (!only_strings(fmt)) {
+		sb_vprintf(&o->buf, fmt, args);
+		return;
+	}
+	for (; (pct = strchr(fmt, '%')); fmt = pct + 2) {
+		sb_write(&o->buf, fmt, pct - fmt);
+		str = va_arg(args, const char *);
+		sb_write(&o->buf, str, strlen(str));
+	}
+	sb_write(&o->buf, fmt, strlen(fmt));
+}
+
+static void put_indent(struct output *o)
+{
+	static const char spaces[DUMP_INDENT] = {[0 ... DUMP_INDENT - 1] = ' '};
+
+	fwrite(spaces, 1, DUMP_INDENT, o->out);
+}
+
+static __s64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static char *value_type_name(const struct plan_value *pv)
+{
+	struct strbuf sb;
+	char *s;
+
+	sb_init(&sb);
+	if (pv->show == SHOW_STRING && !pv->type_id)
+		sb_printf(&sb, "char[16]");
+	else
+		kbtf_format_decl(pv->btf, pv->type_id, NULL, &sb);
+	if (pv->show == SHOW_PTR_DUMP)
+		sb_printf(&sb, " *");
+	s = strdup(sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
+static int init_type_names(struct output *o)
+{
+	int i, j;
+
+	o->type_names = calloc(o->nr, sizeof(*o->type_names));
+	if (!o->type_names)
+		return -ENOMEM;
+	for (i = 0; i < o->nr; i++) {
+		o->type_names[i] = calloc(KSNOOP_MAX_VALUES, sizeof(char *));
+		if (!o->type_names[i])
+			return -ENOMEM;
+		for (j = 0; j < (int)o->plans[i].cfg.nr_values; j++)
+			o->type_names[i][j] = value_type_name(&o->plans[i].values[j]);
+	}
+	return 0;
+}
+
+/* The dump of an earlier plan with the same BTF, or NULL. */
+static struct btf_dump *dump_of_btf(const struct output *o, int n, const struct btf *btf)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (o->plans[i].func.btf == btf)
+			return o->dumps[i];
+	}
+	return NULL;
+}
+
+/*
+ * A btf_dump keeps state for every type of its BTF, about a megabyte for
+ * vmlinux: one per plan made 500 functions cost 600 MB.
+ */
+static int new_dumps(struct output *o)
+{
+	const struct btf *btf;
+	int i;
+
+	for (i = 0; i < o->nr; i++) {
+		btf = o->plans[i].func.btf;
+		o->dumps[i] = dump_of_btf(o, i, btf);
+		if (!o->dumps[i])
+			o->dumps[i] = btf_dump__new(btf, dump_printf, o, NULL);
+		if (!o->dumps[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
+			   struct ksyms *ks)
+{
+	struct output *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->env = env;
+	o->plans = plans;
+	o->nr = nr;
+	o->out = out;
+	o->ks = ks;
+	o->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	o->dumps = calloc(nr, sizeof(*o->dumps));
+	if (!o->dumps || (env->json && init_type_names(o)) || new_dumps(o))
+		goto err;
+	return o;
+err:
+	output__free(o);
+	return NULL;
+}
+
+void output__free(struct output *o)
+{
+	int i, j;
+
+	if (!o)
+		return;
+	for (i = 0; o->dumps && i < o->nr; i++) {
+		if (o->dumps[i] && dump_of_btf(o, i, o->plans[i].func.btf) != o->dumps[i])
+			btf_dump__free(o->dumps[i]);
+	}
+	for (i = 0; o->type_names && i < o->nr; i++) {
+		for (j = 0; o->type_names[i] && j < KSNOOP_MAX_VALUES; j++)
+			free(o->type_names[i][j]);
+		free(o->type_names[i]);
+	}
+	free(o->type_names);
+	free(o->dumps);
+	sb_free(&o->buf);
+	sb_free(&o->line);
+	free(o);
+}
+
+void output__header(struct output *o)
+{
+	if (!o->env->json)
+		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
+}
+
+int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
+{
+	const __u8 *p, *end;
+	__u32 i;
+
+	if (size < KSNOOP_EVENT_HDR_SIZE || ev->func_id >= (__u32)nr_funcs ||
+	    ev->data_len > size - KSNOOP_EVENT_HDR_SIZE)
+		return -EINVAL;
+	p = ev->data;
+	end = ev->data + ev->data_len;
+	for (i = 0; i < ev->nr_vrecs; i++) {
+		const struct ksnoop_vrec *vr = (const void *)p;
+
+		if ((size_t)(end - p) < sizeof(*vr) || (size_t)(end - p) - sizeof(*vr) < vr->len ||
+		    vr->idx >= KSNOOP_MAX_VALUES)
+			return -EINVAL;
+		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		if (p > end)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void print_string(FILE *out, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static __u64 extract_bits(const __u8 *data, __u32 len, __u8 bit_off, __u8 bit_size)
+{
+	__u64 v = 0;
+
+	memcpy(&v, data, len < 8 ? len : 8);
+	v >>= bit_off;
+	return bit_size < 64 ? v & ((1ULL << bit_size) - 1) : v;
+}
+
+static int line_indent(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == ' ')
+		n++;
+	return n;
+}
+
+/*
+ * --symbolize: btf_dump prints a function pointer as "(ret (*)(args))0xaddr";
+ * append " <symbol>" when the address starts a kernel function.
+ */
+static void write_line(struct output *o, const char *line, size_t len)
+{
+	const char *p = line, *hex = NULL;
+	unsigned long long addr;
+	uint64_t start = 0;
+	const char *sym;
+	char *end;
+
+	if (o->env->symbolize && o->ks && memmem(line, len, "(*)(", 4)) {
+		while ((p = memmem(p, len - (p - line), "))0x", 4)))
+			hex = p += 2;
+	}
+	if (!hex) {
+		fwrite(line, 1, len, o->out);
+		return;
+	}
+	addr = strtoull(hex, &end, 16);
+	sym = ksyms__addr_name(o->ks, addr, &start);
+	fwrite(line, 1, end - line, o->out);
+	if (sym && start == addr)
+		fprintf(o->out, " <%s>", sym);
+	fwrite(end, 1, len - (end - line), o->out);
+}
+
+/*
+ * btf_dump indents with one printf callback per level per line, so the
+ * dump runs with no base indent and each line gets its DUMP_INDENT here.
+ */
+
+/* --max-depth: lines nested deeper than the bound collapse into "...". */
+/*
+ * A btf_dump text, line by line under the value's indent. With a depth
+ * limit (0: none), each run of deeper lines becomes one marker.
+ */
+static void write_dump(struct output *o, const char *text, int limit)
+{
+	bool eliding = false;
+	const char *nl;
+
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl)
+			nl = text + strlen(text) - 1;
+		if (limit && line_indent(text) > limit) {
+			if (!eliding)
+				fprintf(o->out, "%*s... /* deeper than --max-depth %d */\n",
+					DUMP_INDENT + limit + 1, "", limit);
+			eliding = true;
+			continue;
+		}
+		eliding = false;
+		put_indent(o);
+		write_line(o, text, nl - text + 1);
+	}
+}
+
+/*
+ * After a dump of only len of full bytes: on a line of its own, or at the
+ * end of the one line of a --compact dump. btf_dump stops with -E2BIG at
+ * the first base value past the end, but skips members it reads as zero
+ * there, so a short dump can also end in a complete-looking "}".
+ */
+static void print_cut(struct output *o, size_t len, __u32 full)
+{
+	const struct strbuf *b = &o->buf;
+
+	if (o->env->compact && b->len) {
+		fputc(' ', o->out);
+	} else {
+		if (b->len && b->buf[b->len - 1] != '\n')
+			fputc('\n', o->out);
+		put_indent(o);
+	}
+	fprintf(o->out, "... /* %zu bytes of %u */", len, full);
+}
+
+static void print_dump(struct output *o, struct btf_dump *d, const struct plan_value *pv,
+		       const void *data, size_t len)
+{
+	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .indent_str = " ", .compact = o->env->compact);
+	int ret;
+
+	sb_reset(&o->buf);
+	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
+	write_dump(o, sb_str(&o->buf),
+		   o->env->max_depth > 0 && !o->env->compact ? o->env->max_depth : 0);
+	if (ret == -E2BIG || len < pv->full_size)
+		print_cut(o, len, pv->full_size);
+}
+
+static void print_fault(struct output *o, const struct plan_value *pv, const char *why)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	kbtf_format_decl(pv->btf, pv->type_id, NULL, &sb);
+	fprintf(o->out, "%*s /* Cannot show '%s' as '%s%s'; %s */", DUMP_INDENT, "", pv->name,
+		sb_str(&sb), pv->show == SHOW_PTR_DUMP ? " *" : "", why);
+	sb_free(&sb);
+}
+
+static void print_value(struct output *o, struct btf_dump *d, const struct plan_value *pv,
+			const struct ksnoop_vrec *vr)
+{
+	const void *data = vr + 1;
+
+	fprintf(o->out, "%*s %s = ", NAME_INDENT, "", pv->name);
+	if (pv->via_pointer)
+		fprintf(o->out, "*(0x%llx)", (unsigned long long)vr->raw);
+	fputc('\n', o->out);
+	if (vr->flags & KSNOOP_VR_NULL) {
+		print_fault(o, pv, "NULL pointer");
+	} else if (vr->flags & KSNOOP_VR_FAULT) {
+		print_fault(o, pv, "invalid/userspace ptr?");
+	} else if (pv->show == SHOW_STRING) {
+		put_indent(o);
+		print_string(o->out, data, vr->len);
+	} else if (pv->show == SHOW_SCALAR) {
+		print_dump(o, d, pv, &vr->raw, pv->full_size);
+	} else if (pv->bit_size) {
+		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
+
+		print_dump(o, d, pv, &v, sizeof(v));
+	} else {
+		print_dump(o, d, pv, data, vr->len);
+	}
+}
+
+static void print_time(struct output *o, __u64 ts)
+{
+	char buf[32];
+	__s64 wall = (__s64)ts + o->wall_offset_ns;
+	time_t secs = wall / 1000000000LL;
+	struct tm tm;
+
+	if (!o->env->wallclock) {
+		fprintf(o->out, "%16llu", (unsigned long long)ts);
+		return;
+	}
+	localtime_r(&secs, &tm);
+	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	fprintf(o->out, "%9s.%06lld", buf, (long long)(wall % 1000000000LL) / 1000);
+}
+
+/*
+ * The shown values of a validated event, in order: call with *i = 0 and
+ * *p = NULL, get NULL at the end.
+ */
+static const struct ksnoop_vrec *next_shown(const struct func_plan *plan,
+					    const struct ksnoop_event *ev, __u32 *i, const __u8 **p)
+{
+	if (!*p)
+		*p = ev->data;
+	while (*i < ev->nr_vrecs) {
+		const struct ksnoop_vrec *vr = (const void *)*p;
+		const struct plan_value *pv = &plan->values[vr->idx];
+
+		*p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		(*i)++;
+		if (!pv->hidden && pv->name)
+			return vr;
+	}
+	return NULL;
+}
+
+static void text_event(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	const struct ksnoop_vrec *vr;
+	const __u8 *p = NULL;
+	int shown = 0;
+	__u32 i = 0;
+
+	print_time(o, ev->ts);
+	fprintf(o->out, " %4u %8u %s(\n", ev->cpu, ev->pid, plan->name);
+	while ((vr = next_shown(plan, ev, &i, &p))) {
+		const struct plan_value *pv = &plan->values[vr->idx];
+
+		if (shown++)
+			fputs(",\n", o->out);
+		print_value(o, o->dumps[ev->func_id], pv, vr);
+	}
+	if (o->env->min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
+		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
+			(unsigned long long)ev->duration_ns);
+	fprintf(o->out, "\n%*s);\n\n", CLOSE_INDENT, "");
+}
+
+static const char *event_kind_name(__u16 kind)
+{
+	switch (kind) {
+	case KSNOOP_EV_ENTRY:
+		return "entry";
+	case KSNOOP_EV_RETURN:
+		return "return";
+	case KSNOOP_EV_COMBINED:
+		return "combined";
+	}
+	return "unknown";
+}
+
+static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
+			   const struct ksnoop_vrec *vr)
+{
+	struct json_opts jo = {.max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
+			       .ks = o->ks};
+	struct strbuf *sb = &o->line;
+	const void *data = vr + 1;
+
+	sb_printf(sb, "{\"name\":");
+	json_string(sb, pv->name, 1024);
+	sb_printf(sb, ",\"type\":");
+	json_string(sb, type ? type : "", 1024);
+	if (pv->via_pointer)
+		sb_printf(sb, ",\"addr\":\"0x%llx\"", (unsigned long long)vr->raw);
+	if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
+		sb_printf(sb, ",\"error\":\"%s\"}",
+			  vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory");
+		return;
+	}
+	sb_printf(sb, ",\"value\":");
+	if (pv->show == SHOW_STRING) {
+		json_string(sb, data, vr->len);
+	} else if (pv->show == SHOW_SCALAR) {
+		json_value(sb, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
+	} else if (pv->bit_size) {
+		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
+
+		json_value(sb, pv->btf, pv->type_id, &v, sizeof(v), &jo);
+	} else {
+		json_value(sb, pv->btf, pv->type_id, data, vr->len, &jo);
+	}
+	if (vr->flags & KSNOOP_VR_TRUNCATED ||
+	    (pv->show != SHOW_SCALAR && pv->show != SHOW_STRING && vr->len < pv->full_size))
+		sb_printf(sb, ",\"truncated\":true");
+	sb_putc(sb, '}');
+}
+
+static void json_event(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct strbuf *sb = &o->line;
+	const struct ksnoop_vrec *vr;
+	const __u8 *p = NULL;
+	int shown = 0;
+	__u32 i = 0;
+
+	sb_reset(sb);
+	sb_printf(sb, "{\"ts\":%llu", (unsigned long long)ev->ts);
+	if (o->env->wallclock)
+		sb_printf(sb, ",\"wall_ns\":%lld",
+			  (long long)ev->ts + (long long)o->wall_offset_ns);
+	sb_printf(sb, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", ev->cpu, ev->tgid, ev->pid);
+	json_string(sb, ev->comm, sizeof(ev->comm));
+	sb_printf(sb, ",\"function\":");
+	json_string(sb, plan->name, 1024);
+	sb_printf(sb, ",\"event\":\"%s\"", event_kind_name(ev->kind));
+	if (ev->kind != KSNOOP_EV_ENTRY)
+		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
+	sb_printf(sb, ",\"values\":[");
+	while ((vr = next_shown(plan, ev, &i, &p))) {
+		if (shown++)
+			sb_putc(sb, ',');
+		json_one_value(o, &plan->values[vr->idx], o->type_names[ev->func_id][vr->idx], vr);
+	}
+	sb_printf(sb, "]}\n");
+	fputs(sb_str(sb), o->out);
+}
+
+int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
+{
+	if (event_validate(ev, size, o->nr))
+		return -EINVAL;
+	if (ev->kind == KSNOOP_EV_CHAIN_END)
+		return 0;
+	if (o->env->json)
+		json_event(o, ev);
+	else
+		text_event(o, ev);
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Events -> text in ksnoop(8)'s layout, or NDJSON. */
+#ifndef KSNOOP_OUTPUT_H
+#define KSNOOP_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "env.h"
+#include "abi/trace.h"
+#include "lib/ksyms.h"
+#include "trace/plan.h"
+
+struct output;
+
+struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
+			   struct ksyms *ks);
+void output__free(struct output *o);
+void output__header(struct output *o);
+/* Validates the record; returns 0, or -EINVAL for a malformed one. */
+int output__event(struct output *o, const struct ksnoop_event *ev, size_t size);
+
+/* Checks a ring buffer record before anything reads it. */
+int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs);
+
+#endif

@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Spec + BTF -> plan: parameter slots, member offsets, sizes, predicates. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "trace/plan.h"
+#include "lib/util.h"
+
+/* Where a path currently points while it is being resolved. */
+struct loc {
+	const struct btf *btf;
+	__u32 type_id;	/* type of the thing at this location */
+	bool in_memory; /* at v + off (else the value v itself) */
+	int off;
+	__u8 bit_off, bit_size;
+};
+
+struct resolver {
+	struct func_plan *plan;
+	const struct btf *btf;
+	const char *what; /* the path as written, for messages */
+};
+
+__u32 btf_skip_mods(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
+}
+
+static const struct btf_type *real_type(const struct btf *btf, __u32 id)
+{
+	return btf__type_by_id(btf, btf_skip_mods(btf, id));
+}
+
+static bool is_char(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = real_type(btf, id);
+
+	return t && btf_is_int(t) && t->size == 1 &&
+	       ((btf_int_encoding(t) & BTF_INT_CHAR) ||
+		strstr(btf__name_by_offset(btf, t->name_off), "char"));
+}
+
+static bool is_composite(const struct btf_type *t)
+{
+	return t && (btf_is_struct(t) || btf_is_union(t));
+}
+
+static char *type_str(const struct btf *btf, __u32 id)
+{
+	struct strbuf sb;
+	char *s;
+
+	sb_init(&sb);
+	kbtf_format_decl(btf, id, NULL, &sb);
+	s = strdup(sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
+static void err_type(struct resolver *r, const char *msg, __u32 id)
+{
+	char *ts = type_str(r->btf, id);
+
+	p_err("%s: %s '%s' in %s()", r->what, msg, ts ? ts : "?", r->plan->name);
+	free(ts);
+}
+
+/* Find a member by name, through anonymous structs/unions as C does. */
+static bool find_member(const struct btf *btf, __u32 id, const char *name, struct loc *out,
+			int base_bits)
+{
+	const struct btf_type *t = real_type(btf, id);
+	const struct btf_member *m;
+	int i;
+
+	if (!is_composite(t))
+		return false;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		int bits = base_bits + btf_member_bit_offset(t, i);
+
+		if (mn[0] == '\0' && find_member(btf, m->type, name, out, bits))
+			return true;
+		if (strcmp(mn, name))
+			continue;
+		out->type_id = m->type;
+		out->bit_size = btf_member_bitfield_size(t, i);
+		out->off = bits / 8;
+		out->bit_off = out->bit_size ? bits % 8 : 0;
+		return true;
+	}
+	return false;
+}
+
+static void closest_member(const struct btf *btf, __u32 id, const char *name, const char **best,
+			   int *best_d)
+{
+	const struct btf_type *t = real_type(btf, id);
+	const struct btf_member *m;
+	int i, d;
+
+	if (!is_composite(t))
+		return;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+
+		if (!mn[0]) {
+			closest_member(btf, m->type, name, best, best_d);
+			continue;
+		}
+		d = edit_distance(name, mn, *best_d - 1);
+		if (d < *best_d) {
+			*best_d = d;
+			*best = mn;
+		}
+	}
+}
+
+static int err_no_member(struct resolver *r, __u32 id, const char *name)
+{
+	const char *best = NULL;
+	int best_d = 3;
+	char *ts = type_str(r->btf, btf_skip_mods(r->btf, id));
+
+	closest_member(r->btf, id, name, &best, &best_d);
+	if (best)
+		p_err("%s: no member '%s' in %s; did you mean '%s'?", r->what, name, ts, best);
+	else
+		p_err("%s: no member '%s' in %s", r->what, name, ts);
+	free(ts);
+	return -ENOENT;
+}
+
+/* Turn "the value at v + off" into "the value v" by loading a pointer. */
+static int load_pointer(struct resolver *r, struct loc *l, struct ksnoop_value *v)
+{
+	if (!l->in_memory)
+		return 0;
+	if (v->nr_steps >= KSNOOP_MAX_STEPS) {
+		p_err("%s: more than %d pointer dereferences", r->what, KSNOOP_MAX_STEPS);
+		return -E2BIG;
+	}
+	v->offs[v->nr_steps++] = l->off;
+	l->in_memory = false;
+	l->off = 0;
+	return 0;
+}
+
+static int step_arrow(struct resolver *r, struct loc *l, struct ksnoop_value *v, const char *m)
+{
+	const struct btf_type *t = real_type(r->btf, l->type_id);
+	__u32 pointee;
+
+	if (!t || !btf_is_ptr(t)) {
+		err_type(r, "'->' needs a pointer, not", l->type_id);
+		return -EINVAL;
+	}
+	pointee = t->type;
+	if (!is_composite(real_type(r->btf, pointee))) {
+		err_type(r, "'->' needs a pointer to a struct or union, not", l->type_id);
+		return -EINVAL;
+	}
+	if (load_pointer(r, l, v))
+		return -E2BIG;
+	if (!find_member(r->btf, pointee, m, l, 0))
+		return err_no_member(r, pointee, m);
+	l->in_memory = true;
+	return 0;
+}
+
+static int step_dot(struct resolver *r, struct loc *l, const char *m)
+{
+	int base = l->off;
+
+	if (!is_composite(real_type(r->btf, l->type_id))) {
+		err_type(r, "'.' needs a struct or union, not", l->type_id);
+		return -EINVAL;
+	}
+	if (!l->in_memory) {
+		p_err("%s: struct passed by value cannot be followed with '.'", r->what);
+		return -EINVAL;
+	}
+	if (!find_member(r->btf, l->type_id, m, l, 0))
+		return err_no_member(r, l->type_id, m);
+	l->off += base;
+	return 0;
+}
+
+static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v, long long idx)
+{
+	const struct btf_type *t = real_type(r->btf, l->type_id);
+	__s64 esz;
+
+	if (t && btf_is_array(t)) {
+		const struct btf_array *a = btf_array(t);
+
+		if (idx < 0 || idx >= a->nelems) {
+			p_err("%s: index %lld is outside the array of %u", r->what, idx, a->nelems);
+			return -ERANGE;
+		}
+		esz = btf__resolve_size(r->btf, a->type);
+		l->type_id = a->type;
+	} else if (t && btf_is_ptr(t)) {
+		if (load_pointer(r, l, v))
+			return -E2BIG;
+		esz = btf__resolve_size(r->btf, t->type);
+		l->type_id = t->type;
+		l->in_memory = true;
+	} else {
+		err_type(r, "'[]' needs an array or a pointer, not", l->type_id);
+		return -EINVAL;
+	}
+	if (esz <= 0 || idx > (1 << 20) / esz) {
+		p_err("%s: index %lld is out of range", r->what, idx);
+		return -ERANGE;
+	}
+	l->off += idx * esz;
+	return 0;
+}
+
+static int find_ptr_to(const struct btf *btf, __u32 id)
+{
+	__u32 i, n = btf__type_cnt(btf);
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+
+		if (btf_is_ptr(t) && t->type == id)
+			return i;
+	}
+	/* No such pointer type in the kernel: add one to our copy. */
+	return btf__add_ptr((struct btf *)btf, id);
+}
+
+/* "(struct tcp_sock *)": a struct/union/enum/typedef name and stars. */
+static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
+{
+	static const struct {
+		const char *kw;
+		int kind;
+	} kinds[] = { { "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
+		      { "enum ", BTF_KIND_ENUM } };
+	char name[SPEC_MAX_IDENT + 1];
+	int kind = BTF_KIND_TYPEDEF, stars = 0, id;
+	const char *s = cast;
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (!strncmp(s, kinds[i].kw, strlen(kinds[i].kw))) {
+			kind = kinds[i].kind;
+			s += strlen(kinds[i].kw);
+		}
+	}
+	while (*s == ' ')
+		s++;
+	n = strcspn(s, " *");
+	if (n == 0 || n > SPEC_MAX_IDENT) {
+		p_err("%s: bad cast '(%s)'", r->what, cast);
+		return -EINVAL;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
+	for (s += n; *s; s++)
+		stars += *s == '*';
+	id = btf__find_by_name_kind(r->btf, name, kind);
+	if (id < 0 && kind == BTF_KIND_TYPEDEF)
+		id = btf__find_by_name_kind(r->btf, name, BTF_KIND_INT);
+	if (id < 0) {
+		p_err("%s: unknown type '%s' in cast", r->what, cast);
+		return -ENOENT;
+	}
+	while (stars-- > 0 && id > 0)
+		id = find_ptr_to(r->btf, id);
+	if (id < 0)
+		return id;
+	*out = id;
+	return 0;
+}
+
+static int find_param(struct resolver *r, const char *name, __u32 *type_id)
+{
+	const struct btf_param *params;
+	bool variadic;
+	int i, n, best_d = 3;
+	const char *best = NULL;
+
+	n = kbtf_func_params(r->btf, r->plan->func.id, &params, &variadic);
+	for (i = 0; i < n; i++) {
+		const char *pn = btf__name_by_offset(r->btf, params[i].name_off);
+		int d;
+
+		if (!strcmp(pn, name)) {
+			*type_id = params[i].type;
+			return i;
+		}
+		d = edit_distance(name, pn, best_d - 1);
+		if (d < best_d) {
+			best_d = d;
+			best = pn;
+		}
+	}
+	if (best)
+		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what,
+		      r->plan->name, name, best);
+	else
+		p_err("%s: %s() has no parameter '%s'", r->what, r->plan->name, name);
+	return -ENOENT;
+}
+
+static bool has_param(struct resolver *r, const char *name)
+{
+	const struct btf_param *params;
+	bool variadic;
+	int i, n;
+
+	n = kbtf_func_params(r->btf, r->plan->func.id, &params, &variadic);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(btf__name_by_offset(r->btf, params[i].name_off), name))
+			return true;
+	}
+	return false;
+}
+
+static int resolve_base(struct resolver *r, const struct spec_path *p, struct loc *l,
+			struct ksnoop_value *v, struct plan_value *pv)
+{
+	const struct btf_type *fn = btf__type_by_id(r->btf, r->plan->func.id);
+	int idx;
+
+	l->btf = r->btf;
+	if (!strcmp(p->base, "comm") && !has_param(r, "comm")) {
+		v->base = KSNOOP_BASE_COMM;
+		v->flags |= KSNOOP_V_ENTRY;
+		l->type_id = 0;
+		return p->nr_steps || p->cast ? -EINVAL : 0;
+	}
+	if (spec_path_is_return(p)) {
+		v->base = KSNOOP_BASE_RET;
+		l->type_id = btf__type_by_id(r->btf, fn->type)->type;
+		pv->is_return = true;
+		if (l->type_id == 0) {
+			p_err("%s: %s() returns void", r->what, r->plan->name);
+			return -EINVAL;
+		}
+	} else {
+		idx = find_param(r, p->base, &l->type_id);
+		if (idx < 0)
+			return idx;
+		if (idx >= KSNOOP_MAX_ARGS) {
+			p_err("%s: parameter %d is past the %d that can be traced", r->what,
+			      idx + 1, KSNOOP_MAX_ARGS);
+			return -E2BIG;
+		}
+		v->base = KSNOOP_BASE_ARG;
+		v->arg = idx;
+		v->flags |= KSNOOP_V_ENTRY;
+	}
+	if (p->cast)
+		return resolve_cast(r, p->cast, &l->type_id);
+	return 0;
+}
+
+static int walk_steps(struct resolver *r, const struct spec_path *p, struct loc *l,
+		      struct ksnoop_value *v)
+{
+	int i, err = 0;
+
+	for (i = 0; i < p->nr_steps && !err; i++) {
+		const struct spec_step *st = &p->steps[i];
+
+		if (l->bit_size) {
+			p_err("%s: a bitfield has no members", r->what);
+			return -EINVAL;
+		}
+		if (st->kind == STEP_ARROW)
+			err = step_arrow(r, l, v, st->member);
+		else if (st->kind == STEP_DOT)
+			err = step_dot(r, l, st->member);
+		else
+			err = step_index(r, l, v, st->index);
+	}
+	return err;
+}
+
+#define STRING_READ_MAX 256
+
+/* Decide how the value at l is captured and shown. */
+static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *v,
+			struct plan_value *pv)
+{
+	const struct btf_type *t = real_type(r->btf, l->type_id);
+	__s64 size;
+
+	pv->btf = r->btf;
+	pv->type_id = l->type_id;
+	if (v->base == KSNOOP_BASE_COMM) {
+		pv->show = SHOW_STRING;
+		pv->full_size = 16;
+		return 0;
+	}
+	pv->bit_off = l->bit_off;
+	pv->bit_size = l->bit_size;
+	if (t && btf_is_ptr(t) && (is_composite(real_type(r->btf, t->type)) ||
+				   is_char(r->btf, t->type))) {
+		if (load_pointer(r, l, v))
+			return -E2BIG;
+		v->flags |= KSNOOP_V_READ;
+		v->final_off = 0;
+		pv->via_pointer = true;
+		if (is_char(r->btf, t->type)) {
+			pv->show = SHOW_STRING;
+			v->flags |= KSNOOP_V_STRING;
+			v->size = STRING_READ_MAX;
+			return 0;
+		}
+		pv->show = SHOW_PTR_DUMP;
+		pv->type_id = t->type;
+		size = btf__resolve_size(r->btf, t->type);
+	} else if (l->in_memory) {
+		v->flags |= KSNOOP_V_READ;
+		v->final_off = l->off;
+		size = btf__resolve_size(r->btf, l->type_id);
+		pv->show = SHOW_MEMORY;
+		if (t && btf_is_array(t) && is_char(r->btf, btf_array(t)->type)) {
+			pv->show = SHOW_STRING;
+			v->flags |= KSNOOP_V_STRING;
+		}
+		if (l->bit_size)
+			size = (l->bit_off + l->bit_size + 7) / 8;
+	} else {
+		pv->show = SHOW_SCALAR;
+		size = btf__resolve_size(r->btf, l->type_id);
+		if (size > 8) {
+			err_type(r, "cannot trace a value passed in registers of type", l->type_id);
+			return -EINVAL;
+		}
+	}
+	if (size < 0) {
+		err_type(r, "cannot size type", l->type_id);
+		return -EINVAL;
+	}
+	pv->full_size = size;
+	if (v->flags & KSNOOP_V_READ)
+		v->size = size > KSNOOP_VALUE_MAX ? KSNOOP_VALUE_MAX + 1 : size;
+	return 0;
+}
+
+static int add_value(struct func_plan *plan, const struct spec_path *p, bool hidden)
+{
+	struct resolver r = { .plan = plan, .btf = plan->func.btf, .what = p->text };
+	struct ksnoop_value *v;
+	struct plan_value *pv;
+	struct loc l = {};
+	int idx = plan->cfg.nr_values, err;
+
+	if (idx >= KSNOOP_MAX_VALUES) {
+		p_err("%s(): more than %d values", plan->name, KSNOOP_MAX_VALUES);
+		return -E2BIG;
+	}
+	v = &plan->cfg.values[idx];
+	pv = &plan->values[idx];
+	memset(v, 0, sizeof(*v));
+	err = resolve_base(&r, p, &l, v, pv);
+	if (!err)
+		err = walk_steps(&r, p, &l, v);
+	if (!err)
+		err = finish_value(&r, &l, v, pv);
+	if (err)
+		return err;
+	pv->name = strdup(p->text);
+	pv->hidden = hidden;
+	if (hidden)
+		v->flags |= KSNOOP_V_HIDDEN;
+	plan->cfg.nr_values++;
+	return pv->name ? idx : -ENOMEM;
+}
+
+static bool type_is_signed(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = real_type(btf, id);
+
+	if (btf_is_int(t))
+		return btf_int_encoding(t) & BTF_INT_SIGNED;
+	/* Newer BTF marks signed enums with kflag; C enums are ints anyway. */
+	if (btf_is_enum(t) || btf_is_enum64(t))
+		return true;
+	return false;
+}
+
+static int check_int_operand(const struct plan_value *pv, const char *what)
+{
+	const struct btf_type *t = real_type(pv->btf, pv->type_id);
+
+	if (pv->show == SHOW_PTR_DUMP || pv->show == SHOW_STRING || pv->full_size > 8 ||
+	    !(btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t))) {
+		p_err("%s: only integers, enums and pointers compare with numbers", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int fill_str_pred(struct ksnoop_pred *p, const struct plan_value *pv,
+			 const struct spec_pred *sp)
+{
+	if (pv->show != SHOW_STRING) {
+		p_err("%s: only strings (char arrays, char *, comm) compare with \"...\"",
+		      sp->path.text);
+		return -EINVAL;
+	}
+	if (sp->op != CMP_EQ && sp->op != CMP_NE) {
+		p_err("%s: strings compare only with == and !=", sp->path.text);
+		return -EINVAL;
+	}
+	if (strlen(sp->str) >= KSNOOP_PRED_STR_MAX) {
+		p_err("%s: string operand longer than %d characters", sp->path.text,
+		      KSNOOP_PRED_STR_MAX - 1);
+		return -E2BIG;
+	}
+	p->kind = KSNOOP_PRED_STR;
+	strcpy(p->str, sp->str);
+	return 0;
+}
+
+static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
+			 const struct spec_pred *sp)
+{
+	int err = check_int_operand(pv, sp->path.text);
+
+	if (err)
+		return err;
+	p->kind = KSNOOP_PRED_INT;
+	p->width = pv->bit_size ? 8 : pv->full_size;
+	p->is_signed = type_is_signed(pv->btf, pv->type_id);
+	p->rhs = sp->negative ? (__u64)(-(__s64)sp->value) : sp->value;
+	if (sp->negative && !p->is_signed) {
+		p_err("%s: compared with a negative number, but its type is unsigned",
+		      sp->path.text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int push_op(struct func_plan *plan, __u8 op)
+{
+	if (plan->cfg.nr_pred_ops >= KSNOOP_MAX_PRED_OPS) {
+		p_err("%s(): predicate has more than %d terms", plan->name, KSNOOP_MAX_PRED_OPS);
+		return -E2BIG;
+	}
+	plan->cfg.pred_ops[plan->cfg.nr_pred_ops++] = op;
+	return 0;
+}
+
+/* A comparison: its operand becomes a value, shown unless hidden. */
+static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidden)
+{
+	struct ksnoop_pred *p;
+	int idx, err;
+
+	if (plan->cfg.nr_preds >= KSNOOP_MAX_PREDS) {
+		p_err("%s(): more than %d comparisons", plan->name, KSNOOP_MAX_PREDS);
+		return -E2BIG;
+	}
+	idx = add_value(plan, &sp->path, hidden);
+	if (idx < 0)
+		return idx;
+	p = &plan->cfg.preds[plan->cfg.nr_preds];
+	memset(p, 0, sizeof(*p));
+	p->value_idx = idx;
+	p->op = sp->op;
+	err = sp->is_string ? fill_str_pred(p, &plan->values[idx], sp)
+			    : fill_int_pred(p, &plan->values[idx], sp);
+	if (err)
+		return err;
+	return push_op(plan, plan->cfg.nr_preds++);
+}
+
+/* Postfix order, so BPF evaluates it with a small stack. */
+static int add_pred_tree(struct func_plan *plan, const struct spec_pred *sp, bool hidden)
+{
+	if (sp->kind == PRED_CMP)
+		return add_cmp(plan, sp, hidden);
+	return add_pred_tree(plan, sp->left, true) ?: add_pred_tree(plan, sp->right, true)
+		?: push_op(plan, sp->kind == PRED_AND ? KSNOOP_OP_AND : KSNOOP_OP_OR);
+}
+
+/* Several predicate items must all hold. */
+static int add_pred_item(struct func_plan *plan, const struct spec_pred *sp)
+{
+	bool first = plan->cfg.nr_pred_ops == 0;
+
+	/* A lone comparison shows its operand, as ksnoop(8) does. */
+	return add_pred_tree(plan, sp, sp->kind != PRED_CMP) ?:
+	       (first ? 0 : push_op(plan, KSNOOP_OP_AND));
+}
+
+static int add_all_params(struct func_plan *plan)
+{
+	const struct btf_param *params;
+	struct spec_path p = {};
+	bool variadic;
+	int i, n, err = 0;
+
+	n = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
+	for (i = 0; i < n && i < KSNOOP_MAX_ARGS && !err; i++) {
+		p.base = (char *)btf__name_by_offset(plan->func.btf, params[i].name_off);
+		p.text = p.base;
+		err = add_value(plan, &p, false) < 0;
+	}
+	if (err)
+		return -EINVAL;
+	if (n > KSNOOP_MAX_ARGS)
+		p_warn("%s(): only the first %d of %d parameters are traced", plan->name,
+		       KSNOOP_MAX_ARGS, n);
+	return 0;
+}
+
+static int add_return(struct func_plan *plan)
+{
+	const struct btf_type *fn = btf__type_by_id(plan->func.btf, plan->func.id);
+	struct spec_path p = { .base = "return", .text = "return" };
+
+	if (btf__type_by_id(plan->func.btf, fn->type)->type == 0)
+		return 0; /* void: the return event shows no value */
+	return add_value(plan, &p, false) < 0 ? -EINVAL : 0;
+}
+
+static void set_emit(struct func_plan *plan, bool combined)
+{
+	bool entry = false, ret = false;
+	__u32 i;
+
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		struct ksnoop_value *v = &plan->cfg.values[i];
+
+		/* comm is the same at entry and return: it follows the rest. */
+		if (v->base == KSNOOP_BASE_COMM)
+			continue;
+		if (v->flags & KSNOOP_V_ENTRY)
+			entry = true;
+		else
+			ret = true;
+	}
+	if (combined || (entry && ret && !plan->bare))
+		plan->cfg.emit = KSNOOP_EMIT_COMBINED;
+	else if (plan->bare)
+		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
+	else
+		plan->cfg.emit = ret ? KSNOOP_EMIT_RETURN : KSNOOP_EMIT_ENTRY;
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		struct ksnoop_value *v = &plan->cfg.values[i];
+
+		if (v->base != KSNOOP_BASE_COMM)
+			continue;
+		if (plan->cfg.emit == KSNOOP_EMIT_RETURN)
+			v->flags &= ~KSNOOP_V_ENTRY;
+		else
+			v->flags |= KSNOOP_V_ENTRY;
+	}
+}
+
+/* Where each operator's operands sit in pred_ops (postfix). */
+struct pred_tree {
+	int left[KSNOOP_MAX_PRED_OPS], right[KSNOOP_MAX_PRED_OPS];
+	int root;
+};
+
+static int build_pred_tree(const struct ksnoop_func_cfg *cfg, struct pred_tree *t)
+{
+	int stack[KSNOOP_MAX_PRED_OPS], sp = 0;
+	__u32 i;
+
+	for (i = 0; i < cfg->nr_pred_ops; i++) {
+		__u8 op = cfg->pred_ops[i];
+
+		if (op == KSNOOP_OP_AND || op == KSNOOP_OP_OR) {
+			if (sp < 2)
+				return -EINVAL;
+			t->right[i] = stack[--sp];
+			t->left[i] = stack[--sp];
+		}
+		stack[sp++] = i;
+	}
+	if (sp != 1)
+		return -EINVAL;
+	t->root = stack[0];
+	return 0;
+}
+
+/*
+ * A comparison BPF can make from the argument registers alone, before it
+ * reads anything else. Arguments past the sixth may sit on the stack,
+ * which a kretprobe cannot see again.
+ */
+static bool is_fast_cmp(const struct ksnoop_func_cfg *cfg, __u8 k)
+{
+	const struct ksnoop_pred *p = &cfg->preds[k];
+	const struct ksnoop_value *v = &cfg->values[p->value_idx];
+
+	return p->kind == KSNOOP_PRED_INT && v->base == KSNOOP_BASE_ARG && !v->nr_steps &&
+	       !(v->flags & KSNOOP_V_READ) && v->arg < 6;
+}
+
+/* Collects the fast conjuncts under pos; true when every conjunct is one. */
+static bool collect_fast(struct ksnoop_func_cfg *cfg, const struct pred_tree *t, int pos)
+{
+	__u8 op = cfg->pred_ops[pos];
+	bool left, right;
+
+	if (op == KSNOOP_OP_AND) {
+		left = collect_fast(cfg, t, t->left[pos]);
+		right = collect_fast(cfg, t, t->right[pos]);
+		return left && right;
+	}
+	if (op == KSNOOP_OP_OR || !is_fast_cmp(cfg, op) ||
+	    cfg->nr_fast_preds >= KSNOOP_MAX_FAST_PREDS)
+		return false;
+	cfg->fast_preds[cfg->nr_fast_preds++] = op;
+	return true;
+}
+
+/*
+ * What BPF can skip per call: the values of the other side, task storage
+ * when nothing pairs a return with its entry, and all of it for a call a
+ * fast comparison rejects.
+ */
+static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
+{
+	struct ksnoop_func_cfg *cfg = &plan->cfg;
+	bool all_fast = true;
+	struct pred_tree t;
+	__u32 i;
+
+	for (i = 0; i < cfg->nr_values; i++) {
+		int side = cfg->values[i].flags & KSNOOP_V_ENTRY ? KSNOOP_SIDE_ENTRY
+								 : KSNOOP_SIDE_RETURN;
+
+		cfg->side[side][cfg->nr_side[side]++] = i;
+	}
+	if (cfg->nr_pred_ops)
+		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);
+	/* A return must know that a slow comparison rejected its entry. */
+	if (opts->frames || (cfg->emit & KSNOOP_EMIT_COMBINED) ||
+	    (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))
+		cfg->flags |= KSNOOP_CFG_FRAME;
+}
+
+/* --comm: every function also requires comm to match, hidden. */
+static int add_comm_filter(struct func_plan *plan, const char *pattern)
+{
+	struct spec_pred sp = {
+		.kind = PRED_CMP,
+		.path = { .base = "comm", .text = "comm" },
+		.op = CMP_EQ,
+		.is_string = true,
+		.str = (char *)pattern,
+	};
+	bool first = plan->cfg.nr_pred_ops == 0;
+
+	return add_pred_tree(plan, &sp, true) ?: (first ? 0 : push_op(plan, KSNOOP_OP_AND));
+}
+
+static void cap_sizes(struct func_plan *plan, int max_bytes)
+{
+	__u32 i;
+
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		struct ksnoop_value *v = &plan->cfg.values[i];
+
+		if ((v->flags & KSNOOP_V_READ) && v->size > max_bytes)
+			v->size = max_bytes;
+	}
+}
+
+static int add_items(struct func_plan *plan, const struct spec *spec)
+{
+	int i, err = 0;
+
+	for (i = 0; i < spec->nr_items && !err; i++) {
+		const struct spec_item *it = &spec->items[i];
+
+		if (it->is_pred)
+			err = add_pred_item(plan, it->pred);
+		else
+			err = add_value(plan, &it->path, false) < 0 ? -EINVAL : 0;
+	}
+	return err;
+}
+
+static void note_ambiguity(struct func_plan *plan, int n)
+{
+	const char *btf_name = btf__name_by_offset(
+		plan->func.btf, btf__type_by_id(plan->func.btf, plan->func.id)->name_off);
+	const char *bare = strchr(plan->name, ':') ? strchr(plan->name, ':') + 1 : plan->name;
+
+	if (n > 1)
+		snprintf(plan->note, sizeof(plan->note),
+			 "%s has %d BTF entries (static functions); using the first", btf_name, n);
+	else if (strcmp(bare, btf_name))
+		snprintf(plan->note, sizeof(plan->note),
+			 "%s is a compiler clone of %s; its arguments may differ", bare,
+			 btf_name);
+}
+
+int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
+	       struct func_plan *plan)
+{
+	struct kbtf_func funcs[KBTF_MAX_MATCHES];
+	const struct btf_param *params;
+	bool variadic;
+	int n, err;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->name = strdup(spec->func);
+	plan->attach_name = strdup(strchr(spec->func, ':') ? strchr(spec->func, ':') + 1
+							     : spec->func);
+	if (!plan->name || !plan->attach_name)
+		return -ENOMEM;
+	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
+	if (n <= 0) {
+		report_unknown_func(kb, spec->func);
+		return -ENOENT;
+	}
+	plan->func = funcs[0];
+	note_ambiguity(plan, n);
+	plan->nr_args = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
+	plan->cfg.nr_args = plan->nr_args;
+	plan->bare = !spec->has_list;
+	if (plan->bare)
+		err = add_all_params(plan) ?: add_return(plan);
+	else
+		err = add_items(plan, spec);
+	if (!err && opts->comm)
+		err = add_comm_filter(plan, opts->comm);
+	if (err)
+		return err;
+	if (opts->max_bytes)
+		cap_sizes(plan, opts->max_bytes);
+	set_emit(plan, opts->combined);
+	set_fast_paths(plan, opts);
+	return 0;
+}
+
+void plan_free(struct func_plan *plan)
+{
+	int i;
+
+	for (i = 0; i < KSNOOP_MAX_VALUES; i++)
+		free(plan->values[i].name);
+	free(plan->name);
+	free(plan->attach_name);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int plan_resolve_path(const struct kbtf_func *func, const char *fname,
+		      const struct spec_path *p, struct plan_path *out)
+{
+	struct func_plan *plan = calloc(1, sizeof(*plan));
+	struct plan_value pv = {};
+	struct resolver r;
+	struct loc l = {};
+	int err;
+
+	if (!plan)
+		return -ENOMEM;
+	/* The resolver reads only the name and the function from its plan. */
+	plan->name = (char *)fname;
+	plan->func = *func;
+	r = (struct resolver){ .plan = plan, .btf = func->btf, .what = p->text };
+	memset(out, 0, sizeof(*out));
+	err = resolve_base(&r, p, &l, &out->v, &pv) ?: walk_steps(&r, p, &l, &out->v);
+	free(plan);
+	if (err)
+		return err;
+	out->btf = func->btf;
+	out->type_id = l.type_id;
+	out->in_memory = l.in_memory;
+	out->off = l.off;
+	out->bit_off = l.bit_off;
+	out->bit_size = l.bit_size;
+	return 0;
+}

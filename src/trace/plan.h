@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A plan is what one traced function captures and how each captured value
+ * is shown: the BPF side's ksnoop_func_cfg plus the BTF types and names
+ * the formatter needs. Built once at start-up from a spec and BTF.
+ */
+#ifndef KSNOOP_PLAN_H
+#define KSNOOP_PLAN_H
+
+#include <stdbool.h>
+#include <bpf/btf.h>
+
+#include "abi/trace.h"
+#include "lib/kbtf.h"
+#include "trace/spec.h"
+
+enum show_kind {
+	SHOW_SCALAR,   /* raw value as its BTF type: (int)0x0 */
+	SHOW_PTR_DUMP, /* *(0xaddr) then the pointee: (struct sk_buff){...} */
+	SHOW_MEMORY,   /* bytes read from memory, shown as the BTF type */
+	SHOW_STRING,   /* char * or char[]: "text" */
+};
+
+struct plan_value {
+	char *name;	 /* "skb", "skb->len", "return" */
+	const struct btf *btf;
+	__u32 type_id;	 /* type of what is shown (pointee for SHOW_PTR_DUMP) */
+	__u32 full_size; /* size of that type, before capping */
+	enum show_kind show;
+	bool is_return;
+	bool hidden;	 /* predicate operand only */
+	bool via_pointer; /* read through a pointer: show *(0xaddr) */
+	__u8 bit_off, bit_size; /* bitfield members */
+};
+
+struct func_plan {
+	char *name;	   /* as the user wrote it */
+	char *attach_name; /* kernel symbol to attach to */
+	struct kbtf_func func;
+	int nr_args;
+	bool bare;	   /* "name" without a list: all args and return */
+	bool from_glob;	   /* expanded from a wildcard */
+	struct plan_value values[KSNOOP_MAX_VALUES];
+	struct ksnoop_func_cfg cfg;
+	char note[160];	   /* a warning shown at start (clones, duplicates) */
+};
+
+struct plan_opts {
+	const char *comm;   /* only tasks whose comm matches this glob */
+	bool combined;	    /* one event per call, at return (--duration) */
+	int max_bytes;	    /* cap on bytes captured per value, 0 for the default */
+	bool frames;	    /* pair returns with entries always (-s, durations shown) */
+};
+
+/* Errors are reported with p_err; returns 0 or a negative errno. */
+int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
+	       struct func_plan *plan);
+void plan_free(struct func_plan *plan);
+
+/*
+ * Where a parameter path leads, before a plan decides how to show it:
+ * start from argument v.arg (or the return value), load a pointer at
+ * +v.offs[i] for each step; then the value is the member at +off of the
+ * last pointer when in_memory, else the loaded value itself.
+ * (kprobe_events BTF arguments and the kprobe-events generator use it.)
+ */
+struct plan_path {
+	struct ksnoop_value v; /* base, arg, nr_steps, offs[] */
+	const struct btf *btf;
+	__u32 type_id;	       /* type of the value at the end */
+	bool in_memory;
+	int off;
+	__u8 bit_off, bit_size;
+};
+
+/* Errors are reported with p_err; returns 0 or a negative errno. */
+int plan_resolve_path(const struct kbtf_func *func, const char *fname,
+		      const struct spec_path *p, struct plan_path *out);
+
+/* Strip typedefs and const/volatile/restrict; returns the underlying id. */
+__u32 btf_skip_mods(const struct btf *btf, __u32 id);
+
+#endif

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -25,11 +24,9 @@
 #include "kpe/output.h"
 #include "kpe/parse.h"
 #include "kpe/syms.h"
+#include "lib/ring.h"
 #include "lib/util.h"
 #include "kpe.skel.h"
-
-#define POLL_MS 100
-#define DROP_REPORT_NS 1000000000ULL
 
 /* A --filter and the definition it follows (-1: before any, so all). */
 struct filter_arg {
@@ -49,9 +46,8 @@ struct kpe_session {
 	int nr;
 	struct kpe_bpf *skel;
 	struct bpf_link **links;
-	struct ring_buffer *rb;
+	struct ring_loop *ring;
 	struct strbuf line;
-	__u64 nr_events, nr_bad, drops_reported;
 };
 
 static void probe_usage(FILE *f, const char *prog)
@@ -385,16 +381,13 @@ static int attach_all(struct kpe_session *s)
 	return 0;
 }
 
-static int handle_event(void *ctx, void *data, size_t size)
+static int handle_event(void *ctx, const void *data, size_t size)
 {
 	struct kpe_session *s = ctx;
 	const struct kpe_event *ev = data;
 
-	if (kpe_event_validate(ev, size, s->probes, s->nr)) {
-		s->nr_bad++;
-		return 0;
-	}
-	s->nr_events++;
+	if (kpe_event_validate(ev, size, s->probes, s->nr))
+		return RING_MALFORMED;
 	sb_reset(&s->line);
 	kpe_format_event(&s->line, &s->probes[ev->def_id], s->syms, ev);
 	sb_putc(&s->line, '\n');
@@ -402,68 +395,49 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void report_drops(struct kpe_session *s, bool final)
+static const char *const drop_names[] = {"ring buffer full"};
+
+static int read_drops(void *ctx, __u64 *drops)
 {
+	struct kpe_session *s = ctx;
 	int fd = bpf_map__fd(s->skel->maps.kpe_drops), nr_cpus = libbpf_num_possible_cpus(), c;
-	__u64 *vals = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*vals)), total = 0;
+	__u64 *vals = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*vals));
 	__u32 zero = 0;
 
 	if (!vals || bpf_map_lookup_elem(fd, &zero, vals)) {
 		free(vals);
-		return;
+		return -ENOENT;
 	}
+	drops[0] = 0;
 	for (c = 0; c < nr_cpus; c++)
-		total += vals[c];
+		drops[0] += vals[c];
 	free(vals);
-	if (total != s->drops_reported) {
-		fflush(stdout);
-		p_warn("lost %llu events so far (ring buffer full); a larger -P helps",
-		       (unsigned long long)total);
-		s->drops_reported = total;
-	}
-	if (final)
-		p_dbg("%llu events delivered, %llu lost, %llu malformed",
-		      (unsigned long long)s->nr_events, (unsigned long long)total,
-		      (unsigned long long)s->nr_bad);
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int run_loop(struct kpe_session *s)
-{
-	__u64 last = now_ns();
-	int err;
-
-	while (!stop_signal) {
-		err = ring_buffer__poll(s->rb, POLL_MS);
-		if (err < 0 && err != -EINTR) {
-			p_err("reading the ring buffer: %s", strerror(-err));
-			return err;
-		}
-		err = flush_stdout();
-		if (err)
-			return err < 0 ? err : 0;
-		if (now_ns() - last > DROP_REPORT_NS) {
-			report_drops(s, false);
-			last = now_ns();
-		}
-	}
 	return 0;
+}
+
+static void detach_all(struct kpe_session *s);
+
+static void detach(void *ctx)
+{
+	detach_all(ctx);
 }
 
 static int setup_ringbuf(struct kpe_session *s)
 {
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.kpe_events), handle_event, s, NULL);
-	if (!s->rb) {
-		p_err("cannot open the ring buffer: %s", strerror(errno));
-		return -errno;
-	}
+	struct ring_source src = {
+		.map_fd = bpf_map__fd(s->skel->maps.kpe_events),
+		.handle = handle_event,
+		.read_drops = read_drops,
+		.drop_names = drop_names,
+		.nr_drop_reasons = ARRAY_SIZE(drop_names),
+		.ring_full = 0,
+		.detach = detach,
+		.ctx = s,
+	};
+
+	s->ring = ring_loop__new(&src);
+	if (!s->ring)
+		return -ENOMEM;
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	/* The header of tracefs "trace"; tests wait for it. */
@@ -488,7 +462,7 @@ static void cleanup(struct kpe_session *s)
 
 	detach_all(s);
 	free(s->links);
-	ring_buffer__free(s->rb);
+	ring_loop__free(s->ring);
 	kpe_bpf__destroy(s->skel);
 	for (i = 0; i < s->nr; i++)
 		kpe_probe_free(&s->probes[i]);
@@ -515,12 +489,8 @@ int cmd_probe(struct env *env, int argc, char **argv)
 	err = compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
 		?: attach_all(&s) ?: setup_ringbuf(&s);
 	if (!err) {
-		err = run_loop(&s);
-		detach_all(&s);
-		/* Detached: deliver what is already in the buffer. */
-		ring_buffer__consume(s.rb);
-		report_drops(&s, true);
-		fflush(stdout);
+		err = ring_loop__run(s.ring);
+		err = ring_loop__finish(s.ring) ?: err;
 	}
 	cleanup(&s);
 	return err;

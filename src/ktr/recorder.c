@@ -56,14 +56,6 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-static long long clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

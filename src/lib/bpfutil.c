@@ -7,10 +7,6 @@
 
 #include "lib/bpfutil.h"
 
-/* The kernel-internal ENOTSUPP leaks out of some BPF paths. */
-#ifndef ENOTSUPP
-#define ENOTSUPP 524
-#endif
 
 #define E(x)                                                                                       \
 	{                                                                                          \

@@ -5,6 +5,14 @@
 
 #include "lib/util.h"
 
+/*
+ * The kernel-internal ENOTSUPP, which BPF paths (trampolines among them)
+ * let out to user space; no libc names it.
+ */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
 /* "EPERM" for EPERM (sign ignored), "errno 4242" for unknown values. */
 const char *bpfutil_errno_name(int err, char *buf, size_t size);
 

@@ -130,10 +130,13 @@ void p_dbg(const char *fmt, ...)
 }
 
 volatile sig_atomic_t stop_signal;
+volatile sig_atomic_t stop_count;
 
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
+	if (stop_count < 2)
+		stop_count++;
 }
 
 /*
@@ -175,6 +178,14 @@ void raise_fd_limit(void)
  * Flush stdout. A reader that went away (| head) ends a trace quietly (1);
  * any other failure, such as a full disk, would lose events: say so.
  */
+long long clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int flush_stdout(void)
 {
 	int e;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -33,11 +34,18 @@ void util_route_libbpf_print(void);
 #define CLIP_BUF (CLIP_MAX + 4)
 const char *str_clip(const char *s, char buf[CLIP_BUF]);
 
-/* Strict decimal/hex/octal parse of the whole string into [min, max]. */
+/*
+ * SIGINT, SIGTERM and SIGHUP: stop_signal is the last one caught, and
+ * stop_count how many have been (a second one means "now").
+ */
 extern volatile sig_atomic_t stop_signal;
+extern volatile sig_atomic_t stop_count;
 int setup_stop_signals(void);
 void raise_fd_limit(void);
 int flush_stdout(void);
+/* Nanoseconds on clock id. */
+long long clock_ns(clockid_t id);
+/* Strict decimal/hex/octal parse of the whole string into [min, max]. */
 int parse_long(const char *s, long long min, long long max, long long *out);
 
 /* "500ns", "20us", "5ms", "1s" or a plain number of ns. */

@@ -15,8 +15,6 @@
 #include "lib/util.h"
 #include "trace.skel.h"
 
-/* The kernel-internal ENOTSUPP, which BPF trampoline code returns. */
-#define ENOTSUPP_ERRNO 524
 
 /*
  * The owner object holds the maps, the kprobe programs (one program
@@ -555,7 +553,7 @@ static bool explain_fentry(struct strbuf *why, const struct func_plan *p, enum b
 	char buf[32];
 
 	err = abs(err);
-	if (err != ENOTSUPP_ERRNO && err != EOPNOTSUPP)
+	if (err != ENOTSUPP && err != EOPNOTSUPP)
 		return false;
 	ename = bpfutil_errno_name(err, buf, sizeof(buf));
 	if (!has_direct_calls(p->func.btf)) {
@@ -778,17 +776,27 @@ fail:
 	return NULL;
 }
 
-void tracer__free(struct tracer *t)
+void tracer__detach(struct tracer *t)
 {
 	int i;
 
 	if (!t)
 		return;
-	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->multi_ret);
 	bpf_link__destroy(t->multi_entry);
+	t->multi_ret = t->multi_entry = NULL;
 	for (i = 0; t->fs && i < t->nr; i++)
 		detach_func(t, &t->fs[i]);
+	/* Last: a task that exits inside a traced call still cleans up. */
+	bpf_link__destroy(t->exit_link);
+	t->exit_link = NULL;
+}
+
+void tracer__free(struct tracer *t)
+{
+	if (!t)
+		return;
+	tracer__detach(t);
 	trace_bpf__destroy(t->fentry_tmpl);
 	free(t->fast[0].finfo);
 	free(t->fast[1].finfo);

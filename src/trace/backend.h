@@ -27,6 +27,8 @@ int tracer__create_ring(const struct env *env);
  */
 struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
 			    int ring_fd);
+/* Stops every probe; the maps (events, drops) stay. Safe on NULL, and twice. */
+void tracer__detach(struct tracer *t);
 /* Detaches and frees everything; safe on NULL. */
 void tracer__free(struct tracer *t);
 

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
@@ -17,10 +16,8 @@
 #include "lib/ksyms.h"
 #include "trace/output.h"
 #include "trace/plan.h"
+#include "lib/ring.h"
 #include "lib/util.h"
-
-#define POLL_MS 100
-#define DROP_REPORT_NS 1000000000ULL
 
 struct session {
 	struct env *env;
@@ -31,12 +28,9 @@ struct session {
 	int nr;
 	size_t cap;
 	struct tracer *tracer;
-	struct ring_buffer *rb;
+	struct ring_loop *ring;
 	struct output *out;
 	struct chain *chain;
-	__u64 nr_events;
-	__u64 nr_bad;
-	__u64 drops_reported;
 };
 
 static int check_traceable(struct session *s, struct func_plan *p)
@@ -165,21 +159,16 @@ static int emit_event(void *ctx, const struct ksnoop_event *ev, size_t size)
 {
 	struct session *s = ctx;
 
-	if (output__event(s->out, ev, size))
-		s->nr_bad++;
-	return 0;
+	return output__event(s->out, ev, size) ? RING_MALFORMED : 0;
 }
 
-static int handle_event(void *ctx, void *data, size_t size)
+static int handle_event(void *ctx, const void *data, size_t size)
 {
 	struct session *s = ctx;
 	const struct ksnoop_event *ev = data;
 
-	if (event_validate(ev, size, s->nr)) {
-		s->nr_bad++;
-		return 0;
-	}
-	s->nr_events++;
+	if (event_validate(ev, size, s->nr))
+		return RING_MALFORMED;
 	if (s->chain)
 		return chain__event(s->chain, ev, size, s->plans[ev->func_id].cfg.chain_pos);
 	return emit_event(s, ev, size);
@@ -192,65 +181,18 @@ static const char *const drop_names[KSNOOP_DROP_NR] = {
 	[KSNOOP_DROP_STASH] = "entry values could not be stashed",
 };
 
-static void report_drops(struct session *s, bool final)
+static int read_drops(void *ctx, __u64 *drops)
 {
-	__u64 d[KSNOOP_DROP_NR], total = 0;
-	struct strbuf sb;
-	int r;
+	struct session *s = ctx;
 
-	if (tracer__read_drops(s->tracer, d))
-		return;
-	sb_init(&sb);
-	for (r = 0; r < KSNOOP_DROP_NR; r++) {
-		total += d[r];
-		if (d[r])
-			sb_printf(&sb, "%s%llu %s", sb.len ? ", " : "", (unsigned long long)d[r],
-				  drop_names[r]);
-	}
-	if (total != s->drops_reported || (final && total)) {
-		fflush(stdout);
-		p_warn("lost %llu events so far (%s)%s", (unsigned long long)total, sb_str(&sb),
-		       d[KSNOOP_DROP_RINGBUF] ? "; a larger -P helps" : "");
-		s->drops_reported = total;
-	}
-	if (final)
-		p_dbg("%llu events delivered, %llu lost, %llu malformed",
-		      (unsigned long long)s->nr_events, (unsigned long long)total,
-		      (unsigned long long)s->nr_bad);
-	sb_free(&sb);
+	return tracer__read_drops(s->tracer, drops);
 }
 
-static __u64 now_ns(void)
+static void detach(void *ctx)
 {
-	struct timespec ts;
+	struct session *s = ctx;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int run_loop(struct session *s)
-{
-	__u64 last_report = now_ns();
-	int err = 0;
-
-	while (!stop_signal) {
-		err = ring_buffer__poll(s->rb, POLL_MS);
-		/* Events below the BPF side's wakeup threshold wake nobody. */
-		if (err == 0)
-			err = ring_buffer__consume(s->rb);
-		if (err < 0 && err != -EINTR) {
-			p_err("reading the ring buffer: %s", strerror(-err));
-			break;
-		}
-		err = flush_stdout();
-		if (err)
-			return err < 0 ? err : 0;
-		if (now_ns() - last_report > DROP_REPORT_NS) {
-			report_drops(s, false);
-			last_report = now_ns();
-		}
-	}
-	return err;
+	tracer__detach(s->tracer);
 }
 
 /* Symbols serve planning; output wants them only to name function pointers. */
@@ -287,24 +229,27 @@ static int setup_output(struct session *s)
 
 static int setup_ringbuf(struct session *s)
 {
-	s->rb = ring_buffer__new(tracer__events_fd(s->tracer), handle_event, s, NULL);
-	if (!s->rb) {
-		p_err("cannot open the ring buffer: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	struct ring_source src = {
+		.map_fd = tracer__events_fd(s->tracer),
+		.handle = handle_event,
+		.read_drops = read_drops,
+		.drop_names = drop_names,
+		.nr_drop_reasons = KSNOOP_DROP_NR,
+		.ring_full = KSNOOP_DROP_RINGBUF,
+		.detach = detach,
+		.ctx = s,
+	};
+
+	s->ring = ring_loop__new(&src);
+	return s->ring ? 0 : -ENOMEM;
 }
 
 static void cleanup(struct session *s)
 {
 	int i;
 
-	/* Detach first so nothing is added while the rest drains. */
-	if (s->tracer) {
-		tracer__free(s->tracer);
-		s->tracer = NULL;
-	}
-	ring_buffer__free(s->rb);
+	ring_loop__free(s->ring);
+	tracer__free(s->tracer);
 	chain__free(s->chain);
 	output__free(s->out);
 	for (i = 0; i < s->nr; i++)
@@ -421,12 +366,8 @@ int cmd_trace(struct env *env, int argc, char **argv)
 		err = err < 0 ? err : 0;
 		goto out;
 	}
-	err = run_loop(&s);
-	/* Detach, then deliver what is already in the buffer. */
-	report_drops(&s, true);
-	ring_buffer__consume(s.rb);
-	if (flush_stdout() < 0 && !err)
-		err = -EIO;
+	err = ring_loop__run(s.ring);
+	err = ring_loop__finish(s.ring) ?: err;
 	if (stop_signal)
 		p_dbg("stopped by signal %d", (int)stop_signal);
 out:

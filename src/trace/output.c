@@ -64,14 +64,6 @@ static void put_indent(struct output *o)
 	fwrite(spaces, 1, DUMP_INDENT, o->out);
 }
 
-static __s64 clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static char *value_type_name(const struct plan_value *pv)
 {
 	struct strbuf sb;

@@ -143,7 +143,7 @@ count_events() { # FORMAT FILE PID
 # Drops a tracer reported: ksnoop's last "lost N events", bpftrace's "Lost N events".
 reported_drops() { # NAME
 	cat "$T/$1.err" "$T/$1.out" 2>/dev/null | awk '
-		/lost [0-9]+ events so far/ { sub(/.*lost /, ""); n = $1 + 0 }
+		/lost [0-9]+ events/ { sub(/.*lost /, ""); n = $1 + 0 }
 		/^Lost [0-9]+ events/ { m += $2 }
 		END { print n + m }'
 }

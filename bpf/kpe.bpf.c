@@ -14,22 +14,16 @@
 #include <bpf/bpf_tracing.h>
 
 #include "abi/kpe.h"
+#include "lib/arch.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool filter_tgid; /* -p: only the tgids in kpe_tgids */
 
-/*
- * Fetches from below this address use the user-memory helper, as the
- * kernel's own probe_mem_read does on architectures whose user and kernel
- * address spaces do not overlap.
- */
 #if defined(__TARGET_ARCH_arm64)
-#define USER_ADDR_END 0x0001000000000000ULL
 /* arm64 kprobes run with pc at the probed instruction. */
 #define KPROBE_IP_ADJ 0
 #else
-#define USER_ADDR_END 0x0000800000000000ULL
 /* x86 kprobes run with ip just past the int3 at the probed address. */
 #define KPROBE_IP_ADJ 1
 #endif
@@ -112,14 +106,14 @@ struct loop_ctx {
 
 static __always_inline long read_mem(void *dst, __u32 size, __u64 addr, bool user)
 {
-	if (user || addr < USER_ADDR_END)
+	if (user || KSNOOP_IS_USER_ADDR(addr))
 		return bpf_probe_read_user(dst, size, (void *)addr);
 	return bpf_probe_read_kernel(dst, size, (void *)addr);
 }
 
 static __always_inline long read_str(void *dst, __u32 size, __u64 addr, bool user)
 {
-	if (user || addr < USER_ADDR_END)
+	if (user || KSNOOP_IS_USER_ADDR(addr))
 		return bpf_probe_read_user_str(dst, size, (void *)addr);
 	return bpf_probe_read_kernel_str(dst, size, (void *)addr);
 }
@@ -195,8 +189,8 @@ static __always_inline void store_data(struct loop_ctx *c, const struct kpe_insn
 	} else if (in->op == KPE_OP_ST_STR) {
 		n = read_str(dst, KPE_STR_MAX, s->acc + in->imm, user);
 	} else if (in->op == KPE_OP_ST_COMM) {
-		bpf_get_current_comm(dst, TASK_COMM_LEN);
-		n = TASK_COMM_LEN;
+		bpf_get_current_comm(dst, KSNOOP_COMM_LEN);
+		n = KSNOOP_COMM_LEN;
 	} else if (in->op == KPE_OP_ST_IMMSTR) {
 		n = bpf_probe_read_kernel_str(dst, KPE_STR_MAX,
 					      &c->cfg->strtab[in->imm & (KPE_STRTAB_MAX - 1)]);

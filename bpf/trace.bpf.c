@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "abi/trace.h"
+#include "lib/arch.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -20,24 +21,9 @@ const volatile __s32 filter_cpu = -1;
 const volatile bool filter_cgroup;
 const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
-const volatile char comm_pattern[KSNOOP_PRED_STR_MAX]; /* --comm, "" for any */
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
 
-/*
- * Whether an address is user memory: Debian's GCC-built BTF has no __user
- * tags, so the address decides which helper reads it.
- * x86-64: user space ends at 0x0000800000000000 (4-level paging; 5-level
- * kernels would need 0x0100000000000000).
- * arm64: bit 55 selects TTBR1 (kernel) or TTBR0 (user) whatever the VA size
- * (6.12's Debian kernel has 52-bit VA, 6.1's 48-bit) and whatever tag a user
- * pointer carries in its top byte (Top Byte Ignore), so no range would do.
- */
-#if defined(__TARGET_ARCH_arm64)
-#define IS_USER_ADDR(a) (!((a) & (1ULL << 55)))
-#else
-#define IS_USER_ADDR(a) ((a) < 0x0000800000000000ULL)
-#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -210,14 +196,14 @@ static __always_inline void scratch_put(void)
 
 static __always_inline long read_any(void *dst, __u32 size, __u64 addr)
 {
-	if (IS_USER_ADDR(addr))
+	if (KSNOOP_IS_USER_ADDR(addr))
 		return bpf_probe_read_user(dst, size, (void *)addr);
 	return bpf_probe_read_kernel(dst, size, (void *)addr);
 }
 
 static __always_inline long read_any_str(void *dst, __u32 size, __u64 addr)
 {
-	if (IS_USER_ADDR(addr))
+	if (KSNOOP_IS_USER_ADDR(addr))
 		return bpf_probe_read_user_str(dst, size, (void *)addr);
 	return bpf_probe_read_kernel_str(dst, size, (void *)addr);
 }
@@ -240,8 +226,7 @@ struct regs {
  * sp is still the caller's. (ip_make_skb's 9th and 10th, cork and flags,
  * are checked in tests/arm64/cases/arm64.case.)
  */
-#define NR_REG_ARGS 8
-#define STACK_ARG_OFF(n) (((n) - NR_REG_ARGS) * 8)
+#define STACK_ARG_OFF(n) (((n) - KSNOOP_REG_ARGS) * 8)
 
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
@@ -259,9 +244,8 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 	r->rc = u->regs[0];
 }
 #else
-#define NR_REG_ARGS 6
 /* x86-64: past the return address, the seventh argument and on. */
-#define STACK_ARG_OFF(n) (8 + ((n) - NR_REG_ARGS) * 8)
+#define STACK_ARG_OFF(n) (8 + ((n) - KSNOOP_REG_ARGS) * 8)
 
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
@@ -301,7 +285,7 @@ static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool trampo
 		bpf_get_func_arg(c->ctx, n, &v);
 		return v;
 	}
-	if (n < NR_REG_ARGS)
+	if (n < KSNOOP_REG_ARGS)
 		return c->regs->arg[n & 7];
 	/* Stack arguments are only valid at entry: the caller's frame. */
 	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->regs->sp + STACK_ARG_OFF(n)));
@@ -416,8 +400,8 @@ static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool tram
 	vr = (void *)&ev->data[off];
 	if (v->base == KSNOOP_BASE_COMM) {
 		p = 0;
-		len = TASK_COMM_LEN;
-		bpf_get_current_comm(vr + 1, TASK_COMM_LEN);
+		len = KSNOOP_COMM_LEN;
+		bpf_get_current_comm(vr + 1, KSNOOP_COMM_LEN);
 	} else {
 		p = v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline)
 					       : get_arg(c, v->arg, trampoline);

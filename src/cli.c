@@ -162,9 +162,9 @@ static int set_backend(struct env *env, const char *arg)
 
 static int set_comm(struct env *env, const char *arg)
 {
-	if (!*arg || strlen(arg) >= KSNOOP_COMM_PATTERN_MAX) {
+	if (!*arg || strlen(arg) >= KSNOOP_PRED_STR_MAX) {
 		p_err("invalid --comm '%.32s': 1 to %d characters, '*' and '?' allowed", arg,
-		      KSNOOP_COMM_PATTERN_MAX - 1);
+		      KSNOOP_PRED_STR_MAX - 1);
 		return PARSE_ERR;
 	}
 	env->comm = arg;

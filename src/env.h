@@ -9,7 +9,6 @@
 
 #define KSNOOP_MAX_PIDS 64
 #define KSNOOP_DEFAULT_PAGES 16
-#define KSNOOP_COMM_PATTERN_MAX 64
 
 enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
 
@@ -47,7 +46,6 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv);
 
 struct kbtf;
 struct kbtf *open_kernel_btf(const struct env *env);
-void report_unknown_func(struct kbtf *kb, const char *name);
 
 void usage(FILE *f, const char *prog);
 int ksnoop_main(int argc, char **argv);

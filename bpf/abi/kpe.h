@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #endif
 
+#include "lib/arch.h"
+
 /*
  * ksnoop probe: tracefs kprobe_events definitions compiled into a flat
  * fetch program per definition, interpreted by bpf/kprobe_events.bpf.c.
@@ -125,7 +127,7 @@ struct kpe_event {
 	__u16 flags;
 	__u32 data_len;
 	__u64 faults[KPE_MAX_ARGS / 64];
-	char comm[16];
+	char comm[KSNOOP_COMM_LEN];
 	__u64 vals[KPE_MAX_ARGS];
 	__u8 data[KPE_DATA_MAX + KPE_STR_MAX];
 };

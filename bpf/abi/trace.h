@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #endif
 
+#include "lib/arch.h"
+
 #define KSNOOP_MAX_FUNCS 1024	 /* traced functions per session */
 #define KSNOOP_MAX_VALUES 16	 /* values captured per function */
 #define KSNOOP_MAX_STEPS 8	 /* pointer dereferences in one path */
@@ -160,7 +162,7 @@ struct ksnoop_event {
 	__u32 pid;	     /* thread id */
 	__u32 data_len;	     /* bytes of vrecs that follow */
 	__u64 chain_id;	     /* -s: entry time of the chain's first call */
-	char comm[16];
+	char comm[KSNOOP_COMM_LEN];
 	__u8 data[KSNOOP_DATA_MAX + KSNOOP_VALUE_MAX + 64];
 };
 
@@ -172,7 +174,10 @@ enum ksnoop_drop_reason {
 	KSNOOP_DROP_NR,
 };
 
-#define KSNOOP_EVENT_HDR_SIZE ((unsigned long)&((struct ksnoop_event *)0)->data)
+#define KSNOOP_EVENT_HDR_SIZE __builtin_offsetof(struct ksnoop_event, data)
+
+_Static_assert(KSNOOP_EVENT_HDR_SIZE == 64, "ksnoop_event header layout");
+_Static_assert(sizeof(struct ksnoop_func_cfg) == 2088, "ksnoop_func_cfg layout");
 
 _Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");
 _Static_assert(sizeof(struct ksnoop_pred) == 80, "ksnoop_pred layout");

@@ -16,9 +16,42 @@
  * no BTF; arm64 builds it as __arm64_sys_getppid alone.
  */
 #if defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define KSNOOP_ARCH_ARM64 1
+#endif
+
+#ifdef KSNOOP_ARCH_ARM64
 #define KSNOOP_CALIB_FUNC "__arm64_sys_getppid"
 #else
 #define KSNOOP_CALIB_FUNC "__do_sys_getppid"
+#endif
+
+/*
+ * Arguments passed in registers: x0..x7 on arm64 (AAPCS64), rdi, rsi, rdx,
+ * rcx, r8, r9 on x86-64. Past them they sit on the caller's stack. BPF
+ * trampolines take exactly these on arm64, and on x86-64 before Linux 6.6.
+ */
+#ifdef KSNOOP_ARCH_ARM64
+#define KSNOOP_REG_ARGS 8
+#else
+#define KSNOOP_REG_ARGS 6
+#endif
+
+/* TASK_COMM_LEN, which user space cannot include. */
+#define KSNOOP_COMM_LEN 16
+
+/*
+ * Whether an address is user memory: Debian's GCC-built BTF has no __user
+ * tags, so the address decides which helper reads it.
+ * x86-64: user space ends at 0x0000800000000000 (4-level paging; 5-level
+ * kernels would need 0x0100000000000000).
+ * arm64: bit 55 selects TTBR1 (kernel) or TTBR0 (user) whatever the VA size
+ * (6.12's Debian kernel has 52-bit VA, 6.1's 48-bit) and whatever tag a user
+ * pointer carries in its top byte (Top Byte Ignore), so no range would do.
+ */
+#ifdef KSNOOP_ARCH_ARM64
+#define KSNOOP_IS_USER_ADDR(a) (!((__u64)(a) & (1ULL << 55)))
+#else
+#define KSNOOP_IS_USER_ADDR(a) ((__u64)(a) < 0x0000800000000000ULL)
 #endif
 
 #endif

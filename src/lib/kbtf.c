@@ -451,3 +451,15 @@ out:
 	sb_free(&decl);
 	return err;
 }
+
+void kbtf__report_unknown(struct kbtf *kb, const char *name)
+{
+	const char *guess = strchr(name, ':') ? NULL : kbtf__suggest(kb, name);
+	char clip[CLIP_BUF];
+
+	if (guess)
+		p_err("function '%s' not found in kernel BTF; did you mean '%s'?",
+		      str_clip(name, clip), guess);
+	else
+		p_err("function '%s' not found in kernel BTF", str_clip(name, clip));
+}

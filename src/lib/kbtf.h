@@ -36,6 +36,8 @@ int kbtf__find_funcs(struct kbtf *kb, const char *name, struct kbtf_func *out, i
 
 /* Closest function name in vmlinux BTF, or NULL. */
 const char *kbtf__suggest(struct kbtf *kb, const char *name);
+/* One error line: NAME is not in BTF, with the closest name that is. */
+void kbtf__report_unknown(struct kbtf *kb, const char *name);
 
 /* Strip compiler-clone suffixes: "foo.isra.0" -> "foo". */
 size_t kbtf_base_name_len(const char *name);

@@ -502,11 +502,10 @@ static bool can_fentry(const struct func_plan *p)
  * all". arm64's take the 8 register arguments only (x0..x7); x86-64's took
  * the 6 register arguments until Linux 6.6 read the stack.
  */
-#if defined(__aarch64__)
-#define TRAMP_ARGS 8
+#define TRAMP_ARGS KSNOOP_REG_ARGS
+#ifdef KSNOOP_ARCH_ARM64
 #define TRAMP_ARGS_WHY "arm64 BPF trampolines take at most 8"
 #else
-#define TRAMP_ARGS 6
 #define TRAMP_ARGS_WHY "x86-64 BPF trampolines take at most 6 before Linux 6.6"
 #endif
 

@@ -62,18 +62,6 @@ struct kbtf *open_kernel_btf(const struct env *env)
 	return NULL;
 }
 
-void report_unknown_func(struct kbtf *kb, const char *name)
-{
-	const char *guess = strchr(name, ':') ? NULL : kbtf__suggest(kb, name);
-	char clip[CLIP_BUF];
-
-	if (guess)
-		p_err("function '%s' not found in kernel BTF; did you mean '%s'?",
-		      str_clip(name, clip), guess);
-	else
-		p_err("function '%s' not found in kernel BTF", str_clip(name, clip));
-}
-
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n)
 {
 	const char *btf_name = btf__name_by_offset(f->btf, btf__type_by_id(f->btf, f->id)->name_off);
@@ -109,7 +97,7 @@ static int info_one(struct kbtf *kb, const char *arg)
 	}
 	n = kbtf__find_funcs(kb, spec.func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		report_unknown_func(kb, spec.func);
+		kbtf__report_unknown(kb, spec.func);
 		spec_free(&spec);
 		return -ENOENT;
 	}

@@ -79,15 +79,18 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 
 	if (!p)
 		return -E2BIG;
-	err = plan_build(s->kb, spec, po, p);
+	/* A plan counts only once it is good: a failed one is freed here. */
+	err = plan_build(s->kb, spec, po, p) ?: check_traceable(s, p);
+	if (err) {
+		plan_free(p);
+		return err;
+	}
 	s->nr++;
-	if (!err)
-		err = check_traceable(s, p);
-	if (!err && s->env->stack_mode)
+	if (s->env->stack_mode)
 		p->cfg.chain_pos = s->nr - 1;
-	if (!err && p->note[0])
+	if (p->note[0])
 		p_warn("%s", p->note);
-	return err;
+	return 0;
 }
 
 /* Functions a pattern matches but that have no usable BTF are skipped. */
@@ -101,18 +104,15 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 	if (n < 0)
 		return n;
 	util_mute(true);
-	for (i = 0; i < n && !err; i++) {
-		struct func_plan *p;
-
-		one.func = (char *)names[i];
-		if (add_plan(s, &one, po)) {
-			plan_free(&s->plans[--s->nr]);
-			if (s->nr + 1 >= KSNOOP_MAX_FUNCS)
-				err = -E2BIG;
-			continue;
+	for (i = 0; i < n; i++) {
+		if (s->nr >= KSNOOP_MAX_FUNCS) {
+			err = -E2BIG;
+			break;
 		}
-		p = &s->plans[s->nr - 1];
-		p->from_glob = true;
+		one.func = (char *)names[i];
+		if (add_plan(s, &one, po))
+			continue;
+		s->plans[s->nr - 1].from_glob = true;
 		added++;
 	}
 	util_mute(false);

@@ -71,7 +71,7 @@ static char *value_type_name(const struct plan_value *pv)
 
 	sb_init(&sb);
 	if (pv->show == SHOW_STRING && !pv->type_id)
-		sb_printf(&sb, "char[16]");
+		sb_printf(&sb, "char[%d]", KSNOOP_COMM_LEN);
 	else
 		kbtf_format_decl(pv->btf, pv->type_id, NULL, &sb);
 	if (pv->show == SHOW_PTR_DUMP)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
 #include "trace/plan.h"
 #include "lib/util.h"
 
@@ -562,6 +561,13 @@ static int push_op(struct func_plan *plan, __u8 op)
 }
 
 /* A comparison: its operand becomes a value, shown unless hidden. */
+/* The spec's comparison operators as the BPF side numbers them. */
+static const __u8 bpf_cmp[] = {
+	[CMP_EQ] = KSNOOP_CMP_EQ, [CMP_NE] = KSNOOP_CMP_NE, [CMP_LT] = KSNOOP_CMP_LT,
+	[CMP_LE] = KSNOOP_CMP_LE, [CMP_GT] = KSNOOP_CMP_GT, [CMP_GE] = KSNOOP_CMP_GE,
+};
+_Static_assert(ARRAY_SIZE(bpf_cmp) == CMP_GE + 1, "every spec comparison maps to BPF's");
+
 static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidden)
 {
 	struct ksnoop_pred *p;
@@ -577,7 +583,7 @@ static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidd
 	p = &plan->cfg.preds[plan->cfg.nr_preds];
 	memset(p, 0, sizeof(*p));
 	p->value_idx = idx;
-	p->op = sp->op;
+	p->op = bpf_cmp[sp->op];
 	err = sp->is_string ? fill_str_pred(p, &plan->values[idx], sp)
 			    : fill_int_pred(p, &plan->values[idx], sp);
 	if (err)
@@ -828,7 +834,7 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		return -ENOMEM;
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		report_unknown_func(kb, spec->func);
+		kbtf__report_unknown(kb, spec->func);
 		return -ENOENT;
 	}
 	plan->func = funcs[0];

@@ -4,8 +4,9 @@
 # prints everything) or two, half a second apart (it skips the rest and
 # exits). Either way, the events printed plus the events it reports lost
 # must equal the 2 * CALLS generated. Prints
-#   "printed=N reported=N sum=N" and, with two signals, "exit_ms=N"
-# (from the second SIGINT to the tracer's exit).
+#   "printed=N reported=N sum=N rc=N", "note=0|1" (whether it said how
+# many events remained to print), and with two signals "exit_ms=N" (from
+# the second SIGINT to the tracer's exit).
 #
 #   tests/vm/ctrl-c.sh BACKEND SIGNALS FUNC [CALLS]
 set -uo pipefail
@@ -43,6 +44,9 @@ printed=$(grep -c "\"tid\":$wpid," "$out")
 reported=$(sed -n 's/.*lost \([0-9]*\) events.*/\1/p' "$err" | tail -1)
 reported=${reported:-0}
 echo "printed=$printed reported=$reported sum=$((printed + reported)) rc=$rc"
+note=0
+grep -q 'printing about [0-9]* more events' "$err" && note=1
+echo "note=$note"
 [ "$nsig" = 2 ] && echo "exit_ms=$(((NOW - t0) / 1000))"
-grep -E '^(Error|Warning)' "$err" | head -3
+grep -vE 'printing about|lost [0-9]+ events' "$err" | head -3
 rm -f "$out" "$err" "$wout"

@@ -9,8 +9,11 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 func=$1
-out=$(mktemp /tmp/comm-filter.XXXXXX)
 for pattern in zzz 'work*'; do
+	# A new file each time: with one file, the header of the run before
+	# could pass for this one's before its shell truncated it, and the
+	# workload ran before the tracer was attached (arm64 6.1, 2 in 24).
+	out=$(mktemp /tmp/comm-filter.XXXXXX)
 	ksnoop --comm "$pattern" trace "$func" >"$out" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
@@ -23,5 +26,5 @@ for pattern in zzz 'work*'; do
 	kill -INT $pid
 	wait $pid
 	echo "comm=$pattern events=$(grep -c "^ *[0-9]* *[0-9]* *[0-9]* $func($" "$out")"
+	rm -f "$out"
 done
-rm -f "$out"

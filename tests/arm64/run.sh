@@ -39,7 +39,7 @@ else
 	CASES=(tests/vm/cases/*.case tests/arm64/cases/*.case)
 fi
 
-if ! out=$(make -s -j"$(nproc)" ARCH=arm64 all ktrace-target 2>&1); then
+if ! out=$(make -s -j"$(nproc)" ARCH=arm64 all workload ktrace-target 2>&1); then
 	echo "not ok - [arm64] build (make ARCH=arm64)"
 	echo "$out" | tail -n 20 | sed 's/^/#   /'
 	exit 1

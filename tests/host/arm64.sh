@@ -30,7 +30,7 @@ if ! command -v aarch64-linux-gnu-gcc >/dev/null ||
 fi
 
 check "make ARCH=arm64 builds ksnoop and the test programs" \
-	make -s -j"$(nproc)" ARCH=arm64 all ktrace-target
+	make -s -j"$(nproc)" ARCH=arm64 all workload ktrace-target
 check "ksnoop is a static AArch64 executable" \
 	sh -c "[ \"\$(readelf -h $OUT/ksnoop | sed -n 's/^ *Machine: *//p')\" = AArch64 ] &&
 		! readelf -l $OUT/ksnoop | grep -q INTERP"

@@ -788,6 +788,9 @@ static void test_errors_paths(void **state)
 	plan_err(c, "thirteen(m)", "parameter 13 is past the 12");
 	plan_err(c, "wide(s)", "cannot trace a value passed in registers");
 	plan_err(c, "do_thing((struct nosuch *)o)", "unknown type 'struct nosuch *'");
+	/* comm (no such parameter) is the task's name: nothing to follow */
+	plan_err(c, "do_thing(comm->x)", "comm->x: comm");
+	plan_err(c, "do_thing((struct inner *)comm)", "comm");
 }
 
 static void test_errors_preds(void **state)

@@ -154,10 +154,8 @@ fail:
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	struct btf *btf = c ? fixture() : NULL;
 
-	if (!btf || !(c->kb = kbtf__new_from_btf(btf))) {
-		btf__free(btf);
+	if (!c || !(c->kb = fixture_kbtf(fixture()))) {
 		free(c);
 		return -1;
 	}

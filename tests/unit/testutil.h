@@ -19,6 +19,8 @@
 #include <cmocka.h>
 #include <bpf/btf.h>
 
+#include "lib/kbtf.h"
+
 #define UNUSED __attribute__((unused))
 
 /* Type ids of the fixture, in the order they are added. */
@@ -142,6 +144,16 @@ static UNUSED struct btf *fixture_new(struct fixture_ids *id)
 fail:
 	btf__free(btf);
 	return NULL;
+}
+
+/* A kbtf owning btf, or NULL with btf freed (btf may be NULL). */
+static UNUSED struct kbtf *fixture_kbtf(struct btf *btf)
+{
+	struct kbtf *kb = btf ? kbtf__new_from_btf(btf) : NULL;
+
+	if (!kb)
+		btf__free(btf);
+	return kb;
 }
 
 /* Module BTF split on base: int mod_func(struct sk_buff *skb); void mod_only(u32 x); */

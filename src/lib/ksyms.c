@@ -43,6 +43,7 @@ struct ksyms {
 	struct name_set ftrace;	 /* available_filter_functions */
 	struct name_set blacklist;
 	bool kallsyms_tried; /* loaded on first need: see need_kallsyms() */
+	char *kallsyms_path; /* NULL: no kallsyms */
 };
 
 static uint32_t hash_name(const char *s)
@@ -254,7 +255,7 @@ static void load_kallsyms(struct ksyms *ks)
 {
 	size_t i;
 
-	if (for_each_line("/proc/kallsyms", kallsyms_line, ks))
+	if (!ks->kallsyms_path || for_each_line(ks->kallsyms_path, kallsyms_line, ks))
 		return;
 	ks->by_name.loaded = true;
 	/* kallsyms is nearly always in address order already. */
@@ -336,12 +337,26 @@ void ksyms__load_kallsyms(struct ksyms *ks)
 
 struct ksyms *ksyms__load(void)
 {
+	return ksyms__load_from("/proc/kallsyms", TRACEFS "/available_filter_functions",
+				"/sys/kernel/debug/kprobes/blacklist");
+}
+
+struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
+			       const char *blacklist)
+{
 	struct ksyms *ks = calloc(1, sizeof(*ks));
 
 	if (!ks)
 		return NULL;
-	for_each_line(TRACEFS "/available_filter_functions", ftrace_line, ks);
-	for_each_line("/sys/kernel/debug/kprobes/blacklist", blacklist_line, ks);
+	ks->kallsyms_path = kallsyms ? strdup(kallsyms) : NULL;
+	if (kallsyms && !ks->kallsyms_path) {
+		free(ks);
+		return NULL;
+	}
+	if (filter_funcs)
+		for_each_line(filter_funcs, ftrace_line, ks);
+	if (blacklist)
+		for_each_line(blacklist, blacklist_line, ks);
 	if (!ks->ftrace.loaded)
 		need_kallsyms(ks);
 	trim(ks);
@@ -357,6 +372,7 @@ void ksyms__free(struct ksyms *ks)
 	free(ks->by_name.slots);
 	free(ks->ftrace.slots);
 	free(ks->blacklist.slots);
+	free(ks->kallsyms_path);
 	free(ks);
 }
 

@@ -10,6 +10,12 @@ struct ksyms;
 
 /* Reads ftrace's traceable set and the kprobe blacklist; kallsyms on need. */
 struct ksyms *ksyms__load(void);
+/*
+ * The same from other files (tests use fixtures); a NULL path is a file
+ * that cannot be read. The kallsyms path is kept for the lazy read.
+ */
+struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
+			       const char *blacklist);
 /* Reads kallsyms now rather than at the first question that needs it. */
 void ksyms__load_kallsyms(struct ksyms *ks);
 void ksyms__free(struct ksyms *ks);

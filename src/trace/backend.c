@@ -82,8 +82,8 @@ unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
 	return size;
 }
 
-/* Queued bytes that wake the reader: a batch, well before the ring fills. */
-static __u64 wakeup_bytes(unsigned long ring)
+/* A batch, well before the ring fills. */
+__u64 ringbuf_wakeup_bytes(unsigned long ring)
 {
 	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
 }
@@ -96,7 +96,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
 	skel->rodata->chain_mode = t->env->stack_mode;
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
-	skel->rodata->wakeup_bytes = wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
+	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = t->env->json;
 }
@@ -106,7 +106,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
  * (see KSNOOP_CFG_FRAME), runs no program on the other: even an empty one
  * costs a trampoline round trip per call.
  */
-static bool wants_prog(const struct ksnoop_func_cfg *cfg, bool entry)
+bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry)
 {
 	if (cfg->flags & KSNOOP_CFG_FRAME)
 		return true;
@@ -225,27 +225,32 @@ static int share_maps(struct trace_bpf *skel, struct trace_bpf *owner)
 	return 0;
 }
 
-/*
- * fentry attach cookies came with struct bpf_tramp_link's cookie member
- * (Linux 5.19, "bpf, x86: Attach a cookie to fentry/fexit/fmod_ret/lsm").
- */
-static bool kernel_has_fentry_cookie(const struct tracer *t)
+/* Kernel features show in BTF as the struct members that came with them. */
+static bool struct_has_member(const struct btf *btf, const char *sname, const char *mname)
 {
-	const struct btf *btf = t->nr ? t->plans[0].func.btf : NULL;
 	const struct btf_member *m;
 	const struct btf_type *tp;
 	int id, i;
 
-	id = btf ? btf__find_by_name_kind(btf, "bpf_tramp_link", BTF_KIND_STRUCT) : -1;
+	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
 	if (id < 0)
 		return false;
 	tp = btf__type_by_id(btf, id);
 	m = btf_members(tp);
 	for (i = 0; i < btf_vlen(tp); i++, m++) {
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), "cookie"))
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), mname))
 			return true;
 	}
 	return false;
+}
+
+/*
+ * fentry attach cookies came with struct bpf_tramp_link's cookie member
+ * (Linux 5.19, "bpf, x86: Attach a cookie to fentry/fexit/fmod_ret/lsm").
+ */
+bool backend_has_fentry_cookie(const struct btf *btf)
+{
+	return btf && struct_has_member(btf, "bpf_tramp_link", "cookie");
 }
 
 static struct bpf_link *attach_trace(struct tracer *t, struct bpf_program *prog, int func)
@@ -391,7 +396,7 @@ static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
 	int i, fd;
 
 	for (i = 0; i < 2; i++) {
-		if (!wants_prog(&t->plans[func].cfg, i == 0))
+		if (!backend_wants_prog(&t->plans[func].cfg, i == 0))
 			continue;
 		*op = BPFUTIL_LOAD;
 		fd = load_like(t, i, progs[i], t->plans[func].func.id);
@@ -433,12 +438,12 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	}
 	fs->fentry = skel;
 	*op = BPFUTIL_ATTACH;
-	if (wants_prog(&t->plans[func].cfg, true)) {
+	if (backend_wants_prog(&t->plans[func].cfg, true)) {
 		fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
 		if (!fs->entry)
 			return -errno;
 	}
-	if (wants_prog(&t->plans[func].cfg, false)) {
+	if (backend_wants_prog(&t->plans[func].cfg, false)) {
 		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
 		if (!fs->ret)
 			return -errno;
@@ -457,13 +462,13 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	if (t->kprobe_load_err)
 		return t->kprobe_load_err;
 	*op = BPFUTIL_ATTACH;
-	if (wants_prog(&t->plans[func].cfg, true)) {
+	if (backend_wants_prog(&t->plans[func].cfg, true)) {
 		fs->entry =
 			bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
 		if (!fs->entry)
 			return -errno;
 	}
-	if (!wants_prog(&t->plans[func].cfg, false))
+	if (!backend_wants_prog(&t->plans[func].cfg, false))
 		return 0;
 	opts.retprobe = true;
 	fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name, &opts);
@@ -490,7 +495,7 @@ static void detach_func(struct tracer *t, struct func_state *fs)
 	fs->fentry = NULL;
 }
 
-static bool can_fentry(const struct func_plan *p)
+bool backend_can_fentry(const struct func_plan *p)
 {
 	/* A clone's symbol has no BTF function of its own to attach to. */
 	return !strchr(p->attach_name, '.');
@@ -520,20 +525,7 @@ static bool can_fentry(const struct func_plan *p)
 static bool has_direct_calls(const struct btf *btf)
 {
 #if defined(__aarch64__)
-	const struct btf_type *t;
-	const struct btf_member *m;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, "ftrace_ops", BTF_KIND_STRUCT);
-	if (id < 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), "direct_call"))
-			return true;
-	}
-	return false;
+	return struct_has_member(btf, "ftrace_ops", "direct_call");
 #else
 	(void)btf;
 	return true;
@@ -545,8 +537,8 @@ static bool has_direct_calls(const struct btf *btf)
  * limit it was where BTF and the prototype tell. Returns false to leave
  * the explanation to bpfutil_explain().
  */
-static bool explain_fentry(struct strbuf *why, const struct func_plan *p, enum bpfutil_op op,
-			   int err)
+bool backend_explain_fentry(struct strbuf *why, const struct func_plan *p, enum bpfutil_op op,
+			    int err)
 {
 	const char *ename;
 	char buf[32];
@@ -575,7 +567,7 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	enum bpfutil_op op = BPFUTIL_LOAD;
 	int err;
 
-	if (kind == BK_FENTRY && !can_fentry(&t->plans[func])) {
+	if (kind == BK_FENTRY && !backend_can_fentry(&t->plans[func])) {
 		sb_printf(why, "a compiler clone has no BTF function to attach to");
 		return -ENOENT;
 	}
@@ -583,10 +575,19 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	if (!err)
 		return 0;
 	detach_func(t, &t->fs[func]);
-	if (kind != BK_FENTRY || !explain_fentry(why, &t->plans[func], op, err))
+	if (kind != BK_FENTRY || !backend_explain_fentry(why, &t->plans[func], op, err))
 		bpfutil_explain(why, backend_name(kind), op, err);
 	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
 	return err;
+}
+
+bool backend_allows(enum backend_choice want, enum backend_kind kind)
+{
+	if (want == BACKEND_FENTRY)
+		return kind == BK_FENTRY;
+	if (want == BACKEND_KPROBE)
+		return kind == BK_KPROBE;
+	return kind == BK_FENTRY || kind == BK_KPROBE;
 }
 
 static int attach_func(struct tracer *t, int func)
@@ -598,8 +599,7 @@ static int attach_func(struct tracer *t, int func)
 	sb_init(&why[0]);
 	sb_init(&why[1]);
 	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
-		if ((want == BACKEND_FENTRY && k != BK_FENTRY) ||
-		    (want == BACKEND_KPROBE && k != BK_KPROBE))
+		if (!backend_allows(want, k))
 			continue;
 		err = try_kind(t, func, k, &why[k]);
 		if (!err) {
@@ -762,7 +762,7 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->plans = plans;
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
-	t->fentry_cookie = kernel_has_fentry_cookie(t);
+	t->fentry_cookie = nr && backend_has_fentry_cookie(plans[0].func.btf);
 	t->fs = calloc(nr, sizeof(*t->fs));
 	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;

@@ -9,6 +9,7 @@
 
 #include "env.h"
 #include "abi/trace.h"
+#include "lib/bpfutil.h"
 #include "trace/plan.h"
 
 enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
@@ -40,5 +41,24 @@ enum backend_kind tracer__backend(const struct tracer *t, int func);
 const char *backend_name(enum backend_kind k);
 /* Ring buffer bytes for -P pages per CPU (see ksnoop(8)). */
 unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus);
+/* Queued bytes of a ring of that size that wake the reader. */
+__u64 ringbuf_wakeup_bytes(unsigned long ring);
+
+/* The decisions behind tracer__open, apart from the kernel. */
+
+/* Whether -b want lets a function be tried with kind (fentry, then kprobe). */
+bool backend_allows(enum backend_choice want, enum backend_kind kind);
+/* Whether a function's entry (else return) program must run at all. */
+bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry);
+/* fentry attaches to a BTF function: a compiler clone has none. */
+bool backend_can_fentry(const struct func_plan *p);
+/* Whether the kernel described by btf gives fentry programs attach cookies. */
+bool backend_has_fentry_cookie(const struct btf *btf);
+/*
+ * Appends to why which limit an fentry ENOTSUPP/EOPNOTSUPP at op hit, where
+ * BTF and the prototype tell; false (nothing appended) otherwise.
+ */
+bool backend_explain_fentry(struct strbuf *why, const struct func_plan *p, enum bpfutil_op op,
+			    int err);
 
 #endif

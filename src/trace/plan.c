@@ -342,7 +342,10 @@ static int resolve_base(struct resolver *r, const struct spec_path *p, struct lo
 		v->base = KSNOOP_BASE_COMM;
 		v->flags |= KSNOOP_V_ENTRY;
 		l->type_id = 0;
-		return p->nr_steps || p->cast ? -EINVAL : 0;
+		if (!p->nr_steps && !p->cast)
+			return 0;
+		p_err("%s: comm is the task's name and takes no cast, member or index", r->what);
+		return -EINVAL;
 	}
 	if (spec_path_is_return(p)) {
 		v->base = KSNOOP_BASE_RET;

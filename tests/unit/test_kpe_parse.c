@@ -323,14 +323,25 @@ static void test_limits(void **state)
 	free(t);
 }
 
+/* kpe_def_free leaves a zeroed def: freeing again, or after a failed parse, is safe. */
 static void test_free_is_idempotent(void **state)
 {
-	struct kpe_def d;
+	struct kpe_def d, zero;
+	struct kpe_error e;
 
 	(void)state;
+	memset(&zero, 0, sizeof(zero));
 	parse_ok("p:e f a=%di", &d);
+	assert_non_null(d.symbol);
+	assert_int_equal(d.nr_args, 1);
 	kpe_def_free(&d);
+	assert_memory_equal(&d, &zero, sizeof(d));
 	kpe_def_free(&d);
+	assert_memory_equal(&d, &zero, sizeof(d));
+	/* failing at the second argument, after the first was kept */
+	assert_int_equal(kpe_parse_def("p:e f a=%di b=+0(", &d, &e), -EINVAL);
+	kpe_def_free(&d);
+	assert_memory_equal(&d, &zero, sizeof(d));
 }
 
 int main(void)

@@ -499,16 +499,25 @@ static void test_limits(void **state)
 	free(t);
 }
 
+/* spec_free leaves a zeroed spec, so freeing again (or a failed parse) is a no-op. */
 static void test_free_is_idempotent(void **state)
 {
-	struct spec s;
+	struct spec s, zero;
+	struct spec_error e;
 
 	(void)state;
+	memset(&zero, 0, sizeof(zero));
 	parse_ok("f(a->b == 1 || c == \"x\", (struct s *)d->e)", &s);
+	assert_non_null(s.func);
+	assert_int_equal(s.nr_items, 2);
 	spec_free(&s);
+	assert_memory_equal(&s, &zero, sizeof(s));
 	spec_free(&s);
-	memset(&s, 0, sizeof(s));
-	spec_free(&s);
+	assert_memory_equal(&s, &zero, sizeof(s));
+	/* a parse that fails after allocating hands back nothing to free */
+	assert_int_equal(spec_parse("f(a->b == 1 || c == \"x\", (struct s *)d->)", &s, &e),
+			 -EINVAL);
+	assert_memory_equal(&s, &zero, sizeof(s));
 }
 
 int main(void)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the cmocka unit tests: a small BTF fixture that exercises the
- * prototype printer, and a way to write it to a file for --btf.
+ * prototype printer, a way to write it to a file for --btf, and a capture
+ * of stderr for checking error lines.
  */
 #ifndef KSNOOP_TESTUTIL_H
 #define KSNOOP_TESTUTIL_H
@@ -17,6 +18,8 @@
 
 #include <cmocka.h>
 #include <bpf/btf.h>
+
+#include "lib/kbtf.h"
 
 #define UNUSED __attribute__((unused))
 
@@ -143,6 +146,16 @@ fail:
 	return NULL;
 }
 
+/* A kbtf owning btf, or NULL with btf freed (btf may be NULL). */
+static UNUSED struct kbtf *fixture_kbtf(struct btf *btf)
+{
+	struct kbtf *kb = btf ? kbtf__new_from_btf(btf) : NULL;
+
+	if (!kb)
+		btf__free(btf);
+	return kb;
+}
+
 /* Module BTF split on base: int mod_func(struct sk_buff *skb); void mod_only(u32 x); */
 static UNUSED struct btf *fixture_module_new(struct btf *base, const struct fixture_ids *id)
 {
@@ -156,6 +169,50 @@ static UNUSED struct btf *fixture_module_new(struct btf *base, const struct fixt
 		return NULL;
 	}
 	return btf;
+}
+
+/* What stderr receives between stderr_capture_begin() and _end(). */
+struct stderr_capture {
+	int saved, fd;
+};
+
+static UNUSED void stderr_capture_begin(struct stderr_capture *cap)
+{
+	char path[] = "/tmp/ksnoop-test-stderr.XXXXXX";
+
+	fflush(stderr);
+	cap->fd = mkstemp(path);
+	assert_true(cap->fd >= 0);
+	unlink(path);
+	cap->saved = dup(2);
+	assert_true(cap->saved >= 0);
+	assert_true(dup2(cap->fd, 2) == 2);
+}
+
+/* Restores stderr and leaves what it got, NUL-terminated, in buf. */
+static UNUSED void stderr_capture_end(struct stderr_capture *cap, char *buf, size_t size)
+{
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(cap->saved, 2);
+	close(cap->saved);
+	n = pread(cap->fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(cap->fd);
+}
+
+/* The project's rule for bad input: exactly one line, "Error: ...", naming want. */
+static UNUSED void expect_one_error_line(const char *got, const char *want)
+{
+	const char *nl = strchr(got, '\n');
+
+	if (strncmp(got, "Error: ", 7) || !nl || nl[1] || !strstr(got, want))
+		print_error("stderr: '%s', want one 'Error: ...%s...' line\n", got, want);
+	assert_int_equal(strncmp(got, "Error: ", 7), 0);
+	assert_non_null(nl);
+	assert_int_equal(nl[1], '\0');
+	assert_non_null(strstr(got, want));
 }
 
 /* Write btf as a raw BTF file into a new temporary path; free() the path. */

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend.c without a kernel: ring sizes, backend names, and the decisions
+ * behind tracer__open (which backends -b allows, which programs a plan
+ * needs, fentry's limits and cookies) for plans of the testutil fixture.
+ */
+#include <errno.h>
+
+#include "testutil.h"
+#include "lib/kbtf.h"
+#include "trace/backend.h"
+#include "trace/plan.h"
+#include "trace/spec.h"
+
+#define MB (1UL << 20)
+
+struct ctx {
+	struct fixture_ids id;
+	struct kbtf *kb;
+	struct func_plan plan;
+};
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->kb = fixture_kbtf(fixture_new(&c->id)))) {
+		free(c);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_free(&c->plan);
+	kbtf__free(c->kb);
+	free(c);
+	return 0;
+}
+
+static const struct func_plan *plan(struct ctx *c, const char *text)
+{
+	struct plan_opts opts = {0};
+	struct spec_error serr;
+	struct spec spec;
+
+	plan_free(&c->plan);
+	assert_int_equal(spec_parse(text, &spec, &serr), 0);
+	assert_int_equal(plan_build(c->kb, &spec, &opts, &c->plan), 0);
+	spec_free(&spec);
+	return &c->plan;
+}
+
+static void test_names(void **state UNUSED)
+{
+	assert_string_equal(backend_name(BK_FENTRY), "fentry");
+	assert_string_equal(backend_name(BK_KPROBE), "kprobe");
+	assert_string_equal(backend_name(BK_KPROBE_MULTI), "kprobe.multi");
+	assert_string_equal(backend_name(BK_NR), "?");
+	assert_string_equal(backend_name((enum backend_kind)99), "?");
+}
+
+/* The default absorbs a burst (64 MiB at least); -P is taken as asked. */
+static void test_ringbuf_size(void **state UNUSED)
+{
+	unsigned long page = getpagesize();
+
+	assert_int_equal(ringbuf_size(KSNOOP_DEFAULT_PAGES, 1), 64 * MB);
+	assert_int_equal(ringbuf_size(KSNOOP_DEFAULT_PAGES, 2), 64 * MB);
+	/* many CPUs: the default grows past the floor */
+	assert_int_equal(ringbuf_size(KSNOOP_DEFAULT_PAGES, 2 * 64 * MB / (16 * page)), 128 * MB);
+	/* powers of two, rounded up */
+	assert_int_equal(ringbuf_size(1, 1), page);
+	assert_int_equal(ringbuf_size(3, 1), 4 * page);
+	assert_int_equal(ringbuf_size(32, 2), 64 * page);
+	assert_int_equal(ringbuf_size(33, 2), 128 * page);
+	/* and at most 1 GiB */
+	assert_int_equal(ringbuf_size(1 << 20, 64), 1024 * MB);
+}
+
+static void test_wakeup_bytes(void **state UNUSED)
+{
+	assert_int_equal(ringbuf_wakeup_bytes(64 * MB), 256 << 10);
+	assert_int_equal(ringbuf_wakeup_bytes(1024 * MB), 256 << 10);
+	assert_int_equal(ringbuf_wakeup_bytes(1 * MB), 64 << 10);
+	assert_int_equal(ringbuf_wakeup_bytes(4096), 256);
+}
+
+/* -b auto tries fentry then kprobe; -b fentry and -b kprobe only theirs. */
+static void test_allows(void **state UNUSED)
+{
+	assert_true(backend_allows(BACKEND_AUTO, BK_FENTRY));
+	assert_true(backend_allows(BACKEND_AUTO, BK_KPROBE));
+	assert_true(backend_allows(BACKEND_FENTRY, BK_FENTRY));
+	assert_false(backend_allows(BACKEND_FENTRY, BK_KPROBE));
+	assert_false(backend_allows(BACKEND_KPROBE, BK_FENTRY));
+	assert_true(backend_allows(BACKEND_KPROBE, BK_KPROBE));
+	/* kprobe.multi is for globs, never a per-function fallback */
+	assert_false(backend_allows(BACKEND_AUTO, BK_KPROBE_MULTI));
+}
+
+static void expect_progs(const struct func_plan *p, bool entry, bool ret)
+{
+	if (backend_wants_prog(&p->cfg, true) != entry || backend_wants_prog(&p->cfg, false) != ret)
+		print_error("%s: emit %#x flags %#x fast %u\n", p->name, p->cfg.emit, p->cfg.flags,
+			    p->cfg.nr_fast_preds);
+	assert_int_equal(backend_wants_prog(&p->cfg, true), entry);
+	assert_int_equal(backend_wants_prog(&p->cfg, false), ret);
+}
+
+/* A side that emits nothing and pairs nothing runs no program. */
+static void test_wants_prog(void **state)
+{
+	struct ctx *c = *state;
+
+	expect_progs(plan(c, "ip_send_skb"), true, true);
+	expect_progs(plan(c, "ip_send_skb(skb->len)"), true, false);
+	expect_progs(plan(c, "ip_send_skb(return)"), false, true);
+	expect_progs(plan(c, "ip_send_skb(skb, return)"), true, true);
+	expect_progs(plan(c, "six(a == 1)"), true, false);
+	/* a slow predicate on the return still needs the entry's frame */
+	expect_progs(plan(c, "six(return == 1)"), true, true);
+}
+
+static void test_wants_prog_cfg(void **state UNUSED)
+{
+	struct ksnoop_func_cfg cfg = {.emit = KSNOOP_EMIT_RETURN};
+
+	assert_false(backend_wants_prog(&cfg, true));
+	assert_true(backend_wants_prog(&cfg, false));
+	/* a kprobe keeps its fast verdict in a frame for the return */
+	cfg.nr_fast_preds = 1;
+	assert_true(backend_wants_prog(&cfg, true));
+	cfg = (struct ksnoop_func_cfg){.emit = KSNOOP_EMIT_ENTRY, .flags = KSNOOP_CFG_FRAME};
+	assert_true(backend_wants_prog(&cfg, false));
+	cfg = (struct ksnoop_func_cfg){.emit = KSNOOP_EMIT_COMBINED};
+	assert_true(backend_wants_prog(&cfg, true));
+	assert_true(backend_wants_prog(&cfg, false));
+}
+
+static void test_can_fentry(void **state)
+{
+	struct ctx *c = *state;
+
+	assert_true(backend_can_fentry(plan(c, "ip_send_skb")));
+	assert_false(backend_can_fentry(plan(c, "ip_send_skb.isra.0")));
+	assert_false(backend_can_fentry(plan(c, "six.constprop.0(a)")));
+}
+
+/* bpf_tramp_link { ...cookie } in base, or not. */
+static struct btf *cookie_btf(bool with_cookie)
+{
+	struct btf *btf = btf__new_empty();
+	int u64 = btf__add_int(btf, "long long unsigned int", 8, 0);
+
+	assert_true(btf__add_struct(btf, "bpf_tramp_link", 16) > 0);
+	assert_int_equal(btf__add_field(btf, "link", u64, 0, 0), 0);
+	if (with_cookie)
+		assert_int_equal(btf__add_field(btf, "cookie", u64, 64, 0), 0);
+	return btf;
+}
+
+static void test_fentry_cookie(void **state)
+{
+	struct ctx *c = *state;
+	struct btf *btf;
+
+	btf = cookie_btf(true);
+	assert_true(backend_has_fentry_cookie(btf));
+	btf__free(btf);
+	btf = cookie_btf(false);
+	assert_false(backend_has_fentry_cookie(btf));
+	btf__free(btf);
+	assert_false(backend_has_fentry_cookie(kbtf__vmlinux(c->kb)));
+	assert_false(backend_has_fentry_cookie(NULL));
+}
+
+static const char *explain(const struct func_plan *p, enum bpfutil_op op, int err,
+			   struct strbuf *sb)
+{
+	sb_reset(sb);
+	return backend_explain_fentry(sb, p, op, err) ? sb_str(sb) : NULL;
+}
+
+/* Only ENOTSUPP at attach, past the trampoline's arguments, is explained here. */
+static void test_explain_fentry(void **state)
+{
+	struct ctx *c = *state;
+	struct func_plan p;
+	struct strbuf sb;
+
+	sb_init(&sb);
+	p = *plan(c, "six(a)");
+#if defined(__aarch64__)
+	/* the fixture has no ftrace_ops: a kernel without direct calls */
+	assert_non_null(strstr(explain(&p, BPFUTIL_ATTACH, -ENOTSUPP, &sb),
+			       "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"));
+#else
+	assert_null(explain(&p, BPFUTIL_ATTACH, -ENOTSUPP, &sb));
+	p.nr_args = 7;
+	assert_string_equal(explain(&p, BPFUTIL_ATTACH, -ENOTSUPP, &sb),
+			    "six has 7 arguments and x86-64 BPF trampolines take at most 6 before "
+			    "Linux 6.6; kprobes read the rest from the stack (ENOTSUPP)");
+	assert_string_equal(explain(&p, BPFUTIL_ATTACH, EOPNOTSUPP, &sb),
+			    "six has 7 arguments and x86-64 BPF trampolines take at most 6 before "
+			    "Linux 6.6; kprobes read the rest from the stack (EOPNOTSUPP)");
+	/* the trampoline is built at attach, so a load error is something else */
+	assert_null(explain(&p, BPFUTIL_LOAD, -ENOTSUPP, &sb));
+	assert_null(explain(&p, BPFUTIL_ATTACH, -EPERM, &sb));
+#endif
+	sb_free(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),	       cmocka_unit_test(test_ringbuf_size),
+		cmocka_unit_test(test_wakeup_bytes),   cmocka_unit_test(test_allows),
+		cmocka_unit_test(test_wants_prog),     cmocka_unit_test(test_wants_prog_cfg),
+		cmocka_unit_test(test_can_fentry),     cmocka_unit_test(test_fentry_cookie),
+		cmocka_unit_test(test_explain_fentry),
+	};
+
+	return cmocka_run_group_tests_name("backend", tests, setup, teardown);
+}

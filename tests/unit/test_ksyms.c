@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksyms.c: kallsyms, available_filter_functions and the kprobe blacklist,
+ * read from fixture files through ksyms__load_from().
+ */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+#include "lib/ksyms.h"
+
+/* Text symbols out of address order, a data symbol, a module, no final newline. */
+static const char kallsyms[] = "ffffffff81000000 T _stext\n"
+			       "ffffffff81001000 t do_one\n"
+			       "ffffffff81002000 T do_two\n"
+			       "ffffffff81003000 W weak_fn\n"
+			       "ffffffff81004000 d some_data\n"
+			       "ffffffff81005000 t cloned.isra.0\n"
+			       "ffffffff81006000 t twice.constprop.0\n"
+			       "ffffffff81007000 t twice.isra.1\n"
+			       "ffffffff81000800 t out_of_order\n"
+			       "ffffffffc0001000 t mod_fn\t[mymod]\n"
+			       "garbage\n"
+			       "ffffffff81009000 T last_fn";
+
+/* do_one twice (two static functions), a module's, one kallsyms lacks. */
+static const char filter_funcs[] = "do_one\n"
+				   "do_two\n"
+				   "weak_fn\n"
+				   "cloned.isra.0\n"
+				   "do_one\n"
+				   "mod_fn [mymod]\n"
+				   "ghost_fn\n";
+
+static const char blacklist[] = "0xffffffff81002000-0xffffffff81002100\tdo_two\n"
+				"0xffffffff81003000-0xffffffff81003100\tweak_fn\n";
+
+struct ctx {
+	char dir[64];
+	char kallsyms[96], filter[96], blacklist[96];
+};
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	strcpy(c->dir, "/tmp/ksnoop-test-ksyms.XXXXXX");
+	if (!mkdtemp(c->dir)) {
+		free(c);
+		return -1;
+	}
+	snprintf(c->kallsyms, sizeof(c->kallsyms), "%s/kallsyms", c->dir);
+	snprintf(c->filter, sizeof(c->filter), "%s/available_filter_functions", c->dir);
+	snprintf(c->blacklist, sizeof(c->blacklist), "%s/blacklist", c->dir);
+	write_file(c->kallsyms, kallsyms, strlen(kallsyms));
+	write_file(c->filter, filter_funcs, strlen(filter_funcs));
+	write_file(c->blacklist, blacklist, strlen(blacklist));
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	unlink(c->kallsyms);
+	unlink(c->filter);
+	unlink(c->blacklist);
+	rmdir(c->dir);
+	free(c);
+	return 0;
+}
+
+static struct ksyms *load_all(const struct ctx *c)
+{
+	struct ksyms *ks = ksyms__load_from(c->kallsyms, c->filter, c->blacklist);
+
+	assert_non_null(ks);
+	return ks;
+}
+
+/* ksyms__match(glob) as one string, "a b c", sorted. */
+static void expect_match(const struct ksyms *ks, const char *glob, const char *want)
+{
+	char got[256] = "";
+	const char **names;
+	int i, n = ksyms__match(ks, glob, &names);
+
+	assert_true(n >= 0);
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(got, " ");
+		assert_true(strlen(got) + strlen(names[i]) < sizeof(got));
+		strcat(got, names[i]);
+	}
+	free(names);
+	assert_string_equal(got, want);
+}
+
+static void expect_addr(struct ksyms *ks, uint64_t addr, const char *name, uint64_t start)
+{
+	uint64_t got = 0;
+	const char *s = ksyms__addr_name(ks, addr, &got);
+
+	if (!name) {
+		assert_null(s);
+		return;
+	}
+	assert_non_null(s);
+	assert_string_equal(s, name);
+	assert_int_equal(got, start);
+}
+
+static void test_addr_name(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+
+	expect_addr(ks, 0xffffffff81001010, "do_one", 0xffffffff81001000);
+	expect_addr(ks, 0xffffffff81001000, "do_one", 0xffffffff81001000);
+	/* sorted although kallsyms listed it late */
+	expect_addr(ks, 0xffffffff81000900, "out_of_order", 0xffffffff81000800);
+	expect_addr(ks, 0xffffffff810007ff, "_stext", 0xffffffff81000000);
+	/* data symbols are not functions: the text before them covers it */
+	expect_addr(ks, 0xffffffff81004010, "weak_fn", 0xffffffff81003000);
+	expect_addr(ks, 0xffffffffc0001004, "mod_fn", 0xffffffffc0001000);
+	expect_addr(ks, 0xffffffff81009abc, "last_fn", 0xffffffff81009000);
+	expect_addr(ks, 0xffffffff80ffffff, NULL, 0);
+	expect_addr(ks, 0, NULL, 0);
+	assert_string_equal(ksyms__addr_name(ks, 0xffffffff81002001, NULL), "do_two");
+	ksyms__free(ks);
+}
+
+static void test_has_func(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+
+	assert_true(ksyms__has_func(ks, "do_one"));
+	assert_true(ksyms__has_func(ks, "weak_fn"));
+	assert_true(ksyms__has_func(ks, "mod_fn"));
+	assert_true(ksyms__has_func(ks, "last_fn"));
+	assert_false(ksyms__has_func(ks, "some_data"));
+	assert_false(ksyms__has_func(ks, "ghost_fn"));
+	assert_false(ksyms__has_func(ks, "garbage"));
+	assert_false(ksyms__has_func(ks, "do_"));
+	ksyms__free(ks);
+}
+
+static void test_untraceable(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+
+	assert_null(ksyms__untraceable_reason(ks, "do_one"));
+	assert_null(ksyms__untraceable_reason(ks, "mod_fn"));
+	assert_string_equal(ksyms__untraceable_reason(ks, "nosuch"),
+			    "it has no symbol in /proc/kallsyms (inlined or optimised away)");
+	assert_string_equal(ksyms__untraceable_reason(ks, "do_two"),
+			    "it is on the kprobe blacklist");
+	assert_string_equal(ksyms__untraceable_reason(ks, "_stext"),
+			    "it is not in available_filter_functions (notrace or not traceable)");
+	ksyms__free(ks);
+}
+
+/* A file that cannot be read is not held against a function. */
+static void test_untraceable_unreadable(void **state)
+{
+	struct ctx *c = *state;
+	struct ksyms *ks;
+
+	ks = ksyms__load_from(c->kallsyms, NULL, c->blacklist);
+	assert_null(ksyms__untraceable_reason(ks, "_stext"));
+	assert_non_null(ksyms__untraceable_reason(ks, "nosuch"));
+	ksyms__free(ks);
+
+	ks = ksyms__load_from("/nonexistent/kallsyms", c->filter, "/nonexistent/blacklist");
+	assert_null(ksyms__untraceable_reason(ks, "do_two"));
+	assert_null(ksyms__untraceable_reason(ks, "ghost_fn"));
+	assert_string_equal(ksyms__untraceable_reason(ks, "nosuch"),
+			    "it is not in available_filter_functions (notrace or not traceable)");
+	assert_false(ksyms__has_func(ks, "do_one"));
+	assert_null(ksyms__addr_name(ks, 0xffffffff81001010, NULL));
+	ksyms__free(ks);
+
+	ks = ksyms__load_from(NULL, NULL, NULL);
+	assert_null(ksyms__untraceable_reason(ks, "anything"));
+	ksyms__free(ks);
+}
+
+static void test_match(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+
+	/* from available_filter_functions, once each, minus the blacklist */
+	expect_match(ks, "do_*", "do_one");
+	expect_match(ks, "*", "cloned.isra.0 do_one ghost_fn mod_fn");
+	expect_match(ks, "?od_f?", "mod_fn");
+	expect_match(ks, "[cg]*", "cloned.isra.0 ghost_fn");
+	expect_match(ks, "nomatch*", "");
+	expect_match(ks, "do_one", "do_one");
+	ksyms__free(ks);
+}
+
+/* Without available_filter_functions, kallsyms' text symbols serve. */
+static void test_match_kallsyms(void **state)
+{
+	struct ctx *c = *state;
+	struct ksyms *ks = ksyms__load_from(c->kallsyms, "/nonexistent/filter", c->blacklist);
+
+	assert_non_null(ks);
+	expect_match(ks, "do_*", "do_one");
+	expect_match(ks, "*_fn", "last_fn mod_fn");
+	expect_match(ks, "some_*", "");
+	ksyms__free(ks);
+}
+
+static void test_clone_of(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+
+	assert_string_equal(ksyms__clone_of(ks, "cloned"), "cloned.isra.0");
+	/* two clones: which one was meant is not ours to guess */
+	assert_null(ksyms__clone_of(ks, "twice"));
+	assert_null(ksyms__clone_of(ks, "do_one"));
+	assert_null(ksyms__clone_of(ks, "do"));
+	assert_null(ksyms__clone_of(ks, "clone"));
+	ksyms__free(ks);
+}
+
+/*
+ * kallsyms is read only when a question needs it: ftrace answers the
+ * rest. The file is written after the load here, so only a late read
+ * can see it.
+ */
+static void test_kallsyms_lazy(void **state)
+{
+	struct ctx *c = *state;
+	char path[128];
+	struct ksyms *ks;
+
+	snprintf(path, sizeof(path), "%s/late-kallsyms", c->dir);
+	unlink(path);
+	ks = ksyms__load_from(path, c->filter, c->blacklist);
+	assert_non_null(ks);
+	expect_match(ks, "do_*", "do_one");
+	assert_null(ksyms__untraceable_reason(ks, "do_one"));
+	write_file(path, kallsyms, strlen(kallsyms));
+	assert_true(ksyms__has_func(ks, "_stext"));
+	ksyms__free(ks);
+	unlink(path);
+
+	/* and read at load when there is no available_filter_functions */
+	write_file(path, kallsyms, strlen(kallsyms));
+	ks = ksyms__load_from(path, NULL, NULL);
+	unlink(path);
+	assert_true(ksyms__has_func(ks, "_stext"));
+	ksyms__free(ks);
+}
+
+/*
+ * A line longer than ksyms' read buffer (256 KiB) is skipped whole: its
+ * tail past the buffer, which reads like a symbol here, is no symbol.
+ */
+static void test_long_lines(void **state)
+{
+	static const char head[] = "ffffffff81000000 X ", tail[] = "ffffffff81000100 t split";
+	struct ctx *c = *state;
+	static char text[(256 << 10) + 4096];
+	size_t chunk = 256 << 10, n;
+	char path[128];
+	struct ksyms *ks;
+
+	n = sprintf(text, "ffffffff81000000 T first\n%s", head);
+	memset(text + n, 'x', chunk - strlen(head));
+	n += chunk - strlen(head);
+	n += sprintf(text + n, "%s\nffffffff81001000 t ", tail);
+	/* a name of 2000 characters fits the buffer but not a name */
+	memset(text + n, 'y', 2000);
+	n += 2000;
+	n += sprintf(text + n, "\nffffffff81002000 t after\n");
+	snprintf(path, sizeof(path), "%s/long", c->dir);
+	write_file(path, text, n);
+	ks = ksyms__load_from(path, NULL, NULL);
+	unlink(path);
+	assert_true(ksyms__has_func(ks, "first"));
+	assert_true(ksyms__has_func(ks, "after"));
+	assert_false(ksyms__has_func(ks, "split"));
+	expect_match(ks, "*", "after first");
+	expect_addr(ks, 0xffffffff81001500, "first", 0xffffffff81000000);
+	ksyms__free(ks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_addr_name),   cmocka_unit_test(test_has_func),
+		cmocka_unit_test(test_untraceable), cmocka_unit_test(test_untraceable_unreadable),
+		cmocka_unit_test(test_match),	    cmocka_unit_test(test_match_kallsyms),
+		cmocka_unit_test(test_clone_of),    cmocka_unit_test(test_kallsyms_lazy),
+		cmocka_unit_test(test_long_lines),
+	};
+
+	return cmocka_run_group_tests_name("ksyms", tests, setup, teardown);
+}

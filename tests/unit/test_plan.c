@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c: the ksnoop_func_cfg a BPF program gets for a spec, from a small
+ * BTF blob built here:
+ *
+ *   struct inner { int a; int b; };
+ *   struct outer {
+ *           int id;                            0
+ *           struct inner in;                   4
+ *           char name[8];                     12
+ *           union { int u1; long long u2; };  24
+ *           struct { int deep; };             32
+ *           unsigned int lo:3, hi:5;          36 (bits 0-2, 3-7)
+ *           struct outer *next;               40
+ *           int arr[4];                       48
+ *           char *label;                      64
+ *   };                                        72 bytes
+ *   typedef struct outer outer_t;
+ *   struct big { char data[4096]; };
+ *   enum color { RED, GREEN };
+ *
+ *   int do_thing(int flags, struct outer *o, char *label, unsigned int mask,
+ *                long long off, int *count);
+ *   int many(int a, ..., int h);          8 parameters
+ *   int thirteen(int a, ..., int m);      13 parameters
+ *   void vfn(int a);
+ *   enum color paint(enum color c);
+ *   int bigfn(struct big *b);
+ *   int comm_param(char *comm);
+ *   int byval(struct inner in);
+ *   int wide(struct outer s);
+ *   int u16fn(unsigned short s);
+ *   int dup(int a);  int dup(char *s);    two static functions
+ */
+#include <errno.h>
+
+#include "testutil.h"
+#include "lib/kbtf.h"
+#include "trace/plan.h"
+#include "trace/spec.h"
+
+#define E KSNOOP_V_ENTRY
+#define R KSNOOP_V_READ
+#define S KSNOOP_V_STRING
+#define H KSNOOP_V_HIDDEN
+#define AND KSNOOP_OP_AND
+#define OR KSNOOP_OP_OR
+
+struct ctx {
+	struct kbtf *kb;
+	struct func_plan plan;
+	struct plan_opts opts;
+};
+
+static int add_fields(struct btf *btf, int nr, ...)
+{
+	va_list ap;
+	int i, err = 0;
+
+	va_start(ap, nr);
+	for (i = 0; i < nr; i++) {
+		const char *name = va_arg(ap, const char *);
+		int type = va_arg(ap, int), bit_off = va_arg(ap, int), bits = va_arg(ap, int);
+
+		err |= btf__add_field(btf, name, type, bit_off, bits);
+	}
+	va_end(ap);
+	return err;
+}
+
+struct ids {
+	int int_t, uint_t, char_t, ll_t, ushort_t, inner, outer, outer_ptr, char_ptr, int_ptr;
+	int big_ptr, color;
+};
+
+/* The types above; struct outer through a pointer made ahead of it. */
+static int add_types(struct btf *btf, struct ids *t)
+{
+	int anon_u, anon_s, name_arr, int_arr, data_arr, big, err = 0;
+
+	t->int_t = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	t->uint_t = btf__add_int(btf, "unsigned int", 4, 0);
+	t->char_t = btf__add_int(btf, "char", 1, BTF_INT_SIGNED | BTF_INT_CHAR);
+	t->ll_t = btf__add_int(btf, "long long int", 8, BTF_INT_SIGNED);
+	t->ushort_t = btf__add_int(btf, "short unsigned int", 2, 0);
+	t->inner = btf__add_struct(btf, "inner", 8);
+	err |= add_fields(btf, 2, "a", t->int_t, 0, 0, "b", t->int_t, 32, 0);
+	anon_u = btf__add_union(btf, NULL, 8);
+	err |= add_fields(btf, 2, "u1", t->int_t, 0, 0, "u2", t->ll_t, 0, 0);
+	anon_s = btf__add_struct(btf, NULL, 4);
+	err |= add_fields(btf, 1, "deep", t->int_t, 0, 0);
+	name_arr = btf__add_array(btf, t->int_t, t->char_t, 8);
+	int_arr = btf__add_array(btf, t->int_t, t->int_t, 4);
+	t->char_ptr = btf__add_ptr(btf, t->char_t);
+	t->outer_ptr = btf__add_ptr(btf, btf__type_cnt(btf) + 1);
+	t->outer = btf__add_struct(btf, "outer", 72);
+	err |= add_fields(btf, 10, "id", t->int_t, 0, 0, "in", t->inner, 32, 0, "name", name_arr,
+			  96, 0, NULL, anon_u, 192, 0, NULL, anon_s, 256, 0, "lo", t->uint_t, 288,
+			  3, "hi", t->uint_t, 291, 5, "next", t->outer_ptr, 320, 0, "arr", int_arr,
+			  384, 0, "label", t->char_ptr, 512, 0);
+	err |= btf__add_typedef(btf, "outer_t", t->outer) < 0;
+	data_arr = btf__add_array(btf, t->int_t, t->char_t, 4096);
+	big = btf__add_struct(btf, "big", 4096);
+	err |= add_fields(btf, 1, "data", data_arr, 0, 0);
+	t->big_ptr = btf__add_ptr(btf, big);
+	t->color = btf__add_enum(btf, "color", 4);
+	err |= btf__add_enum_value(btf, "RED", 0) | btf__add_enum_value(btf, "GREEN", 1);
+	t->int_ptr = btf__add_ptr(btf, t->int_t);
+	return err || t->outer != t->outer_ptr + 1 || t->int_ptr < 0 ? -EINVAL : 0;
+}
+
+/* int thirteen(int a, ..., int m) */
+static int add_thirteen(struct btf *btf, int int_t)
+{
+	int proto = btf__add_func_proto(btf, int_t), i, err = proto < 0;
+
+	for (i = 0; i < 13; i++) {
+		char name[2] = {(char)('a' + i), '\0'};
+
+		err |= btf__add_func_param(btf, name, int_t);
+	}
+	return err || btf__add_func(btf, "thirteen", BTF_FUNC_GLOBAL, proto) < 0 ? -EINVAL : 0;
+}
+
+static struct btf *fixture(void)
+{
+	struct btf *btf = btf__new_empty();
+	struct ids t;
+	int err;
+
+	if (!btf || add_types(btf, &t))
+		goto fail;
+	err = add_func(btf, "do_thing", t.int_t, 6, "flags", t.int_t, "o", t.outer_ptr, "label",
+		       t.char_ptr, "mask", t.uint_t, "off", t.ll_t, "count", t.int_ptr) < 0;
+	err |= add_func(btf, "many", t.int_t, 8, "a", t.int_t, "b", t.int_t, "c", t.int_t, "d",
+			t.int_t, "e", t.int_t, "f", t.int_t, "g", t.int_t, "h", t.int_t) < 0;
+	err |= add_thirteen(btf, t.int_t);
+	err |= add_func(btf, "vfn", 0, 1, "a", t.int_t) < 0;
+	err |= add_func(btf, "paint", t.color, 1, "c", t.color) < 0;
+	err |= add_func(btf, "bigfn", t.int_t, 1, "b", t.big_ptr) < 0;
+	err |= add_func(btf, "comm_param", t.int_t, 1, "comm", t.char_ptr) < 0;
+	err |= add_func(btf, "byval", t.int_t, 1, "in", t.inner) < 0;
+	err |= add_func(btf, "wide", t.int_t, 1, "s", t.outer) < 0;
+	err |= add_func(btf, "u16fn", t.int_t, 1, "s", t.ushort_t) < 0;
+	err |= add_func(btf, "dup", t.int_t, 1, "a", t.int_t) < 0;
+	err |= add_func(btf, "dup", t.int_t, 1, "s", t.char_ptr) < 0;
+	if (!err)
+		return btf;
+fail:
+	btf__free(btf);
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->kb = fixture_kbtf(fixture()))) {
+		free(c);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	kbtf__free(c->kb);
+	free(c);
+	return 0;
+}
+
+/* Default options before each test; the plan it built is freed after. */
+static int reset(void **state)
+{
+	struct ctx *c = *state;
+
+	memset(&c->opts, 0, sizeof(c->opts));
+	return 0;
+}
+
+static int free_plan(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_free(&c->plan);
+	return 0;
+}
+
+static int build(struct ctx *c, const char *text)
+{
+	struct spec_error serr;
+	struct spec spec;
+	int err;
+
+	plan_free(&c->plan);
+	if (spec_parse(text, &spec, &serr)) {
+		print_error("%s: spec error at %d: %s\n", text, serr.pos, serr.msg);
+		fail();
+	}
+	err = plan_build(c->kb, &spec, &c->opts, &c->plan);
+	spec_free(&spec);
+	return err;
+}
+
+/* text's plan, which must build without a word on stderr. */
+static const struct ksnoop_func_cfg *plan_ok(struct ctx *c, const char *text)
+{
+	struct stderr_capture cap;
+	char out[512];
+	int err;
+
+	stderr_capture_begin(&cap);
+	err = build(c, text);
+	stderr_capture_end(&cap, out, sizeof(out));
+	if (err || out[0])
+		print_error("%s: %d, stderr: %s\n", text, err, out);
+	assert_int_equal(err, 0);
+	assert_string_equal(out, "");
+	return &c->plan.cfg;
+}
+
+/* text must fail with one error line that holds want. */
+static void plan_err(struct ctx *c, const char *text, const char *want)
+{
+	struct stderr_capture cap;
+	char out[512];
+	int err;
+
+	stderr_capture_begin(&cap);
+	err = build(c, text);
+	stderr_capture_end(&cap, out, sizeof(out));
+	if (err >= 0)
+		print_error("%s: built, want an error\n", text);
+	assert_true(err < 0);
+	expect_one_error_line(out, want);
+}
+
+/* What one captured value looks like to BPF, and how it is shown. */
+struct want {
+	const char *name;
+	__u8 base, arg, flags, nr_steps;
+	__u16 size;
+	__s32 final_off;
+	__s32 offs[KSNOOP_MAX_STEPS];
+	enum show_kind show;
+};
+
+static void check_value(const struct func_plan *p, __u32 i, const struct want *w)
+{
+	const struct ksnoop_value *v = &p->cfg.values[i];
+	int k;
+
+	assert_true(i < p->cfg.nr_values);
+	assert_string_equal(p->values[i].name, w->name);
+	assert_int_equal(v->base, w->base);
+	assert_int_equal(v->arg, w->arg);
+	assert_int_equal(v->flags, w->flags);
+	assert_int_equal(v->nr_steps, w->nr_steps);
+	for (k = 0; k < v->nr_steps; k++)
+		assert_int_equal(v->offs[k], w->offs[k]);
+	assert_int_equal(v->size, w->size);
+	assert_int_equal(v->final_off, w->final_off);
+	assert_int_equal(p->values[i].show, w->show);
+	assert_int_equal(p->values[i].hidden, !!(w->flags & H));
+}
+
+#define VAL(c, i, ...) check_value(&(c)->plan, i, &(struct want){__VA_ARGS__})
+
+/* The value indexes captured on one side, in order, ending with -1. */
+static void expect_side(const struct ksnoop_func_cfg *cfg, int side, const int *want)
+{
+	int n;
+
+	for (n = 0; want[n] >= 0; n++) {
+		assert_true(n < cfg->nr_side[side]);
+		assert_int_equal(cfg->side[side][n], want[n]);
+	}
+	assert_int_equal(cfg->nr_side[side], n);
+}
+
+/* The bytes of a __u8 array and its count, against a -1 terminated list. */
+static void expect_bytes(const __u8 *got, __u32 nr, const int *want)
+{
+	__u32 n;
+
+	for (n = 0; want[n] >= 0; n++) {
+		assert_true(n < nr);
+		assert_int_equal(got[n], want[n]);
+	}
+	assert_int_equal(nr, n);
+}
+
+#define SIDE(cfg, side, ...) expect_side(cfg, side, (const int[]){__VA_ARGS__, -1})
+#define OPS(cfg, ...)                                                                              \
+	expect_bytes((cfg)->pred_ops, (cfg)->nr_pred_ops, (const int[]){__VA_ARGS__, -1})
+#define FAST(cfg, ...)                                                                             \
+	expect_bytes((cfg)->fast_preds, (cfg)->nr_fast_preds, (const int[]){__VA_ARGS__, -1})
+#define ENTRY KSNOOP_SIDE_ENTRY
+#define RETURN KSNOOP_SIDE_RETURN
+
+static void expect_int_pred(const struct ksnoop_func_cfg *cfg, int k, int value_idx, int op,
+			    int width, bool is_signed, __u64 rhs)
+{
+	const struct ksnoop_pred *p = &cfg->preds[k];
+
+	assert_true(k < (int)cfg->nr_preds);
+	assert_int_equal(p->kind, KSNOOP_PRED_INT);
+	assert_int_equal(p->value_idx, value_idx);
+	assert_int_equal(p->op, op);
+	assert_int_equal(p->width, width);
+	assert_int_equal(p->is_signed, is_signed);
+	assert_int_equal(p->rhs, rhs);
+}
+
+static void expect_str_pred(const struct ksnoop_func_cfg *cfg, int k, int value_idx, int op,
+			    const char *str)
+{
+	const struct ksnoop_pred *p = &cfg->preds[k];
+
+	assert_true(k < (int)cfg->nr_preds);
+	assert_int_equal(p->kind, KSNOOP_PRED_STR);
+	assert_int_equal(p->value_idx, value_idx);
+	assert_int_equal(p->op, op);
+	assert_string_equal(p->str, str);
+}
+
+/* A bare name: every parameter at entry, the return value at return. */
+static void test_bare(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg = plan_ok(c, "do_thing");
+
+	assert_true(c->plan.bare);
+	assert_int_equal(c->plan.nr_args, 6);
+	assert_int_equal(cfg->nr_args, 6);
+	assert_int_equal(cfg->nr_values, 7);
+	VAL(c, 0, .name = "flags", .flags = E, .show = SHOW_SCALAR);
+	VAL(c, 1, .name = "o", .arg = 1, .flags = E | R, .size = 72, .show = SHOW_PTR_DUMP);
+	VAL(c, 2, .name = "label", .arg = 2, .flags = E | R | S, .size = 256, .show = SHOW_STRING);
+	VAL(c, 3, .name = "mask", .arg = 3, .flags = E, .show = SHOW_SCALAR);
+	VAL(c, 4, .name = "off", .arg = 4, .flags = E, .show = SHOW_SCALAR);
+	/* a pointer to a scalar is shown as the pointer, not read */
+	VAL(c, 5, .name = "count", .arg = 5, .flags = E, .show = SHOW_SCALAR);
+	VAL(c, 6, .name = "return", .base = KSNOOP_BASE_RET, .show = SHOW_SCALAR);
+	assert_true(c->plan.values[6].is_return);
+	assert_true(c->plan.values[1].via_pointer);
+	assert_int_equal(c->plan.values[1].full_size, 72);
+	SIDE(cfg, ENTRY, 0, 1, 2, 3, 4, 5);
+	SIDE(cfg, RETURN, 6);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN);
+	assert_int_equal(cfg->flags, 0);
+	assert_int_equal(cfg->nr_preds, 0);
+	assert_int_equal(cfg->nr_pred_ops, 0);
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	assert_string_equal(c->plan.note, "");
+}
+
+static void test_bare_void(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg = plan_ok(c, "vfn");
+
+	/* no return value, but the return still gets its event */
+	assert_int_equal(cfg->nr_values, 1);
+	SIDE(cfg, ENTRY, 0);
+	assert_int_equal(cfg->nr_side[RETURN], 0);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN);
+}
+
+/* Only the arguments past KSNOOP_MAX_ARGS are left out, with a warning. */
+static void test_bare_too_many_args(void **state)
+{
+	struct ctx *c = *state;
+	struct stderr_capture cap;
+	char out[256];
+
+	stderr_capture_begin(&cap);
+	assert_int_equal(build(c, "thirteen"), 0);
+	stderr_capture_end(&cap, out, sizeof(out));
+	assert_string_equal(out, "Warning: thirteen(): only the first 12 of 13 parameters are "
+				 "traced\n");
+	assert_int_equal(c->plan.cfg.nr_args, 13);
+	assert_int_equal(c->plan.cfg.nr_side[ENTRY], KSNOOP_MAX_ARGS);
+	assert_string_equal(c->plan.values[11].name, "l");
+	assert_int_equal(c->plan.cfg.values[11].arg, 11);
+	assert_string_equal(c->plan.values[12].name, "return");
+}
+
+static void test_emit(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "do_thing(flags, o->id)");
+	assert_false(c->plan.bare);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+	assert_int_equal(cfg->flags, 0);
+	SIDE(cfg, ENTRY, 0, 1);
+	assert_int_equal(cfg->nr_side[RETURN], 0);
+
+	cfg = plan_ok(c, "do_thing(return)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_RETURN);
+	assert_int_equal(cfg->flags, 0);
+	assert_int_equal(cfg->nr_side[ENTRY], 0);
+	SIDE(cfg, RETURN, 0);
+
+	/* both sides in one event: entry values wait in a frame */
+	cfg = plan_ok(c, "do_thing(return, flags)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_COMBINED);
+	assert_int_equal(cfg->flags, KSNOOP_CFG_FRAME);
+	SIDE(cfg, ENTRY, 1);
+	SIDE(cfg, RETURN, 0);
+}
+
+static void test_emit_options(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	c->opts.combined = true;
+	cfg = plan_ok(c, "do_thing(flags)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_COMBINED);
+	assert_int_equal(cfg->flags, KSNOOP_CFG_FRAME);
+	cfg = plan_ok(c, "do_thing");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_COMBINED);
+
+	c->opts.combined = false;
+	c->opts.frames = true;
+	cfg = plan_ok(c, "do_thing(flags)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+	assert_int_equal(cfg->flags, KSNOOP_CFG_FRAME);
+}
+
+/* comm is the task's, the same on both sides: it goes with the others. */
+static void test_comm_value(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "do_thing(comm)");
+	VAL(c, 0, .name = "comm", .base = KSNOOP_BASE_COMM, .flags = E, .show = SHOW_STRING);
+	assert_int_equal(c->plan.values[0].full_size, 16);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+
+	cfg = plan_ok(c, "do_thing(comm, return)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_RETURN);
+	assert_int_equal(cfg->values[0].flags, 0);
+	SIDE(cfg, RETURN, 0, 1);
+	assert_int_equal(cfg->flags, 0);
+
+	cfg = plan_ok(c, "do_thing(comm, return, flags)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_COMBINED);
+	SIDE(cfg, ENTRY, 0, 2);
+
+	/* a parameter of that name wins */
+	plan_ok(c, "comm_param(comm)");
+	assert_int_equal(c->plan.cfg.values[0].base, KSNOOP_BASE_ARG);
+	assert_int_equal(c->plan.cfg.values[0].flags, E | R | S);
+}
+
+/* --comm: a hidden string comparison ANDed with the rest. */
+static void test_comm_option(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	c->opts.comm = "ksn*";
+	cfg = plan_ok(c, "do_thing(flags)");
+	assert_int_equal(cfg->nr_values, 2);
+	VAL(c, 1, .name = "comm", .base = KSNOOP_BASE_COMM, .flags = E | H, .show = SHOW_STRING);
+	expect_str_pred(cfg, 0, 1, KSNOOP_CMP_EQ, "ksn*");
+	OPS(cfg, 0);
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	assert_int_equal(cfg->flags, 0);
+
+	cfg = plan_ok(c, "do_thing(flags == 1)");
+	OPS(cfg, 0, 1, AND);
+	expect_str_pred(cfg, 1, 1, KSNOOP_CMP_EQ, "ksn*");
+	FAST(cfg, 0);
+
+	/* a return event must know whether comm let its entry through */
+	cfg = plan_ok(c, "do_thing");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN);
+	assert_int_equal(cfg->flags, KSNOOP_CFG_FRAME);
+	assert_int_equal(cfg->nr_values, 8);
+	assert_true(c->plan.values[7].hidden);
+	SIDE(cfg, ENTRY, 0, 1, 2, 3, 4, 5, 7);
+	SIDE(cfg, RETURN, 6);
+}
+
+static void test_pred_lone(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg = plan_ok(c, "do_thing(flags == 1)");
+
+	/* a lone comparison shows its operand */
+	VAL(c, 0, .name = "flags", .flags = E, .show = SHOW_SCALAR);
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 4, true, 1);
+	OPS(cfg, 0);
+	FAST(cfg, 0);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+	assert_int_equal(cfg->flags, 0);
+}
+
+static void test_pred_and_or(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	/* operands of && and || are hidden */
+	cfg = plan_ok(c, "do_thing(flags == 1 && mask > 3)");
+	assert_true(c->plan.values[0].hidden);
+	assert_int_equal(cfg->values[1].flags, E | H);
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 4, true, 1);
+	expect_int_pred(cfg, 1, 1, KSNOOP_CMP_GT, 4, false, 3);
+	OPS(cfg, 0, 1, AND);
+	FAST(cfg, 0, 1);
+
+	cfg = plan_ok(c, "do_thing(flags == 1 || mask > 3)");
+	OPS(cfg, 0, 1, OR);
+	assert_int_equal(cfg->nr_fast_preds, 0);
+
+	/* items are ANDed, and each shows its operand */
+	cfg = plan_ok(c, "do_thing(flags != 1, mask <= 3, off >= 2)");
+	assert_false(c->plan.values[1].hidden);
+	OPS(cfg, 0, 1, AND, 2, AND);
+	FAST(cfg, 0, 1, 2);
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_NE, 4, true, 1);
+	expect_int_pred(cfg, 1, 1, KSNOOP_CMP_LE, 4, false, 3);
+	expect_int_pred(cfg, 2, 2, KSNOOP_CMP_GE, 8, true, 2);
+
+	/* && binds tighter: a || (b && c) */
+	cfg = plan_ok(c, "many(a == 1 || b == 2 && c < 3)");
+	OPS(cfg, 0, 1, 2, AND, OR);
+	assert_int_equal(cfg->nr_fast_preds, 0);
+}
+
+/* Only top-level conjuncts are fast; a disjunction under && is not. */
+static void test_fast_conjuncts(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "many(a == 1 && (b == 2 || c == 3) && d == 4)");
+	OPS(cfg, 0, 1, 2, OR, AND, 3, AND);
+	FAST(cfg, 0, 3);
+	assert_int_equal(cfg->flags, 0);
+
+	cfg = plan_ok(c, "many((a == 1 && b == 2) || c == 3, d == 4)");
+	OPS(cfg, 0, 1, AND, 2, OR, 3, AND);
+	FAST(cfg, 3);
+}
+
+static void test_fast_limit(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "many(a == 1 && b == 2 && c == 3 && d == 4 && e == 5 && f == 6)");
+	assert_int_equal(cfg->nr_preds, 6);
+	FAST(cfg, 0, 1, 2, 3);
+	/* the two left over are checked later; entry-only needs no frame */
+	assert_int_equal(cfg->flags, 0);
+}
+
+/* Not from a register alone: members, strings, the return, stack arguments. */
+static void test_fast_not(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "do_thing(o->id == 1)");
+	assert_int_equal(cfg->nr_preds, 1);
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	cfg = plan_ok(c, "do_thing(label == \"eth*\")");
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	cfg = plan_ok(c, "many(g == 1)");
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	cfg = plan_ok(c, "many(f == 1)");
+	FAST(cfg, 0);
+
+	/* a slow comparison of the return value: the return needs the frame */
+	cfg = plan_ok(c, "do_thing(return == 0)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_RETURN);
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	assert_int_equal(cfg->flags, KSNOOP_CFG_FRAME);
+	SIDE(cfg, RETURN, 0);
+}
+
+static void test_pred_widths(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "do_thing(off == -5)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 8, true, (__u64)-5LL);
+	cfg = plan_ok(c, "do_thing(mask < 0xff)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_LT, 4, false, 255);
+	cfg = plan_ok(c, "u16fn(s >= 2)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_GE, 2, false, 2);
+	/* enums compare signed */
+	cfg = plan_ok(c, "paint(c == 1)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 4, true, 1);
+	cfg = plan_ok(c, "paint(return != -1)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_NE, 4, true, (__u64)-1LL);
+	/* pointers to scalars are plain numbers */
+	cfg = plan_ok(c, "do_thing(count == 0)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 8, false, 0);
+	FAST(cfg, 0);
+	/* a bitfield is loaded whole and shifted: 8 bytes */
+	cfg = plan_ok(c, "do_thing(o->hi == 3)");
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 8, false, 3);
+}
+
+static void test_pred_strings(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "do_thing(label == \"eth*\")");
+	expect_str_pred(cfg, 0, 0, KSNOOP_CMP_EQ, "eth*");
+	assert_int_equal(cfg->values[0].flags, E | R | S);
+	cfg = plan_ok(c, "do_thing(o->name != \"lo\")");
+	expect_str_pred(cfg, 0, 0, KSNOOP_CMP_NE, "lo");
+	cfg = plan_ok(c, "do_thing(comm == \"a\" && o->label == \"b?\")");
+	expect_str_pred(cfg, 0, 0, KSNOOP_CMP_EQ, "a");
+	expect_str_pred(cfg, 1, 1, KSNOOP_CMP_EQ, "b?");
+	OPS(cfg, 0, 1, AND);
+	/* 63 characters fit */
+	cfg = plan_ok(c, "do_thing(label == \""
+			 "0123456789012345678901234567890123456789"
+			 "01234567890123456789012\")");
+	assert_int_equal(strlen(cfg->preds[0].str), KSNOOP_PRED_STR_MAX - 1);
+}
+
+static void test_member_offsets(void **state)
+{
+	struct ctx *c = *state;
+
+	/* one pointer (the argument itself), read at the member */
+	plan_ok(c, "do_thing(o->id, o->in.b, o->name, o->in, o->arr[2])");
+	VAL(c, 0, .name = "o->id", .arg = 1, .flags = E | R, .size = 4, .show = SHOW_MEMORY);
+	VAL(c, 1, .name = "o->in.b", .arg = 1, .flags = E | R, .size = 4, .final_off = 8,
+	    .show = SHOW_MEMORY);
+	VAL(c, 2, .name = "o->name", .arg = 1, .flags = E | R | S, .size = 8, .final_off = 12,
+	    .show = SHOW_STRING);
+	VAL(c, 3, .name = "o->in", .arg = 1, .flags = E | R, .size = 8, .final_off = 4,
+	    .show = SHOW_MEMORY);
+	VAL(c, 4, .name = "o->arr[2]", .arg = 1, .flags = E | R, .size = 4, .final_off = 56,
+	    .show = SHOW_MEMORY);
+}
+
+static void test_anonymous_members(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing(o->u1, o->u2, o->deep)");
+	VAL(c, 0, .name = "o->u1", .arg = 1, .flags = E | R, .size = 4, .final_off = 24,
+	    .show = SHOW_MEMORY);
+	VAL(c, 1, .name = "o->u2", .arg = 1, .flags = E | R, .size = 8, .final_off = 24,
+	    .show = SHOW_MEMORY);
+	VAL(c, 2, .name = "o->deep", .arg = 1, .flags = E | R, .size = 4, .final_off = 32,
+	    .show = SHOW_MEMORY);
+}
+
+static void test_bitfields(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing(o->lo, o->hi)");
+	VAL(c, 0, .name = "o->lo", .arg = 1, .flags = E | R, .size = 1, .final_off = 36,
+	    .show = SHOW_MEMORY);
+	assert_int_equal(c->plan.values[0].bit_off, 0);
+	assert_int_equal(c->plan.values[0].bit_size, 3);
+	VAL(c, 1, .name = "o->hi", .arg = 1, .flags = E | R, .size = 1, .final_off = 36,
+	    .show = SHOW_MEMORY);
+	assert_int_equal(c->plan.values[1].bit_off, 3);
+	assert_int_equal(c->plan.values[1].bit_size, 5);
+}
+
+/* Each pointer followed past the argument is one step. */
+static void test_pointer_steps(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing(o->next->id, o->next->next->in.a, o->next, o->label, o->label[1])");
+	VAL(c, 0, .name = "o->next->id", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {40},
+	    .size = 4, .show = SHOW_MEMORY);
+	VAL(c, 1, .name = "o->next->next->in.a", .arg = 1, .flags = E | R, .nr_steps = 2,
+	    .offs = {40, 40}, .size = 4, .final_off = 4, .show = SHOW_MEMORY);
+	VAL(c, 2, .name = "o->next", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {40},
+	    .size = 72, .show = SHOW_PTR_DUMP);
+	VAL(c, 3, .name = "o->label", .arg = 1, .flags = E | R | S, .nr_steps = 1, .offs = {64},
+	    .size = 256, .show = SHOW_STRING);
+	VAL(c, 4, .name = "o->label[1]", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {64},
+	    .size = 1, .final_off = 1, .show = SHOW_MEMORY);
+}
+
+static void test_pointer_index(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing(count[3], o->next[1])");
+	VAL(c, 0, .name = "count[3]", .arg = 5, .flags = E | R, .size = 4, .final_off = 12,
+	    .show = SHOW_MEMORY);
+	/* the second struct outer after o->next */
+	VAL(c, 1, .name = "o->next[1]", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {40},
+	    .size = 72, .final_off = 72, .show = SHOW_MEMORY);
+}
+
+static void test_casts(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing((struct inner *)o->b, (outer_t *)count->next->id, "
+		   "(struct outer *)label)");
+	VAL(c, 0, .name = "(struct inner *)o->b", .arg = 1, .flags = E | R, .size = 4,
+	    .final_off = 4, .show = SHOW_MEMORY);
+	VAL(c, 1, .name = "(outer_t *)count->next->id", .arg = 5, .flags = E | R, .nr_steps = 1,
+	    .offs = {40}, .size = 4, .show = SHOW_MEMORY);
+	VAL(c, 2, .name = "(struct outer *)label", .arg = 2, .flags = E | R, .size = 72,
+	    .show = SHOW_PTR_DUMP);
+}
+
+static void test_max_steps(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing(o->next->next->next->next->next->next->next->next->id)");
+	assert_int_equal(c->plan.cfg.values[0].nr_steps, KSNOOP_MAX_STEPS);
+	plan_err(c, "do_thing(o->next->next->next->next->next->next->next->next->next->id)",
+		 "more than 8 pointer dereferences");
+}
+
+static void test_sizes(void **state)
+{
+	struct ctx *c = *state;
+
+	/* more than one value holds: one byte over marks it truncated */
+	plan_ok(c, "bigfn(b)");
+	assert_int_equal(c->plan.cfg.values[0].size, KSNOOP_VALUE_MAX + 1);
+	assert_int_equal(c->plan.values[0].full_size, 4096);
+	c->opts.max_bytes = 16;
+	plan_ok(c, "do_thing(o, flags, label, o->name)");
+	assert_int_equal(c->plan.cfg.values[0].size, 16);
+	assert_int_equal(c->plan.cfg.values[1].size, 0);
+	assert_int_equal(c->plan.cfg.values[2].size, 16);
+	assert_int_equal(c->plan.cfg.values[3].size, 8);
+	assert_int_equal(c->plan.values[0].full_size, 72);
+}
+
+static void test_notes(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_ok(c, "do_thing.isra.0(flags)");
+	assert_string_equal(c->plan.name, "do_thing.isra.0");
+	assert_string_equal(c->plan.attach_name, "do_thing.isra.0");
+	assert_string_equal(c->plan.note,
+			    "do_thing.isra.0 is a compiler clone of do_thing; its arguments may "
+			    "differ");
+	plan_ok(c, "dup(a)");
+	assert_string_equal(c->plan.note,
+			    "dup has 2 BTF entries (static functions); using the first");
+}
+
+static void test_errors_paths(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_err(c, "nosuch", "function 'nosuch' not found");
+	plan_err(c, "do_thing(flag)", "no parameter 'flag'; did you mean 'flags'?");
+	plan_err(c, "do_thing(o->idd)", "no member 'idd' in struct outer; did you mean 'id'?");
+	plan_err(c, "do_thing(o->in.zzz)", "no member 'zzz' in struct inner");
+	plan_err(c, "do_thing(flags->x)", "'->' needs a pointer");
+	plan_err(c, "do_thing(count->x)", "'->' needs a pointer to a struct or union");
+	plan_err(c, "do_thing(o.id)", "'.' needs a struct or union");
+	plan_err(c, "byval(in.a)", "struct passed by value");
+	plan_err(c, "do_thing(o->arr[4])", "index 4 is outside the array of 4");
+	plan_err(c, "do_thing(flags[0])", "'[]' needs an array or a pointer");
+	plan_err(c, "do_thing(o->lo.x)", "a bitfield has no members");
+	plan_err(c, "vfn(return)", "vfn() returns void");
+	plan_err(c, "thirteen(m)", "parameter 13 is past the 12");
+	plan_err(c, "wide(s)", "cannot trace a value passed in registers");
+	plan_err(c, "do_thing((struct nosuch *)o)", "unknown type 'struct nosuch *'");
+	/* comm (no such parameter) is the task's name: nothing to follow */
+	plan_err(c, "do_thing(comm->x)", "comm->x: comm");
+	plan_err(c, "do_thing((struct inner *)comm)", "comm");
+}
+
+static void test_errors_preds(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_err(c, "do_thing(flags == \"x\")", "only strings");
+	plan_err(c, "do_thing(label == 1)", "only integers, enums and pointers");
+	plan_err(c, "do_thing(o->in == 1)", "only integers, enums and pointers");
+	plan_err(c, "do_thing(label < \"x\")", "strings compare only with == and !=");
+	plan_err(c, "do_thing(mask == -1)", "negative number, but its type is unsigned");
+	plan_err(c,
+		 "do_thing(label == \""
+		 "0123456789012345678901234567890123456789"
+		 "0123456789012345678901234\")",
+		 "longer than 63");
+	/* the error of the second operand, under || */
+	plan_err(c, "do_thing(flags == 1 || o->idd == 2)", "no member 'idd'");
+}
+
+static void test_errors_limits(void **state)
+{
+	struct ctx *c = *state;
+	const char *sixteen = "many(a, b, c, d, e, f, g, h, a, b, c, d, e, f, g, h)";
+
+	plan_ok(c, sixteen);
+	assert_int_equal(c->plan.cfg.nr_values, KSNOOP_MAX_VALUES);
+	/* --comm's operand is the seventeenth */
+	c->opts.comm = "x";
+	plan_err(c, sixteen, "more than 16 values");
+}
+
+static void test_resolve_path(void **state)
+{
+	struct ctx *c = *state;
+	struct kbtf_func f;
+	struct spec_error serr;
+	struct plan_path out;
+	struct spec spec;
+
+	assert_int_equal(kbtf__find_funcs(c->kb, "do_thing", &f, 1), 1);
+	assert_int_equal(spec_parse("do_thing(o->next->in.b, o->hi)", &spec, &serr), 0);
+	assert_int_equal(plan_resolve_path(&f, "do_thing", &spec.items[0].path, &out), 0);
+	assert_int_equal(out.v.base, KSNOOP_BASE_ARG);
+	assert_int_equal(out.v.arg, 1);
+	assert_int_equal(out.v.nr_steps, 1);
+	assert_int_equal(out.v.offs[0], 40);
+	assert_true(out.in_memory);
+	assert_int_equal(out.off, 8);
+	assert_int_equal(plan_resolve_path(&f, "do_thing", &spec.items[1].path, &out), 0);
+	assert_int_equal(out.off, 36);
+	assert_int_equal(out.bit_off, 3);
+	assert_int_equal(out.bit_size, 5);
+	spec_free(&spec);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, reset, free_plan)
+	const struct CMUnitTest tests[] = {
+		T(test_bare),
+		T(test_bare_void),
+		T(test_bare_too_many_args),
+		T(test_emit),
+		T(test_emit_options),
+		T(test_comm_value),
+		T(test_comm_option),
+		T(test_pred_lone),
+		T(test_pred_and_or),
+		T(test_fast_conjuncts),
+		T(test_fast_limit),
+		T(test_fast_not),
+		T(test_pred_widths),
+		T(test_pred_strings),
+		T(test_member_offsets),
+		T(test_anonymous_members),
+		T(test_bitfields),
+		T(test_pointer_steps),
+		T(test_pointer_index),
+		T(test_casts),
+		T(test_max_steps),
+		T(test_sizes),
+		T(test_notes),
+		T(test_errors_paths),
+		T(test_errors_preds),
+		T(test_errors_limits),
+		T(test_resolve_path),
+	};
+#undef T
+
+	return cmocka_run_group_tests_name("plan", tests, setup, teardown);
+}

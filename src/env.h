@@ -44,6 +44,14 @@ int cmd_kdump(struct env *env, int argc, char **argv);
 int cmd_probe(struct env *env, int argc, char **argv);
 int cmd_kprobe_events(struct env *env, int argc, char **argv);
 
+/*
+ * Setters of struct env's options (ctx is the env) for the commands whose
+ * tables share them: opts_parse's 0 or -errno.
+ */
+int env_add_pid(void *env, const char *arg);   /* -p, --pid */
+int env_set_pages(void *env, const char *arg); /* -P, --pages */
+int env_set_debug(void *env, const char *arg); /* -d, --debug */
+
 struct kbtf;
 struct kbtf *open_kernel_btf(const struct env *env);
 

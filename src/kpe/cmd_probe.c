@@ -6,7 +6,6 @@
  * read-only or forbidden.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "kpe/output.h"
 #include "kpe/parse.h"
 #include "kpe/syms.h"
+#include "lib/opts.h"
 #include "lib/ring.h"
 #include "lib/util.h"
 #include "kpe.skel.h"
@@ -72,39 +72,9 @@ static void probe_usage(FILE *f, const char *prog)
 		prog, KSNOOP_DEFAULT_PAGES);
 }
 
-static int add_pid(struct env *env, const char *arg)
+static int add_filter(void *ctx, const char *text)
 {
-	char clip[CLIP_BUF];
-	long long v;
-
-	if (parse_long(arg, 1, 0x7fffffff, &v)) {
-		p_err("invalid pid '%s'", str_clip(arg, clip));
-		return -EINVAL;
-	}
-	if (env->nr_pids >= KSNOOP_MAX_PIDS) {
-		p_err("at most %d pids can be given", KSNOOP_MAX_PIDS);
-		return -E2BIG;
-	}
-	env->pids[env->nr_pids++] = v;
-	return 0;
-}
-
-static int set_pages(struct env *env, const char *arg)
-{
-	char clip[CLIP_BUF];
-	long long v;
-
-	if (parse_long(arg, 1, 1 << 16, &v) || (v & (v - 1))) {
-		p_err("invalid page count '%s': need a power of two from 1 to 65536",
-		      str_clip(arg, clip));
-		return -EINVAL;
-	}
-	env->pages = v;
-	return 0;
-}
-
-static int add_filter(struct kpe_session *s, const char *text)
-{
+	struct kpe_session *s = ctx;
 	struct filter_arg *f = realloc(s->filters, (s->nr_filters + 1) * sizeof(*f));
 
 	if (!f)
@@ -115,63 +85,62 @@ static int add_filter(struct kpe_session *s, const char *text)
 	return 0;
 }
 
-enum { ARGS_HELP = 1 };
+/* s->defs has room for every word of the command line. */
+static int add_def(void *ctx, const char *def)
+{
+	struct kpe_session *s = ctx;
+
+	s->defs[s->nr_defs++] = def;
+	return 0;
+}
+
+static int set_pid(void *ctx, const char *arg)
+{
+	return env_add_pid(((struct kpe_session *)ctx)->env, arg);
+}
+
+static int set_pages(void *ctx, const char *arg)
+{
+	return env_set_pages(((struct kpe_session *)ctx)->env, arg);
+}
+
+static int set_debug(void *ctx, const char *arg)
+{
+	return env_set_debug(((struct kpe_session *)ctx)->env, arg);
+}
+
+static void help(void *ctx)
+{
+	probe_usage(stdout, ((struct kpe_session *)ctx)->env->prog_name);
+}
+
+static const struct opt probe_table[] = {
+	OPT_CALL("filter", 'f', true, add_filter),
+	OPT_CALL("pid", 'p', true, set_pid),
+	OPT_CALL("pages", 'P', true, set_pages),
+	OPT_CALL("debug", 'd', false, set_debug),
+	{},
+};
 
 /* Options and definitions in order: a --filter belongs to the DEF before it. */
+static const struct opts_spec probe_opts = {
+	.opts = probe_table,
+	.mode = OPTS_IN_ORDER,
+	.cmd = "probe",
+	.help = help,
+	.operand = add_def,
+};
+
+/* 0, OPTS_HELP, or -errno once it said why. */
 static int parse_args(struct kpe_session *s, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"filter", required_argument, NULL, 'f'}, {"pid", required_argument, NULL, 'p'},
-		{"pages", required_argument, NULL, 'P'},  {"debug", no_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},	  {},
-	};
-	char **av = calloc(argc + 2, sizeof(*av));
-	char clip[CLIP_BUF];
-	int opt, err = 0;
+	struct opts_rest rest;
+	int err;
 
-	if (!av)
-		return -ENOMEM;
-	/* getopt wants a program name first; '-' keeps DEFs in place as opt 1. */
-	av[0] = "probe";
-	memcpy(av + 1, argv, argc * sizeof(*av));
 	s->defs = calloc(argc + 1, sizeof(*s->defs));
-	optind = 0;
-	opterr = 0;
-	while (!err && s->defs &&
-	       (opt = getopt_long(argc + 1, av, "-:f:p:P:dh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 1:
-			s->defs[s->nr_defs++] = optarg;
-			break;
-		case 'f':
-			err = add_filter(s, optarg);
-			break;
-		case 'p':
-			err = add_pid(s->env, optarg);
-			break;
-		case 'P':
-			err = set_pages(s->env, optarg);
-			break;
-		case 'd':
-			s->env->debug = true;
-			util_set_debug(true);
-			break;
-		case 'h':
-			probe_usage(stdout, s->env->prog_name);
-			err = ARGS_HELP;
-			break;
-		case ':':
-			p_err("option '%s' needs an argument", str_clip(av[optind - 1], clip));
-			err = -EINVAL;
-			break;
-		default:
-			p_err("unknown option '%s' for probe", str_clip(av[optind - 1], clip));
-			err = -EINVAL;
-		}
-	}
-	free(av);
 	if (!s->defs)
 		return -ENOMEM;
+	err = opts_parse(&probe_opts, s, argc, argv, &rest);
 	if (!err && !s->nr_defs) {
 		p_err("probe needs at least one kprobe_events definition");
 		err = -EINVAL;
@@ -482,7 +451,7 @@ int cmd_probe(struct env *env, int argc, char **argv)
 	err = parse_args(&s, argc, argv);
 	if (err) {
 		cleanup(&s);
-		return err == ARGS_HELP ? 0 : err;
+		return err == OPTS_HELP ? 0 : err;
 	}
 	open_sources(&s);
 	raise_fd_limit();

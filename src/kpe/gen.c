@@ -14,7 +14,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "kpe/gen.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
+#include "lib/opts.h"
 #include "lib/util.h"
 
 /* Reserved by tracefs, so never used as argument names. */
@@ -340,60 +340,77 @@ static void gen_usage(FILE *f, const char *prog)
 		prog);
 }
 
+struct gen_args {
+	struct env *env;
+	struct kpe_gen_opts o;
+};
+
+static int set_group(void *ctx, const char *arg)
+{
+	struct gen_args *a = ctx;
+	char clip[CLIP_BUF];
+
+	if (strlen(arg) >= KPE_MAX_EVENT_NAME || !kpe_good_name(arg, strlen(arg))) {
+		p_err("invalid --group '%s': a letter or '_', then letters, digits or '_', at most %d characters",
+		      str_clip(arg, clip), KPE_MAX_EVENT_NAME - 1);
+		return -EINVAL;
+	}
+	a->o.group = arg;
+	return 0;
+}
+
+static int set_btf(void *ctx, const char *arg)
+{
+	((struct gen_args *)ctx)->env->btf_path = arg;
+	return 0;
+}
+
+static int set_debug(void *ctx, const char *arg)
+{
+	return env_set_debug(((struct gen_args *)ctx)->env, arg);
+}
+
+static void help(void *ctx)
+{
+	gen_usage(stdout, ((struct gen_args *)ctx)->env->prog_name);
+}
+
+static const struct opt gen_table[] = {
+	OPT_FLAG("fprobe", 'F', struct gen_args, o.fprobe),
+	OPT_CALL("group", 'g', true, set_group),
+	OPT_CALL("btf", 0, true, set_btf),
+	OPT_CALL("debug", 'd', false, set_debug),
+	{},
+};
+
+static const struct opts_spec gen_opts = {
+	.opts = gen_table,
+	.mode = OPTS_STOP,
+	.cmd = "kprobe-events",
+	.help = help,
+};
+
 int cmd_kprobe_events(struct env *env, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"fprobe", no_argument, NULL, 'F'},    {"group", required_argument, NULL, 'g'},
-		{"btf", required_argument, NULL, 'B'}, {"debug", no_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},      {},
-	};
 	struct strbuf used = {};
-	struct kpe_gen_opts o = {.group = "ksnoop", .used = &used};
-	char **av = calloc(argc + 2, sizeof(*av));
-	int opt, i, err = 0;
+	struct gen_args a = {.env = env, .o = {.group = "ksnoop", .used = &used}};
+	struct opts_rest rest;
 	struct kbtf *kb;
+	int i, err;
 
-	if (!av)
-		return -ENOMEM;
-	av[0] = "kprobe-events";
-	memcpy(av + 1, argv, argc * sizeof(*av));
-	optind = 0;
-	opterr = 0;
-	while (!err && (opt = getopt_long(argc + 1, av, "+:Fg:dh", opts, NULL)) != -1) {
-		if (opt == 'F') {
-			o.fprobe = true;
-		} else if (opt == 'g' && kpe_good_name(optarg, strlen(optarg)) &&
-			   strlen(optarg) < KPE_MAX_EVENT_NAME) {
-			o.group = optarg;
-		} else if (opt == 'B') {
-			env->btf_path = optarg;
-		} else if (opt == 'd') {
-			util_set_debug(true);
-		} else if (opt == 'h') {
-			gen_usage(stdout, env->prog_name);
-			free(av);
-			return 0;
-		} else {
-			char clip[CLIP_BUF];
-
-			p_err("invalid option '%s' for kprobe-events",
-			      str_clip(av[optind - 1], clip));
-			err = -EINVAL;
-		}
-	}
-	argc -= optind - 1;
-	argv = av + optind;
-	if (!err && argc < 1) {
+	err = opts_parse(&gen_opts, &a, argc, argv, &rest);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (rest.argc < 1) {
 		p_err("kprobe-events needs at least one function spec");
-		err = -EINVAL;
+		return -EINVAL;
 	}
-	kb = err ? NULL : open_kernel_btf(env);
-	if (!err && !kb)
-		err = -ENOENT;
-	for (i = 0; i < argc && !err; i++)
-		err = kpe_gen_spec(&o, kb, argv[i], stdout);
+	kb = open_kernel_btf(env);
+	if (!kb)
+		return -ENOENT;
+	for (i = 0; i < rest.argc && !err; i++)
+		err = kpe_gen_spec(&a.o, kb, rest.argv[i], stdout);
 	kbtf__free(kb);
 	sb_free(&used);
-	free(av);
 	return err;
 }

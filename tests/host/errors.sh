@@ -85,6 +85,8 @@ one() {
 	[ -z "$why" ] && ! grep -q '^Error: ' "$tmp/err" && why="no 'Error: ' line"
 	[ -z "$why" ] && [ "$(wc -c <"$tmp/err")" -ge 300 ] && why="$(wc -c <"$tmp/err")-byte message"
 	[ -z "$why" ] && [ -s "$tmp/out" ] && why="output on stdout"
+	[ -z "$why" ] && [ "$(LC_ALL=C tr -d '[:print:]\n' <"$tmp/err" | wc -c)" -ne 0 ] &&
+		why="unprintable bytes in the message"
 	if [ -z "$why" ]; then
 		ok "$(label "$@") -> $(cut -c1-100 "$tmp/err" | LC_ALL=C tr -c '[:print:]\n' '?')"
 	else
@@ -126,6 +128,14 @@ one --bogus=1 info ip_send_skb
 one -v info ip_send_skb
 one --p 1 info ip_send_skb
 one --stack=1 info ip_send_skb
+one --=1 info ip_send_skb
+run --=1 info ip_send_skb
+if [ "$(cat "$tmp/err")" = "Error: unknown option '--=1'" ]; then
+	ok "'--=1' is named whole"
+else
+	notok "'--=1' is named whole" "$(head -2 "$tmp/err")"
+fi
+one -$'\x01' info ip_send_skb
 one "--$A20K"
 one "-$A20K"
 one "--pid=$A20K" info f

@@ -60,6 +60,8 @@ bad "a filter before every definition must fit each" "Field not found" \
 bad "tracepoint probes" "tracepoint probes" probe 't:a sched/sched_switch'
 bad "no definition" "probe needs at least one" probe
 bad "unknown option" "unknown option '--nope' for probe" probe --nope 'p:a f'
+bad "ambiguous option" "ambiguous option '--p' for probe" probe --p 1 'p:a f'
+bad "missing option argument" "option '--filter' for probe needs an argument" probe 'p:a f' --filter
 bad "65 definitions" "at most 64 definitions" probe $(for i in $(seq 65); do echo "p:e$i:x"; done)
 
 long=$(printf 'p:a ip_send_skb'; for i in $(seq 200); do printf ' a%d=%%di' "$i"; done)
@@ -75,6 +77,8 @@ bad "a 6000-character filter" "Operand too long" probe 'p:a ip_send_skb x=%di' -
 bad "kprobe-events: a missing member" "no member 'nope'" kprobe-events 'ip_send_skb(skb->nope)'
 bad "kprobe-events: a malformed spec" "invalid function spec" kprobe-events 'ip_send_skb('
 bad "kprobe-events: no spec" "needs at least one function spec" kprobe-events
+bad "kprobe-events: a bad group" "invalid --group 'a-b': a letter or '_'" kprobe-events -g a-b f
+bad "kprobe-events: unknown option" "unknown option '--nope' for kprobe-events" kprobe-events --nope f
 
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	run kprobe-events 'ip_send_skb(skb->len, return)'

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/opts.c: the three operand modes, every option error and its exact
+ * wording, long-option prefixes, "--", repeated options, the -pVALUE and
+ * --pid=VALUE forms, -h/--help, typed targets and the pid and page parsers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+
+#include "testutil.h"
+#include "lib/opts.h"
+#include "lib/util.h"
+
+/* What the table below writes. */
+struct target {
+	bool all, brief;
+	const char *file;
+	int count;
+	unsigned long long ns;
+	pid_t pids[8];
+	int nr_pids;
+	char log[256]; /* operands and options in the order they came */
+	int helps;
+	bool paged;
+};
+
+static int add_pid(void *ctx, const char *arg)
+{
+	struct target *t = ctx;
+	pid_t pid;
+
+	if (opts_pid(arg, "pid", &pid))
+		return -EINVAL;
+	t->pids[t->nr_pids++] = pid;
+	snprintf(t->log + strlen(t->log), sizeof(t->log) - strlen(t->log), "p%d ", pid);
+	return 0;
+}
+
+static int stop_here(void *ctx, const char *arg)
+{
+	(void)ctx;
+	(void)arg;
+	return OPTS_HELP;
+}
+
+static int add_operand(void *ctx, const char *arg)
+{
+	struct target *t = ctx;
+
+	snprintf(t->log + strlen(t->log), sizeof(t->log) - strlen(t->log), "%s ", arg);
+	return 0;
+}
+
+static void help(void *ctx)
+{
+	((struct target *)ctx)->helps++;
+}
+
+static const struct opt table[] = {
+	OPT_FLAG("all", 'a', struct target, all),
+	OPT_FLAG("brief", 'b', struct target, brief),
+	OPT_STRING("file", 'f', struct target, file),
+	OPT_INT("count", 'c', struct target, count, 1, 100),
+	OPT_INT(NULL, 'm', struct target, count, 0, 5),
+	OPT_DURATION("duration", 0, struct target, ns),
+	OPT_CALL("pid", 'p', true, add_pid),
+	OPT_FLAG("pages", 0, struct target, paged),
+	OPT_CALL("version", 'V', false, stop_here),
+	OPT_FLAG("all-threads", 0, struct target, brief),
+	{},
+};
+
+static const struct opts_spec permute = {.opts = table, .mode = OPTS_PERMUTE, .help = help};
+static const struct opts_spec stop = {.opts = table, .mode = OPTS_STOP, .help = help};
+static const struct opts_spec in_order = {
+	.opts = table, .mode = OPTS_IN_ORDER, .help = help, .operand = add_operand};
+static const struct opts_spec named = {.opts = table,
+				       .mode = OPTS_STOP,
+				       .help = help,
+				       .cmd = "probe",
+				       .synopsis = "usage: x [-ab]"};
+
+struct result {
+	int ret;
+	struct target t;
+	struct opts_rest rest;
+	char *argv[32];
+	int argc;
+	char err[4096];
+};
+
+/* Parse a NULL-terminated list, capturing stderr. */
+static void parse(struct result *r, const struct opts_spec *spec, const char *const *args)
+{
+	char path[] = "/tmp/ksnoop-test-opts.XXXXXX";
+	int fd = mkstemp(path), save;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	memset(r, 0, sizeof(*r));
+	for (r->argc = 0; args[r->argc]; r->argc++)
+		r->argv[r->argc] = (char *)args[r->argc];
+	r->argv[r->argc] = NULL;
+	fflush(stderr);
+	save = dup(2);
+	dup2(fd, 2);
+	r->ret = opts_parse(spec, &r->t, r->argc, r->argv, &r->rest);
+	fflush(stderr);
+	dup2(save, 2);
+	close(save);
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, r->err, sizeof(r->err) - 1);
+	r->err[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+#define PARSE(r, spec, ...) parse(r, spec, (const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_operands(const struct result *r, int n, ...)
+{
+	va_list ap;
+	int i;
+
+	assert_int_equal(r->ret, 0);
+	assert_string_equal(r->err, "");
+	assert_int_equal(r->rest.argc, n);
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		assert_string_equal(r->rest.argv[i], va_arg(ap, const char *));
+	va_end(ap);
+	assert_null(r->rest.argv[n]);
+}
+
+static void expect_error(const struct result *r, const char *line)
+{
+	assert_int_equal(r->ret, -EINVAL);
+	assert_string_equal(r->err, line);
+}
+
+static void test_permute(void **state)
+{
+	static const char *const words[] = {"x", "-a", "y", "--file", "F", "z", "-p3"};
+	struct result r;
+	int i, j, seen;
+
+	(void)state;
+	PARSE(&r, &permute, "x", "-a", "y", "--file", "F", "z", "-p3");
+	expect_operands(&r, 3, "x", "y", "z");
+	assert_true(r.t.all);
+	assert_string_equal(r.t.file, "F");
+	assert_int_equal(r.t.pids[0], 3);
+	/* permuted as getopt does: every word still there once */
+	for (i = 0; i < (int)ARRAY_SIZE(words); i++) {
+		for (seen = 0, j = 0; j < r.argc; j++)
+			seen += r.argv[j] == words[i];
+		assert_int_equal(seen, 1);
+	}
+	PARSE(&r, &permute, "-a", "-b");
+	expect_operands(&r, 0);
+	PARSE(&r, &permute, "only");
+	expect_operands(&r, 1, "only");
+	/* a lone "-" is an operand (stdin, say) */
+	PARSE(&r, &permute, "-", "-a");
+	expect_operands(&r, 1, "-");
+}
+
+static void test_stop(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &stop, "-a", "cmd", "-b", "--file", "x");
+	expect_operands(&r, 4, "cmd", "-b", "--file", "x");
+	assert_true(r.t.all);
+	assert_false(r.t.brief);
+	assert_null(r.t.file);
+	assert_false(r.rest.dashdash);
+	PARSE(&r, &stop, "cmd");
+	expect_operands(&r, 1, "cmd");
+	PARSE(&r, &stop, "-a");
+	expect_operands(&r, 0);
+}
+
+static void test_in_order(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &in_order, "-p1", "D1", "--pid", "2", "D2", "D3", "-p", "3");
+	assert_int_equal(r.ret, 0);
+	assert_string_equal(r.t.log, "p1 D1 p2 D2 D3 p3 ");
+	assert_int_equal(r.rest.argc, 0);
+	PARSE(&r, &in_order, "D1", "--", "-p", "4");
+	assert_int_equal(r.ret, 0);
+	assert_string_equal(r.t.log, "D1 -p 4 ");
+	assert_int_equal(r.t.nr_pids, 0);
+}
+
+static void test_dashdash(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &permute, "x", "--", "-a", "--file");
+	expect_operands(&r, 3, "x", "-a", "--file");
+	assert_false(r.t.all);
+	assert_true(r.rest.dashdash);
+	PARSE(&r, &stop, "-b", "--", "-a");
+	expect_operands(&r, 1, "-a");
+	assert_true(r.rest.dashdash);
+	assert_false(r.t.all);
+	PARSE(&r, &stop, "--");
+	expect_operands(&r, 0);
+	assert_true(r.rest.dashdash);
+	/* only the first "--" ends the options; the others are operands */
+	PARSE(&r, &permute, "--", "--");
+	expect_operands(&r, 1, "--");
+	/* an option's argument may be "--" */
+	PARSE(&r, &permute, "-f", "--", "-a");
+	expect_operands(&r, 0);
+	assert_string_equal(r.t.file, "--");
+	assert_true(r.t.all);
+}
+
+static void test_argument_forms(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &permute, "-p7", "-p", "8", "--pid=9", "--pid", "10", "--pi=11", "-abp12");
+	expect_operands(&r, 0);
+	assert_int_equal(r.t.nr_pids, 6);
+	assert_int_equal(r.t.pids[0], 7);
+	assert_int_equal(r.t.pids[3], 10);
+	assert_int_equal(r.t.pids[4], 11);
+	assert_int_equal(r.t.pids[5], 12);
+	assert_true(r.t.all && r.t.brief);
+	/* --file= is an empty argument, not a missing one */
+	PARSE(&r, &permute, "--file=", "x");
+	expect_operands(&r, 1, "x");
+	assert_string_equal(r.t.file, "");
+	/* everything after the letter is the value, '=' included */
+	PARSE(&r, &permute, "-f=x", "--file=a=b");
+	assert_string_equal(r.t.file, "a=b");
+	PARSE(&r, &permute, "-f=x");
+	assert_string_equal(r.t.file, "=x");
+	/* the next word is the value even when it looks like an option */
+	PARSE(&r, &permute, "-f", "-a");
+	assert_string_equal(r.t.file, "-a");
+	assert_false(r.t.all);
+}
+
+static void test_repeated(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &permute, "-f", "one", "-a", "--file=two", "-a", "-c", "5", "--count=6");
+	expect_operands(&r, 0);
+	assert_string_equal(r.t.file, "two");
+	assert_int_equal(r.t.count, 6);
+	assert_true(r.t.all);
+	PARSE(&r, &permute, "-p", "1", "-p", "1");
+	assert_int_equal(r.t.nr_pids, 2);
+}
+
+static void test_prefixes(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &permute, "--fi", "x", "--cou=3", "--d=1us");
+	expect_operands(&r, 0);
+	assert_string_equal(r.t.file, "x");
+	assert_int_equal(r.t.count, 3);
+	assert_int_equal(r.t.ns, 1000);
+	/* "all" is exact, though it is also a prefix of "all-threads" */
+	PARSE(&r, &permute, "--all");
+	assert_true(r.t.all);
+	assert_false(r.t.brief);
+	PARSE(&r, &permute, "--all-");
+	assert_false(r.t.all);
+	assert_true(r.t.brief);
+	/* "--al" could be either */
+	PARSE(&r, &permute, "--al");
+	expect_error(&r, "Error: ambiguous option '--al'\n");
+	PARSE(&r, &permute, "--p=1");
+	expect_error(&r, "Error: ambiguous option '--p'\n");
+	/* help is in every table, so it counts: "--h" is help */
+	PARSE(&r, &permute, "--h");
+	assert_int_equal(r.ret, OPTS_HELP);
+}
+
+static void test_errors(void **state)
+{
+	char big[5000];
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &permute, "x", "-z");
+	expect_error(&r, "Error: unknown option '-z'\n");
+	PARSE(&r, &permute, "-az");
+	expect_error(&r, "Error: unknown option '-z'\n");
+	PARSE(&r, &permute, "--zap");
+	expect_error(&r, "Error: unknown option '--zap'\n");
+	PARSE(&r, &permute, "--zap=1");
+	expect_error(&r, "Error: unknown option '--zap=1'\n");
+	PARSE(&r, &permute, "--=1");
+	expect_error(&r, "Error: unknown option '--=1'\n");
+	PARSE(&r, &permute, "-\x01");
+	expect_error(&r, "Error: unknown option '-?'\n");
+	PARSE(&r, &permute, "-p");
+	expect_error(&r, "Error: option '-p' needs an argument\n");
+	PARSE(&r, &permute, "-ap");
+	expect_error(&r, "Error: option '-p' needs an argument\n");
+	PARSE(&r, &permute, "x", "--pid");
+	expect_error(&r, "Error: option '--pid' needs an argument\n");
+	PARSE(&r, &permute, "--pi");
+	expect_error(&r, "Error: option '--pi' needs an argument\n");
+	PARSE(&r, &permute, "--all=yes");
+	expect_error(&r, "Error: option '--all' takes no argument\n");
+	PARSE(&r, &permute, "--bri=");
+	expect_error(&r, "Error: option '--bri' takes no argument\n");
+	PARSE(&r, &permute, "--help=1");
+	expect_error(&r, "Error: option '--help' takes no argument\n");
+	/* the command and the synopsis, when the spec names them */
+	PARSE(&r, &named, "-z");
+	expect_error(&r, "Error: unknown option '-z' for probe; usage: x [-ab]\n");
+	PARSE(&r, &named, "-f");
+	expect_error(&r, "Error: option '-f' for probe needs an argument; usage: x [-ab]\n");
+	/* an option error in STOP mode before any operand */
+	PARSE(&r, &stop, "--nope", "cmd");
+	expect_error(&r, "Error: unknown option '--nope'\n");
+	/* a huge option is not echoed in full */
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = big[1] = '-';
+	big[sizeof(big) - 1] = '\0';
+	PARSE(&r, &permute, big);
+	assert_int_equal(r.ret, -EINVAL);
+	assert_true(strlen(r.err) < 120);
+	assert_non_null(strstr(r.err, "Error: unknown option '--aaaa"));
+	assert_non_null(strstr(r.err, "...'\n"));
+	PARSE(&r, &permute,
+	      "--all-threads=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	expect_error(&r, "Error: option '--all-threads' takes no argument\n");
+}
+
+static void test_setters_stop_the_parse(void **state)
+{
+	struct result r;
+
+	(void)state;
+	/* an error from a setter: nothing after it is read */
+	PARSE(&r, &in_order, "D1", "-p", "0", "D2", "-a");
+	expect_error(&r, "Error: invalid pid '0'\n");
+	assert_string_equal(r.t.log, "D1 ");
+	assert_false(r.t.all);
+	/* a setter's OPTS_HELP (-V) stops too, and is not an error */
+	PARSE(&r, &permute, "-V", "-z");
+	assert_int_equal(r.ret, OPTS_HELP);
+	assert_string_equal(r.err, "");
+	PARSE(&r, &permute, "-aV", "-b");
+	assert_int_equal(r.ret, OPTS_HELP);
+	assert_false(r.t.brief);
+}
+
+static void test_help(void **state)
+{
+	static const char *const forms[] = {"-h", "--help", "--hel"};
+	struct result r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(forms); i++) {
+		PARSE(&r, &permute, "x", forms[i], "-z", "-a");
+		assert_int_equal(r.ret, OPTS_HELP);
+		assert_int_equal(r.t.helps, 1);
+		assert_string_equal(r.err, "");
+		assert_false(r.t.all);
+	}
+	PARSE(&r, &stop, "-ah");
+	assert_int_equal(r.ret, OPTS_HELP);
+	assert_true(r.t.all);
+	/* after the first operand, STOP mode reads no -h */
+	PARSE(&r, &stop, "cmd", "-h");
+	expect_operands(&r, 2, "cmd", "-h");
+	assert_int_equal(r.t.helps, 0);
+	/* an error before -h wins */
+	PARSE(&r, &permute, "-z", "-h");
+	expect_error(&r, "Error: unknown option '-z'\n");
+	assert_int_equal(r.t.helps, 0);
+}
+
+static void test_typed_values(void **state)
+{
+	struct result r;
+
+	(void)state;
+	PARSE(&r, &permute, "-c", "0");
+	expect_error(&r, "Error: invalid --count '0': need a number from 1 to 100\n");
+	PARSE(&r, &permute, "--count=0x64");
+	assert_int_equal(r.t.count, 100);
+	PARSE(&r, &permute, "-m", "6");
+	expect_error(&r, "Error: invalid -m '6': need a number from 0 to 5\n");
+	PARSE(&r, &permute, "-m0");
+	assert_int_equal(r.ret, 0);
+	PARSE(&r, &permute, "--duration", "5ms");
+	assert_int_equal(r.t.ns, 5000000);
+	PARSE(&r, &permute, "--duration", "0");
+	expect_error(&r, "Error: invalid --duration '0': use e.g. 500ns, 20us, 5ms or 1s\n");
+	PARSE(&r, &permute, "--duration", "5 ms");
+	expect_error(&r, "Error: invalid --duration '5 ms': use e.g. 500ns, 20us, 5ms or 1s\n");
+}
+
+static void test_pid_and_pages(void **state)
+{
+	static const char *const bad_pids[] = {
+		"0", "-1", "", " 1", "1x", "2147483648", "0x", "1.0", "99999999999999999999"};
+	static const char *const bad_pages[] = {"0", "3", "65537", "131072", "-2", "", "8k"};
+	char clip[CLIP_BUF];
+	struct result r;
+	pid_t pid = 0;
+	int pages = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(opts_pid("1", "pid", &pid), 0);
+	assert_int_equal(pid, 1);
+	assert_int_equal(opts_pid("2147483647", "pid", &pid), 0);
+	assert_int_equal(pid, KSNOOP_PID_MAX);
+	/* above the kernel's PID_MAX_LIMIT, yet a pid_t: accepted */
+	assert_int_equal(opts_pid("4194305", "pid", &pid), 0);
+	for (i = 0; i < ARRAY_SIZE(bad_pids); i++) {
+		char want[128];
+
+		PARSE(&r, &permute, "-p", bad_pids[i]);
+		snprintf(want, sizeof(want), "Error: invalid pid '%s'\n",
+			 str_clip(bad_pids[i], clip));
+		expect_error(&r, want);
+	}
+	assert_int_equal(opts_pages("1", &pages), 0);
+	assert_int_equal(pages, 1);
+	assert_int_equal(opts_pages("0x10000", &pages), 0);
+	assert_int_equal(pages, 65536);
+	for (i = 0; i < ARRAY_SIZE(bad_pages); i++) {
+		pages = 7;
+		fflush(stderr);
+		{
+			int save = dup(2), fd = open("/dev/null", O_WRONLY);
+
+			dup2(fd, 2);
+			assert_int_equal(opts_pages(bad_pages[i], &pages), -EINVAL);
+			dup2(save, 2);
+			close(save);
+			close(fd);
+		}
+		assert_int_equal(pages, 7);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_permute),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_in_order),
+		cmocka_unit_test(test_dashdash),
+		cmocka_unit_test(test_argument_forms),
+		cmocka_unit_test(test_repeated),
+		cmocka_unit_test(test_prefixes),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_setters_stop_the_parse),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_typed_values),
+		cmocka_unit_test(test_pid_and_pages),
+	};
+
+	return cmocka_run_group_tests_name("opts", tests, NULL, NULL);
+}

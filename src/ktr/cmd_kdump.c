@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "env.h"
 #include "ktr/print.h"
 #include "ktr/systab.h"
+#include "lib/opts.h"
 #include "lib/util.h"
 
 #define KDUMP_USAGE "usage: kdump [-dHlnRTXx] [-f file] [-m maxdata] [-p pid] [-t trstr]"
@@ -24,95 +24,96 @@ struct kdump_args {
 	const char *file;
 };
 
-static int parse_kdump_opt(struct kdump_args *a, int opt, const char *arg)
+static int set_hex(void *ctx, const char *arg)
 {
-	unsigned int facs;
-	long long v;
-	char bad;
-
-	switch (opt) {
-	case 'd':
-		a->opts.decimal = true;
-		break;
-	case 'H':
-		a->opts.tid = true;
-		break;
-	case 'l':
-		a->opts.follow = true;
-		break;
-	case 'n':
-		a->opts.raw = true;
-		break;
-	case 'R':
-		a->opts.rel_ts = true;
-		break;
-	case 'T':
-		a->opts.abs_ts = true;
-		break;
-	case 'X':
-		a->opts.hex = 2;
-		break;
-	case 'x':
-		a->opts.hex = 1;
-		break;
-	case 'f':
-		a->file = arg;
-		break;
-	case 'm':
-		if (parse_long(arg, 0, KTR_MAX_PAYLOAD, &v)) {
-			p_err("invalid -m maxdata '%s': need 0 to %d bytes", arg, KTR_MAX_PAYLOAD);
-			return -EINVAL;
-		}
-		a->opts.maxdata = v;
-		break;
-	case 'p':
-		if (parse_long(arg, 0, 0x7fffffff, &v)) {
-			p_err("invalid -p pid '%s'", arg);
-			return -EINVAL;
-		}
-		a->opts.pid = v;
-		break;
-	case 't':
-		if (ktr_parse_trstr(arg, &facs, &bad)) {
-			p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad,
-			      arg);
-			return -EINVAL;
-		}
-		a->opts.types = ktr_facs_to_types(facs);
-		break;
-	case 'h':
-		printf("%s\n", KDUMP_USAGE);
-		return 1;
-	default:
-		return -EINVAL;
-	}
+	(void)arg;
+	((struct kdump_args *)ctx)->opts.hex = 1;
 	return 0;
 }
 
+static int set_hex_ascii(void *ctx, const char *arg)
+{
+	(void)arg;
+	((struct kdump_args *)ctx)->opts.hex = 2;
+	return 0;
+}
+
+static int set_maxdata(void *ctx, const char *arg)
+{
+	long long v;
+
+	if (parse_long(arg, 0, KTR_MAX_PAYLOAD, &v)) {
+		p_err("invalid -m maxdata '%s': need 0 to %d bytes", arg, KTR_MAX_PAYLOAD);
+		return -EINVAL;
+	}
+	((struct kdump_args *)ctx)->opts.maxdata = v;
+	return 0;
+}
+
+static int set_pid(void *ctx, const char *arg)
+{
+	pid_t pid;
+
+	if (opts_pid(arg, "-p pid", &pid))
+		return -EINVAL;
+	((struct kdump_args *)ctx)->opts.pid = pid;
+	return 0;
+}
+
+static int set_trstr(void *ctx, const char *arg)
+{
+	unsigned int facs;
+	char bad;
+
+	if (ktr_parse_trstr(arg, &facs, &bad)) {
+		p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad, arg);
+		return -EINVAL;
+	}
+	((struct kdump_args *)ctx)->opts.types = ktr_facs_to_types(facs);
+	return 0;
+}
+
+static void kdump_help(void *ctx)
+{
+	(void)ctx;
+	printf("%s\n", KDUMP_USAGE);
+}
+
+static const struct opt kdump_table[] = {
+	OPT_FLAG(NULL, 'd', struct kdump_args, opts.decimal),
+	OPT_FLAG(NULL, 'H', struct kdump_args, opts.tid),
+	OPT_FLAG(NULL, 'l', struct kdump_args, opts.follow),
+	OPT_FLAG(NULL, 'n', struct kdump_args, opts.raw),
+	OPT_FLAG(NULL, 'R', struct kdump_args, opts.rel_ts),
+	OPT_FLAG(NULL, 'T', struct kdump_args, opts.abs_ts),
+	OPT_CALL(NULL, 'X', false, set_hex_ascii),
+	OPT_CALL(NULL, 'x', false, set_hex),
+	OPT_STRING(NULL, 'f', struct kdump_args, file),
+	OPT_CALL(NULL, 'm', true, set_maxdata),
+	OPT_CALL(NULL, 'p', true, set_pid),
+	OPT_CALL(NULL, 't', true, set_trstr),
+	{},
+};
+
+static const struct opts_spec kdump_opts = {
+	.opts = kdump_table,
+	.mode = OPTS_STOP,
+	.synopsis = KDUMP_USAGE,
+	.help = kdump_help,
+};
+
 static int parse_kdump_args(struct kdump_args *a, int argc, char **argv)
 {
-	int opt, ret;
+	struct opts_rest rest;
+	int ret;
 
 	kdump_opts_default(&a->opts);
 	a->file = DEFAULT_TRFILE;
-	optind = 0;
-	opterr = 0;
-	/* argv[-1] is the command word (or program name): getopt's argv[0]. */
-	while ((opt = getopt(argc + 1, argv - 1, "+:dHlnRTXxf:m:p:t:h")) != -1) {
-		if (opt == '?') {
-			p_err("unknown option '-%c'; %s", optopt, KDUMP_USAGE);
-			return -EINVAL;
-		}
-		if (opt == ':') {
-			p_err("option '-%c' needs an argument; %s", optopt, KDUMP_USAGE);
-			return -EINVAL;
-		}
-		ret = parse_kdump_opt(a, opt, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc + 1) {
-		p_err("unexpected argument '%s'; %s", argv[optind - 1], KDUMP_USAGE);
+	ret = opts_parse(&kdump_opts, a, argc, argv, &rest);
+	if (ret)
+		return ret;
+	if (rest.argc) {
+		p_err("unexpected argument '%s'; %s", rest.argv[0], KDUMP_USAGE);
 		return -EINVAL;
 	}
 	return 0;

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "ktr/recorder.h"
 #include "ktr/state.h"
 #include "ktr/systab.h"
+#include "lib/opts.h"
 #include "lib/util.h"
 
 #define KTRACE_USAGE                                                                               \
@@ -64,84 +64,76 @@ struct trfile {
 	char abspath[PATH_MAX];
 };
 
-static int add_pid_arg(struct ktrace_args *a, const char *arg)
+static int add_pid_arg(void *ctx, const char *arg)
 {
-	long long v;
-	pid_t tgid;
+	struct ktrace_args *a = ctx;
+	pid_t pid, tgid;
 
-	if (parse_long(arg, 1, 0x7fffffff, &v)) {
-		p_err("invalid -p pid '%s'", arg);
+	if (opts_pid(arg, "-p pid", &pid))
 		return -EINVAL;
-	}
-	if (ktr_proc_tgid(v, &tgid)) {
-		p_err("no such process: %lld", v);
+	if (ktr_proc_tgid(pid, &tgid)) {
+		p_err("no such process: %d", pid);
 		return -ESRCH;
 	}
 	return ktr_pidset_add(&a->pids, tgid);
 }
 
-static int add_pgid_arg(struct ktrace_args *a, const char *arg)
+static int add_pgid_arg(void *ctx, const char *arg)
 {
-	long long v;
+	struct ktrace_args *a = ctx;
+	pid_t pgid;
 
-	if (parse_long(arg, 1, 0x7fffffff, &v)) {
-		p_err("invalid -g pgid '%s'", arg);
+	if (opts_pid(arg, "-g pgid", &pgid))
 		return -EINVAL;
-	}
 	if (a->nr_pgids >= MAX_PGIDS) {
 		p_err("at most %d -g options", MAX_PGIDS);
 		return -E2BIG;
 	}
-	a->pgids[a->nr_pgids++] = v;
+	a->pgids[a->nr_pgids++] = pgid;
 	return 0;
 }
 
-static int parse_ktrace_opt(struct ktrace_args *a, int opt, const char *arg)
+static int set_trstr(void *ctx, const char *arg)
 {
+	struct ktrace_args *a = ctx;
 	char bad;
 
-	switch (opt) {
-	case 'a':
-		a->append = true;
-		break;
-	case 'C':
-		a->clear_all = true;
-		break;
-	case 'c':
-		a->clear = true;
-		break;
-	case 'd':
-		a->descend = true;
-		break;
-	case 'i':
-		a->inherit = true;
-		break;
-	case 'f':
-		a->trfile = arg;
-		break;
-	case 'p':
-		return add_pid_arg(a, arg);
-	case 'g':
-		return add_pgid_arg(a, arg);
-	case 't':
-		if (ktr_parse_trstr(arg, &a->facs, &bad)) {
-			p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad,
-			      arg);
-			return -EINVAL;
-		}
-		if (!a->facs) {
-			p_err("-t '%s' selects no trace points", arg);
-			return -EINVAL;
-		}
-		break;
-	case 'h':
-		printf("%s\n", KTRACE_USAGE);
-		return 1;
-	default:
+	if (ktr_parse_trstr(arg, &a->facs, &bad)) {
+		p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad, arg);
+		return -EINVAL;
+	}
+	if (!a->facs) {
+		p_err("-t '%s' selects no trace points", arg);
 		return -EINVAL;
 	}
 	return 0;
 }
+
+static void ktrace_help(void *ctx)
+{
+	(void)ctx;
+	printf("%s\n", KTRACE_USAGE);
+}
+
+static const struct opt ktrace_table[] = {
+	OPT_FLAG(NULL, 'a', struct ktrace_args, append),
+	OPT_FLAG(NULL, 'C', struct ktrace_args, clear_all),
+	OPT_FLAG(NULL, 'c', struct ktrace_args, clear),
+	OPT_FLAG(NULL, 'd', struct ktrace_args, descend),
+	OPT_FLAG(NULL, 'i', struct ktrace_args, inherit),
+	OPT_STRING(NULL, 'f', struct ktrace_args, trfile),
+	OPT_CALL(NULL, 'g', true, add_pgid_arg),
+	OPT_CALL(NULL, 'p', true, add_pid_arg),
+	OPT_CALL(NULL, 't', true, set_trstr),
+	{},
+};
+
+static const struct opts_spec ktrace_opts = {
+	.opts = ktrace_table,
+	.mode = OPTS_STOP,
+	.synopsis = KTRACE_SYNOPSIS,
+	.help = ktrace_help,
+};
 
 static int check_combination(const struct ktrace_args *a)
 {
@@ -160,29 +152,17 @@ static int check_combination(const struct ktrace_args *a)
 
 static int parse_ktrace_args(struct ktrace_args *a, int argc, char **argv)
 {
-	int opt, ret;
+	struct opts_rest rest;
+	int ret;
 	char pr;
 
 	a->trfile = DEFAULT_TRFILE;
 	ktr_parse_trstr("+", &a->facs, &pr);
-	optind = 0;
-	opterr = 0;
-	/* argv[-1] is the command word (or program name): getopt's argv[0]. */
-	while ((opt = getopt(argc + 1, argv - 1, "+:aCcdif:g:p:t:h")) != -1) {
-		if (opt == '?') {
-			p_err("unknown option '-%c'; %s", optopt, KTRACE_SYNOPSIS);
-			return -EINVAL;
-		}
-		if (opt == ':') {
-			p_err("option '-%c' needs an argument; %s", optopt, KTRACE_SYNOPSIS);
-			return -EINVAL;
-		}
-		ret = parse_ktrace_opt(a, opt, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc + 1)
-		a->cmd = argv - 1 + optind;
+	ret = opts_parse(&ktrace_opts, a, argc, argv, &rest);
+	if (ret)
+		return ret;
+	if (rest.argc)
+		a->cmd = rest.argv;
 	return check_combination(a);
 }
 

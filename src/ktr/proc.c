@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ktr/proc.h"
+#include "lib/opts.h"
 #include "lib/util.h"
 
 struct proc_ent {
@@ -106,7 +107,7 @@ int ktr_proc_tgid(pid_t pid, pid_t *tgid)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	*strchrnul(p, '\n') = '\0';
-	if (parse_long(p, 1, 0x7fffffff, &v))
+	if (parse_long(p, 1, KSNOOP_PID_MAX, &v))
 		return -ESRCH;
 	*tgid = v;
 	return 0;
@@ -124,7 +125,7 @@ static int scan_procs(struct proc_ent **out, size_t *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (parse_long(de->d_name, 1, 0x7fffffff, &pid) || read_proc(pid, &e))
+		if (parse_long(de->d_name, 1, KSNOOP_PID_MAX, &pid) || read_proc(pid, &e))
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 256;

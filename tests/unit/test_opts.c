@@ -5,9 +5,9 @@
  * --pid=VALUE forms, -h/--help, typed targets and the pid and page parsers.
  */
 #include <errno.h>
-#include <fcntl.h>
 
 #include "testutil.h"
+#include "env.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -92,27 +92,15 @@ struct result {
 /* Parse a NULL-terminated list, capturing stderr. */
 static void parse(struct result *r, const struct opts_spec *spec, const char *const *args)
 {
-	char path[] = "/tmp/ksnoop-test-opts.XXXXXX";
-	int fd = mkstemp(path), save;
-	ssize_t n;
+	struct stderr_capture cap;
 
-	assert_true(fd >= 0);
-	unlink(path);
 	memset(r, 0, sizeof(*r));
 	for (r->argc = 0; args[r->argc]; r->argc++)
 		r->argv[r->argc] = (char *)args[r->argc];
 	r->argv[r->argc] = NULL;
-	fflush(stderr);
-	save = dup(2);
-	dup2(fd, 2);
+	stderr_capture_begin(&cap);
 	r->ret = opts_parse(spec, &r->t, r->argc, r->argv, &r->rest);
-	fflush(stderr);
-	dup2(save, 2);
-	close(save);
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, r->err, sizeof(r->err) - 1);
-	r->err[n > 0 ? n : 0] = '\0';
-	close(fd);
+	stderr_capture_end(&cap, r->err, sizeof(r->err));
 }
 
 #define PARSE(r, spec, ...) parse(r, spec, (const char *const[]){__VA_ARGS__, NULL})
@@ -444,19 +432,103 @@ static void test_pid_and_pages(void **state)
 	assert_int_equal(opts_pages("0x10000", &pages), 0);
 	assert_int_equal(pages, 65536);
 	for (i = 0; i < ARRAY_SIZE(bad_pages); i++) {
-		pages = 7;
-		fflush(stderr);
-		{
-			int save = dup(2), fd = open("/dev/null", O_WRONLY);
+		struct stderr_capture cap;
+		char err[256];
 
-			dup2(fd, 2);
-			assert_int_equal(opts_pages(bad_pages[i], &pages), -EINVAL);
-			dup2(save, 2);
-			close(save);
-			close(fd);
-		}
+		pages = 7;
+		stderr_capture_begin(&cap);
+		assert_int_equal(opts_pages(bad_pages[i], &pages), -EINVAL);
+		stderr_capture_end(&cap, err, sizeof(err));
 		assert_int_equal(pages, 7);
+		assert_non_null(strstr(err, "need a power of two from 1 to 65536"));
 	}
+}
+
+/* A command run on a NULL-terminated list: its return, stdout and stderr. */
+struct cmd_run {
+	int ret;
+	char out[4096], err[4096];
+};
+
+static void run_cmd(struct cmd_run *r, cmd_fn fn, const char *const *args)
+{
+	struct env env = {.pages = KSNOOP_DEFAULT_PAGES, .cpu = -1, .prog_name = "ksnoop"};
+	struct stderr_capture out, err;
+	char *argv[16];
+	int argc;
+
+	for (argc = 0; args[argc]; argc++)
+		argv[argc] = (char *)args[argc];
+	argv[argc] = NULL;
+	fd_capture_begin(&out, STDOUT_FILENO);
+	stderr_capture_begin(&err);
+	r->ret = fn(&env, argc, argv);
+	stderr_capture_end(&err, r->err, sizeof(r->err));
+	stderr_capture_end(&out, r->out, sizeof(r->out));
+	util_set_debug(false);
+}
+
+#define RUN_CMD(r, fn, ...) run_cmd(r, fn, (const char *const[]){__VA_ARGS__, NULL})
+
+/* -h and --help: the usage on stdout, nothing else, success, in every command. */
+static void test_every_command_has_help(void **state)
+{
+	static const struct {
+		cmd_fn fn;
+		const char *usage;
+	} cmds[] = {
+		{cmd_probe, "Usage: ksnoop probe [OPTIONS] DEF [DEF...]\n"},
+		{cmd_kprobe_events, "Usage: ksnoop kprobe-events [--fprobe]"},
+		{cmd_ktrace, "usage: ktrace [-aCcdi] [-f trfile]"},
+		{cmd_kdump, "usage: kdump [-dHlnRTXx] [-f file]"},
+	};
+	static const char *const forms[] = {"-h", "--help", "--he"};
+	struct cmd_run r;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		for (j = 0; j < ARRAY_SIZE(forms); j++) {
+			RUN_CMD(&r, cmds[i].fn, "-d", forms[j], "--nope");
+			if (r.ret || strncmp(r.out, cmds[i].usage, strlen(cmds[i].usage)) || *r.err)
+				print_error("%s %s: %d\n%s%s\n", cmds[i].usage, forms[j], r.ret,
+					    r.out, r.err);
+			assert_int_equal(r.ret, 0);
+			assert_memory_equal(r.out, cmds[i].usage, strlen(cmds[i].usage));
+			assert_string_equal(r.err, "");
+		}
+	}
+}
+
+/* The same error path, each command's context around it. */
+static void test_every_command_shares_errors(void **state)
+{
+	struct cmd_run r;
+
+	(void)state;
+	RUN_CMD(&r, cmd_probe, "--p", "1", "p:a f");
+	assert_int_equal(r.ret, -EINVAL);
+	assert_string_equal(r.err, "Error: ambiguous option '--p' for probe\n");
+	RUN_CMD(&r, cmd_kprobe_events, "--fprobe=1", "f");
+	assert_string_equal(r.err,
+			    "Error: option '--fprobe' for kprobe-events takes no argument\n");
+	RUN_CMD(&r, cmd_ktrace, "--nope");
+	assert_int_equal(r.ret, -EINVAL);
+	assert_string_equal(r.err,
+			    "Error: unknown option '--nope'; usage: ktrace [-aCcdi] [-f trfile] "
+			    "[-g pgid] [-p pid] [-t trstr] [command [args]]\n");
+	RUN_CMD(&r, cmd_ktrace, "-p");
+	assert_string_equal(r.err, "Error: option '-p' needs an argument; usage: ktrace [-aCcdi] "
+				   "[-f trfile] [-g pgid] [-p pid] [-t trstr] [command [args]]\n");
+	RUN_CMD(&r, cmd_ktrace, "-g", "2147483648");
+	assert_string_equal(r.err, "Error: invalid -g pgid '2147483648'\n");
+	/* pid 0 is the idle task, which makes no system calls to show */
+	RUN_CMD(&r, cmd_kdump, "-p", "0");
+	assert_int_equal(r.ret, -EINVAL);
+	assert_string_equal(r.err, "Error: invalid -p pid '0'\n");
+	RUN_CMD(&r, cmd_kdump, "-x", "--", "extra");
+	assert_string_equal(r.err, "Error: unexpected argument 'extra'; usage: kdump [-dHlnRTXx] "
+				   "[-f file] [-m maxdata] [-p pid] [-t trstr]\n");
 }
 
 int main(void)
@@ -474,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_typed_values),
 		cmocka_unit_test(test_pid_and_pages),
+		cmocka_unit_test(test_every_command_has_help),
+		cmocka_unit_test(test_every_command_shares_errors),
 	};
 
 	return cmocka_run_group_tests_name("opts", tests, NULL, NULL);

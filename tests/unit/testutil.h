@@ -171,31 +171,42 @@ static UNUSED struct btf *fixture_module_new(struct btf *base, const struct fixt
 	return btf;
 }
 
-/* What stderr receives between stderr_capture_begin() and _end(). */
+/*
+ * What stderr receives between stderr_capture_begin() and _end(); with
+ * fd_capture_begin(), any descriptor (STDOUT_FILENO too).
+ */
 struct stderr_capture {
-	int saved, fd;
+	int saved, fd, target;
 };
 
-static UNUSED void stderr_capture_begin(struct stderr_capture *cap)
+static UNUSED void fd_capture_begin(struct stderr_capture *cap, int target)
 {
 	char path[] = "/tmp/ksnoop-test-stderr.XXXXXX";
 
+	fflush(stdout);
 	fflush(stderr);
+	cap->target = target;
 	cap->fd = mkstemp(path);
 	assert_true(cap->fd >= 0);
 	unlink(path);
-	cap->saved = dup(2);
+	cap->saved = dup(target);
 	assert_true(cap->saved >= 0);
-	assert_true(dup2(cap->fd, 2) == 2);
+	assert_true(dup2(cap->fd, target) == target);
 }
 
-/* Restores stderr and leaves what it got, NUL-terminated, in buf. */
+static UNUSED void stderr_capture_begin(struct stderr_capture *cap)
+{
+	fd_capture_begin(cap, STDERR_FILENO);
+}
+
+/* Restores the descriptor and leaves what it got, NUL-terminated, in buf. */
 static UNUSED void stderr_capture_end(struct stderr_capture *cap, char *buf, size_t size)
 {
 	ssize_t n;
 
+	fflush(stdout);
 	fflush(stderr);
-	dup2(cap->saved, 2);
+	dup2(cap->saved, cap->target);
 	close(cap->saved);
 	n = pread(cap->fd, buf, size - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';

@@ -20,6 +20,7 @@ struct checker {
 	const struct btf_type **types;
 	__u8 *leads; /* graphs (1 << graph) the type has edges in */
 	__u8 *colour;
+	__u32 *parts;
 	size_t nr_edges; /* at most, in either graph */
 	char *why;
 	size_t size;
@@ -31,7 +32,7 @@ static const struct btf_type *type_of(const struct checker *c, __u32 id)
 }
 
 static const char *const kind_names[] = {
-	[BTF_KIND_UNKN] = "UNKNOWN",	  [BTF_KIND_INT] = "INT",
+	[BTF_KIND_UNKN] = "void",	  [BTF_KIND_INT] = "INT",
 	[BTF_KIND_PTR] = "PTR",		  [BTF_KIND_ARRAY] = "ARRAY",
 	[BTF_KIND_STRUCT] = "STRUCT",	  [BTF_KIND_UNION] = "UNION",
 	[BTF_KIND_ENUM] = "ENUM",	  [BTF_KIND_FWD] = "FWD",
@@ -270,17 +271,68 @@ struct dfs {
 	struct checker *c;
 	enum graph g;
 	__u8 *colour, *leads; /* indexed by type id */
+	__u32 *parts;	      /* DECL: what its declaration prints, indexed by id */
 	__u32 *stack, sp;
+	__u64 sum; /* of the parts of the refs visited */
 };
 
-static void push(struct dfs *d, __u32 ref)
+/*
+ * The declaration printer spells anonymous structs, unions and enums out
+ * in place, with a padding line per 8 bytes of hole, at every reference:
+ * an anonymous type used twice by one used twice... doubles at each
+ * level. So what each declaration prints is counted, and bounded.
+ */
+#define MAX_DECL_PARTS (1u << 16)
+
+static long long member_bits(const struct checker *c, const struct btf_type *t, int i);
+
+/* Padding lines the printer adds to an anonymous struct: one per 64 bits. */
+static __u64 padding_parts(const struct checker *c, const struct btf_type *t)
 {
+	__u64 off = 0, pad = 0, end = (__u64)t->size * 8;
+	int i;
+
+	if (!btf_is_struct(t))
+		return 0;
+	for (i = 0; i < btf_vlen(t); i++) {
+		__u64 at = btf_member_bit_offset(t, i);
+
+		pad += at > off ? (at - off) / 64 : 0;
+		off = at + member_bits(c, t, i);
+	}
+	return pad + (end > off ? (end - off) / 64 : 0);
+}
+
+static __u64 own_parts(const struct checker *c, const struct btf_type *t)
+{
+	if (t->name_off)
+		return 1;
+	if (btf_is_composite(t))
+		return 1 + padding_parts(c, t);
+	return 1 + (btf_is_any_enum(t) ? btf_vlen(t) : 0);
+}
+
+static __u64 parts_of(const struct dfs *d, __u32 id, bool walked)
+{
+	if (walked)
+		return d->parts[id];
+	return id >= d->c->start ? own_parts(d->c, d->c->types[id - d->c->start]) : 1;
+}
+
+/* Inlined: it runs once or twice for every edge of the DECL graph. */
+static inline __attribute__((always_inline)) void visit(struct dfs *d, __u32 ref, bool sum)
+{
+	bool walked = ref >= d->c->start && (d->leads[ref] & (1 << d->g));
+
+	if (sum)
+		d->sum += parts_of(d, ref, walked);
 	/* the base, a type outside this graph, a finished one: no loop */
-	if (ref >= d->c->start && (d->leads[ref] & (1 << d->g)) && d->colour[ref] != BLACK)
+	else if (walked && d->colour[ref] != BLACK)
 		d->stack[d->sp++] = ref;
 }
 
-static void push_refs(struct dfs *d, const struct btf_type *t)
+/* Push the types t leads to, or add up their parts. */
+static void visit_refs(struct dfs *d, const struct btf_type *t, bool sum)
 {
 	const struct btf_member *m = btf_members(t);
 	const struct btf_param *p = btf_params(t);
@@ -288,21 +340,37 @@ static void push_refs(struct dfs *d, const struct btf_type *t)
 
 	switch (btf_kind(t)) {
 	case BTF_KIND_ARRAY:
-		push(d, btf_array(t)->type);
+		visit(d, btf_array(t)->type, sum);
 		break;
 	case BTF_KIND_FUNC_PROTO:
-		push(d, t->type);
+		visit(d, t->type, sum);
 		for (i = 0; i < n; i++)
-			push(d, p[i].type);
+			visit(d, p[i].type, sum);
 		break;
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		for (i = 0; i < n; i++)
-			push(d, m[i].type);
+			visit(d, m[i].type, sum);
 		break;
 	default:
-		push(d, t->type);
+		visit(d, t->type, sum);
 	}
+}
+
+/* A type is done, and so is all it leads to: its parts add up. */
+static int finish(struct dfs *d, __u32 id)
+{
+	const struct btf_type *t = d->c->types[id - d->c->start];
+
+	d->colour[id] = BLACK;
+	if (d->g != DECL_GRAPH)
+		return 0;
+	d->sum = own_parts(d->c, t);
+	visit_refs(d, t, true);
+	if (d->sum > MAX_DECL_PARTS)
+		return fail(d->c, id, "has a declaration of more than %u parts", MAX_DECL_PARTS);
+	d->parts[id] = d->sum;
+	return 0;
 }
 
 static int report_loop(struct dfs *d, __u32 id)
@@ -331,13 +399,14 @@ static int walk_from(struct dfs *d, __u32 root)
 		__u32 id = d->stack[--d->sp];
 
 		if (id & EXIT_MARK) {
-			d->colour[id & ~EXIT_MARK] = BLACK;
+			if (finish(d, id & ~EXIT_MARK))
+				return -EBADMSG;
 		} else if (d->colour[id] == GREY) {
 			return report_loop(d, id);
 		} else if (d->colour[id] == WHITE) {
 			d->colour[id] = GREY;
 			d->stack[d->sp++] = id | EXIT_MARK;
-			push_refs(d, d->c->types[id - d->c->start]);
+			visit_refs(d, d->c->types[id - d->c->start], false);
 		}
 	}
 	return 0;
@@ -345,7 +414,7 @@ static int walk_from(struct dfs *d, __u32 root)
 
 static int check_loops(struct checker *c, enum graph g, __u32 *stack)
 {
-	struct dfs d = {.c = c, .g = g, .stack = stack};
+	struct dfs d = {.c = c, .g = g, .stack = stack, .parts = c->parts - c->start};
 	__u32 id;
 	int err = 0;
 
@@ -359,18 +428,33 @@ static int check_loops(struct checker *c, enum graph g, __u32 *stack)
 	return err;
 }
 
+/* The type under typedefs and modifiers, once they are known to end. */
+static const struct btf_type *strip(const struct checker *c, __u32 id)
+{
+	const struct btf_type *t = type_of(c, id);
+
+	while (btf_is_mod(t) || btf_is_typedef(t))
+		t = type_of(c, t->type);
+	return t;
+}
+
+/* What a member or an array element may be: libbpf divides by its alignment. */
+static bool has_size(const struct btf_type *t)
+{
+	return btf_is_int(t) || btf_is_ptr(t) || btf_is_array(t) || btf_is_composite(t) ||
+	       btf_is_any_enum(t) || btf_is_float(t);
+}
+
 /* Bits a member covers: its bitfield, or its type's size (an int's bits). */
 static long long member_bits(const struct checker *c, const struct btf_type *t, int i)
 {
 	const struct btf_member *m = btf_members(t) + i;
 	__u32 bsz = btf_member_bitfield_size(t, i);
-	const struct btf_type *mt;
+	const struct btf_type *mt = strip(c, m->type);
 	__s64 size;
 
 	if (bsz)
 		return bsz;
-	for (mt = type_of(c, m->type); btf_is_mod(mt) || btf_is_typedef(mt);)
-		mt = type_of(c, mt->type);
 	/* Without kflag, a bitfield is a member whose int type is narrow. */
 	if (btf_is_int(mt))
 		return btf_int_bits(mt) < mt->size * 8 ? btf_int_offset(mt) + btf_int_bits(mt)
@@ -388,12 +472,16 @@ static int check_layout(struct checker *c, __u32 id, const struct btf_type *t)
 
 	for (i = 0; i < btf_vlen(t); i++) {
 		const struct btf_member *m = btf_members(t) + i;
+		const struct btf_type *mt = strip(c, m->type);
 		__u64 off = btf_member_bit_offset(t, i);
 		__u64 end = off + member_bits(c, t, i);
 
-		if (end <= (__u64)t->size * 8)
+		if (has_size(mt) && end <= (__u64)t->size * 8)
 			continue;
 		item_name(c, "member", i, m->name_off, buf, sizeof(buf));
+		if (!has_size(mt))
+			return fail(c, id, "%shas type %u, of kind %s, which has no size", buf,
+				    m->type, kind_name(mt));
 		return fail(c, id, "%sat bit %llu ends at bit %llu, past the end of its %u bytes",
 			    buf, (unsigned long long)off, (unsigned long long)end, t->size);
 	}
@@ -405,6 +493,9 @@ static int check_array_size(struct checker *c, __u32 id, const struct btf_type *
 	const struct btf_array *a = btf_array(t);
 	__s64 esz = btf__resolve_size(c->btf, a->type);
 
+	if (!has_size(strip(c, a->type)))
+		return fail(c, id, "has elements of type %u, of kind %s, which has no size",
+			    a->type, kind_name(strip(c, a->type)));
 	if (esz <= 0 || a->nelems <= UINT32_MAX / esz)
 		return 0;
 	return fail(c, id, "has %u elements of %lld bytes, more than 4 GiB", a->nelems,
@@ -476,7 +567,8 @@ static int run_checks(struct checker *c)
 	c->types = malloc(n * sizeof(*c->types));
 	c->leads = malloc(n);
 	c->colour = malloc(n);
-	if (c->types && c->leads && c->colour)
+	c->parts = malloc(n * sizeof(*c->parts));
+	if (c->types && c->leads && c->colour && c->parts)
 		err = check_types(c);
 	/* A walk holds at most one exit mark per type and each edge once. */
 	if (!err) {
@@ -489,6 +581,7 @@ static int run_checks(struct checker *c)
 	free(c->types);
 	free(c->leads);
 	free(c->colour);
+	free(c->parts);
 	free(stack);
 	return err;
 }

@@ -214,6 +214,31 @@ static void bad_int(struct btf *btf)
 	*(__u32 *)(mut(btf, 1) + 1) = 40;
 }
 
+/* libbpf 1.1 divides by a member's alignment: 0 for void */
+static void void_member(struct btf *btf)
+{
+	baz(btf)->type = 0;
+}
+
+/* an anonymous struct of 128 MiB prints 2^24 lines of padding */
+static void huge_anon(struct btf *btf)
+{
+	btf__add_struct(btf, NULL, 1 << 27);
+	btf__add_ptr(btf, 3);
+}
+
+/* anonymous structs, each holding two of the one before: 2^n parts */
+static void doubling_anon(struct btf *btf)
+{
+	int i, prev = 1;
+
+	for (i = 0; i < 20; i++) {
+		prev = btf__add_struct(btf, NULL, 8);
+		btf__add_field(btf, "a", prev - 1 > 2 ? prev - 1 : 1, 0, 0);
+		btf__add_field(btf, "b", prev - 1 > 2 ? prev - 1 : 1, 0, 0);
+	}
+}
+
 static const struct {
 	void (*damage)(struct btf *btf);
 	const char *want;
@@ -243,6 +268,10 @@ static const struct {
 			  "the end of its 6 bytes"},
 	{array_overflow, "type [3] ARRAY has 1073741824 elements of 4 bytes, more than 4 GiB"},
 	{bad_int, "type [1] INT 'int' has 40 bits at bit 0, outside its 4 bytes"},
+	{void_member, "type [2] STRUCT 'foo' member 'baz' has type 0, of kind void, which has no "
+		      "size"},
+	{huge_anon, "type [4] PTR has a declaration of more than 65536 parts"},
+	{doubling_anon, "STRUCT has a declaration of more than 65536 parts"},
 };
 
 static void test_damaged(void **state)

@@ -247,7 +247,16 @@ FUZZ_SRCS   := tests/fuzz/kdump_fuzz.c src/ktr/file.c src/ktr/print.c src/ktr/ar
 fuzz-kdump: $(OUT)/fuzz/kdump_fuzz
 $(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) $(LDLIBS) -o $@
+
+# The same for BTF: validation, then what ksnoop does with checked BTF.
+FUZZ_BTF_SRCS := tests/fuzz/btf_fuzz.c src/lib/btfcheck.c src/lib/kbtf.c src/lib/json.c \
+		 src/lib/ksyms.c src/lib/util.c src/trace/plan.c src/trace/spec.c
+.PHONY: fuzz-btf
+fuzz-btf: $(OUT)/fuzz/btf_fuzz
+$(OUT)/fuzz/btf_fuzz: $(FUZZ_BTF_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_BTF_SRCS) $(LDLIBS) -o $@
 # ---- end ktrace/kdump ----
 
 FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib/*.h \

@@ -166,7 +166,10 @@ static void open_sources(struct kpe_session *s)
 	int err = 0;
 
 	/* Both are optional: without them only plain definitions work. */
+	/* A damaged one counts as missing: say why only with -d. */
+	util_mute(true);
 	s->kb = kbtf__new(NULL, &err);
+	util_mute(false);
 	if (!s->kb)
 		p_dbg("no kernel BTF (%s): BTF arguments are unavailable", strerror(-err));
 	s->syms = kpe_syms__load(NULL);

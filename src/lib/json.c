@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/kbtf.h"
 
 #define TRUNCATED "{\"__truncated__\":true}"
 
@@ -80,12 +81,10 @@ static void json_enum(struct strbuf *sb, const struct btf *btf, const struct btf
 static void json_pointer(struct strbuf *sb, const struct btf *btf, const struct btf_type *t,
 			 __u64 v, const struct json_opts *o)
 {
-	const struct btf_type *to = btf__type_by_id(btf, t->type);
+	const struct btf_type *to = btf__type_by_id(btf, btf_skip_mods(btf, t->type));
 	uint64_t start = 0;
 	const char *sym;
 
-	while (to && (btf_is_mod(to) || btf_is_typedef(to)))
-		to = btf__type_by_id(btf, to->type);
 	sym = to && btf_is_func_proto(to) && o->ks ? ksyms__addr_name(o->ks, v, &start) : NULL;
 	if (sym && start == v)
 		sb_printf(sb, "\"0x%llx <%s>\"", (unsigned long long)v, sym);
@@ -98,16 +97,15 @@ struct walk {
 	const struct btf *btf;
 	const struct json_opts *o;
 	int depth;
+	int anon_depth; /* anonymous structs and unions within each other */
 };
 
 static void walk_value(struct walk *w, __u32 id, const __u8 *data, size_t len);
 
 static bool is_char_type(const struct btf *btf, __u32 id)
 {
-	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
 
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(btf, t->type);
 	return t && btf_is_int(t) && t->size == 1;
 }
 
@@ -147,11 +145,13 @@ static bool walk_member(struct walk *w, const struct btf_type *t, int i, const _
 	__s64 msz = btf__resolve_size(w->btf, m->type);
 
 	if (!name[0] && mt) {
-		while (btf_is_mod(mt) || btf_is_typedef(mt))
-			mt = btf__type_by_id(w->btf, mt->type);
+		mt = btf__type_by_id(w->btf, btf_skip_mods(w->btf, m->type));
 		/* Anonymous struct/union members read as the parent's, as in C. */
-		if (bits / 8 < len)
-			return walk_members(w, mt, data + bits / 8, len - bits / 8, first);
+		if (btf_is_composite(mt) && bits / 8 < len && w->anon_depth < KBTF_MAX_TYPE_DEPTH) {
+			w->anon_depth++;
+			first = walk_members(w, mt, data + bits / 8, len - bits / 8, first);
+			w->anon_depth--;
+		}
 		return first;
 	}
 	if (!first)
@@ -200,10 +200,8 @@ static void walk_composite(struct walk *w, const struct btf_type *t, const __u8 
 
 static void walk_value(struct walk *w, __u32 id, const __u8 *data, size_t len)
 {
-	const struct btf_type *t = btf__type_by_id(w->btf, id);
+	const struct btf_type *t = btf__type_by_id(w->btf, btf_skip_mods(w->btf, id));
 
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(w->btf, t->type);
 	if (!t || btf_is_void(t)) {
 		sb_printf(w->sb, "null");
 	} else if (btf_is_int(t)) {

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/btfcheck.h"
 #include "lib/kbtf.h"
 
 #define SYS_BTF_DIR "/sys/kernel/btf"
 
 struct kbtf_module {
 	char *name;
-	struct btf *btf;
+	struct btf *btf; /* NULL: damaged, reported when loaded */
 };
 
 struct kbtf {
@@ -26,6 +27,17 @@ struct kbtf {
 	__u32 nr_buckets;
 };
 
+/* Every BTF is checked once, when it is opened: see btfcheck.h. */
+static int check_btf(const struct btf *btf, const char *what)
+{
+	char why[256], clip[CLIP_BUF];
+	int err = btf_check(btf, why, sizeof(why));
+
+	if (err)
+		p_err("%s: %s", str_clip(what, clip), why);
+	return err;
+}
+
 struct kbtf *kbtf__new(const char *btf_path, int *err)
 {
 	struct kbtf *kb = calloc(1, sizeof(*kb));
@@ -37,8 +49,9 @@ struct kbtf *kbtf__new(const char *btf_path, int *err)
 	}
 	kb->offline = btf_path != NULL;
 	kb->vmlinux = btf__parse(path, NULL);
-	if (!kb->vmlinux) {
-		*err = -errno;
+	*err = kb->vmlinux ? check_btf(kb->vmlinux, path) : -errno;
+	if (*err) {
+		btf__free(kb->vmlinux);
 		free(kb);
 		return NULL;
 	}
@@ -47,8 +60,11 @@ struct kbtf *kbtf__new(const char *btf_path, int *err)
 
 struct kbtf *kbtf__new_from_btf(struct btf *vmlinux)
 {
-	struct kbtf *kb = calloc(1, sizeof(*kb));
+	struct kbtf *kb;
 
+	if (check_btf(vmlinux, "vmlinux BTF"))
+		return NULL;
+	kb = calloc(1, sizeof(*kb));
 	if (!kb)
 		return NULL;
 	kb->vmlinux = vmlinux;
@@ -56,7 +72,7 @@ struct kbtf *kbtf__new_from_btf(struct btf *vmlinux)
 	return kb;
 }
 
-int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf)
+static int add_module(struct kbtf *kb, const char *name, struct btf *btf)
 {
 	struct kbtf_module *m;
 	char *dup = strdup(name);
@@ -72,6 +88,19 @@ int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf)
 	m[kb->nr_mods].btf = btf;
 	kb->nr_mods++;
 	return 0;
+}
+
+int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf)
+{
+	int err = check_btf(btf, name);
+
+	if (err) {
+		btf__free(btf);
+		/* Kept, so that looking in it fails rather than finds nothing. */
+		add_module(kb, name, NULL);
+		return err;
+	}
+	return add_module(kb, name, btf);
 }
 
 void kbtf__free(struct kbtf *kb)
@@ -108,7 +137,11 @@ static void load_module(struct kbtf *kb, const char *name)
 		p_dbg("module BTF %s: %s", name, strerror(errno));
 		return;
 	}
-	kbtf__add_module(kb, name, btf);
+	if (check_btf(btf, path)) {
+		btf__free(btf);
+		btf = NULL;
+	}
+	add_module(kb, name, btf);
 }
 
 static bool module_loaded(const struct kbtf *kb, const char *name)
@@ -266,6 +299,8 @@ static int find_in_modules(struct kbtf *kb, const char *mod, const char *name, s
 	for (i = 0; i < kb->nr_mods && n < max; i++) {
 		if (mod && strcmp(mod, kb->mods[i].name))
 			continue;
+		if (!kb->mods[i].btf)
+			return -EBADMSG;
 		n = scan_btf(kb->mods[i].btf, first, name, len, kb->mods[i].name, out, n, max);
 	}
 	return n;
@@ -462,4 +497,19 @@ void kbtf__report_unknown(struct kbtf *kb, const char *name)
 		      str_clip(name, clip), guess);
 	else
 		p_err("function '%s' not found in kernel BTF", str_clip(name, clip));
+}
+
+__u32 btf_skip_mods(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	int n;
+
+	/* Checked BTF has no loops (btfcheck.h); stay bounded even so. */
+	for (n = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); n++) {
+		if (n == KBTF_MAX_TYPE_DEPTH)
+			return 0;
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
 }

@@ -17,11 +17,25 @@ struct kbtf_func {
 	const char *module; /* NULL for vmlinux */
 };
 
-/* Open vmlinux BTF, from btf_path (raw BTF or ELF) when not NULL. */
+/*
+ * Every BTF is validated when it is opened (btfcheck.h); a damaged one is
+ * reported there, with p_err, and fails with -EBADMSG.
+ */
+
+/*
+ * Open vmlinux BTF, from btf_path (raw BTF or ELF) when not NULL. *err is
+ * -EBADMSG for damaged BTF (reported), else libbpf's error (not reported).
+ */
 struct kbtf *kbtf__new(const char *btf_path, int *err);
-/* Wrap an already parsed vmlinux BTF, taking ownership; no sysfs modules. */
+/*
+ * Wrap an already parsed vmlinux BTF, taking ownership; no sysfs modules.
+ * NULL when it is damaged or memory is short: the caller keeps it then.
+ */
 struct kbtf *kbtf__new_from_btf(struct btf *vmlinux);
-/* Add a module's BTF (split on vmlinux), taking ownership. */
+/*
+ * Add a module's BTF (split on vmlinux), taking ownership. A damaged one
+ * (-EBADMSG) is freed and makes later lookups in that module fail.
+ */
 int kbtf__add_module(struct kbtf *kb, const char *name, struct btf *btf);
 void kbtf__free(struct kbtf *kb);
 struct btf *kbtf__vmlinux(const struct kbtf *kb);
@@ -30,7 +44,8 @@ struct btf *kbtf__vmlinux(const struct kbtf *kb);
  * All BTF functions for a name: "name", "module:name", or a compiler clone
  * such as "name.isra.0" (which resolves to the BTF of "name"). Modules are
  * searched only when vmlinux has no match. Returns the number of matches
- * (up to max) or a negative errno.
+ * (up to max) or a negative errno: -EBADMSG when a module searched has
+ * damaged BTF (reported when it was loaded).
  */
 int kbtf__find_funcs(struct kbtf *kb, const char *name, struct kbtf_func *out, int max);
 
@@ -51,5 +66,17 @@ int kbtf_format_decl(const struct btf *btf, __u32 type_id, const char *name, str
 /* Parameters of a BTF function: count and whether it is variadic. */
 int kbtf_func_params(const struct btf *btf, __u32 func_id, const struct btf_param **params,
 		     bool *variadic);
+
+/*
+ * How deep a walk over types goes: chains of typedefs and modifiers, and
+ * anonymous structs and unions within each other.
+ */
+#define KBTF_MAX_TYPE_DEPTH 32
+
+/*
+ * Strip typedefs and const/volatile/restrict; returns the underlying id,
+ * or 0 (void) past KBTF_MAX_TYPE_DEPTH of them.
+ */
+__u32 btf_skip_mods(const struct btf *btf, __u32 id);
 
 #endif

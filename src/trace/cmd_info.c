@@ -50,7 +50,7 @@ struct kbtf *open_kernel_btf(const struct env *env)
 		}
 	}
 	kb = kbtf__new(env->btf_path, &err);
-	if (kb)
+	if (kb || err == -EBADMSG) /* damaged BTF: already reported */
 		return kb;
 	if (env->btf_path)
 		p_err("cannot read BTF from '%s': %s", str_clip(env->btf_path, clip),
@@ -97,7 +97,8 @@ static int info_one(struct kbtf *kb, const char *arg)
 	}
 	n = kbtf__find_funcs(kb, spec.func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		kbtf__report_unknown(kb, spec.func);
+		if (n != -EBADMSG) /* damaged module BTF: already reported */
+			kbtf__report_unknown(kb, spec.func);
 		spec_free(&spec);
 		return -ENOENT;
 	}

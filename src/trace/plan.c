@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Spec + BTF -> plan: parameter slots, member offsets, sizes, predicates. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,6 @@ struct resolver {
 	const struct btf *btf;
 	const char *what; /* the path as written, for messages */
 };
-
-__u32 btf_skip_mods(const struct btf *btf, __u32 id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	return id;
-}
 
 static const struct btf_type *real_type(const struct btf *btf, __u32 id)
 {
@@ -73,22 +63,28 @@ static void err_type(struct resolver *r, const char *msg, __u32 id)
 	free(ts);
 }
 
-/* Find a member by name, through anonymous structs/unions as C does. */
+/*
+ * Find a member by name, through anonymous structs/unions as C does, at
+ * most depth of them deep. Offsets add up in 64 bits: one that does not
+ * fit the plan's int is not found.
+ */
 static bool find_member(const struct btf *btf, __u32 id, const char *name, struct loc *out,
-			int base_bits)
+			__u64 base_bits, int depth)
 {
 	const struct btf_type *t = real_type(btf, id);
 	const struct btf_member *m;
 	int i;
 
-	if (!is_composite(t))
+	if (!is_composite(t) || depth < 0)
 		return false;
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++) {
 		const char *mn = btf__name_by_offset(btf, m->name_off);
-		int bits = base_bits + btf_member_bit_offset(t, i);
+		__u64 bits = base_bits + btf_member_bit_offset(t, i);
 
-		if (mn[0] == '\0' && find_member(btf, m->type, name, out, bits))
+		if (!mn || bits / 8 > INT_MAX)
+			return false;
+		if (mn[0] == '\0' && find_member(btf, m->type, name, out, bits, depth - 1))
 			return true;
 		if (strcmp(mn, name))
 			continue;
@@ -102,20 +98,22 @@ static bool find_member(const struct btf *btf, __u32 id, const char *name, struc
 }
 
 static void closest_member(const struct btf *btf, __u32 id, const char *name, const char **best,
-			   int *best_d)
+			   int *best_d, int depth)
 {
 	const struct btf_type *t = real_type(btf, id);
 	const struct btf_member *m;
 	int i, d;
 
-	if (!is_composite(t))
+	if (!is_composite(t) || depth < 0)
 		return;
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++) {
 		const char *mn = btf__name_by_offset(btf, m->name_off);
 
+		if (!mn)
+			return;
 		if (!mn[0]) {
-			closest_member(btf, m->type, name, best, best_d);
+			closest_member(btf, m->type, name, best, best_d, depth - 1);
 			continue;
 		}
 		d = edit_distance(name, mn, *best_d - 1);
@@ -132,7 +130,7 @@ static int err_no_member(struct resolver *r, __u32 id, const char *name)
 	int best_d = 3;
 	char *ts = type_str(r->btf, btf_skip_mods(r->btf, id));
 
-	closest_member(r->btf, id, name, &best, &best_d);
+	closest_member(r->btf, id, name, &best, &best_d, KBTF_MAX_TYPE_DEPTH);
 	if (best)
 		p_err("%s: no member '%s' in %s; did you mean '%s'?", r->what, name, ts, best);
 	else
@@ -172,7 +170,7 @@ static int step_arrow(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 	}
 	if (load_pointer(r, l, v))
 		return -E2BIG;
-	if (!find_member(r->btf, pointee, m, l, 0))
+	if (!find_member(r->btf, pointee, m, l, 0, KBTF_MAX_TYPE_DEPTH))
 		return err_no_member(r, pointee, m);
 	l->in_memory = true;
 	return 0;
@@ -190,8 +188,12 @@ static int step_dot(struct resolver *r, struct loc *l, const char *m)
 		p_err("%s: struct passed by value cannot be followed with '.'", r->what);
 		return -EINVAL;
 	}
-	if (!find_member(r->btf, l->type_id, m, l, 0))
+	if (!find_member(r->btf, l->type_id, m, l, 0, KBTF_MAX_TYPE_DEPTH))
 		return err_no_member(r, l->type_id, m);
+	if (l->off > INT_MAX - base) {
+		p_err("%s: member '%s' is too far into the value", r->what, m);
+		return -ERANGE;
+	}
 	l->off += base;
 	return 0;
 }
@@ -837,7 +839,8 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		return -ENOMEM;
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		kbtf__report_unknown(kb, spec->func);
+		if (n != -EBADMSG) /* damaged module BTF: already reported */
+			kbtf__report_unknown(kb, spec->func);
 		return -ENOENT;
 	}
 	plan->func = funcs[0];

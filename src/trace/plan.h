@@ -77,7 +77,4 @@ struct plan_path {
 int plan_resolve_path(const struct kbtf_func *func, const char *fname,
 		      const struct spec_path *p, struct plan_path *out);
 
-/* Strip typedefs and const/volatile/restrict; returns the underlying id. */
-__u32 btf_skip_mods(const struct btf *btf, __u32 id);
-
 #endif

@@ -482,9 +482,12 @@ usage_tests() {
 #
 fuzz_tests() {
 	local fz=build/fuzz/kdump_fuzz
-	if ! make -s fuzz-kdump >/dev/null 2>&1; then
-		skip "decoder under ASan on corrupt files" "clang libFuzzer unavailable"
-		skip "short fuzz run of the decoder" "clang libFuzzer unavailable"
+
+	. tests/host/lib/fuzz.sh
+	fuzz_available "$W" "decoder under ASan on corrupt files" \
+		"short fuzz run of the decoder" || return
+	if ! quietly "$W/fuzz-build.log" make -s fuzz-kdump; then
+		not_ok "build the decoder's fuzz target (make fuzz-kdump)"
 		return
 	fi
 	check "decoder under ASan on corrupt files" quietly "$W/replay.log" \

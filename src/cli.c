@@ -14,26 +14,27 @@
 struct cmd {
 	const char *name;
 	cmd_fn fn;
-	bool own_opts; /* parses its own options (ktrace, kdump) */
+	bool own_opts;	 /* parses its own options (ktrace, kdump) */
+	bool own_status; /* returns its exit status (ktrace: its command's) */
 };
 
 static int cmd_help(struct env *env, int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "info", cmd_info, false },
-	{ "trace", cmd_trace, false },
-	{ "feature", cmd_feature, false },
-	{ "ktrace", cmd_ktrace, true },
-	{ "kdump", cmd_kdump, true },
-	{ "probe", cmd_probe, true },
-	{ "kprobe-events", cmd_kprobe_events, true },
-	{ "help", cmd_help, false },
+	{ "info", cmd_info, false, false },
+	{ "trace", cmd_trace, false, false },
+	{ "feature", cmd_feature, false, false },
+	{ "ktrace", cmd_ktrace, true, true },
+	{ "kdump", cmd_kdump, true, false },
+	{ "probe", cmd_probe, true, false },
+	{ "kprobe-events", cmd_kprobe_events, true, false },
+	{ "help", cmd_help, false, false },
 };
 
 /* Programs that answer to their own name through an installed link. */
 static const struct cmd aliases[] = {
-	{ "ktrace", cmd_ktrace, true },
-	{ "kdump", cmd_kdump, true },
+	{ "ktrace", cmd_ktrace, true, true },
+	{ "kdump", cmd_kdump, true, false },
 };
 
 void usage(FILE *f, const char *prog)
@@ -343,8 +344,12 @@ static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv
 	int ret;
 
 	/* argv[0] is the command word (or the program), options may follow it. */
-	if (cmd->own_opts)
-		return cmd->fn(env, argc - 1, argv + 1) ? 1 : 0;
+	if (cmd->own_opts) {
+		ret = cmd->fn(env, argc - 1, argv + 1);
+		if (cmd->own_status)
+			return ret;
+		return ret ? 1 : 0;
+	}
 	ret = parse_opts(env, argc, argv, false);
 	if (ret == PARSE_EXIT_OK)
 		return 0;
@@ -353,7 +358,7 @@ static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv
 	return cmd->fn(env, argc - optind, argv + optind) ? 1 : 0;
 }
 
-static const struct cmd trace_cmd = { "trace", cmd_trace, false };
+static const struct cmd trace_cmd = { "trace", cmd_trace, false, false };
 
 int ksnoop_main(int argc, char **argv)
 {

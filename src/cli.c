@@ -21,30 +21,31 @@ struct cmd {
 	const char *name;
 	cmd_fn fn;
 	const struct opts_spec *opts;
+	bool own_status; /* returns its exit status (ktrace: its command's) */
 };
 
 static const struct opts_spec cmd_opts;
 static int cmd_help(struct env *env, int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{"info", cmd_info, &cmd_opts},
-	{"trace", cmd_trace, &cmd_opts},
-	{"feature", cmd_feature, &cmd_opts},
-	{"ktrace", cmd_ktrace, NULL},
-	{"kdump", cmd_kdump, NULL},
-	{"probe", cmd_probe, NULL},
-	{"kprobe-events", cmd_kprobe_events, NULL},
-	{"help", cmd_help, &cmd_opts},
+	{"info", cmd_info, &cmd_opts, false},
+	{"trace", cmd_trace, &cmd_opts, false},
+	{"feature", cmd_feature, &cmd_opts, false},
+	{"ktrace", cmd_ktrace, NULL, true},
+	{"kdump", cmd_kdump, NULL, false},
+	{"probe", cmd_probe, NULL, false},
+	{"kprobe-events", cmd_kprobe_events, NULL, false},
+	{"help", cmd_help, &cmd_opts, false},
 };
 
 /* Programs that answer to their own name through an installed link. */
 static const struct cmd aliases[] = {
-	{"ktrace", cmd_ktrace, NULL},
-	{"kdump", cmd_kdump, NULL},
+	{"ktrace", cmd_ktrace, NULL, true},
+	{"kdump", cmd_kdump, NULL, false},
 };
 
 /* "ksnoop FUNC...": trace, without the word. */
-static const struct cmd trace_cmd = {"trace", cmd_trace, &cmd_opts};
+static const struct cmd trace_cmd = {"trace", cmd_trace, &cmd_opts, false};
 
 void usage(FILE *f, const char *prog)
 {
@@ -233,7 +234,10 @@ static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv
 		if (ret)
 			return ret == OPTS_HELP ? 0 : EXIT_USAGE;
 	}
-	return cmd->fn(env, rest.argc, rest.argv) ? 1 : 0;
+	ret = cmd->fn(env, rest.argc, rest.argv);
+	if (cmd->own_status)
+		return ret;
+	return ret ? 1 : 0;
 }
 
 int ksnoop_main(int argc, char **argv)

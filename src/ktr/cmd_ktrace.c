@@ -25,6 +25,7 @@
 #include "ktr/recorder.h"
 #include "ktr/state.h"
 #include "ktr/systab.h"
+#include "ktr/trfile.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -38,6 +39,12 @@
 #define MAX_PGIDS 16
 #define STALL_TIMEOUT_MS 10000 /* a recorder whose file stops growing is stuck */
 #define WAIT_STEP_MS 10
+
+/* ktrace command: its exit status, as env(1) and timeout(1) have them. */
+#define EXIT_KTRACE_FAILED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+#define EXIT_SIGNALED 128 /* + the signal */
 
 struct ktrace_args {
 	bool append;	/* -a */
@@ -166,50 +173,6 @@ static int parse_ktrace_args(struct ktrace_args *a, int argc, char **argv)
 	return check_combination(a);
 }
 
-/* BSD's rule: only a regular file of one's own, never through a symlink. */
-static int check_trfile_stat(const char *path, const struct stat *st)
-{
-	if (S_ISLNK(st->st_mode)) {
-		p_err("refusing trace file '%s': it is a symbolic link", path);
-		return -ELOOP;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		p_err("refusing trace file '%s': not a regular file", path);
-		return -EINVAL;
-	}
-	if (st->st_uid != geteuid()) {
-		p_err("refusing trace file '%s': owned by uid %u, not %u", path,
-		      (unsigned int)st->st_uid, (unsigned int)geteuid());
-		return -EPERM;
-	}
-	return 0;
-}
-
-static int open_trfile(const char *path, bool create, struct stat *st)
-{
-	int fd, err;
-
-	/* Before open: opening a device or FIFO can have side effects. */
-	if (!lstat(path, st) && (err = check_trfile_stat(path, st)))
-		return err;
-	fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0),
-		  0600);
-	if (fd < 0) {
-		err = -errno;
-		if (err == -ELOOP)
-			p_err("refusing trace file '%s': it is a symbolic link", path);
-		else
-			p_err("cannot open trace file '%s': %s", path, strerror(-err));
-		return err;
-	}
-	if (fstat(fd, st) || (err = check_trfile_stat(path, st))) {
-		close(fd);
-		return err ? err : -errno;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-}
-
 /* A new file gets a header; an appended one must already be ours. */
 static int prepare_header(const char *path, int fd, bool truncate)
 {
@@ -224,8 +187,12 @@ static int prepare_header(const char *path, int fd, bool truncate)
 		return -errno;
 	if (st.st_size == 0) {
 		ktr_file_header_init(&h, ktr_systab_machine);
-		if (pwrite(fd, &h, sizeof(h), 0) != sizeof(h))
-			return -errno;
+		n = pwrite(fd, &h, sizeof(h), 0);
+		if (n != sizeof(h)) {
+			n = n < 0 ? -errno : -ENOSPC;
+			/* No half header: an empty file is retried as new. */
+			return ftruncate(fd, 0) ? -errno : n;
+		}
 	} else {
 		n = pread(fd, &h, sizeof(h), 0);
 		why = n != sizeof(h) ? "too short for a trace file" : ktr_file_header_check(&h);
@@ -236,8 +203,6 @@ static int prepare_header(const char *path, int fd, bool truncate)
 			return -EINVAL;
 		}
 	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND))
-		return -errno;
 	return 0;
 }
 
@@ -258,7 +223,7 @@ static int trfile_open(struct trfile *tf, const char *path, bool create, bool ap
 
 	memset(tf, 0, sizeof(*tf));
 	tf->state_fd = -1;
-	tf->fd = open_trfile(path, create, &st);
+	tf->fd = ktr_trfile_open(path, create, &st);
 	if (tf->fd < 0)
 		return tf->fd;
 	if (!realpath(path, tf->abspath))
@@ -287,11 +252,19 @@ static int trfile_open(struct trfile *tf, const char *path, bool create, bool ap
 	return err;
 }
 
-static void report_drops(const struct ktr_state *st, const char *path)
+/* What a recorder that ended lost: 0, or -EIO when the file is short of records. */
+static int report_losses(const struct ktr_state *st, const char *path)
 {
-	if (st->dropped)
+	if (st->write_error && st->unmarked)
+		p_err("cannot write '%s': %s; %llu records were lost, %llu of them not marked in the file",
+		      path, strerror(st->write_error), st->dropped, st->unmarked);
+	else if (st->write_error)
+		p_err("cannot write '%s': %s; %llu records were lost, marked DROP in the file",
+		      path, strerror(st->write_error), st->dropped);
+	else if (st->dropped)
 		p_warn("%llu records were dropped writing '%s' (marked DROP in the file)",
 		       st->dropped, path);
+	return st->write_error ? -EIO : 0;
 }
 
 struct detach_ctx {
@@ -309,6 +282,23 @@ static int detach_from(const char *path, const struct ktr_state *st, void *ctx)
 	if (st->map_id != d->keep_map)
 		ktr_targets_remove(st->map_id, d->pids, d->n);
 	return 0;
+}
+
+/*
+ * A state file of our own (not the recorder's, which holds the lock):
+ * when the lock drops, the state in it says whether the recorder finished.
+ */
+static int watch_recorder(struct trfile *tf)
+{
+	bool locked;
+
+	tf->state_fd = ktr_state_open(tf->state_path, false, &locked);
+	if (tf->state_fd >= 0 && !locked)
+		return 0;
+	if (tf->state_fd >= 0)
+		ktr_state_remove_stale(tf->state_fd, tf->state_path);
+	p_err("the recorder for '%s' ended as it started", tf->abspath);
+	return -ESRCH;
 }
 
 static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
@@ -348,7 +338,7 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 	/* The lock is the recorder's now: our copy would keep it held. */
 	close(tf->state_fd);
 	tf->state_fd = -1;
-	return err;
+	return err ? err : watch_recorder(tf);
 }
 
 static struct ktr_target target_value(const struct ktrace_args *a, bool await_exec)
@@ -380,14 +370,74 @@ static int collect_procs(struct ktrace_args *a)
 	return 0;
 }
 
+static int add_recorder(const char *path, const struct ktr_state *st, void *ctx)
+{
+	(void)path;
+	return ktr_pidset_add(ctx, st->pid);
+}
+
+struct recorder_name {
+	pid_t pid;
+	char trfile[PATH_MAX];
+};
+
+static int name_recorder(const char *path, const struct ktr_state *st, void *ctx)
+{
+	struct recorder_name *r = ctx;
+
+	(void)path;
+	if (st->pid != r->pid)
+		return 0;
+	snprintf(r->trfile, sizeof(r->trfile), "%s", st->trfile);
+	return 1;
+}
+
+/*
+ * A recorder traced would record its own writes, and those records, for
+ * ever. Named with -p it is an error; found by -g or -d it is left out.
+ */
+static int leave_out_recorders(struct ktr_pidset *s, size_t named)
+{
+	struct ktr_pidset recorders = {0};
+	struct recorder_name r = {0};
+	size_t i = 0;
+	int err;
+
+	err = ktr_state_for_each(add_recorder, &recorders);
+	if (err)
+		p_err("cannot list the running recorders: %s", strerror(-err));
+	while (!err && i < s->n) {
+		if (!ktr_pidset_has(&recorders, s->pids[i])) {
+			i++;
+		} else if (i < named) {
+			r.pid = s->pids[i];
+			ktr_state_for_each(name_recorder, &r);
+			p_err("refusing to trace process %d: it is the recorder of '%s'",
+			      (int)r.pid, r.trfile);
+			err = -EPERM;
+		} else {
+			s->pids[i] = s->pids[--s->n]; /* from -g or -d: after the named */
+		}
+	}
+	ktr_pidset_free(&recorders);
+	if (!err && !s->n) {
+		p_err("no process to trace: those given are all ktrace recorders");
+		err = -ESRCH;
+	}
+	return err;
+}
+
 static int do_trace_procs(struct ktrace_args *a)
 {
 	struct ktr_initial_target *t;
+	size_t named = a->pids.n;
 	struct trfile tf;
 	size_t i;
 	int err;
 
 	err = collect_procs(a);
+	if (!err)
+		err = leave_out_recorders(&a->pids, named);
 	if (err)
 		return err;
 	t = calloc(a->pids.n, sizeof(*t));
@@ -411,11 +461,11 @@ static void run_command(char **cmd, int sync_fd)
 	char go;
 
 	if (read(sync_fd, &go, 1) != 1)
-		_exit(127);
+		_exit(EXIT_KTRACE_FAILED);
 	close(sync_fd);
 	execvp(cmd[0], cmd);
 	p_err("cannot run '%s': %s", cmd[0], strerror(errno));
-	_exit(127);
+	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
 
 static void sleep_ms(int ms)
@@ -459,30 +509,48 @@ static int wait_recorder(int fd, const char *trfile, unsigned int map_id)
 	}
 }
 
+/* The recorder let go of its state file: did it write every record? */
+static int check_recorder_end(const struct trfile *tf)
+{
+	struct ktr_state st;
+	char sig[16];
+
+	if (ktr_state_read(tf->state_fd, &st) || !st.exited) {
+		p_err("the recorder of '%s' (pid %d) died before writing every record; the trace is incomplete",
+		      tf->abspath, (int)tf->st.pid);
+		ktr_state_remove_stale(tf->state_fd, tf->state_path);
+		return -EPIPE;
+	}
+	if (st.signal && st.abandoned) {
+		p_err("the recorder of '%s' was stopped by %s before the traced processes ended; the trace is incomplete",
+		      tf->abspath, ktr_signal_name(st.signal, sig, sizeof(sig)) ?: "a signal");
+		return -EINTR;
+	}
+	return report_losses(&st, tf->abspath);
+}
+
 /*
  * The command is gone. If nothing else is traced, the recorder drains the
  * ring and exits: wait for that so the file is complete when ktrace
  * returns. Inherited children still running keep it (and us) going no
  * further: they are traced in the background, as with BSD's ktrace.
+ * 0, or -errno once the reason the trace is incomplete was printed.
  */
-static void wait_recorder_idle(const struct trfile *tf)
+static int wait_recorder_idle(const struct trfile *tf)
 {
-	struct ktr_state st;
-	bool locked;
-	int fd, ret;
+	int ret = wait_recorder(tf->state_fd, tf->abspath, tf->st.map_id);
 
-	fd = ktr_state_open(tf->state_path, false, &locked);
-	if (fd < 0)
-		return; /* already gone */
-	ret = locked ? 0 : wait_recorder(fd, tf->abspath, tf->st.map_id);
-	if (ret == -ETIMEDOUT)
-		p_warn("the recorder for '%s' stopped writing; the trace may be incomplete",
-		       tf->abspath);
-	if (!ret && !ktr_state_read(fd, &st) && st.exited)
-		report_drops(&st, tf->abspath);
-	close(fd);
+	if (ret == 1)
+		return 0;
+	if (ret == -ETIMEDOUT) {
+		p_err("the recorder for '%s' stopped writing for %d s; the trace may be incomplete",
+		      tf->abspath, STALL_TIMEOUT_MS / 1000);
+		return ret;
+	}
+	return check_recorder_end(tf);
 }
 
+/* The command's wait status, or -errno. */
 static int wait_command(pid_t child)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
@@ -498,26 +566,34 @@ static int wait_command(pid_t child)
 	} while (r < 0 && errno == EINTR);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	if (r < 0)
+	if (r < 0) {
+		p_err("cannot wait for the command: %s", strerror(errno));
 		return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status) ? -ECHILD : 0;
-	return -EINTR;
+	}
+	return status;
 }
 
-static int do_trace_command(struct ktrace_args *a)
+/* As a shell reports it: the exit status, or 128 + the signal. */
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return EXIT_SIGNALED + WTERMSIG(status);
+	return EXIT_KTRACE_FAILED;
+}
+
+/* Start the command under a recorder: its pid, or -errno. */
+static pid_t start_command(struct ktrace_args *a, struct trfile *tf)
 {
 	struct ktr_initial_target t;
 	int sync[2], err;
-	struct trfile tf;
 	pid_t child;
 
-	err = trfile_open(&tf, a->trfile, true, a->append);
-	if (err)
-		goto out;
 	if (pipe2(sync, O_CLOEXEC)) {
 		err = -errno;
-		goto out;
+		p_err("cannot run '%s': %s", a->cmd[0], strerror(-err));
+		return err;
 	}
 	fflush(NULL);
 	child = fork();
@@ -529,33 +605,49 @@ static int do_trace_command(struct ktrace_args *a)
 	if (child < 0) {
 		err = -errno;
 		close(sync[1]);
-		goto out;
+		p_err("cannot run '%s': %s", a->cmd[0], strerror(-err));
+		return err;
 	}
 	t.pid = child;
 	t.t = target_value(a, true);
-	err = start_or_join(a, &tf, &t, 1);
+	err = start_or_join(a, tf, &t, 1);
 	if (!err && write(sync[1], "g", 1) != 1)
 		err = -errno;
 	close(sync[1]); /* on failure the child sees EOF and exits */
 	if (err) {
 		waitpid(child, NULL, 0);
-		goto out;
+		return err;
 	}
-	err = wait_command(child);
-	wait_recorder_idle(&tf);
-out:
-	trfile_close(&tf);
-	return err;
+	return child;
 }
 
-/* SIGTERM a recorder and wait until it has drained and let go. */
+/* The command's exit status, or EXIT_KTRACE_FAILED. */
+static int do_trace_command(struct ktrace_args *a)
+{
+	int ret = EXIT_KTRACE_FAILED, status;
+	struct trfile tf;
+	pid_t child;
+
+	if (!trfile_open(&tf, a->trfile, true, a->append) && (child = start_command(a, &tf)) > 0) {
+		status = wait_command(child);
+		if (status >= 0 && !wait_recorder_idle(&tf))
+			ret = exit_status_of(status);
+	}
+	trfile_close(&tf);
+	return ret;
+}
+
+/*
+ * SIGTERM a recorder and wait until it has drained and let go; *ctx, an
+ * int, becomes an error when the file misses records.
+ */
 static int stop_recorder(const char *path, const struct ktr_state *st, void *ctx)
 {
 	struct ktr_state end;
+	int *err = ctx;
 	bool locked;
 	int fd;
 
-	(void)ctx;
 	fd = ktr_state_open(path, false, &locked);
 	if (fd < 0 || locked) {
 		if (fd >= 0)
@@ -571,8 +663,8 @@ static int stop_recorder(const char *path, const struct ktr_state *st, void *ctx
 	if (wait_recorder(fd, st->trfile, 0))
 		p_warn("recorder %d for '%s' stopped writing without exiting", (int)st->pid,
 		       st->trfile);
-	else if (!ktr_state_read(fd, &end))
-		report_drops(&end, end.trfile);
+	else if (!ktr_state_read(fd, &end) && report_losses(&end, end.trfile))
+		*err = -EIO;
 	close(fd);
 	return 0;
 }
@@ -589,7 +681,7 @@ static int do_clear_file(const struct ktrace_args *a)
 		err = -ESRCH;
 	}
 	if (!err)
-		stop_recorder(tf.state_path, &tf.st, NULL);
+		stop_recorder(tf.state_path, &tf.st, &err);
 	trfile_close(&tf);
 	return err;
 }
@@ -599,8 +691,10 @@ static int do_clear(struct ktrace_args *a)
 	struct detach_ctx d = {0};
 	int err;
 
-	if (a->clear_all)
-		return ktr_state_for_each(stop_recorder, NULL);
+	if (a->clear_all) {
+		err = 0;
+		return ktr_state_for_each(stop_recorder, &err) ?: err;
+	}
 	if (!a->pids.n && !a->nr_pgids)
 		return do_clear_file(a);
 	err = collect_procs(a);
@@ -617,20 +711,25 @@ int cmd_ktrace(struct env *env, int argc, char **argv)
 	int ret;
 
 	ret = parse_ktrace_args(&a, argc, argv);
+	if (ret) {
+		ktr_pidset_free(&a.pids);
+		return ret > 0 ? 0 : 1; /* -h, or a bad command line */
+	}
 	/* Checked before the trace file is created. */
-	if (!ret && geteuid() != 0) {
+	if (geteuid() != 0) {
 		p_err("ktrace needs root: it loads BPF programs and keeps its state in %s",
 		      KTR_STATE_DIR);
 		ret = -EPERM;
-	}
-	if (ret > 0)
-		ret = 0;
-	else if (!ret && (a.clear || a.clear_all))
+	} else if (a.clear || a.clear_all) {
 		ret = do_clear(&a);
-	else if (!ret && a.cmd)
+	} else if (a.cmd) {
 		ret = do_trace_command(&a);
-	else if (!ret)
+	} else {
 		ret = do_trace_procs(&a);
+	}
 	ktr_pidset_free(&a.pids);
+	/* The exit status: a command's own (125 for ktrace's failure), else 0 or 1. */
+	if (ret < 0)
+		return a.cmd ? EXIT_KTRACE_FAILED : 1;
 	return ret;
 }

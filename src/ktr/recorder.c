@@ -24,6 +24,7 @@
 #include "ktr/recorder.h"
 #include "ktr/state.h"
 #include "ktr/systab.h"
+#include "ktr/writer.h"
 #include "ktrace.skel.h"
 #include "lib/util.h"
 
@@ -33,7 +34,7 @@
 #define POLL_MS 20
 #define PRUNE_EVERY 50 /* polls between checks for vanished processes */
 
-/* Set from the signal handler: the one piece of state it may touch. */
+/* The signal that asks it to stop, set from the handler: all it touches. */
 static volatile sig_atomic_t stop_requested;
 
 struct recorder {
@@ -41,55 +42,28 @@ struct recorder {
 	struct ktrace_bpf *skel;
 	struct ring_buffer *rb;
 	int targets_fd;
+	struct ktr_writer w;
 	char *out;
 	size_t out_len;
-	size_t out_recs;		/* records in out, for loss accounting */
-	long long boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
-	unsigned long long write_lost;	/* records a failed write lost */
-	unsigned long long lost_marked; /* of those, already in a DROP record */
-	bool write_failed_logged;
+	long long boot_to_real_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME */
+	unsigned int abandoned;	   /* processes still traced when it stopped */
 };
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* Write the buffered records; a failed write counts them as dropped. */
+/* Write the buffered records; what a failed write loses is counted. */
 static void flush_out(struct recorder *r)
 {
-	int err;
+	bool failed = r->w.error;
 
-	if (!r->out_len)
-		return;
-	err = write_all(r->o->trace_fd, r->out, r->out_len);
-	if (err) {
-		r->write_lost += r->out_recs;
-		if (!r->write_failed_logged)
-			p_err("writing '%s': %s; records are being dropped", r->o->trfile,
-			      strerror(-err));
-		r->write_failed_logged = true;
-	}
+	ktr_writer_write(&r->w, r->out, r->out_len);
+	if (!failed && r->w.error)
+		p_err("writing '%s': %s; records are being dropped", r->o->trfile,
+		      strerror(r->w.error));
 	r->out_len = 0;
-	r->out_recs = 0;
 	r->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
 }
 
@@ -102,7 +76,6 @@ static void append_record(struct recorder *r, const struct ktr_rec *h, const voi
 	memcpy(r->out + r->out_len, h, sizeof(*h));
 	memcpy(r->out + r->out_len + sizeof(*h), payload, h->len);
 	r->out_len += need;
-	r->out_recs++;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -147,22 +120,12 @@ static void bpf_drops(struct recorder *r, unsigned long long *pending, unsigned 
 /* The last word in the file: losses no later record could mark. */
 static unsigned long long final_drops(struct recorder *r)
 {
-	unsigned long long pending, total, unmarked;
-	struct ktr_rec h = {.type = KTR_DROP, .len = sizeof(struct ktr_drop)};
-	struct ktr_drop d;
+	unsigned long long pending, total;
 
 	bpf_drops(r, &pending, &total);
-	unmarked = pending + r->write_lost - r->lost_marked;
-	if (unmarked) {
-		d.count = unmarked;
-		h.pid = h.tid = getpid();
-		h.ts_ns = clock_ns(CLOCK_REALTIME);
-		snprintf(h.comm, sizeof(h.comm), "ktrace");
-		append_record(r, &h, &d);
-		r->lost_marked += r->write_lost;
-		flush_out(r);
-	}
-	return total + r->write_lost;
+	if (pending || r->w.unmarked)
+		ktr_writer_mark(&r->w, pending);
+	return total + r->w.lost;
 }
 
 static int fill_sysinfo(struct recorder *r)
@@ -264,6 +227,18 @@ static bool no_targets(struct recorder *r)
 	return bpf_map_get_next_key(r->targets_fd, NULL, &key) != 0;
 }
 
+static unsigned int count_targets(struct recorder *r)
+{
+	__u32 key, *prev = NULL;
+	unsigned int n = 0;
+
+	while (!bpf_map_get_next_key(r->targets_fd, prev, &key)) {
+		n++;
+		prev = &key;
+	}
+	return n;
+}
+
 static int map_id_of(int fd, unsigned int *id)
 {
 	struct bpf_map_info info = {};
@@ -298,6 +273,9 @@ static void record_loop(struct recorder *r)
 		if (no_targets(r))
 			break;
 	}
+	/* Stopped early: whoever waits for those processes must know. */
+	if (stop_requested)
+		r->abandoned = count_targets(r);
 	ring_buffer__consume(r->rb);
 	flush_out(r);
 }
@@ -352,17 +330,21 @@ static void detach_stdio(bool keep_stderr)
 	close(fd);
 }
 
-static int write_state(const struct ktr_recorder_opts *o, unsigned int map_id,
-		       unsigned long long dropped, bool exited)
+static int write_state(const struct recorder *r, unsigned int map_id, unsigned long long dropped,
+		       bool exited)
 {
 	struct ktr_state st = {.pid = getpid(),
 			       .map_id = map_id,
 			       .dropped = dropped,
 			       .exited = exited,
-			       .facs = o->facs};
+			       .facs = r->o->facs,
+			       .signal = stop_requested,
+			       .abandoned = r->abandoned,
+			       .unmarked = r->w.unmarked,
+			       .write_error = r->w.error};
 
-	snprintf(st.trfile, sizeof(st.trfile), "%s", o->trfile);
-	return ktr_state_write(o->state_fd, &st);
+	snprintf(st.trfile, sizeof(st.trfile), "%s", r->o->trfile);
+	return ktr_state_write(r->o->state_fd, &st);
 }
 
 static int untrace_self(const char *path, const struct ktr_state *st, void *ctx)
@@ -384,13 +366,17 @@ static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 
 	r.out = malloc(OUTBUF_BYTES);
 	r.boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
-	err = r.out ? load_bpf(&r) : -ENOMEM;
+	err = r.out ? ktr_writer_init(&r.w, o->trace_fd) : -ENOMEM;
+	if (err)
+		p_err("cannot set up writing '%s': %s", o->trfile, strerror(-err));
+	else
+		err = load_bpf(&r);
 	if (!err)
 		err = add_initial_targets(&r);
 	if (!err)
 		err = map_id_of(r.targets_fd, &map_id);
 	if (!err)
-		err = write_state(o, map_id, 0, false);
+		err = write_state(&r, map_id, 0, false);
 	if (err)
 		goto out;
 	if (write(ready_fd, &map_id, sizeof(map_id)) != sizeof(map_id))
@@ -400,7 +386,7 @@ static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 	detach_stdio(o->debug);
 	record_loop(&r);
 	dropped = final_drops(&r);
-	write_state(o, map_id, dropped, true);
+	write_state(&r, map_id, dropped, true);
 	/* Gone before the lock drops: a waiter never sees a stale file. */
 	unlink(o->state_path);
 out:

@@ -19,7 +19,7 @@ struct ktr_initial_target {
 };
 
 struct ktr_recorder_opts {
-	int trace_fd; /* open, checked, O_APPEND, header written */
+	int trace_fd; /* open, checked, header written: records go at its end */
 	int state_fd; /* the state file, exclusively locked */
 	const char *state_path;
 	const char *trfile; /* for the state file and messages */

@@ -105,6 +105,14 @@ static void parse_line(struct ktr_state *st, char *line)
 		st->exited = v;
 	else if (!strcmp(line, "facs"))
 		st->facs = v;
+	else if (!strcmp(line, "signal"))
+		st->signal = v;
+	else if (!strcmp(line, "abandoned"))
+		st->abandoned = v;
+	else if (!strcmp(line, "unmarked"))
+		st->unmarked = v;
+	else if (!strcmp(line, "write_error"))
+		st->write_error = v;
 }
 
 int ktr_state_read(int fd, struct ktr_state *st)
@@ -128,13 +136,24 @@ int ktr_state_write(int fd, const struct ktr_state *st)
 	int n;
 
 	n = snprintf(buf, sizeof(buf),
-		     "pid %d\nmap %u\nfacs %u\ndropped %llu\nexited %d\nfile %s\n", (int)st->pid,
-		     st->map_id, st->facs, st->dropped, st->exited, st->trfile);
+		     "pid %d\nmap %u\nfacs %u\ndropped %llu\nexited %d\nsignal %d\n"
+		     "abandoned %u\nunmarked %llu\nwrite_error %d\nfile %s\n",
+		     (int)st->pid, st->map_id, st->facs, st->dropped, st->exited, st->signal,
+		     st->abandoned, st->unmarked, st->write_error, st->trfile);
 	if (n < 0 || n >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)
 		return -errno;
 	return 0;
+}
+
+void ktr_state_remove_stale(int fd, const char *path)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB))
+		return; /* a recorder runs on it */
+	if (still_linked(fd, path))
+		unlink(path);
+	flock(fd, LOCK_UN);
 }
 
 int ktr_state_wait_exit(int fd, int timeout_ms)

@@ -17,12 +17,16 @@
 #define KTR_STATE_DIR "/run/ksnoop"
 
 struct ktr_state {
-	pid_t pid;		    /* the recorder */
-	unsigned int map_id;	    /* its targets map */
-	unsigned long long dropped; /* records lost, final once exited */
-	bool exited;		    /* written by the recorder as it ends */
-	unsigned int facs;	    /* trace points its programs can record */
-	char trfile[PATH_MAX];	    /* the trace file, for messages */
+	pid_t pid;		     /* the recorder */
+	unsigned int map_id;	     /* its targets map */
+	unsigned long long dropped;  /* records lost, final once exited */
+	bool exited;		     /* written by the recorder as it ends */
+	unsigned int facs;	     /* trace points its programs can record */
+	int signal;		     /* that stopped it; 0: nothing was left to trace */
+	unsigned int abandoned;	     /* processes still traced when it stopped */
+	unsigned long long unmarked; /* of the dropped, those no DROP record counts */
+	int write_error;	     /* errno of the first failed write, or 0 */
+	char trfile[PATH_MAX];	     /* the trace file, for messages */
 };
 
 int ktr_state_path(dev_t dev, ino_t ino, char *buf, size_t len);
@@ -36,6 +40,12 @@ int ktr_state_open(const char *path, bool create, bool *locked);
 
 int ktr_state_read(int fd, struct ktr_state *st);
 int ktr_state_write(int fd, const struct ktr_state *st);
+
+/*
+ * Unlink the state file at path that fd has open, left by a recorder that
+ * died, unless a recorder holds it again.
+ */
+void ktr_state_remove_stale(int fd, const char *path);
 
 /* Wait until the recorder locking path's file lets go: 0, or -ETIMEDOUT. */
 int ktr_state_wait_exit(int fd, int timeout_ms);

@@ -59,10 +59,11 @@ has_seq() { # file re...
 		}' "$file"
 }
 
-# One stderr line, starting "Error: ", matching the ERE; exit code 1.
-one_error() { # name expected-rc stderr-file stdout-rc ere
-	local name=$1 rc=$2 err=$3 want=$4
-	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -qE "^Error: $want\$" "$err"; then
+# One stderr line, starting "Error: ", matching the ERE; exit code 1, or
+# the one given.
+one_error() { # name rc stderr-file ere [expected-rc]
+	local name=$1 rc=$2 err=$3 want=$4 want_rc=${5:-1}
+	if [ "$rc" -eq "$want_rc" ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -qE "^Error: $want\$" "$err"; then
 		ok "$name"
 	else
 		not_ok "$name" "rc=$rc, stderr:" "$(cat "$err")"
@@ -410,23 +411,24 @@ error_tests() {
 	ln -s "$W/victim" "$W/link.out"
 	./ktrace -f "$W/link.out" true >/dev/null 2>"$e"
 	one_error "ktrace: refuses a symlink trace file" $? "$e" \
-		"refusing trace file '$(q "$W/link.out")': it is a symbolic link"
+		"refusing trace file '$(q "$W/link.out")': it is a symbolic link" 125
 	check "ktrace: the symlink's target is not created" [ ! -e "$W/victim" ]
 	timeout 10 ./ktrace -f /dev/null true >/dev/null 2>"$e"
-	one_error "ktrace: refuses a device" $? "$e" "refusing trace file '/dev/null': not a regular file"
+	one_error "ktrace: refuses a device" $? "$e" \
+		"refusing trace file '/dev/null': not a regular file" 125
 	mkfifo "$W/fifo.out"
 	timeout 10 ./ktrace -f "$W/fifo.out" true >/dev/null 2>"$e"
 	one_error "ktrace: refuses a FIFO without blocking" $? "$e" \
-		"refusing trace file '$(q "$W/fifo.out")': not a regular file"
+		"refusing trace file '$(q "$W/fifo.out")': not a regular file" 125
 	echo "not a trace" >"$W/other.out"
 	chown 65534 "$W/other.out"
 	./ktrace -f "$W/other.out" true >/dev/null 2>"$e"
 	one_error "ktrace: refuses another user's file" $? "$e" \
-		"refusing trace file '$(q "$W/other.out")': owned by uid 65534, not $(id -u)"
+		"refusing trace file '$(q "$W/other.out")': owned by uid 65534, not $(id -u)" 125
 	head -c 200 /dev/zero | tr '\0' x >"$W/text.out"
 	./ktrace -a -f "$W/text.out" true >/dev/null 2>"$e"
 	one_error "ktrace -a: refuses to append to a non-trace file" $? "$e" \
-		"cannot append to '$(q "$W/text.out")': not a ksnoop trace file \(bad magic\)"
+		"cannot append to '$(q "$W/text.out")': not a ksnoop trace file \(bad magic\)" 125
 	./ktrace -c -f "$W/trunc.ktr" >/dev/null 2>"$e"
 	one_error "ktrace -c: no recorder for the file" $? "$e" \
 		"no recorder is writing '$(q "$W/trunc.ktr")'"
@@ -437,7 +439,7 @@ error_tests() {
 		(cd / && su nobody -s /bin/sh -c "'$W/ksnoop-copy' ktrace -f /tmp/x true") \
 			>/dev/null 2>"$e"
 		one_error "ktrace: needs root, says so before creating anything" $? "$e" \
-			"ktrace needs root: it loads BPF programs and keeps its state in /run/ksnoop"
+			"ktrace needs root: it loads BPF programs and keeps its state in /run/ksnoop" 125
 	else
 		skip "ktrace: needs root, says so before creating anything" "needs root and su"
 	fi
@@ -455,11 +457,156 @@ error_tests() {
 		$vg ./ksnoop kdump -q >/dev/null 2>&1
 		[ $? -eq 1 ] || rc=1
 		$vg ./ksnoop ktrace -f "$W/link.out" true >/dev/null 2>&1
-		[ $? -eq 1 ] || rc=1
+		[ $? -eq 125 ] || rc=1
 		$vg ./ksnoop ktrace -t q true >/dev/null 2>&1
 		[ $? -eq 1 ] || rc=1
 		check "error paths are clean under valgrind" [ $rc -eq 0 ]
 	fi
+}
+
+# The pid of the recorder writing FILE, once it runs.
+recorder_of() { # file
+	local i st pid
+	for i in $(seq 100); do
+		st=$(state_of "$1" 2>/dev/null)
+		pid=$(awk '/^pid / { print $2 }' "$st" 2>/dev/null)
+		[ -n "$pid" ] && echo "$pid" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+#
+# What the trace file may be: private, one name, on a file system for data.
+#
+trfile_tests() {
+	local e=$W/err sp
+	printf 'secret' >"$W/m644.out"
+	chmod 644 "$W/m644.out"
+	timeout 60 ./ktrace -f "$W/m644.out" true >/dev/null 2>"$e"
+	check "an existing 0644 trace file is made 0600" [ "$(stat -c %a "$W/m644.out")" = 600 ]
+	: >"$W/m666.out"
+	chmod 666 "$W/m666.out"
+	timeout 60 ./ktrace -t X -f "$W/m666.out" env -i KTRACE_SECRET=1 true >/dev/null 2>"$e"
+	check "an existing 0666 file gets the environment only as 0600" \
+		[ "$(stat -c %a "$W/m666.out")" = 600 ]
+
+	printf 'original' >"$W/linked.txt"
+	ln "$W/linked.txt" "$W/hard.out"
+	timeout 60 ./ktrace -f "$W/hard.out" true >/dev/null 2>"$e"
+	one_error "ktrace: refuses a file with another hard link" $? "$e" \
+		"refusing trace file '$(q "$W/hard.out")': it has 2 hard links" 125
+	check "the hard link's other name keeps its contents" [ "$(cat "$W/linked.txt")" = original ]
+
+	sleep 30 &
+	sp=$!
+	BG_PIDS+=("$sp")
+	timeout 60 ./ktrace -f "/proc/$sp/mem" true >/dev/null 2>"$e"
+	one_error "ktrace: refuses /proc/PID/mem" $? "$e" \
+		"refusing trace file '/proc/$sp/mem': it is on a proc file system, not one that stores files" 125
+	timeout 60 ./ktrace -f "/proc/$sp/mem" -p "$sp" >/dev/null 2>"$e"
+	one_error "ktrace -p: refuses /proc/PID/mem" $? "$e" \
+		"refusing trace file '/proc/$sp/mem': it is on a proc file system, not one that stores files"
+	check "the process whose memory was named lives on" kill -0 "$sp"
+	kill "$sp"
+}
+
+#
+# ktrace command: the command's exit status, and 125 for ktrace's own.
+#
+exit_status_tests() {
+	local e=$W/err
+	timeout 60 ./ktrace -f "$W/st.out" true >/dev/null 2>"$e"
+	check "ktrace command: 0 when the command succeeds" [ $? -eq 0 ]
+	timeout 60 ./ktrace -f "$W/st.out" sh -c 'exit 3' >/dev/null 2>"$e"
+	check "ktrace command: the command's exit status" [ $? -eq 3 ]
+	timeout 60 ./ktrace -f "$W/st.out" sh -c 'kill -USR1 $$' >/dev/null 2>"$e"
+	check "ktrace command: 128+N for a command killed by signal N" [ $? -eq 138 ]
+	timeout 60 ./ktrace -f "$W/st.out" "$W/no-such-command" >/dev/null 2>"$e"
+	one_error "ktrace command: 127 when the command is not found" $? "$e" \
+		"cannot run '$(q "$W/no-such-command")': No such file or directory" 127
+	printf '#!/bin/sh\n' >"$W/not-executable"
+	chmod 644 "$W/not-executable"
+	timeout 60 ./ktrace -f "$W/st.out" "$W/not-executable" >/dev/null 2>"$e"
+	one_error "ktrace command: 126 when it cannot be executed" $? "$e" \
+		"cannot run '$(q "$W/not-executable")': Permission denied" 126
+}
+
+# ktrace command must not return 0 when its recorder died mid-trace.
+recorder_death_test() { # signal
+	local sig=$1 out=$W/die-$1.out e=$W/die-$1.err kp rpid st rc
+	(ulimit -c 0 && exec timeout 60 ./ktrace -i -f "$out" sleep 1.5) >/dev/null 2>"$e" &
+	kp=$!
+	rpid=$(recorder_of "$out")
+	st=$(state_of "$out")
+	kill "-$sig" "${rpid:-0}"
+	wait "$kp"
+	rc=$?
+	if [ "$sig" = TERM ]; then
+		one_error "ktrace command: a recorder stopped by SIGTERM is an error" $rc "$e" \
+			"the recorder of '$(q "$out")' was stopped by SIGTERM before the traced processes ended; the trace is incomplete" 125
+	else
+		one_error "ktrace command: a recorder killed by SIG$sig is an error" $rc "$e" \
+			"the recorder of '$(q "$out")' \(pid $rpid\) died before writing every record; the trace is incomplete" 125
+	fi
+	check "the state file of the SIG$sig recorder is gone" [ -n "$st" -a ! -e "$st" ]
+}
+
+# A full file system: the file stays decodable and ktrace says so.
+disk_full_test() {
+	local mnt=$W/full e=$W/full.err rc krc n sum
+	mkdir -p "$mnt"
+	if ! mount -t tmpfs -o size=64k ktrace-test "$mnt" 2>/dev/null; then
+		skip "disk full: the trace stays decodable" "cannot mount a tmpfs"
+		return
+	fi
+	timeout 60 ./ktrace -t ci -f "$mnt/t.out" \
+		dd if=/dev/zero of=/dev/null bs=4096 count=100 status=none >/dev/null 2>"$e"
+	rc=$?
+	./kdump -f "$mnt/t.out" >"$W/full.txt" 2>"$W/full.kdump"
+	krc=$?
+	umount "$mnt"
+	check "disk full: kdump reads the file to its last record" [ $krc -eq 0 -a ! -s "$W/full.kdump" ]
+	one_error "disk full: ktrace says records were lost, exit 125" $rc "$e" \
+		"cannot write '$(q "$mnt/t.out")': No space left on device; [0-9]+ records were lost, marked DROP in the file" 125
+	n=$(sed -n 's/.*; \([0-9]*\) records were lost.*/\1/p' "$e")
+	sum=$(awk '/ DROP  [0-9]+ records? dropped$/ { s += $(NF - 2) } END { print s + 0 }' "$W/full.txt")
+	check "disk full: the DROP records count every lost record (${n:-?} = $sum)" [ "${n:-x}" = "$sum" ]
+	check "disk full: the last record is a DROP" grep -qE ' DROP  [0-9]+ records? dropped$' \
+		<(tail -n 1 "$W/full.txt")
+}
+
+# A recorder traced by a recorder would record its own writes forever.
+self_trace_test() {
+	local lp rpid e=$W/err
+	bash -c 'while :; do sleep 0.05; done' &
+	lp=$!
+	BG_PIDS+=("$lp")
+	timeout 20 ./ktrace -f "$W/self.out" -p "$lp"
+	rpid=$(recorder_of "$W/self.out")
+	timeout 20 ./ktrace -f "$W/self2.out" -p "${rpid:-0}" >/dev/null 2>"$e"
+	one_error "ktrace -p: refuses to trace a recorder" $? "$e" \
+		"refusing to trace process $rpid: it is the recorder of '$(q "$W/self.out")'"
+	timeout 20 ./ktrace -f "$W/self.out" -p "${rpid:-0}" >/dev/null 2>"$e"
+	one_error "ktrace -p: refuses to trace a recorder into its own file" $? "$e" \
+		"refusing to trace process $rpid: it is the recorder of '$(q "$W/self.out")'"
+	# The recorder is alone in its process group (its double fork's).
+	timeout 20 ./ktrace -f "$W/self2.out" -g "$(ps -o pgid= -p "${rpid:-0}" | tr -d ' ')" \
+		>/dev/null 2>"$e"
+	one_error "ktrace -g: leaves a recorder out" $? "$e" \
+		"no process to trace: those given are all ktrace recorders"
+	timeout 20 ./ktrace -c -f "$W/self.out"
+	kill "$lp"
+}
+
+fault_tests() {
+	trfile_tests
+	exit_status_tests
+	recorder_death_test KILL
+	recorder_death_test SEGV
+	recorder_death_test TERM
+	disk_full_test
+	self_trace_test
 }
 
 # The -h synopsis and the manual page's agree.
@@ -511,6 +658,7 @@ quietly() { # log command...
 if [ $can_trace = 1 ]; then
 	trace_tests
 	attach_tests
+	fault_tests
 else
 	skip "ktrace on the test target" "$why_not"
 fi

@@ -567,6 +567,41 @@ static void test_exit_codes(void **state)
 	}
 }
 
+/* ksnoop_main on args while the wrapped command returns ret. */
+static int exit_code_of(const char *const *args, int ret)
+{
+	char *argv[8];
+	int argc, i, code;
+
+	for (argc = 0; args[argc]; argc++)
+		argv[argc] = strdup(args[argc]);
+	argv[argc] = NULL;
+	memset(&rec, 0, sizeof(rec));
+	rec.ret = ret;
+	code = ksnoop_main(argc, argv);
+	for (i = 0; i < argc; i++)
+		free(argv[i]);
+	return code;
+}
+
+static void test_ktrace_exit_status(void **state)
+{
+	const char *const kt[] = {"ksnoop", "ktrace", "sh", NULL};
+	const char *const link[] = {"/usr/bin/ktrace", "sh", NULL};
+	const char *const kd[] = {"ksnoop", "kdump", NULL};
+
+	(void)state;
+	/* ktrace exits as its command did (ktrace cmd && ...) */
+	assert_int_equal(exit_code_of(kt, 3), 3);
+	assert_int_equal(exit_code_of(kt, 138), 138);
+	assert_int_equal(exit_code_of(kt, 125), 125);
+	assert_int_equal(exit_code_of(link, 3), 3);
+	assert_int_equal(exit_code_of(kt, 0), 0);
+	/* the other commands still exit 0 or 1 */
+	assert_int_equal(exit_code_of(kd, 3), 1);
+	assert_int_equal(exit_code_of(kd, -EINVAL), 1);
+}
+
 /* info for real, against the fixture written to a file. */
 
 struct info_ctx {
@@ -725,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_commands_by_prefix),
 		cmocka_unit_test(test_own_option_commands),
 		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_ktrace_exit_status),
 	};
 	const struct CMUnitTest info_tests[] = {
 		cmocka_unit_test(test_info),

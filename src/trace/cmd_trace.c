@@ -139,8 +139,10 @@ static int setup_plans(struct session *s, int argc, char **argv)
 
 	for (i = 0; i < argc && !err; i++) {
 		if (spec_parse(argv[i], &spec, &serr)) {
-			p_err("invalid function spec '%.80s%s': %s at offset %d", argv[i],
-			      strlen(argv[i]) > 80 ? "..." : "", serr.msg, serr.pos);
+			char clip[CLIP_BUF];
+
+			p_err("invalid function spec '%s': %s at offset %d",
+			      str_clip(argv[i], clip), serr.msg, serr.pos);
 			return -EINVAL;
 		}
 		if (is_glob(spec.func) && s->env->stack_mode) {
@@ -334,7 +336,7 @@ static int check_args(const struct env *env, int argc)
 
 int cmd_trace(struct env *env, int argc, char **argv)
 {
-	struct early_job jobs[] = { { .fn = early_ring }, { .fn = early_ksyms } };
+	struct early_job jobs[] = {{.fn = early_ring}, {.fn = early_ksyms}};
 	struct session s = {.env = env, .ring_fd = -1};
 	int err;
 

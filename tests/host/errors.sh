@@ -84,6 +84,8 @@ one() {
 	[ -z "$why" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ] && why="$(wc -l <"$tmp/err") lines on stderr"
 	[ -z "$why" ] && ! grep -q '^Error: ' "$tmp/err" && why="no 'Error: ' line"
 	[ -z "$why" ] && [ "$(wc -c <"$tmp/err")" -ge 300 ] && why="$(wc -c <"$tmp/err")-byte message"
+	# ESC and other controls from the input would reach the terminal
+	[ -z "$why" ] && LC_ALL=C grep -q '[^[:print:]]' "$tmp/err" && why="unprintable bytes in the message"
 	[ -z "$why" ] && [ -s "$tmp/out" ] && why="output on stdout"
 	[ -z "$why" ] && [ "$(LC_ALL=C tr -d '[:print:]\n' <"$tmp/err" | wc -c)" -ne 0 ] &&
 		why="unprintable bytes in the message"
@@ -228,6 +230,20 @@ fi
 for f in "${btf_files[@]}"; do
 	one --btf "$f" info ip_send_skb
 done
+
+# --- control bytes in messages ------------------------------------------
+# Every command quotes its arguments through the one error helper.
+ESC=$'\e' BEL=$'\a'
+for a in "ip_send_skb($ESC[31mX)" "no_such$ESC]0;title$BEL" $'ip_send_skb\x9b31m' \
+	"ip_send_skb(a$ESC[2J)"; do
+	one trace "$a"
+	one info "$a"
+	one kprobe-events "$a"
+done
+one ktrace -f "$tmp/no/such/dir/$ESC[31mx" true
+one kdump -f "$tmp/no/such/$ESC[31mx"
+one kdump -t "$ESC"
+one kdump "$ESC[31m"
 
 # --- trace argument errors -----------------------------------------------
 # Only where "trace" validates its arguments: the placeholder does not.

@@ -160,6 +160,7 @@ static int step_arrow(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 {
 	const struct btf_type *t = real_type(r->btf, l->type_id);
 	__u32 pointee;
+	int err;
 
 	if (!t || !btf_is_ptr(t)) {
 		err_type(r, "'->' needs a pointer, not", l->type_id);
@@ -170,8 +171,9 @@ static int step_arrow(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 		err_type(r, "'->' needs a pointer to a struct or union, not", l->type_id);
 		return -EINVAL;
 	}
-	if (load_pointer(r, l, v))
-		return -E2BIG;
+	err = load_pointer(r, l, v);
+	if (err)
+		return err;
 	if (!find_member(r->btf, pointee, m, l, 0))
 		return err_no_member(r, pointee, m);
 	l->in_memory = true;
@@ -200,6 +202,7 @@ static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 {
 	const struct btf_type *t = real_type(r->btf, l->type_id);
 	__s64 esz;
+	int err;
 
 	if (t && btf_is_array(t)) {
 		const struct btf_array *a = btf_array(t);
@@ -211,8 +214,9 @@ static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 		esz = btf__resolve_size(r->btf, a->type);
 		l->type_id = a->type;
 	} else if (t && btf_is_ptr(t)) {
-		if (load_pointer(r, l, v))
-			return -E2BIG;
+		err = load_pointer(r, l, v);
+		if (err)
+			return err;
 		esz = btf__resolve_size(r->btf, t->type);
 		l->type_id = t->type;
 		l->in_memory = true;
@@ -220,7 +224,11 @@ static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 		err_type(r, "'[]' needs an array or a pointer, not", l->type_id);
 		return -EINVAL;
 	}
-	if (esz <= 0 || idx > (1 << 20) / esz) {
+	if (esz <= 0) {
+		err_type(r, "'[]' cannot step over elements of unsized type", l->type_id);
+		return esz < 0 ? (int)esz : -EINVAL;
+	}
+	if (idx > (1 << 20) / esz) {
 		p_err("%s: index %lld is out of range", r->what, idx);
 		return -ERANGE;
 	}
@@ -248,8 +256,8 @@ static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
 	static const struct {
 		const char *kw;
 		int kind;
-	} kinds[] = { { "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
-		      { "enum ", BTF_KIND_ENUM } };
+	} kinds[] = {
+		{"struct ", BTF_KIND_STRUCT}, {"union ", BTF_KIND_UNION}, {"enum ", BTF_KIND_ENUM}};
 	char name[SPEC_MAX_IDENT + 1];
 	int kind = BTF_KIND_TYPEDEF, stars = 0, id;
 	const char *s = cast;
@@ -281,8 +289,11 @@ static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
 	}
 	while (stars-- > 0 && id > 0)
 		id = find_ptr_to(r->btf, id);
-	if (id < 0)
+	if (id < 0) {
+		p_err("%s: cannot make a pointer type for cast '(%s)': %s", r->what, cast,
+		      strerror(-id));
 		return id;
+	}
 	*out = id;
 	return 0;
 }
@@ -310,8 +321,8 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 		}
 	}
 	if (best)
-		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what,
-		      r->plan->name, name, best);
+		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what, r->plan->name,
+		      name, best);
 	else
 		p_err("%s: %s() has no parameter '%s'", r->what, r->plan->name, name);
 	return -ENOENT;
@@ -403,6 +414,7 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 {
 	const struct btf_type *t = real_type(r->btf, l->type_id);
 	__s64 size;
+	int err;
 
 	pv->btf = r->btf;
 	pv->type_id = l->type_id;
@@ -413,10 +425,11 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 	}
 	pv->bit_off = l->bit_off;
 	pv->bit_size = l->bit_size;
-	if (t && btf_is_ptr(t) && (is_composite(real_type(r->btf, t->type)) ||
-				   is_char(r->btf, t->type))) {
-		if (load_pointer(r, l, v))
-			return -E2BIG;
+	if (t && btf_is_ptr(t) &&
+	    (is_composite(real_type(r->btf, t->type)) || is_char(r->btf, t->type))) {
+		err = load_pointer(r, l, v);
+		if (err)
+			return err;
 		v->flags |= KSNOOP_V_READ;
 		v->final_off = 0;
 		pv->via_pointer = true;
@@ -450,7 +463,7 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 	}
 	if (size < 0) {
 		err_type(r, "cannot size type", l->type_id);
-		return -EINVAL;
+		return (int)size;
 	}
 	pv->full_size = size;
 	if (v->flags & KSNOOP_V_READ)
@@ -460,14 +473,15 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 
 static int add_value(struct func_plan *plan, const struct spec_path *p, bool hidden)
 {
-	struct resolver r = { .plan = plan, .btf = plan->func.btf, .what = p->text };
+	struct resolver r = {.plan = plan, .btf = plan->func.btf, .what = p->text};
 	struct ksnoop_value *v;
 	struct plan_value *pv;
 	struct loc l = {};
 	int idx = plan->cfg.nr_values, err;
 
 	if (idx >= KSNOOP_MAX_VALUES) {
-		p_err("%s(): more than %d values", plan->name, KSNOOP_MAX_VALUES);
+		p_err("%s: %s() would capture more than %d values", p->text, plan->name,
+		      KSNOOP_MAX_VALUES);
 		return -E2BIG;
 	}
 	v = &plan->cfg.values[idx];
@@ -481,11 +495,15 @@ static int add_value(struct func_plan *plan, const struct spec_path *p, bool hid
 	if (err)
 		return err;
 	pv->name = strdup(p->text);
+	if (!pv->name) {
+		p_err("%s: out of memory", p->text);
+		return -ENOMEM;
+	}
 	pv->hidden = hidden;
 	if (hidden)
 		v->flags |= KSNOOP_V_HIDDEN;
 	plan->cfg.nr_values++;
-	return pv->name ? idx : -ENOMEM;
+	return idx;
 }
 
 static bool type_is_signed(const struct btf *btf, __u32 id)
@@ -577,7 +595,8 @@ static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidd
 	int idx, err;
 
 	if (plan->cfg.nr_preds >= KSNOOP_MAX_PREDS) {
-		p_err("%s(): more than %d comparisons", plan->name, KSNOOP_MAX_PREDS);
+		p_err("%s: %s() would have more than %d comparisons", sp->path.text, plan->name,
+		      KSNOOP_MAX_PREDS);
 		return -E2BIG;
 	}
 	idx = add_value(plan, &sp->path, hidden);
@@ -609,8 +628,8 @@ static int add_pred_item(struct func_plan *plan, const struct spec_pred *sp)
 	bool first = plan->cfg.nr_pred_ops == 0;
 
 	/* A lone comparison shows its operand, as ksnoop(8) does. */
-	return add_pred_tree(plan, sp, sp->kind != PRED_CMP) ?:
-	       (first ? 0 : push_op(plan, KSNOOP_OP_AND));
+	return add_pred_tree(plan, sp, sp->kind != PRED_CMP)
+		       ?: (first ? 0 : push_op(plan, KSNOOP_OP_AND));
 }
 
 static int add_all_params(struct func_plan *plan)
@@ -618,16 +637,16 @@ static int add_all_params(struct func_plan *plan)
 	const struct btf_param *params;
 	struct spec_path p = {};
 	bool variadic;
-	int i, n, err = 0;
+	int i, n, err;
 
 	n = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
-	for (i = 0; i < n && i < KSNOOP_MAX_ARGS && !err; i++) {
+	for (i = 0; i < n && i < KSNOOP_MAX_ARGS; i++) {
 		p.base = (char *)btf__name_by_offset(plan->func.btf, params[i].name_off);
 		p.text = p.base;
-		err = add_value(plan, &p, false) < 0;
+		err = add_value(plan, &p, false);
+		if (err < 0)
+			return err;
 	}
-	if (err)
-		return -EINVAL;
 	if (n > KSNOOP_MAX_ARGS)
 		p_warn("%s(): only the first %d of %d parameters are traced", plan->name,
 		       KSNOOP_MAX_ARGS, n);
@@ -637,11 +656,14 @@ static int add_all_params(struct func_plan *plan)
 static int add_return(struct func_plan *plan)
 {
 	const struct btf_type *fn = btf__type_by_id(plan->func.btf, plan->func.id);
-	struct spec_path p = { .base = "return", .text = "return" };
+	struct spec_path p = {.base = "return", .text = "return"};
+
+	int idx;
 
 	if (btf__type_by_id(plan->func.btf, fn->type)->type == 0)
 		return 0; /* void: the return event shows no value */
-	return add_value(plan, &p, false) < 0 ? -EINVAL : 0;
+	idx = add_value(plan, &p, false);
+	return idx < 0 ? idx : 0;
 }
 
 static void set_emit(struct func_plan *plan, bool combined)
@@ -769,7 +791,7 @@ static int add_comm_filter(struct func_plan *plan, const char *pattern)
 {
 	struct spec_pred sp = {
 		.kind = PRED_CMP,
-		.path = { .base = "comm", .text = "comm" },
+		.path = {.base = "comm", .text = "comm"},
 		.op = CMP_EQ,
 		.is_string = true,
 		.str = (char *)pattern,
@@ -798,10 +820,12 @@ static int add_items(struct func_plan *plan, const struct spec *spec)
 	for (i = 0; i < spec->nr_items && !err; i++) {
 		const struct spec_item *it = &spec->items[i];
 
-		if (it->is_pred)
+		if (it->is_pred) {
 			err = add_pred_item(plan, it->pred);
-		else
-			err = add_value(plan, &it->path, false) < 0 ? -EINVAL : 0;
+		} else {
+			err = add_value(plan, &it->path, false);
+			err = err < 0 ? err : 0;
+		}
 	}
 	return err;
 }
@@ -817,8 +841,7 @@ static void note_ambiguity(struct func_plan *plan, int n)
 			 "%s has %d BTF entries (static functions); using the first", btf_name, n);
 	else if (strcmp(bare, btf_name))
 		snprintf(plan->note, sizeof(plan->note),
-			 "%s is a compiler clone of %s; its arguments may differ", bare,
-			 btf_name);
+			 "%s is a compiler clone of %s; its arguments may differ", bare, btf_name);
 }
 
 int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
@@ -831,14 +854,16 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 
 	memset(plan, 0, sizeof(*plan));
 	plan->name = strdup(spec->func);
-	plan->attach_name = strdup(strchr(spec->func, ':') ? strchr(spec->func, ':') + 1
-							     : spec->func);
-	if (!plan->name || !plan->attach_name)
+	plan->attach_name =
+		strdup(strchr(spec->func, ':') ? strchr(spec->func, ':') + 1 : spec->func);
+	if (!plan->name || !plan->attach_name) {
+		p_err("%s: out of memory", spec->func);
 		return -ENOMEM;
+	}
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
 		kbtf__report_unknown(kb, spec->func);
-		return -ENOENT;
+		return n < 0 ? n : -ENOENT;
 	}
 	plan->func = funcs[0];
 	note_ambiguity(plan, n);
@@ -871,8 +896,8 @@ void plan_free(struct func_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int plan_resolve_path(const struct kbtf_func *func, const char *fname,
-		      const struct spec_path *p, struct plan_path *out)
+int plan_resolve_path(const struct kbtf_func *func, const char *fname, const struct spec_path *p,
+		      struct plan_path *out)
 {
 	struct func_plan *plan = calloc(1, sizeof(*plan));
 	struct plan_value pv = {};
@@ -880,12 +905,14 @@ int plan_resolve_path(const struct kbtf_func *func, const char *fname,
 	struct loc l = {};
 	int err;
 
-	if (!plan)
+	if (!plan) {
+		p_err("%s: out of memory", p->text);
 		return -ENOMEM;
+	}
 	/* The resolver reads only the name and the function from its plan. */
 	plan->name = (char *)fname;
 	plan->func = *func;
-	r = (struct resolver){ .plan = plan, .btf = func->btf, .what = p->text };
+	r = (struct resolver){.plan = plan, .btf = func->btf, .what = p->text};
 	memset(out, 0, sizeof(*out));
 	err = resolve_base(&r, p, &l, &out->v, &pv) ?: walk_steps(&r, p, &l, &out->v);
 	free(plan);

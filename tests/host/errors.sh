@@ -259,4 +259,15 @@ else
 		one "$s"
 	done
 fi
+
+# --- planning errors (before any attach): trace and kprobe-events --------
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	for s in "ip_send_skb(comm->x)" "ip_send_skb(comm[0])" "ip_send_skb(comm.x)" \
+		"ip_send_skb((struct sock *)comm)" "ip_send_skb(comm->x == 1)" \
+		"ip_send_skb(skb, comm.x)" "ip_send_skb((struct no_such_type *)skb)" \
+		"ip_send_skb(skb[0] == 1)" "ip_send_skb(skb->len->x)"; do
+		one trace "$s"
+		one kprobe-events "$s"
+	done
+fi
 exit 0

@@ -821,6 +821,38 @@ static void test_errors_limits(void **state)
 	plan_err(c, sixteen, "more than 16 values");
 }
 
+/* text fails with err (the failing step's, not a blanket -EINVAL) and one line. */
+static void plan_errno(struct ctx *c, const char *text, int err, const char *want)
+{
+	struct stderr_capture cap;
+	char out[512];
+	int ret;
+
+	stderr_capture_begin(&cap);
+	ret = build(c, text);
+	stderr_capture_end(&cap, out, sizeof(out));
+	if (ret != err)
+		print_error("%s: returned %d, want %d\n", text, ret, err);
+	assert_int_equal(ret, err);
+	expect_one_error_line(out, want);
+}
+
+static void test_errors_errno(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_errno(c, "nosuch", -ENOENT, "function 'nosuch' not found");
+	plan_errno(c, "do_thing(flag)", -ENOENT, "no parameter 'flag'");
+	plan_errno(c, "do_thing(flags, o->idd)", -ENOENT, "no member 'idd'");
+	plan_errno(c, "do_thing(o->arr[4])", -ERANGE, "index 4 is outside the array of 4");
+	plan_errno(c, "do_thing((struct nosuch *)o)", -ENOENT, "unknown type");
+	plan_errno(c, "do_thing(o->next->next->next->next->next->next->next->next->next->id)",
+		   -E2BIG, "more than 8 pointer dereferences");
+	plan_errno(c, "do_thing(comm[0])", -EINVAL, "comm[0]: comm");
+	plan_errno(c, "do_thing(comm.x)", -EINVAL, "comm.x: comm");
+	plan_errno(c, "do_thing(flags, comm->x == 1)", -EINVAL, "comm->x: comm");
+}
+
 static void test_resolve_path(void **state)
 {
 	struct ctx *c = *state;
@@ -875,6 +907,7 @@ int main(void)
 		T(test_errors_paths),
 		T(test_errors_preds),
 		T(test_errors_limits),
+		T(test_errors_errno),
 		T(test_resolve_path),
 	};
 #undef T

@@ -145,23 +145,13 @@ static void test_str_clip(void **state)
 static const char *captured_err(bool json, const char *msg)
 {
 	static char out[512];
-	FILE *f = tmpfile();
-	int save, n;
+	struct stderr_capture cap;
 
-	assert_non_null(f);
-	fflush(stderr);
-	save = dup(2);
-	dup2(fileno(f), 2);
+	stderr_capture_begin(&cap);
 	util_set_json_errors(json);
 	p_err("%s", msg);
 	util_set_json_errors(false);
-	fflush(stderr);
-	dup2(save, 2);
-	close(save);
-	rewind(f);
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n > 0 ? n : 0] = '\0';
-	fclose(f);
+	stderr_capture_end(&cap, out, sizeof(out));
 	return out;
 }
 

@@ -552,8 +552,32 @@ static int fill_str_pred(struct ksnoop_pred *p, const struct plan_value *pv,
 	return 0;
 }
 
+/* Whether the literal fits in a value of that many bits, signed or not. */
+static bool literal_fits(const struct spec_pred *sp, int bits, bool is_signed)
+{
+	unsigned long long half = 1ULL << (bits - 1);
+
+	if (!is_signed) /* -0 is 0; the maximum is 2^bits - 1 */
+		return (!sp->negative || !sp->value) && sp->value <= half - 1 + half;
+	return sp->negative ? sp->value <= half : sp->value < half;
+}
+
+static int err_literal_range(const struct plan_value *pv, const struct spec_pred *sp,
+			     const char *fname)
+{
+	char *ts = type_str(pv->btf, pv->type_id);
+	char bits[16] = "";
+
+	if (pv->bit_size)
+		snprintf(bits, sizeof(bits), ":%u", pv->bit_size);
+	p_err("%s(): literal %s%llu is out of range for %s%s (%s)", fname, sp->negative ? "-" : "",
+	      sp->value, ts ? ts : "?", bits, sp->path.text);
+	free(ts);
+	return -ERANGE;
+}
+
 static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
-			 const struct spec_pred *sp)
+			 const struct spec_pred *sp, const char *fname)
 {
 	int err = check_int_operand(pv, sp->path.text);
 
@@ -562,12 +586,15 @@ static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
 	p->kind = KSNOOP_PRED_INT;
 	p->width = pv->bit_size ? 8 : pv->full_size;
 	p->is_signed = type_is_signed(pv->btf, pv->type_id);
-	p->rhs = sp->negative ? (__u64)(-(__s64)sp->value) : sp->value;
-	if (sp->negative && !p->is_signed) {
+	if (sp->negative && sp->value && !p->is_signed) {
 		p_err("%s: compared with a negative number, but its type is unsigned",
 		      sp->path.text);
 		return -EINVAL;
 	}
+	if (!literal_fits(sp, pv->bit_size ? pv->bit_size : pv->full_size * 8, p->is_signed))
+		return err_literal_range(pv, sp, fname);
+	/* in unsigned arithmetic, so that -9223372036854775808 does not overflow */
+	p->rhs = sp->negative ? 0 - sp->value : sp->value;
 	return 0;
 }
 
@@ -607,7 +634,7 @@ static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidd
 	p->value_idx = idx;
 	p->op = bpf_cmp[sp->op];
 	err = sp->is_string ? fill_str_pred(p, &plan->values[idx], sp)
-			    : fill_int_pred(p, &plan->values[idx], sp);
+			    : fill_int_pred(p, &plan->values[idx], sp, plan->name);
 	if (err)
 		return err;
 	return push_op(plan, plan->cfg.nr_preds++);

@@ -269,5 +269,27 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 		one trace "$s"
 		one kprobe-events "$s"
 	done
+	# literals outside the compared type's range; its whole range is taken
+	for s in "schedule_timeout(timeout == -18446744073709551615)" \
+		"schedule_timeout(return == -9223372036854775809)" \
+		"schedule_timeout(timeout == 9223372036854775808)" \
+		"ip_send_skb(return == 2147483648)" "ip_send_skb(skb->len == 4294967296)" \
+		"vfs_read(count == 18446744073709551616)" "vfs_read(count == -1)"; do
+		one trace "$s"
+		one kprobe-events "$s"
+	done
+	for s in "schedule_timeout(timeout == -9223372036854775808)" \
+		"schedule_timeout(return < 9223372036854775807)" \
+		"vfs_read(count == 18446744073709551615)" "ip_send_skb(return == -2147483648)"; do
+		run kprobe-events "$s"
+		why=
+		[ $st -ne 0 ] && why="exit $st"
+		[ -z "$why" ] && [ -s "$tmp/err" ] && why="stderr: $(head -1 "$tmp/err")"
+		if [ -z "$why" ]; then
+			ok "$(label kprobe-events "$s") -> accepted"
+		else
+			notok "$(label kprobe-events "$s"): $why"
+		fi
+	done
 fi
 exit 0

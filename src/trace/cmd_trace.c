@@ -96,6 +96,7 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 /* Functions a pattern matches but that have no usable BTF are skipped. */
 static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
 {
+	struct plan_opts glob_opts = *po;
 	struct spec one = *spec;
 	const char **names;
 	int i, n, added = 0, err = 0;
@@ -103,6 +104,7 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 	n = ksyms__match(s->ks, spec->func, &names);
 	if (n < 0)
 		return n;
+	glob_opts.from_glob = true;
 	util_mute(true);
 	for (i = 0; i < n; i++) {
 		if (s->nr >= KSNOOP_MAX_FUNCS) {
@@ -110,7 +112,7 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 			break;
 		}
 		one.func = (char *)names[i];
-		if (add_plan(s, &one, po))
+		if (add_plan(s, &one, &glob_opts))
 			continue;
 		s->plans[s->nr - 1].from_glob = true;
 		added++;

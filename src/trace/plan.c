@@ -889,7 +889,8 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	}
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		kbtf__report_unknown(kb, spec->func);
+		if (!opts->from_glob)
+			kbtf__report_unknown(kb, spec->func);
 		return n < 0 ? n : -ENOENT;
 	}
 	plan->func = funcs[0];

@@ -902,6 +902,23 @@ static void test_literal_range(void **state)
 		   "negative number, but its type is unsigned");
 }
 
+/* A name from a pattern without BTF is skipped: no message, no suggestion. */
+static void test_glob_name_unknown(void **state)
+{
+	struct ctx *c = *state;
+	struct stderr_capture cap;
+	char out[256];
+
+	c->opts.from_glob = true;
+	stderr_capture_begin(&cap);
+	assert_int_equal(build(c, "do_thingg"), -ENOENT);
+	stderr_capture_end(&cap, out, sizeof(out));
+	assert_string_equal(out, "");
+	/* named directly, it gets the suggestion */
+	c->opts.from_glob = false;
+	plan_err(c, "do_thingg", "did you mean 'do_thing'?");
+}
+
 static void test_resolve_path(void **state)
 {
 	struct ctx *c = *state;
@@ -958,6 +975,7 @@ int main(void)
 		T(test_errors_limits),
 		T(test_errors_errno),
 		T(test_literal_range),
+		T(test_glob_name_unknown),
 		T(test_resolve_path),
 	};
 #undef T

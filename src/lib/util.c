@@ -90,8 +90,8 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void __attribute__((format(printf, 2, 0)))
-report(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 3, 0)))
+report(const char *prefix, bool json, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
 
@@ -100,7 +100,7 @@ report(const char *prefix, const char *fmt, va_list ap)
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
 	make_printable(&sb);
-	if (json_errors) {
+	if (json) {
 		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
 		json_escape_to(stderr, sb_str(&sb));
 		fputs("\"}\n", stderr);
@@ -115,7 +115,7 @@ void p_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("Error", fmt, ap);
+	report("Error", json_errors, fmt, ap);
 	va_end(ap);
 }
 
@@ -124,7 +124,7 @@ void p_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("Warning", fmt, ap);
+	report("Warning", json_errors, fmt, ap);
 	va_end(ap);
 }
 
@@ -135,9 +135,7 @@ void p_dbg(const char *fmt, ...)
 	if (!debug_on)
 		return;
 	va_start(ap, fmt);
-	fputs("debug: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("debug", false, fmt, ap);
 	va_end(ap);
 }
 

@@ -19,7 +19,7 @@
  */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Printed only when debug output is enabled. */
+/* Printed only when debug output is enabled, "debug: ...", escaped alike. */
 void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void util_set_debug(bool on);
 /* While muted, p_err and p_warn print only with debug output on. */

@@ -169,12 +169,29 @@ static void test_err_printable(void **state)
 	assert_string_equal(captured_err(false, "plain ~!@#$%^&*()"), "Error: plain ~!@#$%^&*()\n");
 }
 
+/* Debug lines quote input too, under the same rule. */
+static void test_dbg_printable(void **state)
+{
+	struct stderr_capture cap;
+	char out[256];
+
+	(void)state;
+	stderr_capture_begin(&cap);
+	util_set_debug(true);
+	p_dbg("'%s' matched %d functions", "a\033[2J", 3);
+	util_set_debug(false);
+	p_dbg("not shown");
+	stderr_capture_end(&cap, out, sizeof(out));
+	assert_string_equal(out, "debug: 'a?[2J' matched 3 functions\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long_ok), cmocka_unit_test(test_parse_long_bad),
 		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
+		cmocka_unit_test(test_dbg_printable),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

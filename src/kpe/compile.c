@@ -648,8 +648,8 @@ static int set_point(struct compiler *c)
 	const struct kpe_def *def = c->def;
 	const struct kpe_syms *syms = c->ctx->syms;
 	struct kpe_probe *p = c->out;
-	uint64_t start, size;
 	const char *name;
+	uint64_t start;
 	int n;
 
 	p->offset = def->offset;
@@ -673,9 +673,11 @@ static int set_point(struct compiler *c)
 			c, def->sym_pos,
 			E_BAD_PROBE_ADDR
 			": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
-	name = kpe_syms__find(syms, def->addr, &start, &size, NULL);
+	name = kpe_syms__find_text(syms, def->addr, &start);
 	if (!name)
-		return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
+		return fail(c, def->sym_pos,
+			    E_BAD_PROBE_ADDR ": 0x%llx is not in kernel or module text",
+			    (unsigned long long)def->addr);
 	p->offset = def->addr - start;
 	p->func = strdup(name);
 	p->attach = strdup(name);

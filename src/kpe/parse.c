@@ -221,8 +221,7 @@ static int parse_head(struct parser *p, struct span t)
 		return fail(p, t.pos,
 			    "'-:EVENT' deletes a tracefs event; ksnoop probe has none to delete");
 	if (kind != 'p' && kind != 'r' && kind != 'f')
-		return fail(p, t.pos, "unknown probe type '%c': use p, r or f",
-			    isprint((unsigned char)kind) ? kind : '?');
+		return fail(p, t.pos, "unknown probe type '%c': use p, r or f", kind);
 	def->kind = kind == 'f' ? 'f' : 'p';
 	def->is_return = kind == 'r';
 	while (i < t.len && t.s[i] != ':')

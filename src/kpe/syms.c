@@ -27,6 +27,12 @@ struct vmlinux_bounds {
 	bool all; /* data symbols are listed */
 };
 
+/* kallsyms' text types: local, global and weak */
+static bool is_text(char type)
+{
+	return strchr("tTwW", type) != NULL;
+}
+
 struct kpe_syms {
 	struct ksym *syms;     /* by address */
 	struct ksym **by_name; /* by name, then address */
@@ -241,13 +247,6 @@ bool kpe_syms__restricted(const struct kpe_syms *s)
 	return s->restricted;
 }
 
-/* Index of the first symbol called name in by_name, or nr. */
-
-static bool is_text(char type)
-{
-	return strchr("tTwW", type) != NULL;
-}
-
 int kpe_syms__count_text(const struct kpe_syms *s, const char *name, const char *module,
 			 uint64_t *addr)
 {
@@ -277,10 +276,10 @@ int kpe_syms__addr(const struct kpe_syms *s, const char *name, uint64_t *addr)
 	return 0;
 }
 
-const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start, uint64_t *size,
-			   const char **module)
+/* The symbol %pS would name for addr, or NULL. */
+static const struct ksym *covering(const struct kpe_syms *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nr, next;
+	size_t lo = 0, hi = s->nr;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -299,12 +298,51 @@ const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *st
 		return NULL;
 	if (!s->syms[lo - 1].module && !vmlinux_resolves(&s->vm, addr))
 		return NULL;
-	/* The size runs to the next symbol at a higher address. */
-	for (next = lo; next < s->nr && s->syms[next].addr == s->syms[lo - 1].addr; next++)
+	return &s->syms[lo - 1];
+}
+
+/* From k to the next symbol at a higher address, 0 for the last one. */
+static uint64_t sym_size(const struct kpe_syms *s, const struct ksym *k)
+{
+	size_t next;
+
+	for (next = k - s->syms + 1; next < s->nr && s->syms[next].addr == k->addr; next++)
 		;
-	*start = s->syms[lo - 1].addr;
-	*size = next < s->nr ? s->syms[next].addr - *start : 0;
+	return next < s->nr ? s->syms[next].addr - k->addr : 0;
+}
+
+const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start, uint64_t *size,
+			   const char **module)
+{
+	const struct ksym *k = covering(s, addr);
+
+	if (!k)
+		return NULL;
+	*start = k->addr;
+	*size = sym_size(s, k);
 	if (module)
-		*module = s->syms[lo - 1].module;
-	return s->syms[lo - 1].name;
+		*module = k->module;
+	return k->name;
+}
+
+const char *kpe_syms__find_text(const struct kpe_syms *s, uint64_t addr, uint64_t *start)
+{
+	const struct ksym *k = covering(s, addr);
+	uint64_t size;
+
+	if (!k || !is_text(k->type))
+		return NULL;
+	/*
+	 * vmlinux: inside [_stext, _etext), when listed. The init text is
+	 * freed after boot, and the kernel refuses probes there
+	 * (core_kernel_text).
+	 */
+	if (!k->module && s->vm.stext && s->vm.etext && (addr < s->vm.stext || addr >= s->vm.etext))
+		return NULL;
+	/* the last symbol has no end to hold the address against */
+	size = sym_size(s, k);
+	if (!size || addr - k->addr >= size)
+		return NULL;
+	*start = k->addr;
+	return k->name;
 }

@@ -37,7 +37,13 @@ int kpe_syms__addr(const struct kpe_syms *s, const char *name, uint64_t *addr);
  * The symbol covering addr: its name, start and size (to the next one),
  * and its module (NULL for vmlinux) when module is not NULL.
  */
-const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start,
-			   uint64_t *size, const char **module);
+const char *kpe_syms__find(const struct kpe_syms *s, uint64_t addr, uint64_t *start, uint64_t *size,
+			   const char **module);
+/*
+ * The text symbol (kallsyms type t, T, w or W) holding addr, where a probe
+ * can go: for vmlinux inside [_stext, _etext). NULL for data, rodata, the
+ * init text, gaps and anything past the last symbol.
+ */
+const char *kpe_syms__find_text(const struct kpe_syms *s, uint64_t addr, uint64_t *start);
 
 #endif

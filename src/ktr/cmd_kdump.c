@@ -40,10 +40,12 @@ static int set_hex_ascii(void *ctx, const char *arg)
 
 static int set_maxdata(void *ctx, const char *arg)
 {
+	char clip[CLIP_BUF];
 	long long v;
 
 	if (parse_long(arg, 0, KTR_MAX_PAYLOAD, &v)) {
-		p_err("invalid -m maxdata '%s': need 0 to %d bytes", arg, KTR_MAX_PAYLOAD);
+		p_err("invalid -m maxdata '%s': need 0 to %d bytes", str_clip(arg, clip),
+		      KTR_MAX_PAYLOAD);
 		return -EINVAL;
 	}
 	((struct kdump_args *)ctx)->opts.maxdata = v;
@@ -62,11 +64,13 @@ static int set_pid(void *ctx, const char *arg)
 
 static int set_trstr(void *ctx, const char *arg)
 {
+	char clip[CLIP_BUF];
 	unsigned int facs;
 	char bad;
 
 	if (ktr_parse_trstr(arg, &facs, &bad)) {
-		p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad, arg);
+		p_err("unknown trace point '%c' in -t '%s': use c, i, n, s, x, X or +", bad,
+		      str_clip(arg, clip));
 		return -EINVAL;
 	}
 	((struct kdump_args *)ctx)->opts.types = ktr_facs_to_types(facs);
@@ -113,7 +117,9 @@ static int parse_kdump_args(struct kdump_args *a, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (rest.argc) {
-		p_err("unexpected argument '%s'; %s", rest.argv[0], KDUMP_USAGE);
+		char clip[CLIP_BUF];
+
+		p_err("unexpected argument '%s'; %s", str_clip(rest.argv[0], clip), KDUMP_USAGE);
 		return -EINVAL;
 	}
 	return 0;
@@ -121,13 +127,14 @@ static int parse_kdump_args(struct kdump_args *a, int argc, char **argv)
 
 static int open_input(const char *file)
 {
+	char clip[CLIP_BUF];
 	int fd;
 
 	if (!strcmp(file, "-"))
 		return STDIN_FILENO;
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		p_err("cannot open trace file '%s': %s", file, strerror(errno));
+		p_err("cannot open trace file '%s': %s", str_clip(file, clip), strerror(errno));
 	return fd;
 }
 

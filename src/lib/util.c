@@ -52,17 +52,28 @@ void util_route_libbpf_print(void)
 
 const char *str_clip(const char *s, char buf[CLIP_BUF])
 {
+	size_t n = strnlen(s, CLIP_MAX + 1);
+
+	if (n <= CLIP_MAX)
+		return s;
+	memcpy(buf, s, CLIP_MAX);
+	strcpy(buf + CLIP_MAX, "...");
+	return buf;
+}
+
+/*
+ * Messages quote user input (specs, paths, options): a byte a terminal
+ * could take as a control, or any byte outside printable ASCII, is shown
+ * as '?', so no message can move the cursor, recolour or retitle it.
+ */
+static void make_printable(struct strbuf *sb)
+{
 	size_t i;
 
-	for (i = 0; s[i] && i < CLIP_MAX && isprint((unsigned char)s[i]); i++)
-		;
-	if (!s[i])
-		return s;
-	/* long, or holding bytes a terminal could take as controls */
-	for (i = 0; s[i] && i < CLIP_MAX; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	strcpy(buf + i, s[i] ? "..." : "");
-	return buf;
+	for (i = 0; sb->buf && !sb->oom && i < sb->len; i++) {
+		if (!isprint((unsigned char)sb->buf[i]))
+			sb->buf[i] = '?';
+	}
 }
 
 static void json_escape_to(FILE *f, const char *s)
@@ -79,8 +90,8 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void __attribute__((format(printf, 2, 0)))
-report(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 3, 0)))
+report(const char *prefix, bool json, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
 
@@ -88,7 +99,8 @@ report(const char *prefix, const char *fmt, va_list ap)
 		return;
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
-	if (json_errors) {
+	make_printable(&sb);
+	if (json) {
 		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
 		json_escape_to(stderr, sb_str(&sb));
 		fputs("\"}\n", stderr);
@@ -103,7 +115,7 @@ void p_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("Error", fmt, ap);
+	report("Error", json_errors, fmt, ap);
 	va_end(ap);
 }
 
@@ -112,7 +124,7 @@ void p_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("Warning", fmt, ap);
+	report("Warning", json_errors, fmt, ap);
 	va_end(ap);
 }
 
@@ -123,9 +135,7 @@ void p_dbg(const char *fmt, ...)
 	if (!debug_on)
 		return;
 	va_start(ap, fmt);
-	fputs("debug: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("debug", false, fmt, ap);
 	va_end(ap);
 }
 

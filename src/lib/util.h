@@ -12,10 +12,14 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* One line on stderr, "Error: ...". Never exits: callers unwind. */
+/*
+ * One line on stderr, "Error: ...". Never exits: callers unwind. Every
+ * byte of the message outside printable ASCII (ESC, newline, UTF-8) is
+ * shown as '?', so input quoted in it is safe to print.
+ */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Printed only when debug output is enabled. */
+/* Printed only when debug output is enabled, "debug: ...", escaped alike. */
 void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void util_set_debug(bool on);
 /* While muted, p_err and p_warn print only with debug output on. */
@@ -27,8 +31,8 @@ void util_set_json_errors(bool on);
 void util_route_libbpf_print(void);
 
 /*
- * User input in messages: s, or a copy in buf of its first CLIP_MAX bytes,
- * unprintable ones as '?', and "..." when cut short.
+ * User input in messages: s, or a copy in buf of its first CLIP_MAX bytes
+ * and "..." when it is longer. (p_err and p_warn make the bytes safe.)
  */
 #define CLIP_MAX 64
 #define CLIP_BUF (CLIP_MAX + 4)

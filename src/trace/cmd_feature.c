@@ -4,6 +4,7 @@
  * loading and attaching the calibration programs of probe.bpf.c and
  * counting the calls they see, not by reading kernel versions or configs.
  */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
@@ -155,20 +156,45 @@ static void report_btf(void)
 	btf__free(btf);
 }
 
-/* BPF ring buffer maps: Linux 5.8 ("bpf: Implement BPF ring buffer ..."). */
-static void report_ringbuf(void)
+/*
+ * BPF ring buffer maps: Linux 5.8 ("bpf: Implement BPF ring buffer ...").
+ * Made by hand rather than with libbpf_probe_bpf_map_type, which answers
+ * "no" for EPERM too: an old kernel says EINVAL. Returns 0 or -errno.
+ */
+static int report_ringbuf(void)
 {
 	char buf[32];
-	int ret;
+	int fd, err;
 
-	ret = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
-	if (ret > 0)
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, sysconf(_SC_PAGESIZE), NULL);
+	if (fd >= 0) {
+		close(fd);
 		printf("ring buffer: yes\n");
-	else if (ret == 0)
+		return 0;
+	}
+	err = -errno;
+	if (err == -EINVAL)
 		printf("ring buffer: no (the kernel predates BPF ring buffers, Linux 5.8)\n");
+	else if ((err == -EPERM || err == -EACCES) && geteuid())
+		printf("ring buffer: no (creating one needs root (or CAP_BPF and CAP_PERFMON) (%s))\n",
+		       bpfutil_errno_name(err, buf, sizeof(buf)));
 	else
-		printf("ring buffer: no (probing failed: %s)\n",
-		       bpfutil_errno_name(ret, buf, sizeof(buf)));
+		printf("ring buffer: no (creating one failed: %s (%s))\n", strerror(-err),
+		       bpfutil_errno_name(err, buf, sizeof(buf)));
+	return err;
+}
+
+/* Why nothing works: the permission, when that is what stopped it. */
+static void report_no_backend(int ringbuf_err)
+{
+	if (ringbuf_err != -EPERM && ringbuf_err != -EACCES)
+		p_err("no function tracing backend works on this kernel (neither fentry nor kprobe)");
+	else if (geteuid())
+		p_err("creating a BPF ring buffer: %s (run as root, or with CAP_BPF and CAP_PERFMON)",
+		      strerror(-ringbuf_err));
+	else
+		p_err("creating a BPF ring buffer: %s (the kernel does not allow BPF here: lockdown, or a security module)",
+		      strerror(-ringbuf_err));
 }
 
 int cmd_feature(struct env *env, int argc, char **argv)
@@ -176,7 +202,7 @@ int cmd_feature(struct env *env, int argc, char **argv)
 	struct strbuf line;
 	struct utsname u;
 	bool any = false;
-	int kind;
+	int kind, ringbuf_err;
 
 	(void)env;
 	(void)argv;
@@ -188,7 +214,7 @@ int cmd_feature(struct env *env, int argc, char **argv)
 	if (!uname(&u))
 		printf("kernel: %s %s\n", u.release, u.machine);
 	report_btf();
-	report_ringbuf();
+	ringbuf_err = report_ringbuf();
 
 	sb_init(&line);
 	for (kind = 0; kind < NR_CALIB; kind++) {
@@ -204,6 +230,6 @@ int cmd_feature(struct env *env, int argc, char **argv)
 	sb_free(&line);
 	fflush(stdout);
 	if (!any)
-		p_err("no function tracing backend works on this kernel (neither fentry nor kprobe)");
+		report_no_backend(ringbuf_err);
 	return any ? 0 : -ENOTSUP;
 }

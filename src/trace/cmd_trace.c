@@ -96,6 +96,7 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 /* Functions a pattern matches but that have no usable BTF are skipped. */
 static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
 {
+	struct plan_opts glob_opts = *po;
 	struct spec one = *spec;
 	const char **names;
 	int i, n, added = 0, err = 0;
@@ -103,6 +104,7 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 	n = ksyms__match(s->ks, spec->func, &names);
 	if (n < 0)
 		return n;
+	glob_opts.from_glob = true;
 	util_mute(true);
 	for (i = 0; i < n; i++) {
 		if (s->nr >= KSNOOP_MAX_FUNCS) {
@@ -110,7 +112,7 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 			break;
 		}
 		one.func = (char *)names[i];
-		if (add_plan(s, &one, po))
+		if (add_plan(s, &one, &glob_opts))
 			continue;
 		s->plans[s->nr - 1].from_glob = true;
 		added++;
@@ -139,8 +141,10 @@ static int setup_plans(struct session *s, int argc, char **argv)
 
 	for (i = 0; i < argc && !err; i++) {
 		if (spec_parse(argv[i], &spec, &serr)) {
-			p_err("invalid function spec '%.80s%s': %s at offset %d", argv[i],
-			      strlen(argv[i]) > 80 ? "..." : "", serr.msg, serr.pos);
+			char clip[CLIP_BUF];
+
+			p_err("invalid function spec '%s': %s at offset %d",
+			      str_clip(argv[i], clip), serr.msg, serr.pos);
 			return -EINVAL;
 		}
 		if (is_glob(spec.func) && s->env->stack_mode) {
@@ -334,7 +338,7 @@ static int check_args(const struct env *env, int argc)
 
 int cmd_trace(struct env *env, int argc, char **argv)
 {
-	struct early_job jobs[] = { { .fn = early_ring }, { .fn = early_ksyms } };
+	struct early_job jobs[] = {{.fn = early_ring}, {.fn = early_ksyms}};
 	struct session s = {.env = env, .ring_fd = -1};
 	int err;
 

@@ -158,6 +158,7 @@ static int step_arrow(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 {
 	const struct btf_type *t = real_type(r->btf, l->type_id);
 	__u32 pointee;
+	int err;
 
 	if (!t || !btf_is_ptr(t)) {
 		err_type(r, "'->' needs a pointer, not", l->type_id);
@@ -168,8 +169,9 @@ static int step_arrow(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 		err_type(r, "'->' needs a pointer to a struct or union, not", l->type_id);
 		return -EINVAL;
 	}
-	if (load_pointer(r, l, v))
-		return -E2BIG;
+	err = load_pointer(r, l, v);
+	if (err)
+		return err;
 	if (!find_member(r->btf, pointee, m, l, 0, KBTF_MAX_TYPE_DEPTH))
 		return err_no_member(r, pointee, m);
 	l->in_memory = true;
@@ -202,6 +204,7 @@ static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 {
 	const struct btf_type *t = real_type(r->btf, l->type_id);
 	__s64 esz;
+	int err;
 
 	if (t && btf_is_array(t)) {
 		const struct btf_array *a = btf_array(t);
@@ -213,8 +216,9 @@ static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 		esz = btf__resolve_size(r->btf, a->type);
 		l->type_id = a->type;
 	} else if (t && btf_is_ptr(t)) {
-		if (load_pointer(r, l, v))
-			return -E2BIG;
+		err = load_pointer(r, l, v);
+		if (err)
+			return err;
 		esz = btf__resolve_size(r->btf, t->type);
 		l->type_id = t->type;
 		l->in_memory = true;
@@ -222,7 +226,11 @@ static int step_index(struct resolver *r, struct loc *l, struct ksnoop_value *v,
 		err_type(r, "'[]' needs an array or a pointer, not", l->type_id);
 		return -EINVAL;
 	}
-	if (esz <= 0 || idx > (1 << 20) / esz) {
+	if (esz <= 0) {
+		err_type(r, "'[]' cannot step over elements of unsized type", l->type_id);
+		return esz < 0 ? (int)esz : -EINVAL;
+	}
+	if (idx > (1 << 20) / esz) {
 		p_err("%s: index %lld is out of range", r->what, idx);
 		return -ERANGE;
 	}
@@ -250,8 +258,8 @@ static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
 	static const struct {
 		const char *kw;
 		int kind;
-	} kinds[] = { { "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
-		      { "enum ", BTF_KIND_ENUM } };
+	} kinds[] = {
+		{"struct ", BTF_KIND_STRUCT}, {"union ", BTF_KIND_UNION}, {"enum ", BTF_KIND_ENUM}};
 	char name[SPEC_MAX_IDENT + 1];
 	int kind = BTF_KIND_TYPEDEF, stars = 0, id;
 	const char *s = cast;
@@ -283,8 +291,11 @@ static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
 	}
 	while (stars-- > 0 && id > 0)
 		id = find_ptr_to(r->btf, id);
-	if (id < 0)
+	if (id < 0) {
+		p_err("%s: cannot make a pointer type for cast '(%s)': %s", r->what, cast,
+		      strerror(-id));
 		return id;
+	}
 	*out = id;
 	return 0;
 }
@@ -312,8 +323,8 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 		}
 	}
 	if (best)
-		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what,
-		      r->plan->name, name, best);
+		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what, r->plan->name,
+		      name, best);
 	else
 		p_err("%s: %s() has no parameter '%s'", r->what, r->plan->name, name);
 	return -ENOENT;
@@ -405,6 +416,7 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 {
 	const struct btf_type *t = real_type(r->btf, l->type_id);
 	__s64 size;
+	int err;
 
 	pv->btf = r->btf;
 	pv->type_id = l->type_id;
@@ -415,10 +427,11 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 	}
 	pv->bit_off = l->bit_off;
 	pv->bit_size = l->bit_size;
-	if (t && btf_is_ptr(t) && (is_composite(real_type(r->btf, t->type)) ||
-				   is_char(r->btf, t->type))) {
-		if (load_pointer(r, l, v))
-			return -E2BIG;
+	if (t && btf_is_ptr(t) &&
+	    (is_composite(real_type(r->btf, t->type)) || is_char(r->btf, t->type))) {
+		err = load_pointer(r, l, v);
+		if (err)
+			return err;
 		v->flags |= KSNOOP_V_READ;
 		v->final_off = 0;
 		pv->via_pointer = true;
@@ -452,7 +465,7 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 	}
 	if (size < 0) {
 		err_type(r, "cannot size type", l->type_id);
-		return -EINVAL;
+		return (int)size;
 	}
 	pv->full_size = size;
 	if (v->flags & KSNOOP_V_READ)
@@ -462,14 +475,15 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 
 static int add_value(struct func_plan *plan, const struct spec_path *p, bool hidden)
 {
-	struct resolver r = { .plan = plan, .btf = plan->func.btf, .what = p->text };
+	struct resolver r = {.plan = plan, .btf = plan->func.btf, .what = p->text};
 	struct ksnoop_value *v;
 	struct plan_value *pv;
 	struct loc l = {};
 	int idx = plan->cfg.nr_values, err;
 
 	if (idx >= KSNOOP_MAX_VALUES) {
-		p_err("%s(): more than %d values", plan->name, KSNOOP_MAX_VALUES);
+		p_err("%s: %s() would capture more than %d values", p->text, plan->name,
+		      KSNOOP_MAX_VALUES);
 		return -E2BIG;
 	}
 	v = &plan->cfg.values[idx];
@@ -483,11 +497,15 @@ static int add_value(struct func_plan *plan, const struct spec_path *p, bool hid
 	if (err)
 		return err;
 	pv->name = strdup(p->text);
+	if (!pv->name) {
+		p_err("%s: out of memory", p->text);
+		return -ENOMEM;
+	}
 	pv->hidden = hidden;
 	if (hidden)
 		v->flags |= KSNOOP_V_HIDDEN;
 	plan->cfg.nr_values++;
-	return pv->name ? idx : -ENOMEM;
+	return idx;
 }
 
 static bool type_is_signed(const struct btf *btf, __u32 id)
@@ -536,8 +554,32 @@ static int fill_str_pred(struct ksnoop_pred *p, const struct plan_value *pv,
 	return 0;
 }
 
+/* Whether the literal fits in a value of that many bits, signed or not. */
+static bool literal_fits(const struct spec_pred *sp, int bits, bool is_signed)
+{
+	unsigned long long half = 1ULL << (bits - 1);
+
+	if (!is_signed) /* -0 is 0; the maximum is 2^bits - 1 */
+		return (!sp->negative || !sp->value) && sp->value <= half - 1 + half;
+	return sp->negative ? sp->value <= half : sp->value < half;
+}
+
+static int err_literal_range(const struct plan_value *pv, const struct spec_pred *sp,
+			     const char *fname)
+{
+	char *ts = type_str(pv->btf, pv->type_id);
+	char bits[16] = "";
+
+	if (pv->bit_size)
+		snprintf(bits, sizeof(bits), ":%u", pv->bit_size);
+	p_err("%s(): literal %s%llu is out of range for %s%s (%s)", fname, sp->negative ? "-" : "",
+	      sp->value, ts ? ts : "?", bits, sp->path.text);
+	free(ts);
+	return -ERANGE;
+}
+
 static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
-			 const struct spec_pred *sp)
+			 const struct spec_pred *sp, const char *fname)
 {
 	int err = check_int_operand(pv, sp->path.text);
 
@@ -546,12 +588,15 @@ static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
 	p->kind = KSNOOP_PRED_INT;
 	p->width = pv->bit_size ? 8 : pv->full_size;
 	p->is_signed = type_is_signed(pv->btf, pv->type_id);
-	p->rhs = sp->negative ? (__u64)(-(__s64)sp->value) : sp->value;
-	if (sp->negative && !p->is_signed) {
+	if (sp->negative && sp->value && !p->is_signed) {
 		p_err("%s: compared with a negative number, but its type is unsigned",
 		      sp->path.text);
 		return -EINVAL;
 	}
+	if (!literal_fits(sp, pv->bit_size ? pv->bit_size : pv->full_size * 8, p->is_signed))
+		return err_literal_range(pv, sp, fname);
+	/* in unsigned arithmetic, so that -9223372036854775808 does not overflow */
+	p->rhs = sp->negative ? 0 - sp->value : sp->value;
 	return 0;
 }
 
@@ -579,7 +624,8 @@ static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidd
 	int idx, err;
 
 	if (plan->cfg.nr_preds >= KSNOOP_MAX_PREDS) {
-		p_err("%s(): more than %d comparisons", plan->name, KSNOOP_MAX_PREDS);
+		p_err("%s: %s() would have more than %d comparisons", sp->path.text, plan->name,
+		      KSNOOP_MAX_PREDS);
 		return -E2BIG;
 	}
 	idx = add_value(plan, &sp->path, hidden);
@@ -590,7 +636,7 @@ static int add_cmp(struct func_plan *plan, const struct spec_pred *sp, bool hidd
 	p->value_idx = idx;
 	p->op = bpf_cmp[sp->op];
 	err = sp->is_string ? fill_str_pred(p, &plan->values[idx], sp)
-			    : fill_int_pred(p, &plan->values[idx], sp);
+			    : fill_int_pred(p, &plan->values[idx], sp, plan->name);
 	if (err)
 		return err;
 	return push_op(plan, plan->cfg.nr_preds++);
@@ -611,8 +657,8 @@ static int add_pred_item(struct func_plan *plan, const struct spec_pred *sp)
 	bool first = plan->cfg.nr_pred_ops == 0;
 
 	/* A lone comparison shows its operand, as ksnoop(8) does. */
-	return add_pred_tree(plan, sp, sp->kind != PRED_CMP) ?:
-	       (first ? 0 : push_op(plan, KSNOOP_OP_AND));
+	return add_pred_tree(plan, sp, sp->kind != PRED_CMP)
+		       ?: (first ? 0 : push_op(plan, KSNOOP_OP_AND));
 }
 
 static int add_all_params(struct func_plan *plan)
@@ -620,16 +666,16 @@ static int add_all_params(struct func_plan *plan)
 	const struct btf_param *params;
 	struct spec_path p = {};
 	bool variadic;
-	int i, n, err = 0;
+	int i, n, err;
 
 	n = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
-	for (i = 0; i < n && i < KSNOOP_MAX_ARGS && !err; i++) {
+	for (i = 0; i < n && i < KSNOOP_MAX_ARGS; i++) {
 		p.base = (char *)btf__name_by_offset(plan->func.btf, params[i].name_off);
 		p.text = p.base;
-		err = add_value(plan, &p, false) < 0;
+		err = add_value(plan, &p, false);
+		if (err < 0)
+			return err;
 	}
-	if (err)
-		return -EINVAL;
 	if (n > KSNOOP_MAX_ARGS)
 		p_warn("%s(): only the first %d of %d parameters are traced", plan->name,
 		       KSNOOP_MAX_ARGS, n);
@@ -639,11 +685,14 @@ static int add_all_params(struct func_plan *plan)
 static int add_return(struct func_plan *plan)
 {
 	const struct btf_type *fn = btf__type_by_id(plan->func.btf, plan->func.id);
-	struct spec_path p = { .base = "return", .text = "return" };
+	struct spec_path p = {.base = "return", .text = "return"};
+
+	int idx;
 
 	if (btf__type_by_id(plan->func.btf, fn->type)->type == 0)
 		return 0; /* void: the return event shows no value */
-	return add_value(plan, &p, false) < 0 ? -EINVAL : 0;
+	idx = add_value(plan, &p, false);
+	return idx < 0 ? idx : 0;
 }
 
 static void set_emit(struct func_plan *plan, bool combined)
@@ -771,7 +820,7 @@ static int add_comm_filter(struct func_plan *plan, const char *pattern)
 {
 	struct spec_pred sp = {
 		.kind = PRED_CMP,
-		.path = { .base = "comm", .text = "comm" },
+		.path = {.base = "comm", .text = "comm"},
 		.op = CMP_EQ,
 		.is_string = true,
 		.str = (char *)pattern,
@@ -800,10 +849,12 @@ static int add_items(struct func_plan *plan, const struct spec *spec)
 	for (i = 0; i < spec->nr_items && !err; i++) {
 		const struct spec_item *it = &spec->items[i];
 
-		if (it->is_pred)
+		if (it->is_pred) {
 			err = add_pred_item(plan, it->pred);
-		else
-			err = add_value(plan, &it->path, false) < 0 ? -EINVAL : 0;
+		} else {
+			err = add_value(plan, &it->path, false);
+			err = err < 0 ? err : 0;
+		}
 	}
 	return err;
 }
@@ -819,8 +870,7 @@ static void note_ambiguity(struct func_plan *plan, int n)
 			 "%s has %d BTF entries (static functions); using the first", btf_name, n);
 	else if (strcmp(bare, btf_name))
 		snprintf(plan->note, sizeof(plan->note),
-			 "%s is a compiler clone of %s; its arguments may differ", bare,
-			 btf_name);
+			 "%s is a compiler clone of %s; its arguments may differ", bare, btf_name);
 }
 
 int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
@@ -833,15 +883,18 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 
 	memset(plan, 0, sizeof(*plan));
 	plan->name = strdup(spec->func);
-	plan->attach_name = strdup(strchr(spec->func, ':') ? strchr(spec->func, ':') + 1
-							     : spec->func);
-	if (!plan->name || !plan->attach_name)
+	plan->attach_name =
+		strdup(strchr(spec->func, ':') ? strchr(spec->func, ':') + 1 : spec->func);
+	if (!plan->name || !plan->attach_name) {
+		p_err("%s: out of memory", spec->func);
 		return -ENOMEM;
+	}
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		if (n != -EBADMSG) /* damaged module BTF: already reported */
+		/* A damaged module BTF has been reported already. */
+		if (n != -EBADMSG && !opts->from_glob)
 			kbtf__report_unknown(kb, spec->func);
-		return -ENOENT;
+		return n < 0 ? n : -ENOENT;
 	}
 	plan->func = funcs[0];
 	note_ambiguity(plan, n);
@@ -874,8 +927,8 @@ void plan_free(struct func_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int plan_resolve_path(const struct kbtf_func *func, const char *fname,
-		      const struct spec_path *p, struct plan_path *out)
+int plan_resolve_path(const struct kbtf_func *func, const char *fname, const struct spec_path *p,
+		      struct plan_path *out)
 {
 	struct func_plan *plan = calloc(1, sizeof(*plan));
 	struct plan_value pv = {};
@@ -883,12 +936,14 @@ int plan_resolve_path(const struct kbtf_func *func, const char *fname,
 	struct loc l = {};
 	int err;
 
-	if (!plan)
+	if (!plan) {
+		p_err("%s: out of memory", p->text);
 		return -ENOMEM;
+	}
 	/* The resolver reads only the name and the function from its plan. */
 	plan->name = (char *)fname;
 	plan->func = *func;
-	r = (struct resolver){ .plan = plan, .btf = func->btf, .what = p->text };
+	r = (struct resolver){.plan = plan, .btf = func->btf, .what = p->text};
 	memset(out, 0, sizeof(*out));
 	err = resolve_base(&r, p, &l, &out->v, &pv) ?: walk_steps(&r, p, &l, &out->v);
 	free(plan);

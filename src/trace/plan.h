@@ -22,14 +22,14 @@ enum show_kind {
 };
 
 struct plan_value {
-	char *name;	 /* "skb", "skb->len", "return" */
+	char *name; /* "skb", "skb->len", "return" */
 	const struct btf *btf;
 	__u32 type_id;	 /* type of what is shown (pointee for SHOW_PTR_DUMP) */
 	__u32 full_size; /* size of that type, before capping */
 	enum show_kind show;
 	bool is_return;
-	bool hidden;	 /* predicate operand only */
-	bool via_pointer; /* read through a pointer: show *(0xaddr) */
+	bool hidden;		/* predicate operand only */
+	bool via_pointer;	/* read through a pointer: show *(0xaddr) */
 	__u8 bit_off, bit_size; /* bitfield members */
 };
 
@@ -38,18 +38,23 @@ struct func_plan {
 	char *attach_name; /* kernel symbol to attach to */
 	struct kbtf_func func;
 	int nr_args;
-	bool bare;	   /* "name" without a list: all args and return */
-	bool from_glob;	   /* expanded from a wildcard */
+	bool bare;	/* "name" without a list: all args and return */
+	bool from_glob; /* expanded from a wildcard */
 	struct plan_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_func_cfg cfg;
-	char note[160];	   /* a warning shown at start (clones, duplicates) */
+	char note[160]; /* a warning shown at start (clones, duplicates) */
 };
 
 struct plan_opts {
-	const char *comm;   /* only tasks whose comm matches this glob */
-	bool combined;	    /* one event per call, at return (--duration) */
-	int max_bytes;	    /* cap on bytes captured per value, 0 for the default */
-	bool frames;	    /* pair returns with entries always (-s, durations shown) */
+	const char *comm; /* only tasks whose comm matches this glob */
+	bool combined;	  /* one event per call, at return (--duration) */
+	int max_bytes;	  /* cap on bytes captured per value, 0 for the default */
+	bool frames;	  /* pair returns with entries always (-s, durations shown) */
+	/*
+	 * The name came from a pattern: one without BTF fails with -ENOENT
+	 * at once, without a message or the costly "did you mean".
+	 */
+	bool from_glob;
 };
 
 /* Errors are reported with p_err; returns 0 or a negative errno. */
@@ -67,14 +72,14 @@ void plan_free(struct func_plan *plan);
 struct plan_path {
 	struct ksnoop_value v; /* base, arg, nr_steps, offs[] */
 	const struct btf *btf;
-	__u32 type_id;	       /* type of the value at the end */
+	__u32 type_id; /* type of the value at the end */
 	bool in_memory;
 	int off;
 	__u8 bit_off, bit_size;
 };
 
 /* Errors are reported with p_err; returns 0 or a negative errno. */
-int plan_resolve_path(const struct kbtf_func *func, const char *fname,
-		      const struct spec_path *p, struct plan_path *out);
+int plan_resolve_path(const struct kbtf_func *func, const char *fname, const struct spec_path *p,
+		      struct plan_path *out);
 
 #endif

@@ -73,6 +73,28 @@ bad "nested past the argument length" "Argument expression is too long" \
 bad "control bytes" "unknown probe type" probe $'\x01\x02 \x7f'
 bad "a 6000-character filter" "Operand too long" probe 'p:a ip_send_skb x=%di' --filter "x == $long"
 
+# A MEMADDR must lie in kernel or module text; needs kallsyms addresses.
+addr_of() { awk -v re="$1" '$2 ~ re && $3 !~ /^__pfx_/ { print "0x" $1; exit }' /proc/kallsyms; }
+text=$(addr_of '^[tT]$')
+if [ -n "$text" ] && [ "$text" != 0x0000000000000000 ]; then
+	for a in 0xffffffffffffffff "$(addr_of '^[dDrRbB]$')" \
+		"0x$(awk '$3 == "_etext" { print $1; exit }' /proc/kallsyms)"; do
+		bad "address $a outside text" "Invalid probed address or symbol: $a is not in kernel or module text" \
+			probe "p:a $a"
+	done
+	# in text it passes the check, and fails only where kprobes are missing
+	if [ ! -e /sys/bus/event_source/devices/kprobe/type ]; then
+		run probe "p:a $text"
+		if [ $st = 1 ] && grep -q '^Error: cannot attach kprobes/a at ' "$tmp/err"; then
+			ok "address $text in text is taken"
+		else
+			notok "address $text in text is taken" "$tmp/err"
+		fi
+	fi
+else
+	echo "ok - kpe: addresses outside text # SKIP no kallsyms addresses"
+fi
+
 # kprobe-events
 bad "kprobe-events: a missing member" "no member 'nope'" kprobe-events 'ip_send_skb(skb->nope)'
 bad "kprobe-events: a malformed spec" "invalid function spec" kprobe-events 'ip_send_skb('

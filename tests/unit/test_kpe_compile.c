@@ -307,6 +307,12 @@ static void test_errors(void **state)
 	compile_err(c, "p:e dup_static", 4, "The symbol is not unique");
 	compile_err(c, "p:e othermod:mod_func", 4, "Invalid probed address or symbol");
 	compile_err(c, "p 0x1000", 2, "Invalid probed address or symbol");
+	/* an address must lie in text: not data, not past the last symbol */
+	compile_err(
+		c, "p 0xffffffff82000010", 2,
+		"Invalid probed address or symbol: 0xffffffff82000010 is not in kernel or module text");
+	compile_err(c, "p:e 0xffffffffffffffff", 4, "Invalid probed address or symbol");
+	compile_err(c, "r 0xffffffff82000100", 2, "Invalid probed address or symbol");
 	compile_err(c, "p:kprobes/b11 ip_send_skb x=%di x=%si", 32,
 		    "This argument name is already used");
 	compile_err(c, "p:e ip_send_skb common_pid=%di", 16, "This argument name is already used");
@@ -532,6 +538,9 @@ static void test_sym_bounds(void **state)
 		assert_int_equal(kpe_syms__add(s, t + 0x300, 'T', "_einittext", NULL), 0);
 		if (all)
 			assert_int_equal(kpe_syms__add(s, t + 0x400, 'D', "init_net", NULL), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x1000000, 't', "mod_fn", "m"), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x1000100, 'd', "mod_data", "m"), 0);
+		assert_int_equal(kpe_syms__add(s, t + 0x1000200, 't', "mod_last", "m"), 0);
 		kpe_syms__finish(s);
 
 		name = kpe_syms__find(s, t + 0x14, &start, &size, NULL);
@@ -546,6 +555,20 @@ static void test_sym_bounds(void **state)
 		assert_true(all ? name && !strcmp(name, "_etext") : !name);
 		name = kpe_syms__find(s, t + 0x400, &start, &size, NULL);
 		assert_true(all ? name && !strcmp(name, "init_net") : !name);
+		/* a probe address: only [_stext, _etext) and module text */
+		name = kpe_syms__find_text(s, t + 0x14, &start);
+		assert_true(name && !strcmp(name, "func") && start == t + 0x10);
+		assert_null(kpe_syms__find_text(s, t + 0x100, &start));
+		assert_null(kpe_syms__find_text(s, t + 0x180, &start));
+		assert_null(kpe_syms__find_text(s, t + 0x218, &start));
+		assert_null(kpe_syms__find_text(s, t + 0x400, &start));
+		assert_null(kpe_syms__find_text(s, t + 0x1000, &start));
+		name = kpe_syms__find_text(s, t + 0x1000010, &start);
+		assert_true(name && !strcmp(name, "mod_fn"));
+		assert_null(kpe_syms__find_text(s, t + 0x1000110, &start));
+		/* the last symbol: nothing bounds it */
+		assert_null(kpe_syms__find_text(s, t + 0x1000210, &start));
+		assert_null(kpe_syms__find_text(s, ~0ULL, &start));
 		kpe_syms__free(s);
 	}
 }

@@ -821,6 +821,104 @@ static void test_errors_limits(void **state)
 	plan_err(c, sixteen, "more than 16 values");
 }
 
+/* text fails with err (the failing step's, not a blanket -EINVAL) and one line. */
+static void plan_errno(struct ctx *c, const char *text, int err, const char *want)
+{
+	struct stderr_capture cap;
+	char out[512];
+	int ret;
+
+	stderr_capture_begin(&cap);
+	ret = build(c, text);
+	stderr_capture_end(&cap, out, sizeof(out));
+	if (ret != err)
+		print_error("%s: returned %d, want %d\n", text, ret, err);
+	assert_int_equal(ret, err);
+	expect_one_error_line(out, want);
+}
+
+static void test_errors_errno(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_errno(c, "nosuch", -ENOENT, "function 'nosuch' not found");
+	plan_errno(c, "do_thing(flag)", -ENOENT, "no parameter 'flag'");
+	plan_errno(c, "do_thing(flags, o->idd)", -ENOENT, "no member 'idd'");
+	plan_errno(c, "do_thing(o->arr[4])", -ERANGE, "index 4 is outside the array of 4");
+	plan_errno(c, "do_thing((struct nosuch *)o)", -ENOENT, "unknown type");
+	plan_errno(c, "do_thing(o->next->next->next->next->next->next->next->next->next->id)",
+		   -E2BIG, "more than 8 pointer dereferences");
+	plan_errno(c, "do_thing(comm[0])", -EINVAL, "comm[0]: comm");
+	plan_errno(c, "do_thing(comm.x)", -EINVAL, "comm.x: comm");
+	plan_errno(c, "do_thing(flags, comm->x == 1)", -EINVAL, "comm->x: comm");
+}
+
+/* text plans, silently, into one integer comparison against rhs. */
+static void plan_rhs(struct ctx *c, const char *text, __u64 rhs)
+{
+	const struct ksnoop_func_cfg *cfg = plan_ok(c, text);
+
+	assert_int_equal(cfg->nr_preds, 1);
+	if (cfg->preds[0].rhs != rhs)
+		print_error("%s: rhs %#llx, want %#llx\n", text,
+			    (unsigned long long)cfg->preds[0].rhs, (unsigned long long)rhs);
+	assert_true(cfg->preds[0].rhs == rhs);
+}
+
+/* Every literal in the compared type's range, and no other. */
+static void test_literal_range(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_rhs(c, "do_thing(off == -9223372036854775808)", 0x8000000000000000ULL);
+	plan_rhs(c, "do_thing(off == 9223372036854775807)", 0x7fffffffffffffffULL);
+	plan_rhs(c, "do_thing(count == 18446744073709551615)", ~0ULL);
+	plan_rhs(c, "do_thing(mask == -0)", 0);
+	plan_rhs(c, "do_thing(mask == 4294967295)", 0xffffffff);
+	plan_rhs(c, "do_thing(flags == -2147483648)", 0xffffffff80000000ULL);
+	plan_rhs(c, "do_thing(return <= 2147483647)", 0x7fffffff);
+	plan_rhs(c, "u16fn(s == 65535)", 0xffff);
+	plan_rhs(c, "do_thing(o->lo == 7)", 7);
+	plan_rhs(c, "do_thing(o->hi == 31)", 31);
+	plan_rhs(c, "paint(c == -2147483648)", 0xffffffff80000000ULL);
+
+	plan_errno(c, "do_thing(off == -18446744073709551615)", -ERANGE,
+		   "do_thing(): literal -18446744073709551615 is out of range for long long int "
+		   "(off)");
+	plan_errno(c, "do_thing(off == -9223372036854775809)", -ERANGE,
+		   "literal -9223372036854775809 is out of range for long long int (off)");
+	plan_errno(c, "do_thing(off == 9223372036854775808)", -ERANGE, "out of range");
+	plan_errno(c, "do_thing(flags == 2147483648)", -ERANGE,
+		   "literal 2147483648 is out of range for int (flags)");
+	plan_errno(c, "do_thing(return == -2147483649)", -ERANGE, "for int (return)");
+	plan_errno(c, "do_thing(mask == 4294967296)", -ERANGE,
+		   "literal 4294967296 is out of range for unsigned int (mask)");
+	plan_errno(c, "u16fn(s == 65536)", -ERANGE, "for short unsigned int (s)");
+	plan_errno(c, "do_thing(o->lo == 8)", -ERANGE,
+		   "literal 8 is out of range for unsigned int:3 (o->lo)");
+	plan_errno(c, "do_thing(o->hi == 32)", -ERANGE, "for unsigned int:5 (o->hi)");
+	plan_errno(c, "paint(c == 2147483648)", -ERANGE, "for enum color (c)");
+	plan_errno(c, "do_thing(count == -1)", -EINVAL,
+		   "negative number, but its type is unsigned");
+}
+
+/* A name from a pattern without BTF is skipped: no message, no suggestion. */
+static void test_glob_name_unknown(void **state)
+{
+	struct ctx *c = *state;
+	struct stderr_capture cap;
+	char out[256];
+
+	c->opts.from_glob = true;
+	stderr_capture_begin(&cap);
+	assert_int_equal(build(c, "do_thingg"), -ENOENT);
+	stderr_capture_end(&cap, out, sizeof(out));
+	assert_string_equal(out, "");
+	/* named directly, it gets the suggestion */
+	c->opts.from_glob = false;
+	plan_err(c, "do_thingg", "did you mean 'do_thing'?");
+}
+
 static void test_resolve_path(void **state)
 {
 	struct ctx *c = *state;
@@ -875,6 +973,9 @@ int main(void)
 		T(test_errors_paths),
 		T(test_errors_preds),
 		T(test_errors_limits),
+		T(test_errors_errno),
+		T(test_literal_range),
+		T(test_glob_name_unknown),
 		T(test_resolve_path),
 	};
 #undef T

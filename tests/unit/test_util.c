@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c: parse_long, strbuf, edit_distance, str_clip. */
+/* util.c: parse_long, strbuf, edit_distance, str_clip, p_err. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 
 #include "testutil.h"
 #include "lib/util.h"
@@ -138,12 +139,50 @@ static void test_str_clip(void **state)
 	assert_int_equal(strlen(r), CLIP_MAX + 3);
 	assert_string_equal(r + CLIP_MAX, "...");
 	assert_int_equal(r[CLIP_MAX - 1], 'x');
-	/* control and non-ASCII bytes never reach the terminal */
-	assert_string_equal(str_clip("a\033[2Jb\n\xff", buf), "a?[2Jb??");
-	in[10] = '\t';
-	r = str_clip(in, buf);
-	assert_int_equal(r[10], '?');
-	assert_string_equal(r + CLIP_MAX, "...");
+}
+
+/* What p_err("%s", msg) writes to stderr (in JSON mode if json). */
+static const char *captured_err(bool json, const char *msg)
+{
+	static char out[512];
+	struct stderr_capture cap;
+
+	stderr_capture_begin(&cap);
+	util_set_json_errors(json);
+	p_err("%s", msg);
+	util_set_json_errors(false);
+	stderr_capture_end(&cap, out, sizeof(out));
+	return out;
+}
+
+/* Control and non-ASCII bytes of any message never reach the terminal. */
+static void test_err_printable(void **state)
+{
+	(void)state;
+	assert_string_equal(captured_err(false, "spec 'a\033[2Jb\n\xff\t'"),
+			    "Error: spec 'a?[2Jb\?\?\?'\n");
+	assert_string_equal(captured_err(false, "\x7f\x9b"
+						"31m"),
+			    "Error: \?\?31m\n");
+	assert_string_equal(captured_err(true, "x \"\033]0;t\007\""),
+			    "{\"error\": \"x \\\"?]0;t?\\\"\"}\n");
+	assert_string_equal(captured_err(false, "plain ~!@#$%^&*()"), "Error: plain ~!@#$%^&*()\n");
+}
+
+/* Debug lines quote input too, under the same rule. */
+static void test_dbg_printable(void **state)
+{
+	struct stderr_capture cap;
+	char out[256];
+
+	(void)state;
+	stderr_capture_begin(&cap);
+	util_set_debug(true);
+	p_dbg("'%s' matched %d functions", "a\033[2J", 3);
+	util_set_debug(false);
+	p_dbg("not shown");
+	stderr_capture_end(&cap, out, sizeof(out));
+	assert_string_equal(out, "debug: 'a?[2J' matched 3 functions\n");
 }
 
 int main(void)
@@ -151,7 +190,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long_ok), cmocka_unit_test(test_parse_long_bad),
 		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_edit_distance),
-		cmocka_unit_test(test_str_clip),
+		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
+		cmocka_unit_test(test_dbg_printable),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

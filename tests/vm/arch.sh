@@ -80,7 +80,7 @@ vm_arch() {
 		# Emulating arm64 on x86-64 runs ksnoop 2-3 times slower than the
 		# x86-64 guest does.
 		VM_TIMEOUT_SCALE=${ARM64_TIMEOUT_SCALE:-3}
-		VM_BUILD=(make -s -j"$(nproc)" ARCH=arm64 all ktrace-target)
+		VM_BUILD=(make -s -j"$(nproc)" ARCH=arm64 all workload ktrace-target)
 		local out=${ARM64_OUT:-build/arm64}
 		VM_BINS=("$out/ksnoop" "$out/tests/workload")
 		;;

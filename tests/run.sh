@@ -58,7 +58,9 @@ else
 		arm64_pid=$!
 	fi
 	if [ $run_vm = 1 ]; then
-		suite vm ./tests/vm/run.sh
+		# A guest locked up on purpose must be caught within a minute.
+		suite vm-selftest env ARCH=x86 ./tests/vm/selftest.sh
+		suite vm env ARCH=x86 ./tests/vm/run.sh
 	fi
 	if [ -n "$arm64_pid" ]; then
 		wait "$arm64_pid"

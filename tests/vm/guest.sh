@@ -1,11 +1,16 @@
 #!/bin/bash
 # Run the declarative VM test cases and print TAP lines, "ok - [6.1] NAME".
 #
-#   tests/vm/guest.sh [-k LABEL] [-t REGEX] [-v] [CASEFILE...]
+#   tests/vm/guest.sh [-k LABEL] [-t REGEX] [-s N] [-l] [-v] [CASEFILE...]
 #
 # tests/vm/run.sh boots each kernel once and runs this inside; it also runs
 # on any machine directly (LABEL defaults to $KSNOOP_VM_KERNEL, else
 # "host"). -t keeps the cases whose name matches REGEX; -v adds timings.
+# Every case -t keeps prints exactly one TAP line (so does a malformed
+# line before a file's first NAME, and an unreadable file): -s N passes
+# over the first N of them without running them, which is how run.sh
+# resumes after a guest that locked up; -l lists them, one line each,
+# without running anything.
 # Default CASEFILEs: tests/vm/cases/*.case, in name order.
 #
 # CASE FILE FORMAT (in the style of bpftrace's runtime tests)
@@ -32,7 +37,9 @@
 #   PAUSED_WORKLOAD args   with TRACE: build/tests/workload -S args is
 #                      started (stopped) before the tracer, whose command
 #                      can use its pid as $WPID, and let go once READY
-#   EXPECT regex       some stdout line matches (grep -E); repeatable
+#   EXPECT regex       some stdout line matches (grep -E); repeatable.
+#                      Every case needs at least one EXPECT* line: a case
+#                      that checks only an exit status is a bad case
 #   EXPECT_EXACT line  some stdout line is exactly this; repeatable
 #   EXPECT_NONE regex  no stdout line matches; repeatable
 #   EXPECT_LINES n regex   exactly n stdout lines match; repeatable
@@ -82,16 +89,26 @@ TIMEOUT_SCALE=${KSNOOP_TIMEOUT_SCALE:-1}
 [[ $TIMEOUT_SCALE =~ ^[1-9][0-9]*$ ]] || TIMEOUT_SCALE=1
 FILTER=
 VERBOSE=0
+PASS_OVER=0
+LIST=0
 
-while getopts "k:t:v" o; do
+usage() {
+	echo "usage: $0 [-k LABEL] [-t REGEX] [-s N] [-l] [-v] [CASEFILE...]" >&2
+	exit 2
+}
+
+while getopts "k:t:s:lv" o; do
 	case $o in
 	k) LABEL=$OPTARG ;;
 	t) FILTER=$OPTARG ;;
+	s) PASS_OVER=$OPTARG ;;
+	l) LIST=1 ;;
 	v) VERBOSE=1 ;;
-	*) echo "usage: $0 [-k LABEL] [-t REGEX] [-v] [CASEFILE...]" >&2; exit 2 ;;
+	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
+[[ $PASS_OVER =~ ^[0-9]{1,6}$ ]] || { echo "Error: invalid -s '$PASS_OVER': want a case count" >&2; exit 2; }
 [ $# -gt 0 ] || set -- "$HERE"/cases/*.case
 
 cd "$REPO" || exit 1
@@ -287,6 +304,8 @@ validate_case() {
 	[ -n "$C_PAUSED" ] && [ -z "$C_TRACE" ] && C_BAD+="PAUSED_WORKLOAD needs TRACE; "
 	[ ${#C_WAIT[@]} -gt 0 ] && [ -z "$C_TRACE" ] && C_BAD+="WAIT_FOR needs TRACE; "
 	[ -n "$C_SETTLE" ] && [ -z "$C_TRACE" ] && C_BAD+="SETTLE needs TRACE; "
+	[ $((${#C_EXPECT[@]} + ${#C_EXACT[@]} + ${#C_NONE[@]} + ${#C_LINES[@]} + ${#C_ERR[@]} + ${#C_ERR_NONE[@]})) -gt 0 ] ||
+		C_BAD+="no EXPECT line: a case must check what it printed; "
 	[[ $C_EXIT =~ ^([0-9]+|any|nonzero)$ ]] || C_BAD+="bad EXIT '$C_EXIT'; "
 	[[ $C_TIMEOUT =~ ^[0-9]+$ ]] || C_BAD+="bad TIMEOUT '$C_TIMEOUT'; "
 	[[ -z $C_SETTLE || $C_SETTLE =~ ^[0-9]*\.?[0-9]+$ ]] || C_BAD+="bad SETTLE '$C_SETTLE'; "
@@ -325,12 +344,24 @@ exec_case() {
 	[ -n "$wpid" ] && stop_group "$wpid"
 }
 
+# passed_over TEXT: 0 when the item that would print a TAP line about TEXT
+# is one of the first -s N, or when -l only lists it.
+passed_over() {
+	if [ "$PASS_OVER" -gt 0 ]; then
+		PASS_OVER=$((PASS_OVER - 1))
+		return 0
+	fi
+	[ $LIST = 1 ] && echo "$1"
+	[ $LIST = 1 ]
+}
+
 run_case() {
 	local start r missing=()
 	[ -n "$C_NAME" ] || return 0
 	if [ -n "$FILTER" ] && ! [[ $C_NAME =~ $FILTER ]]; then
 		return 0
 	fi
+	passed_over "$C_NAME" && return 0
 	if ! validate_case; then
 		echo "not ok - [$LABEL] $C_NAME"
 		diag "$C_WHERE: bad case: ${C_BAD%; }"
@@ -399,6 +430,7 @@ parse_file() {
 			continue
 		fi
 		if [ -z "$C_NAME" ]; then
+			passed_over "${f#"$REPO"/}:$start" && continue
 			echo "not ok - [$LABEL] ${f#"$REPO"/}:$start: '$key' before the first NAME"
 			NFAIL=$((NFAIL + 1))
 			continue
@@ -426,19 +458,36 @@ parse_file() {
 	run_case
 }
 
+# parse_files FILE...: every case of every file, run or (-s, -l) passed over.
+parse_files() {
+	local f
+	for f in "$@"; do
+		if [ ! -r "$f" ]; then
+			passed_over "$f" && continue
+			echo "not ok - [$LABEL] cannot read case file $f"
+			NFAIL=$((NFAIL + 1))
+			continue
+		fi
+		parse_file "$f"
+	done
+}
+
+if [ $LIST = 1 ]; then
+	parse_files "$@"
+	exit 0
+fi
+
 load_config
 feats=()
 for f in "${FEATURES[@]}"; do
 	have "$f" && feats+=("$f")
 done
 echo "# guest [$LABEL] kernel $KREL; features: ${feats[*]:-none}"
+[ "$PASS_OVER" -gt 0 ] && echo "# guest [$LABEL] passing over the first $PASS_OVER cases (run before)"
 
 now
 suite_start=$NOW
-for f in "$@"; do
-	[ -r "$f" ] || { echo "not ok - [$LABEL] cannot read case file $f"; NFAIL=$((NFAIL + 1)); continue; }
-	parse_file "$f"
-done
+parse_files "$@"
 now
 fmt_us $((NOW - suite_start))
 echo "# guest-done [$LABEL] $NPASS passed, $NFAIL failed, $NSKIP skipped in ${SECS}s"

@@ -11,7 +11,9 @@ TEST_WORKLOAD=${TEST_WORKLOAD:-$LIB_REPO/build/tests/workload}
 
 # A pipe that never delivers data: "read -t S" on it is a builtin sleep.
 # Process substitution needs /dev/fd; a named pipe does the same without.
-if ! exec {LIB_SLEEP_FD}<> <(:) 2>/dev/null; then
+# (The braces keep 2>/dev/null to this one exec: on a bare exec it would
+# silence the sourcing script's stderr for good.)
+if ! { exec {LIB_SLEEP_FD}<> <(:); } 2>/dev/null; then
 	LIB_FIFO=$(mktemp -u /tmp/ksnoop-sleep.XXXXXX)
 	mkfifo "$LIB_FIFO" && exec {LIB_SLEEP_FD}<>"$LIB_FIFO"
 	rm -f "$LIB_FIFO"

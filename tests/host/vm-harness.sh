@@ -1,0 +1,142 @@
+#!/bin/bash
+# The VM harness's own logic, on the host, as TAP: the console classifier
+# (tests/vm/console.sh) on recorded console excerpts, guest.sh's case
+# rules (-s, -l, a case must EXPECT something), and run.sh's rerun after a
+# guest lockup, with tests/host/lib/fake-vm-exec.sh standing in for QEMU.
+# tests/vm/selftest.sh locks a real guest up; this needs no VM.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/console.sh
+FIX=tests/host/lib/console
+tmp=$(mktemp -d /tmp/ksnoop-vmharness.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok - vm-harness: $*"; }
+notok() {
+	echo "not ok - vm-harness: $1"
+	shift
+	[ $# -gt 0 ] && sed 's/^/#   /' "$@" | head -n 30
+}
+
+# check NAME WANT GOT [FILE...]: WANT == GOT, else the files as diagnostics.
+check() {
+	local name=$1 want=$2 got=$3
+	shift 3
+	if [ "$want" = "$got" ]; then
+		ok "$name"
+	else
+		notok "$name" "$@"
+		echo "#   want: $want"
+		echo "#   got:  $got"
+	fi
+}
+
+# ---- console_trouble on recorded excerpts ------------------------------------
+
+verdict() {
+	console_trouble "$1"
+	echo "rc=$?"
+}
+check "soft lockup (then its panic) is a lockup" \
+	"lockup watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [bpftool:127]"$'\n'rc=0 "$(verdict $FIX/soft-lockup.log)"
+check "RCU stall is a lockup" \
+	"lockup rcu: INFO: rcu_preempt self-detected stall on CPU"$'\n'rc=0 "$(verdict $FIX/rcu-stall.log)"
+check "hung task is a lockup" \
+	"lockup INFO: task kworker/1:2:88 blocked for more than 120 seconds."$'\n'rc=0 "$(verdict $FIX/hung-task.log)"
+check "oops is a crash" \
+	"crash BUG: kernel NULL pointer dereference, address: 0000000000000008"$'\n'rc=0 "$(verdict $FIX/oops.log)"
+check "panic is a crash" \
+	"crash Kernel panic - not syncing: sysrq triggered crash"$'\n'rc=0 "$(verdict $FIX/panic.log)"
+cat $FIX/oops.log $FIX/soft-lockup.log >"$tmp/oops-then-lockup.log"
+check "an oops followed by a lockup is a crash" \
+	"crash BUG: kernel NULL pointer dereference, address: 0000000000000008"$'\n'rc=0 "$(verdict "$tmp/oops-then-lockup.log")"
+printf '%s\n' '[    0.101] NMI watchdog: Perf NMI watchdog permanently disabled' \
+	'[    0.102] rcu: Hierarchical RCU implementation.' 'KSNOOP-VM-0 exit 0 6.2' >"$tmp/clean.log"
+check "a clean console is neither" rc=1 "$(verdict "$tmp/clean.log")"
+console_excerpt $FIX/soft-lockup.log "watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [bpftool:127]" >"$tmp/excerpt"
+if grep -q '^console| \[ *[0-9.]*\] watchdog: BUG: soft lockup' "$tmp/excerpt" &&
+	grep -q '^console| .*Call Trace:' "$tmp/excerpt" && ! grep -qv '^console| ' "$tmp/excerpt"; then
+	ok "the lockup excerpt starts at its line and has the backtrace"
+else
+	notok "the lockup excerpt starts at its line and has the backtrace" "$tmp/excerpt"
+fi
+
+# ---- guest.sh: -s, -l, EXPECT required ----------------------------------------
+
+# Five passing cases, c1..c5, after a stray line before the first NAME.
+{
+	echo "RUN stray"
+	for i in 1 2 3 4 5; do
+		printf 'NAME c%s\nRUN echo c%s\nEXPECT_EXACT c%s\n\n' $i $i $i
+	done
+} >"$tmp/five.case"
+tests/vm/guest.sh -k host -l "$tmp/five.case" >"$tmp/list"
+check "-l lists every item that prints a TAP line" \
+	"${tmp#/}/five.case:1 c1 c2 c3 c4 c5" "$(tr '\n' ' ' <"$tmp/list" | sed 's/^\///; s/ $//')" "$tmp/list"
+check "-l after -t lists the cases it keeps (and the stray line)" "${tmp#/}/five.case:1 c2 c4" \
+	"$(tests/vm/guest.sh -l -t 'c[24]' "$tmp/five.case" | tr '\n' ' ' | sed 's/^\///; s/ $//')"
+tests/vm/guest.sh -k host -s 3 "$tmp/five.case" >"$tmp/s3" 2>&1
+check "-s 3 passes over the stray line and c1, c2, runs c3..c5" \
+	"ok - [host] c3|ok - [host] c4|ok - [host] c5" "$(grep -E '^(not )?ok' "$tmp/s3" | paste -sd'|')" "$tmp/s3"
+check "-s with a bad count is one error" "Error: invalid -s '-1': want a case count|2" \
+	"$(tests/vm/guest.sh -s -1 "$tmp/five.case" 2>&1 | paste -sd'|')|$?"
+
+printf '%s\n' "NAME exit only" "RUN true" "EXIT 0" "" "NAME stderr none only" "RUN true" \
+	"EXPECT_STDERR_NONE ." >"$tmp/expect.case"
+tests/vm/guest.sh -k host "$tmp/expect.case" >"$tmp/expect" 2>&1
+st=$?
+if grep -qx 'not ok - \[host\] exit only' "$tmp/expect" &&
+	grep -q "expect.case:1: bad case: no EXPECT line" "$tmp/expect" &&
+	grep -qx 'ok - \[host\] stderr none only' "$tmp/expect" && [ $st = 1 ]; then
+	ok "a case without an EXPECT line is a bad case; any EXPECT* counts"
+else
+	notok "a case without an EXPECT line is a bad case; any EXPECT* counts" "$tmp/expect"
+fi
+
+# Every committed case expects something.
+bad=$(for f in tests/vm/cases/*.case tests/arm64/cases/*.case; do
+	awk -v f="$f" '/^NAME /{ if (n != "" && !e) print f ": " n; n = $0; e = 0 }
+		/^EXPECT/{ e = 1 } END { if (n != "" && !e) print f ": " n }' "$f"
+done)
+check "every committed case has an EXPECT line" "" "$bad"
+
+# ---- run.sh: a lockup reruns the rest once; a crash is not retried ------------
+
+sed 1d "$tmp/five.case" >"$tmp/five-clean.case"
+fake_run() { # MODE VM_JOBS: run.sh over five-clean.case, lockup at case 3
+	rm -f "$tmp/state" "$tmp/calls"
+	FAKE_VM_MODE=$1 FAKE_VM_AT=3 FAKE_VM_STATE=$tmp/state FAKE_VM_CALLS=$tmp/calls \
+		VM_EXEC=tests/host/lib/fake-vm-exec.sh VM_JOBS=$2 KERNELS=6.1 ARCH=x86 \
+		tests/vm/run.sh "$tmp/five-clean.case" >"$tmp/run" 2>&1
+	st=$?
+	taps=$(grep -E '^(not )?ok' "$tmp/run" | paste -sd'|')
+}
+all_ok="ok - [6.1] c1|ok - [6.1] c2|ok - [6.1] c3|ok - [6.1] c4|ok - [6.1] c5"
+for jobs in 1 2; do
+	fake_run lockup-once $jobs
+	if [ "$taps" = "$all_ok" ] && [ $st = 0 ] && [ "$(cat "$tmp/state")" = 2 ] &&
+		grep -qx "# \[6.1\] guest locked up in 'c3'; running the remaining 3 cases again in a fresh boot" "$tmp/run" &&
+		grep -q '^#   watchdog: BUG: soft lockup - CPU#0 stuck for 26s' "$tmp/run" &&
+		grep -q '^#   .*Call Trace:' "$tmp/run" && [ "$(sed -n 2p "$tmp/calls" | grep -o -- '-s [0-9]*')" = "-s 2" ]; then
+		ok "VM_JOBS=$jobs: a lockup in case 3 of 5 reruns cases 3..5 in a fresh boot, once"
+	else
+		notok "VM_JOBS=$jobs: a lockup in case 3 of 5 reruns cases 3..5 in a fresh boot, once" "$tmp/run" "$tmp/calls"
+	fi
+done
+
+fake_run lockup-twice 1
+if [ "$(grep -c '^not ok' "$tmp/run")" = 1 ] && [ $st != 0 ] && [ "$(cat "$tmp/state")" = 2 ] &&
+	grep -qx 'not ok - \[6.1\] guest locked up twice: watchdog: BUG: soft lockup - CPU#0 stuck for 26s! \[bpftool:127\] (console log: .*)' "$tmp/run"; then
+	ok "a lockup that repeats in the rerun is one failure"
+else
+	notok "a lockup that repeats in the rerun is one failure" "$tmp/run"
+fi
+
+fake_run crash 1
+if [ "$(grep -c '^not ok' "$tmp/run")" = 1 ] && [ $st != 0 ] && [ "$(cat "$tmp/state")" = 1 ] &&
+	grep -q "^not ok - \[6.1\] VM run did not complete: Error: \[6.1\] guest kernel crashed: Kernel panic .*; last case started: 'c3'$" "$tmp/run" &&
+	! grep -q 'locked up' "$tmp/run"; then
+	ok "a crash is a failure, never retried"
+else
+	notok "a crash is a failure, never retried" "$tmp/run"
+fi

@@ -118,7 +118,7 @@ $(BIN): $(OBJS)
 
 $(OUT)/libksnoop.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # Unit tests link the project's objects (minus main) into one cmocka binary
 # per tests/unit/test_*.c.

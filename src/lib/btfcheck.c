@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,6 +599,11 @@ int btf_check(const struct btf *btf, char *why, size_t size)
 	why[0] = '\0';
 	if (c.cnt == c.start)
 		return 0;
+	/* Every record is 4-byte sized: an aligned first one aligns them all. */
+	if ((uintptr_t)btf__type_by_id(btf, c.start) % 4) {
+		snprintf(why, size, "its type section is not 4-byte aligned");
+		return -EBADMSG;
+	}
 	err = run_checks(&c);
 	if (err == -ENOMEM)
 		snprintf(why, size, "out of memory");

@@ -287,6 +287,36 @@ static void test_damaged(void **state)
 	}
 }
 
+/* libbpf takes a type section at any offset; ksnoop reads it as __u32s. */
+static void test_misaligned(void **state)
+{
+	struct btf *btf = base_btf();
+	struct btf_header *h;
+	const void *data;
+	char why[256];
+	__u8 *raw;
+	__u32 size;
+
+	(void)state;
+	data = btf__raw_data(btf, &size);
+	raw = calloc(1, size + 1);
+	assert_non_null(data);
+	assert_non_null(raw);
+	memcpy(raw, data, size);
+	h = (struct btf_header *)raw;
+	/* a header one (zero) byte longer */
+	memmove(raw + h->hdr_len + 1, raw + h->hdr_len, size - h->hdr_len);
+	raw[h->hdr_len] = 0;
+	h->hdr_len++;
+	btf__free(btf);
+	btf = btf__new(raw, size + 1);
+	free(raw);
+	assert_non_null(btf);
+	assert_int_equal(btf_check(btf, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "its type section is not 4-byte aligned");
+	btf__free(btf);
+}
+
 /* A module's types may refer to vmlinux; its own ids are what is checked. */
 static void test_split(void **state)
 {
@@ -460,6 +490,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_misaligned),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_kbtf_refuses),
 		cmocka_unit_test(test_kbtf_bad_module),

@@ -79,7 +79,7 @@ LIB_OBJS := $(filter-out $(OUT)/obj/main.o,$(OBJS))
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all clean deps test check unit vm bench bench-bins format workload
+.PHONY: all clean deps test check unit vm bench bench-bins format print-format-srcs workload
 all: $(BIN)
 
 $(OUT):
@@ -263,3 +263,6 @@ FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib
 		tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.c tests/host/*.c tests/vm/*.c)
 
 -include $(wildcard $(OUT)/obj/*.d $(OUT)/obj/*/*.d $(OUT)/*.bpf.d $(OUT)/deps/tests/*.d)
+
+print-format-srcs:
+	@echo $(FORMAT_SRCS)

@@ -14,7 +14,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 func_id; /* fentry instances without fentry_cookie */
+const volatile __u32 func_id;	   /* fentry instances without fentry_cookie */
 const volatile bool fentry_cookie; /* fentry/fexit take func_id from the attach cookie */
 const volatile bool filter_tgid;
 const volatile __s32 filter_cpu = -1;
@@ -23,7 +23,6 @@ const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
-
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -60,8 +59,8 @@ struct pred_state {
 };
 
 struct scratch {
-	__u64 scalars[KSNOOP_MAX_VALUES];   /* integer predicate operands */
-	__u16 str_off[KSNOOP_MAX_VALUES];   /* string operands: where in ev.data */
+	__u64 scalars[KSNOOP_MAX_VALUES]; /* integer predicate operands */
+	__u16 str_off[KSNOOP_MAX_VALUES]; /* string operands: where in ev.data */
 	__u16 str_len[KSNOOP_MAX_VALUES];
 	struct pred_state ps;
 	struct glob glob;
@@ -226,7 +225,7 @@ struct regs {
  * sp is still the caller's. (ip_make_skb's 9th and 10th, cork and flags,
  * are checked in tests/arm64/cases/arm64.case.)
  */
-#define STACK_ARG_OFF(n) (((n) - KSNOOP_REG_ARGS) * 8)
+#define STACK_ARG_OFF(n) (((n)-KSNOOP_REG_ARGS) * 8)
 
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
@@ -245,7 +244,7 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 }
 #else
 /* x86-64: past the return address, the seventh argument and on. */
-#define STACK_ARG_OFF(n) (8 + ((n) - KSNOOP_REG_ARGS) * 8)
+#define STACK_ARG_OFF(n) (8 + ((n)-KSNOOP_REG_ARGS) * 8)
 
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
@@ -459,23 +458,35 @@ static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
 		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
 
 		switch (p->op) {
-		case KSNOOP_CMP_EQ: return a == b;
-		case KSNOOP_CMP_NE: return a != b;
-		case KSNOOP_CMP_LT: return a < b;
-		case KSNOOP_CMP_LE: return a <= b;
-		case KSNOOP_CMP_GT: return a > b;
-		case KSNOOP_CMP_GE: return a >= b;
+		case KSNOOP_CMP_EQ:
+			return a == b;
+		case KSNOOP_CMP_NE:
+			return a != b;
+		case KSNOOP_CMP_LT:
+			return a < b;
+		case KSNOOP_CMP_LE:
+			return a <= b;
+		case KSNOOP_CMP_GT:
+			return a > b;
+		case KSNOOP_CMP_GE:
+			return a >= b;
 		}
 		return false;
 	}
 	x = (x << shift) >> shift;
 	switch (p->op) {
-	case KSNOOP_CMP_EQ: return x == rhs;
-	case KSNOOP_CMP_NE: return x != rhs;
-	case KSNOOP_CMP_LT: return x < rhs;
-	case KSNOOP_CMP_LE: return x <= rhs;
-	case KSNOOP_CMP_GT: return x > rhs;
-	case KSNOOP_CMP_GE: return x >= rhs;
+	case KSNOOP_CMP_EQ:
+		return x == rhs;
+	case KSNOOP_CMP_NE:
+		return x != rhs;
+	case KSNOOP_CMP_LT:
+		return x < rhs;
+	case KSNOOP_CMP_LE:
+		return x <= rhs;
+	case KSNOOP_CMP_GT:
+		return x > rhs;
+	case KSNOOP_CMP_GE:
+		return x >= rhs;
 	}
 	return false;
 }
@@ -591,8 +602,7 @@ static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scrat
 	return !(s->ps.sk & 1) || (s->ps.sv & 1);
 }
 
-static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid,
-				       __u64 now)
+static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid, __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
@@ -727,7 +737,7 @@ static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func
 static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
 					    struct ksnoop_func_cfg *cfg, bool trampoline)
 {
-	struct capture_ctx c = {.ctx = ctx, .regs = regs};
+	struct capture_ctx c = { .ctx = ctx, .regs = regs };
 	struct ksnoop_pred *p;
 	__u32 k, vi;
 

@@ -9,6 +9,7 @@ PKGS=(
 	gcc               # user-space compiler
 	libc6-dev         # C headers, and libc.a for the static test workload
 	clang             # BPF compiler (clang -target bpf)
+	clang-format      # tests/host/format.sh: the tree follows .clang-format
 	llvm              # llvm-strip for BPF objects
 	bpftool           # vmlinux.h and skeleton generation
 	libbpf-dev        # libbpf 1.1: loader, BTF, ring buffer

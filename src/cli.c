@@ -28,24 +28,24 @@ static const struct opts_spec cmd_opts;
 static int cmd_help(struct env *env, int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{"info", cmd_info, &cmd_opts, false},
-	{"trace", cmd_trace, &cmd_opts, false},
-	{"feature", cmd_feature, &cmd_opts, false},
-	{"ktrace", cmd_ktrace, NULL, true},
-	{"kdump", cmd_kdump, NULL, false},
-	{"probe", cmd_probe, NULL, false},
-	{"kprobe-events", cmd_kprobe_events, NULL, false},
-	{"help", cmd_help, &cmd_opts, false},
+	{ "info", cmd_info, &cmd_opts, false },
+	{ "trace", cmd_trace, &cmd_opts, false },
+	{ "feature", cmd_feature, &cmd_opts, false },
+	{ "ktrace", cmd_ktrace, NULL, true },
+	{ "kdump", cmd_kdump, NULL, false },
+	{ "probe", cmd_probe, NULL, false },
+	{ "kprobe-events", cmd_kprobe_events, NULL, false },
+	{ "help", cmd_help, &cmd_opts, false },
 };
 
 /* Programs that answer to their own name through an installed link. */
 static const struct cmd aliases[] = {
-	{"ktrace", cmd_ktrace, NULL, true},
-	{"kdump", cmd_kdump, NULL, false},
+	{ "ktrace", cmd_ktrace, NULL, true },
+	{ "kdump", cmd_kdump, NULL, false },
 };
 
 /* "ksnoop FUNC...": trace, without the word. */
-static const struct cmd trace_cmd = {"trace", cmd_trace, &cmd_opts, false};
+static const struct cmd trace_cmd = { "trace", cmd_trace, &cmd_opts, false };
 
 void usage(FILE *f, const char *prog)
 {
@@ -226,7 +226,7 @@ static const struct cmd *find_cmd(const char *word, bool *ambiguous)
 /* The exit status of cmd on the words after its word. */
 static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv)
 {
-	struct opts_rest rest = {.argc = argc, .argv = argv};
+	struct opts_rest rest = { .argc = argc, .argv = argv };
 	int ret;
 
 	if (cmd->opts) {
@@ -242,7 +242,7 @@ static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv
 
 int ksnoop_main(int argc, char **argv)
 {
-	struct env env = {.pages = KSNOOP_DEFAULT_PAGES, .cpu = -1};
+	struct env env = { .pages = KSNOOP_DEFAULT_PAGES, .cpu = -1 };
 	const struct cmd *cmd;
 	struct opts_rest rest;
 	bool ambiguous;

@@ -14,21 +14,21 @@ enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
 
 struct env {
 	bool debug;
-	bool stack_mode;     /* -s */
-	bool json;	     /* -j */
-	bool compact;	     /* --compact */
-	bool wallclock;	     /* -T */
-	bool symbolize;	     /* --symbolize */
-	int pages;	     /* -P */
+	bool stack_mode; /* -s */
+	bool json;	 /* -j */
+	bool compact;	 /* --compact */
+	bool wallclock;	 /* -T */
+	bool symbolize;	 /* --symbolize */
+	int pages;	 /* -P */
 	pid_t pids[KSNOOP_MAX_PIDS];
 	int nr_pids;
-	int cpu;	     /* --cpu, -1 for all */
-	const char *comm;    /* --comm */
-	const char *cgroup;  /* --cgroup */
+	int cpu;			    /* --cpu, -1 for all */
+	const char *comm;		    /* --comm */
+	const char *cgroup;		    /* --cgroup */
 	unsigned long long min_duration_ns; /* --duration */
-	int max_depth;	     /* --max-depth, 0 = unbounded */
-	int max_bytes;	     /* --max-bytes per value, 0 = default */
-	const char *btf_path; /* --btf */
+	int max_depth;			    /* --max-depth, 0 = unbounded */
+	int max_bytes;			    /* --max-bytes per value, 0 = default */
+	const char *btf_path;		    /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */
 };

@@ -29,15 +29,15 @@
 #define KPE_PRED_STR_MAX 64   /* string/glob filter operand, NUL included */
 
 enum kpe_op {
-	KPE_OP_REG,	 /* acc = regs[imm] */
-	KPE_OP_IMM,	 /* acc = imm */
-	KPE_OP_DEREF,	 /* acc = *(u64 *)(acc + imm), user or kernel by address */
-	KPE_OP_UDEREF,	 /* acc = *(u64 *)(acc + imm) from user memory */
-	KPE_OP_ST_VAL,	 /* vals[arg] = acc, `size` bytes, then bitfield shifts */
-	KPE_OP_ST_MEM,	 /* vals[arg] = `size` bytes at acc + imm, then shifts */
-	KPE_OP_ST_ARRAY, /* `count` elements of `size` bytes at acc + imm -> data */
-	KPE_OP_ST_STR,	 /* NUL-terminated string at acc + imm -> data */
-	KPE_OP_ST_COMM,	 /* the current task's comm -> data */
+	KPE_OP_REG,	  /* acc = regs[imm] */
+	KPE_OP_IMM,	  /* acc = imm */
+	KPE_OP_DEREF,	  /* acc = *(u64 *)(acc + imm), user or kernel by address */
+	KPE_OP_UDEREF,	  /* acc = *(u64 *)(acc + imm) from user memory */
+	KPE_OP_ST_VAL,	  /* vals[arg] = acc, `size` bytes, then bitfield shifts */
+	KPE_OP_ST_MEM,	  /* vals[arg] = `size` bytes at acc + imm, then shifts */
+	KPE_OP_ST_ARRAY,  /* `count` elements of `size` bytes at acc + imm -> data */
+	KPE_OP_ST_STR,	  /* NUL-terminated string at acc + imm -> data */
+	KPE_OP_ST_COMM,	  /* the current task's comm -> data */
 	KPE_OP_ST_IMMSTR, /* strtab + imm -> data */
 };
 
@@ -47,10 +47,10 @@ enum kpe_insn_flags {
 
 struct kpe_insn {
 	__u8 op;
-	__u8 arg;   /* argument slot a store writes */
-	__u8 size;  /* bytes of a value or array element: 1, 2, 4 or 8 */
+	__u8 arg;  /* argument slot a store writes */
+	__u8 size; /* bytes of a value or array element: 1, 2, 4 or 8 */
 	__u8 flags;
-	__u8 shl;   /* bitfield: v = (v << shl) >> shr, 0 and 0 otherwise */
+	__u8 shl; /* bitfield: v = (v << shl) >> shr, 0 and 0 otherwise */
 	__u8 shr;
 	__u16 count; /* array elements */
 	__s64 imm;
@@ -73,10 +73,10 @@ enum kpe_cmp {
 #define KPE_FIELD_CPU 0xff  /* CPU */
 
 struct kpe_pred {
-	__u8 field;   /* argument slot, or KPE_FIELD_* */
-	__u8 op;      /* enum kpe_cmp */
-	__u8 is_str;  /* string comparison: ==, != or ~ against str */
-	__u8 width;   /* bytes of the field, for sign extension */
+	__u8 field;  /* argument slot, or KPE_FIELD_* */
+	__u8 op;     /* enum kpe_cmp */
+	__u8 is_str; /* string comparison: ==, != or ~ against str */
+	__u8 width;  /* bytes of the field, for sign extension */
 	__u8 is_signed;
 	__u8 pad[3];
 	__u64 rhs;
@@ -120,9 +120,9 @@ struct kpe_event {
 	__u32 def_id;
 	__u32 cpu;
 	__u32 tgid;
-	__u32 pid;  /* thread id */
-	__u64 ts;   /* CLOCK_MONOTONIC ns */
-	__u64 ip;   /* probed address; return probes: the return address */
+	__u32 pid; /* thread id */
+	__u64 ts;  /* CLOCK_MONOTONIC ns */
+	__u64 ip;  /* probed address; return probes: the return address */
 	__u16 nr_args;
 	__u16 flags;
 	__u32 data_len;

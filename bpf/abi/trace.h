@@ -14,19 +14,19 @@
 
 #include "lib/arch.h"
 
-#define KSNOOP_MAX_FUNCS 1024	 /* traced functions per session */
-#define KSNOOP_MAX_VALUES 16	 /* values captured per function */
-#define KSNOOP_MAX_STEPS 8	 /* pointer dereferences in one path */
-#define KSNOOP_MAX_ARGS 12	 /* parameters addressable by a plan */
-#define KSNOOP_MAX_PREDS 16	 /* comparisons per function */
-#define KSNOOP_MAX_PRED_OPS 32	 /* comparisons and &&/|| in postfix order */
-#define KSNOOP_PRED_STR_MAX 64	 /* string/glob operand, NUL included */
-#define KSNOOP_MAX_DEPTH 16	 /* nested traced calls per task */
-#define KSNOOP_MAX_CHAIN 8	 /* functions in a -s chain */
-#define KSNOOP_VALUE_MAX 2048	 /* bytes captured for one value */
-#define KSNOOP_DATA_MAX 16384	 /* bytes of value data in one event */
-#define KSNOOP_SCRATCH_LEVELS 4	 /* nested programs sharing one CPU */
-#define KSNOOP_MAX_FAST_PREDS 4	 /* comparisons checked before any other work */
+#define KSNOOP_MAX_FUNCS 1024	/* traced functions per session */
+#define KSNOOP_MAX_VALUES 16	/* values captured per function */
+#define KSNOOP_MAX_STEPS 8	/* pointer dereferences in one path */
+#define KSNOOP_MAX_ARGS 12	/* parameters addressable by a plan */
+#define KSNOOP_MAX_PREDS 16	/* comparisons per function */
+#define KSNOOP_MAX_PRED_OPS 32	/* comparisons and &&/|| in postfix order */
+#define KSNOOP_PRED_STR_MAX 64	/* string/glob operand, NUL included */
+#define KSNOOP_MAX_DEPTH 16	/* nested traced calls per task */
+#define KSNOOP_MAX_CHAIN 8	/* functions in a -s chain */
+#define KSNOOP_VALUE_MAX 2048	/* bytes captured for one value */
+#define KSNOOP_DATA_MAX 16384	/* bytes of value data in one event */
+#define KSNOOP_SCRATCH_LEVELS 4 /* nested programs sharing one CPU */
+#define KSNOOP_MAX_FAST_PREDS 4 /* comparisons checked before any other work */
 
 /* Where a value starts. */
 enum ksnoop_base {
@@ -132,7 +132,7 @@ struct ksnoop_func_cfg {
 enum ksnoop_event_kind {
 	KSNOOP_EV_ENTRY = 1,
 	KSNOOP_EV_RETURN = 2,
-	KSNOOP_EV_COMBINED = 3, /* return event carrying stashed entry values */
+	KSNOOP_EV_COMBINED = 3,	 /* return event carrying stashed entry values */
 	KSNOOP_EV_CHAIN_END = 4, /* -s: the chain's first function returned */
 };
 
@@ -144,9 +144,9 @@ enum ksnoop_vrec_flags {
 
 /* One captured value: header, then len bytes of data padded to 8. */
 struct ksnoop_vrec {
-	__u64 raw;   /* scalar value, or the address the data was read from */
-	__u16 len;   /* bytes of data that follow */
-	__u8 idx;    /* index into the function's values[] */
+	__u64 raw; /* scalar value, or the address the data was read from */
+	__u16 len; /* bytes of data that follow */
+	__u8 idx;  /* index into the function's values[] */
 	__u8 flags;
 	__u32 pad;
 };
@@ -155,13 +155,13 @@ struct ksnoop_event {
 	__u16 kind;
 	__u16 nr_vrecs;
 	__u32 func_id;
-	__u64 ts;	     /* CLOCK_MONOTONIC ns at the event */
-	__u64 duration_ns;   /* return events: time since entry */
+	__u64 ts;	   /* CLOCK_MONOTONIC ns at the event */
+	__u64 duration_ns; /* return events: time since entry */
 	__u32 cpu;
 	__u32 tgid;
-	__u32 pid;	     /* thread id */
-	__u32 data_len;	     /* bytes of vrecs that follow */
-	__u64 chain_id;	     /* -s: entry time of the chain's first call */
+	__u32 pid;	/* thread id */
+	__u32 data_len; /* bytes of vrecs that follow */
+	__u64 chain_id; /* -s: entry time of the chain's first call */
 	char comm[KSNOOP_COMM_LEN];
 	__u8 data[KSNOOP_DATA_MAX + KSNOOP_VALUE_MAX + 64];
 };

@@ -217,8 +217,9 @@ static bool kernel_btf_probe_args(void)
 
 static int compile_defs(struct kpe_session *s)
 {
-	struct kpe_ctx ctx = {
-		.kb = s->kb, .syms = s->syms, .btf_probe_args = kernel_btf_probe_args()};
+	struct kpe_ctx ctx = { .kb = s->kb,
+			       .syms = s->syms,
+			       .btf_probe_args = kernel_btf_probe_args() };
 	struct kpe_error e;
 	struct kpe_def def;
 	int i, err = 0;
@@ -367,7 +368,7 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-static const char *const drop_names[] = {"ring buffer full"};
+static const char *const drop_names[] = { "ring buffer full" };
 
 static int read_drops(void *ctx, __u64 *drops)
 {
@@ -448,7 +449,7 @@ static void cleanup(struct kpe_session *s)
 
 int cmd_probe(struct env *env, int argc, char **argv)
 {
-	struct kpe_session s = {.env = env};
+	struct kpe_session s = { .env = env };
 	int err;
 
 	err = parse_args(&s, argc, argv);

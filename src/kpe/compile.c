@@ -141,7 +141,7 @@ static int emit(struct compiler *c, int pos, struct kpe_insn in)
 /* The source, then every load but the last as a pointer load. */
 static int emit_loads(struct compiler *c, int pos, const struct chain *ch, int keep_last)
 {
-	struct kpe_insn in = {.op = ch->src_op, .imm = ch->src};
+	struct kpe_insn in = { .op = ch->src_op, .imm = ch->src };
 	int i, err = emit(c, pos, in);
 
 	for (i = 0; i < ch->nr_loads - keep_last && !err; i++) {
@@ -171,11 +171,11 @@ static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot, con
 		      const struct kpe_type *t)
 {
 	bool str = t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING;
-	struct kpe_insn st = {.arg = slot, .size = t->size, .count = t->count};
+	struct kpe_insn st = { .arg = slot, .size = t->size, .count = t->count };
 	int n = ch->nr_loads, tpos = a->type_pos >= 0 ? a->type_pos : a->body_pos;
 
 	if (a->fetch.base == KPE_B_COMM)
-		return emit(c, a->pos, (struct kpe_insn){.op = KPE_OP_ST_COMM, .arg = slot});
+		return emit(c, a->pos, (struct kpe_insn){ .op = KPE_OP_ST_COMM, .arg = slot });
 	if (a->fetch.base == KPE_B_IMMSTR) {
 		st.op = KPE_OP_ST_IMMSTR;
 		return add_strtab(c, a->pos, a->fetch.name, &st.imm) ?: emit(c, a->pos, st);
@@ -599,8 +599,8 @@ static int compile_arg(struct compiler *c, const struct argview *v, int idx)
 		?: resolve_type(c, a, &ch, &fd->type) ?: emit_store(c, a, idx, &ch, &fd->type);
 	if (err)
 		return err;
-	fd->is_data =
-		fd->type.kind == KPE_T_STRING || fd->type.kind == KPE_T_USTRING || fd->type.count;
+	fd->is_data = fd->type.kind == KPE_T_STRING || fd->type.kind == KPE_T_USTRING ||
+		      fd->type.count;
 	c->out->nr_fields = idx + 1;
 	return 0;
 }
@@ -706,7 +706,7 @@ static void find_btf_func(struct compiler *c)
 int kpe_compile(const struct kpe_ctx *ctx, const struct kpe_def *def, struct kpe_probe *out,
 		struct kpe_error *err)
 {
-	struct compiler c = {.ctx = ctx, .def = def, .out = out, .err = err};
+	struct compiler c = { .ctx = ctx, .def = def, .out = out, .err = err };
 	struct argview *views = NULL;
 	int i, n, ret;
 

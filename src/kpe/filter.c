@@ -74,8 +74,9 @@ static int parse_cmp_op(struct fparser *f, __u8 *op)
 		const char *text;
 		enum kpe_cmp op;
 	} ops[] = {
-		{"==", KPE_CMP_EQ}, {"!=", KPE_CMP_NE}, {"<=", KPE_CMP_LE},  {">=", KPE_CMP_GE},
-		{"<", KPE_CMP_LT},  {">", KPE_CMP_GT},	{"&", KPE_CMP_BAND}, {"~", KPE_CMP_GLOB},
+		{ "==", KPE_CMP_EQ },  { "!=", KPE_CMP_NE },  { "<=", KPE_CMP_LE },
+		{ ">=", KPE_CMP_GE },  { "<", KPE_CMP_LT },   { ">", KPE_CMP_GT },
+		{ "&", KPE_CMP_BAND }, { "~", KPE_CMP_GLOB },
 	};
 	size_t i;
 
@@ -269,7 +270,7 @@ static int parse_or(struct fparser *f)
 
 int kpe_filter_compile(struct kpe_probe *p, const char *text, struct kpe_error *err)
 {
-	struct fparser f = {.s = text, .p = p, .cfg = p->cfg, .err = err};
+	struct fparser f = { .s = text, .p = p, .cfg = p->cfg, .err = err };
 	__u32 nr_preds = p->cfg->nr_preds, nr_ops = p->cfg->nr_filter_ops;
 
 	memset(err, 0, sizeof(*err));

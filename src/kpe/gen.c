@@ -393,7 +393,7 @@ static const struct opts_spec gen_opts = {
 int cmd_kprobe_events(struct env *env, int argc, char **argv)
 {
 	struct strbuf used = {};
-	struct gen_args a = {.env = env, .o = {.group = "ksnoop", .used = &used}};
+	struct gen_args a = { .env = env, .o = { .group = "ksnoop", .used = &used } };
 	struct opts_rest rest;
 	struct kbtf *kb;
 	int i, err;

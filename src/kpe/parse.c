@@ -92,7 +92,7 @@ static int fail(struct parser *p, int pos, const char *fmt, ...)
 
 static struct span sub(struct span s, int from, int len)
 {
-	struct span r = {s.s + from, len, s.pos + from};
+	struct span r = { s.s + from, len, s.pos + from };
 
 	return r;
 }
@@ -440,7 +440,7 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 	num[n++] = e.s[0];
 	memcpy(num + n, e.s + 1 + user, lp - 1 - user);
 	n += lp - 1 - user;
-	if (span_number((struct span){num, n, e.pos}, 0, true, &off))
+	if (span_number((struct span){ num, n, e.pos }, 0, true, &off))
 		return fail(p, e.pos, E_BAD_DEREF_OFFS);
 	in = sub(e, lp + 1, e.len - lp - 1);
 	rp = rfind(in, ')');
@@ -572,10 +572,10 @@ static int parse_type_name(struct parser *p, struct span t, struct kpe_type *ty)
 		enum kpe_type_kind kind;
 		int size;
 	} named[] = {
-		{"char", KPE_T_CHAR, 1},
-		{"string", KPE_T_STRING, 0},
-		{"ustring", KPE_T_USTRING, 0},
-		{"symbol", KPE_T_SYMBOL, 8},
+		{ "char", KPE_T_CHAR, 1 },
+		{ "string", KPE_T_STRING, 0 },
+		{ "ustring", KPE_T_USTRING, 0 },
+		{ "symbol", KPE_T_SYMBOL, 8 },
 	};
 	long long bits;
 	size_t i;
@@ -729,7 +729,7 @@ static int parse_args(struct parser *p, struct span *w, int n)
 
 int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err)
 {
-	struct parser p = {.def = def, .err = err};
+	struct parser p = { .def = def, .err = err };
 	struct span *w;
 	int n, ret;
 

@@ -37,54 +37,54 @@ struct flag_name {
 
 /* Multi-bit names come before the bits they contain. */
 static const struct flag_name oflag_names[] = {
-	{O_CREAT, "O_CREAT"},	    {O_EXCL, "O_EXCL"},	      {O_NOCTTY, "O_NOCTTY"},
-	{O_TRUNC, "O_TRUNC"},	    {O_APPEND, "O_APPEND"},   {O_NONBLOCK, "O_NONBLOCK"},
-	{O_SYNC, "O_SYNC"},	    {O_DSYNC, "O_DSYNC"},     {O_ASYNC, "O_ASYNC"},
-	{O_DIRECT, "O_DIRECT"},	    {O_TMPFILE, "O_TMPFILE"}, {O_DIRECTORY, "O_DIRECTORY"},
-	{O_NOFOLLOW, "O_NOFOLLOW"}, {O_NOATIME, "O_NOATIME"}, {O_CLOEXEC, "O_CLOEXEC"},
-	{O_PATH, "O_PATH"},
+	{ O_CREAT, "O_CREAT" },	      { O_EXCL, "O_EXCL" },	  { O_NOCTTY, "O_NOCTTY" },
+	{ O_TRUNC, "O_TRUNC" },	      { O_APPEND, "O_APPEND" },	  { O_NONBLOCK, "O_NONBLOCK" },
+	{ O_SYNC, "O_SYNC" },	      { O_DSYNC, "O_DSYNC" },	  { O_ASYNC, "O_ASYNC" },
+	{ O_DIRECT, "O_DIRECT" },     { O_TMPFILE, "O_TMPFILE" }, { O_DIRECTORY, "O_DIRECTORY" },
+	{ O_NOFOLLOW, "O_NOFOLLOW" }, { O_NOATIME, "O_NOATIME" }, { O_CLOEXEC, "O_CLOEXEC" },
+	{ O_PATH, "O_PATH" },
 };
 
 static const struct flag_name prot_names[] = {
-	{PROT_READ, "PROT_READ"},
-	{PROT_WRITE, "PROT_WRITE"},
-	{PROT_EXEC, "PROT_EXEC"},
+	{ PROT_READ, "PROT_READ" },
+	{ PROT_WRITE, "PROT_WRITE" },
+	{ PROT_EXEC, "PROT_EXEC" },
 #ifdef PROT_SEM
-	{PROT_SEM, "PROT_SEM"},
+	{ PROT_SEM, "PROT_SEM" },
 #endif
-	{PROT_GROWSDOWN, "PROT_GROWSDOWN"},
-	{PROT_GROWSUP, "PROT_GROWSUP"},
+	{ PROT_GROWSDOWN, "PROT_GROWSDOWN" },
+	{ PROT_GROWSUP, "PROT_GROWSUP" },
 };
 
 static const struct flag_name mmap_names[] = {
-	{MAP_FIXED, "MAP_FIXED"},
-	{MAP_ANONYMOUS, "MAP_ANONYMOUS"},
+	{ MAP_FIXED, "MAP_FIXED" },
+	{ MAP_ANONYMOUS, "MAP_ANONYMOUS" },
 #ifdef MAP_32BIT
-	{MAP_32BIT, "MAP_32BIT"},
+	{ MAP_32BIT, "MAP_32BIT" },
 #endif
-	{MAP_GROWSDOWN, "MAP_GROWSDOWN"},
-	{MAP_DENYWRITE, "MAP_DENYWRITE"},
-	{MAP_EXECUTABLE, "MAP_EXECUTABLE"},
-	{MAP_LOCKED, "MAP_LOCKED"},
-	{MAP_NORESERVE, "MAP_NORESERVE"},
-	{MAP_POPULATE, "MAP_POPULATE"},
-	{MAP_NONBLOCK, "MAP_NONBLOCK"},
-	{MAP_STACK, "MAP_STACK"},
-	{MAP_HUGETLB, "MAP_HUGETLB"},
+	{ MAP_GROWSDOWN, "MAP_GROWSDOWN" },
+	{ MAP_DENYWRITE, "MAP_DENYWRITE" },
+	{ MAP_EXECUTABLE, "MAP_EXECUTABLE" },
+	{ MAP_LOCKED, "MAP_LOCKED" },
+	{ MAP_NORESERVE, "MAP_NORESERVE" },
+	{ MAP_POPULATE, "MAP_POPULATE" },
+	{ MAP_NONBLOCK, "MAP_NONBLOCK" },
+	{ MAP_STACK, "MAP_STACK" },
+	{ MAP_HUGETLB, "MAP_HUGETLB" },
 #ifdef MAP_SYNC
-	{MAP_SYNC, "MAP_SYNC"},
+	{ MAP_SYNC, "MAP_SYNC" },
 #endif
 #ifdef MAP_FIXED_NOREPLACE
-	{MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
+	{ MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE" },
 #endif
 };
 
 static const struct flag_name atflag_names[] = {
-	{AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"},
-	{AT_REMOVEDIR, "AT_REMOVEDIR"},
-	{AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW"},
-	{AT_NO_AUTOMOUNT, "AT_NO_AUTOMOUNT"},
-	{AT_EMPTY_PATH, "AT_EMPTY_PATH"},
+	{ AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW" },
+	{ AT_REMOVEDIR, "AT_REMOVEDIR" },
+	{ AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW" },
+	{ AT_NO_AUTOMOUNT, "AT_NO_AUTOMOUNT" },
+	{ AT_EMPTY_PATH, "AT_EMPTY_PATH" },
 };
 
 /* Append "|NAME" for every name whose bits are all set; returns the rest. */
@@ -112,7 +112,7 @@ static void put_rest(struct strbuf *sb, unsigned long long rest, bool first)
 
 void ktr_format_oflags(struct strbuf *sb, unsigned long long v)
 {
-	static const char *const acc[] = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE"};
+	static const char *const acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
 	bool first = false;
 
 	sb_printf(sb, "%#llx<%s", v, acc[v & O_ACCMODE]);
@@ -136,8 +136,8 @@ void ktr_format_prot(struct strbuf *sb, unsigned long long v)
 
 void ktr_format_mmap_flags(struct strbuf *sb, unsigned long long v)
 {
-	static const char *const type[] = {NULL, "MAP_SHARED", "MAP_PRIVATE",
-					   "MAP_SHARED_VALIDATE"};
+	static const char *const type[] = { NULL, "MAP_SHARED", "MAP_PRIVATE",
+					    "MAP_SHARED_VALIDATE" };
 	unsigned long long t = v & MAP_TYPE;
 	bool first = true;
 
@@ -180,29 +180,29 @@ struct arg_rule {
 
 /* Flag words the prototype alone does not identify. */
 static const struct arg_rule arg_rules[] = {
-	{"open", "flags", AK_OFLAGS},
-	{"openat", "flags", AK_OFLAGS},
-	{"mmap", "prot", AK_PROT},
-	{"mmap", "flags", AK_MMAP},
-	{"mprotect", "prot", AK_PROT},
-	{"pkey_mprotect", "prot", AK_PROT},
-	{"kill", "sig", AK_SIGNAL},
-	{"tkill", "sig", AK_SIGNAL},
-	{"tgkill", "sig", AK_SIGNAL},
-	{"rt_sigaction", "sig", AK_SIGNAL},
-	{"rt_sigqueueinfo", "sig", AK_SIGNAL},
-	{"rt_tgsigqueueinfo", "sig", AK_SIGNAL},
-	{"pidfd_send_signal", "sig", AK_SIGNAL},
-	{"unlinkat", "flag", AK_ATFLAGS},
-	{"newfstatat", "flag", AK_ATFLAGS},
-	{"fchownat", "flag", AK_ATFLAGS},
-	{"linkat", "flags", AK_ATFLAGS},
-	{"utimensat", "flags", AK_ATFLAGS},
-	{"execveat", "flags", AK_ATFLAGS},
-	{"statx", "flags", AK_ATFLAGS},
-	{"name_to_handle_at", "flag", AK_ATFLAGS},
-	{"fchmodat2", "flags", AK_ATFLAGS},
-	{"rt_sigprocmask", "how", AK_SIGHOW},
+	{ "open", "flags", AK_OFLAGS },
+	{ "openat", "flags", AK_OFLAGS },
+	{ "mmap", "prot", AK_PROT },
+	{ "mmap", "flags", AK_MMAP },
+	{ "mprotect", "prot", AK_PROT },
+	{ "pkey_mprotect", "prot", AK_PROT },
+	{ "kill", "sig", AK_SIGNAL },
+	{ "tkill", "sig", AK_SIGNAL },
+	{ "tgkill", "sig", AK_SIGNAL },
+	{ "rt_sigaction", "sig", AK_SIGNAL },
+	{ "rt_sigqueueinfo", "sig", AK_SIGNAL },
+	{ "rt_tgsigqueueinfo", "sig", AK_SIGNAL },
+	{ "pidfd_send_signal", "sig", AK_SIGNAL },
+	{ "unlinkat", "flag", AK_ATFLAGS },
+	{ "newfstatat", "flag", AK_ATFLAGS },
+	{ "fchownat", "flag", AK_ATFLAGS },
+	{ "linkat", "flags", AK_ATFLAGS },
+	{ "utimensat", "flags", AK_ATFLAGS },
+	{ "execveat", "flags", AK_ATFLAGS },
+	{ "statx", "flags", AK_ATFLAGS },
+	{ "name_to_handle_at", "flag", AK_ATFLAGS },
+	{ "fchmodat2", "flags", AK_ATFLAGS },
+	{ "rt_sigprocmask", "how", AK_SIGHOW },
 };
 
 static bool name_is(const char *name, const char *const *list, size_t n)
@@ -218,11 +218,11 @@ static bool name_is(const char *name, const char *const *list, size_t n)
 
 static enum arg_kind kind_from_proto(const struct ktr_sysarg *a)
 {
-	static const char *const fds[] = {"fd",	   "oldfd",  "newfd", "epfd",  "in_fd", "out_fd",
-					  "fd_in", "fd_out", "pidfd", "mqdes", "ufd"};
-	static const char *const dirfds[] = {"dfd",   "olddfd",	  "newdfd",
-					     "dirfd", "from_dfd", "to_dfd"};
-	static const char *const decs[] = {"pid_t"};
+	static const char *const fds[] = { "fd",    "oldfd",  "newfd", "epfd",	"in_fd", "out_fd",
+					   "fd_in", "fd_out", "pidfd", "mqdes", "ufd" };
+	static const char *const dirfds[] = { "dfd",   "olddfd",   "newdfd",
+					      "dirfd", "from_dfd", "to_dfd" };
+	static const char *const decs[] = { "pid_t" };
 
 	if (strchr(a->type, '*'))
 		return AK_PTR;
@@ -257,21 +257,21 @@ static enum arg_kind arg_kind(const struct ktr_sysent *e, int i, const struct kt
 /* Types narrower than a register: the upper bits are not part of the value. */
 static bool type_is_32bit(const char *t, bool *is_signed)
 {
-	static const char *const s32[] = {"int",   "pid_t",   "clockid_t", "key_serial_t",
-					  "mqd_t", "timer_t", "__s32",	   "s32"};
-	static const char *const u32[] = {"unsigned int",
-					  "unsigned",
-					  "umode_t",
-					  "uid_t",
-					  "gid_t",
-					  "qid_t",
-					  "rwf_t",
-					  "u32",
-					  "__u32",
-					  "old_uid_t",
-					  "old_gid_t",
-					  "__kernel_old_uid_t",
-					  "__kernel_old_gid_t"};
+	static const char *const s32[] = { "int",   "pid_t",   "clockid_t", "key_serial_t",
+					   "mqd_t", "timer_t", "__s32",	    "s32" };
+	static const char *const u32[] = { "unsigned int",
+					   "unsigned",
+					   "umode_t",
+					   "uid_t",
+					   "gid_t",
+					   "qid_t",
+					   "rwf_t",
+					   "u32",
+					   "__u32",
+					   "old_uid_t",
+					   "old_gid_t",
+					   "__kernel_old_uid_t",
+					   "__kernel_old_gid_t" };
 
 	if (!strncmp(t, "const ", 6))
 		t += 6;
@@ -311,7 +311,7 @@ static void format_signal(struct strbuf *sb, long long sig)
 
 static void format_sighow(struct strbuf *sb, unsigned long long v)
 {
-	static const char *const how[] = {"SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK"};
+	static const char *const how[] = { "SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK" };
 
 	if ((unsigned int)v < ARRAY_SIZE(how))
 		sb_printf(sb, "%s", how[(unsigned int)v]);
@@ -435,27 +435,27 @@ struct code_name {
 };
 
 static const struct code_name si_codes[] = {
-	{0, SI_USER, "SI_USER"},
-	{0, SI_KERNEL, "SI_KERNEL"},
-	{0, SI_QUEUE, "SI_QUEUE"},
-	{0, SI_TIMER, "SI_TIMER"},
-	{0, SI_MESGQ, "SI_MESGQ"},
-	{0, SI_ASYNCIO, "SI_ASYNCIO"},
-	{0, SI_SIGIO, "SI_SIGIO"},
-	{0, SI_TKILL, "SI_TKILL"},
-	{SIGCHLD, CLD_EXITED, "CLD_EXITED"},
-	{SIGCHLD, CLD_KILLED, "CLD_KILLED"},
-	{SIGCHLD, CLD_DUMPED, "CLD_DUMPED"},
-	{SIGCHLD, CLD_TRAPPED, "CLD_TRAPPED"},
-	{SIGCHLD, CLD_STOPPED, "CLD_STOPPED"},
-	{SIGCHLD, CLD_CONTINUED, "CLD_CONTINUED"},
-	{SIGSEGV, SEGV_MAPERR, "SEGV_MAPERR"},
-	{SIGSEGV, SEGV_ACCERR, "SEGV_ACCERR"},
-	{SIGBUS, BUS_ADRALN, "BUS_ADRALN"},
-	{SIGBUS, BUS_ADRERR, "BUS_ADRERR"},
-	{SIGBUS, BUS_OBJERR, "BUS_OBJERR"},
-	{SIGTRAP, TRAP_BRKPT, "TRAP_BRKPT"},
-	{SIGTRAP, TRAP_TRACE, "TRAP_TRACE"},
+	{ 0, SI_USER, "SI_USER" },
+	{ 0, SI_KERNEL, "SI_KERNEL" },
+	{ 0, SI_QUEUE, "SI_QUEUE" },
+	{ 0, SI_TIMER, "SI_TIMER" },
+	{ 0, SI_MESGQ, "SI_MESGQ" },
+	{ 0, SI_ASYNCIO, "SI_ASYNCIO" },
+	{ 0, SI_SIGIO, "SI_SIGIO" },
+	{ 0, SI_TKILL, "SI_TKILL" },
+	{ SIGCHLD, CLD_EXITED, "CLD_EXITED" },
+	{ SIGCHLD, CLD_KILLED, "CLD_KILLED" },
+	{ SIGCHLD, CLD_DUMPED, "CLD_DUMPED" },
+	{ SIGCHLD, CLD_TRAPPED, "CLD_TRAPPED" },
+	{ SIGCHLD, CLD_STOPPED, "CLD_STOPPED" },
+	{ SIGCHLD, CLD_CONTINUED, "CLD_CONTINUED" },
+	{ SIGSEGV, SEGV_MAPERR, "SEGV_MAPERR" },
+	{ SIGSEGV, SEGV_ACCERR, "SEGV_ACCERR" },
+	{ SIGBUS, BUS_ADRALN, "BUS_ADRALN" },
+	{ SIGBUS, BUS_ADRERR, "BUS_ADRERR" },
+	{ SIGBUS, BUS_OBJERR, "BUS_OBJERR" },
+	{ SIGTRAP, TRAP_BRKPT, "TRAP_BRKPT" },
+	{ SIGTRAP, TRAP_TRACE, "TRAP_TRACE" },
 };
 
 static const char *si_code_name(int signo, int code)

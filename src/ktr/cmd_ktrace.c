@@ -29,11 +29,11 @@
 #include "lib/opts.h"
 #include "lib/util.h"
 
-#define KTRACE_USAGE                                                                               \
-	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]\n"                       \
+#define KTRACE_USAGE                                                         \
+	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr]\n" \
 	"       ktrace [-adi] [-f trfile] [-t trstr] command [args]"
 /* Error messages stay on one line. */
-#define KTRACE_SYNOPSIS                                                                            \
+#define KTRACE_SYNOPSIS \
 	"usage: ktrace [-aCcdi] [-f trfile] [-g pgid] [-p pid] [-t trstr] [command [args]]"
 #define DEFAULT_TRFILE "ktrace.out"
 #define MAX_PGIDS 16
@@ -314,7 +314,7 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 		.facs = a->facs,
 		.debug = a->debug,
 	};
-	struct detach_ctx d = {.pids = a->pids.pids, .n = a->pids.n};
+	struct detach_ctx d = { .pids = a->pids.pids, .n = a->pids.n };
 	int err;
 
 	if (!tf->locked) {
@@ -343,7 +343,7 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 
 static struct ktr_target target_value(const struct ktrace_args *a, bool await_exec)
 {
-	struct ktr_target t = {.facs = a->facs};
+	struct ktr_target t = { .facs = a->facs };
 
 	if (a->inherit)
 		t.flags |= KTR_T_INHERIT;
@@ -398,8 +398,8 @@ static int name_recorder(const char *path, const struct ktr_state *st, void *ctx
  */
 static int leave_out_recorders(struct ktr_pidset *s, size_t named)
 {
-	struct ktr_pidset recorders = {0};
-	struct recorder_name r = {0};
+	struct ktr_pidset recorders = { 0 };
+	struct recorder_name r = { 0 };
 	size_t i = 0;
 	int err;
 
@@ -470,7 +470,7 @@ static void run_command(char **cmd, int sync_fd)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -553,7 +553,7 @@ static int wait_recorder_idle(const struct trfile *tf)
 /* The command's wait status, or -errno. */
 static int wait_command(pid_t child)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	int status = 0;
 	pid_t r;
 
@@ -688,7 +688,7 @@ static int do_clear_file(const struct ktrace_args *a)
 
 static int do_clear(struct ktrace_args *a)
 {
-	struct detach_ctx d = {0};
+	struct detach_ctx d = { 0 };
 	int err;
 
 	if (a->clear_all) {
@@ -707,7 +707,7 @@ static int do_clear(struct ktrace_args *a)
 
 int cmd_ktrace(struct env *env, int argc, char **argv)
 {
-	struct ktrace_args a = {.debug = env->debug};
+	struct ktrace_args a = { .debug = env->debug };
 	int ret;
 
 	ret = parse_ktrace_args(&a, argc, argv);

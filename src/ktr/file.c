@@ -228,7 +228,7 @@ static ssize_t refill(struct ktr_reader *r)
 
 static void follow_wait(void)
 {
-	struct timespec ts = {0, FOLLOW_POLL_NS};
+	struct timespec ts = { 0, FOLLOW_POLL_NS };
 
 	nanosleep(&ts, NULL);
 }

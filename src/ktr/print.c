@@ -9,7 +9,7 @@
 #include "ktr/print.h"
 #include "ktr/systab.h"
 
-#define KTRFAC_DEFAULT                                                                             \
+#define KTRFAC_DEFAULT \
 	(KTRFAC_SYSCALL | KTRFAC_NAMEI | KTRFAC_GENIO | KTRFAC_PSIG | KTRFAC_EXECARGS)
 #define DATA_INDENT "       "
 #define WRAP_COLUMN 78

@@ -282,7 +282,7 @@ static void record_loop(struct recorder *r)
 
 static void setup_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_stop_signal};
+	struct sigaction sa = { .sa_handler = on_stop_signal };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -333,15 +333,15 @@ static void detach_stdio(bool keep_stderr)
 static int write_state(const struct recorder *r, unsigned int map_id, unsigned long long dropped,
 		       bool exited)
 {
-	struct ktr_state st = {.pid = getpid(),
-			       .map_id = map_id,
-			       .dropped = dropped,
-			       .exited = exited,
-			       .facs = r->o->facs,
-			       .signal = stop_requested,
-			       .abandoned = r->abandoned,
-			       .unmarked = r->w.unmarked,
-			       .write_error = r->w.error};
+	struct ktr_state st = { .pid = getpid(),
+				.map_id = map_id,
+				.dropped = dropped,
+				.exited = exited,
+				.facs = r->o->facs,
+				.signal = stop_requested,
+				.abandoned = r->abandoned,
+				.unmarked = r->w.unmarked,
+				.write_error = r->w.error };
 
 	snprintf(st.trfile, sizeof(st.trfile), "%s", r->o->trfile);
 	return ktr_state_write(r->o->state_fd, &st);
@@ -359,7 +359,7 @@ static int untrace_self(const char *path, const struct ktr_state *st, void *ctx)
 /* The daemon: returns its exit status. */
 static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 {
-	struct recorder r = {.o = o};
+	struct recorder r = { .o = o };
 	unsigned int map_id = 0;
 	unsigned long long dropped;
 	int err;
@@ -400,7 +400,7 @@ out:
 
 static void daemonize_and_run(const struct ktr_recorder_opts *o, int ready_fd)
 {
-	int keep[3] = {o->trace_fd, o->state_fd, ready_fd};
+	int keep[3] = { o->trace_fd, o->state_fd, ready_fd };
 
 	setsid();
 	if (fork() != 0)
@@ -409,7 +409,7 @@ static void daemonize_and_run(const struct ktr_recorder_opts *o, int ready_fd)
 	 * Started from a process traced with -i, the recorder inherited that
 	 * tracing: recording its own writes would feed on itself.
 	 */
-	ktr_state_for_each(untrace_self, &(pid_t){getpid()});
+	ktr_state_for_each(untrace_self, &(pid_t){ getpid() });
 	if (chdir("/"))
 		_exit(1);
 	close_other_fds(keep, ARRAY_SIZE(keep));

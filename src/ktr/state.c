@@ -158,7 +158,7 @@ void ktr_state_remove_stale(int fd, const char *path)
 
 int ktr_state_wait_exit(int fd, int timeout_ms)
 {
-	struct timespec step = {0, WAIT_STEP_MS * 1000000L};
+	struct timespec step = { 0, WAIT_STEP_MS * 1000000L };
 	int waited;
 
 	for (waited = 0;; waited += WAIT_STEP_MS) {

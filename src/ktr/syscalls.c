@@ -72,13 +72,13 @@ struct gio_rule {
 
 /* The read and write family: (fd, data, ...) returning bytes moved. */
 static const struct gio_rule gio_rules[] = {
-	{"read", KTR_GIO_BUF, KTR_READ},      {"pread64", KTR_GIO_BUF, KTR_READ},
-	{"recvfrom", KTR_GIO_BUF, KTR_READ},  {"write", KTR_GIO_BUF, KTR_WRITE},
-	{"pwrite64", KTR_GIO_BUF, KTR_WRITE}, {"sendto", KTR_GIO_BUF, KTR_WRITE},
-	{"readv", KTR_GIO_IOV, KTR_READ},     {"preadv", KTR_GIO_IOV, KTR_READ},
-	{"preadv2", KTR_GIO_IOV, KTR_READ},   {"writev", KTR_GIO_IOV, KTR_WRITE},
-	{"pwritev", KTR_GIO_IOV, KTR_WRITE},  {"pwritev2", KTR_GIO_IOV, KTR_WRITE},
-	{"recvmsg", KTR_GIO_MSG, KTR_READ},   {"sendmsg", KTR_GIO_MSG, KTR_WRITE},
+	{ "read", KTR_GIO_BUF, KTR_READ },	{ "pread64", KTR_GIO_BUF, KTR_READ },
+	{ "recvfrom", KTR_GIO_BUF, KTR_READ },	{ "write", KTR_GIO_BUF, KTR_WRITE },
+	{ "pwrite64", KTR_GIO_BUF, KTR_WRITE }, { "sendto", KTR_GIO_BUF, KTR_WRITE },
+	{ "readv", KTR_GIO_IOV, KTR_READ },	{ "preadv", KTR_GIO_IOV, KTR_READ },
+	{ "preadv2", KTR_GIO_IOV, KTR_READ },	{ "writev", KTR_GIO_IOV, KTR_WRITE },
+	{ "pwritev", KTR_GIO_IOV, KTR_WRITE },	{ "pwritev2", KTR_GIO_IOV, KTR_WRITE },
+	{ "recvmsg", KTR_GIO_MSG, KTR_READ },	{ "sendmsg", KTR_GIO_MSG, KTR_WRITE },
 };
 
 void ktr_sysinfo_for(unsigned int nr, struct ktr_sysinfo *out)

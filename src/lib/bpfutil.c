@@ -7,10 +7,9 @@
 
 #include "lib/bpfutil.h"
 
-
-#define E(x)                                                                                       \
-	{                                                                                          \
-		x, #x                                                                              \
+#define E(x)          \
+	{             \
+		x, #x \
 	}
 static const struct {
 	int err;

@@ -415,7 +415,7 @@ static int walk_from(struct dfs *d, __u32 root)
 
 static int check_loops(struct checker *c, enum graph g, __u32 *stack)
 {
-	struct dfs d = {.c = c, .g = g, .stack = stack, .parts = c->parts - c->start};
+	struct dfs d = { .c = c, .g = g, .stack = stack, .parts = c->parts - c->start };
 	__u32 id;
 	int err = 0;
 
@@ -590,7 +590,7 @@ static int run_checks(struct checker *c)
 int btf_check(const struct btf *btf, char *why, size_t size)
 {
 	const struct btf *base = btf__base_btf(btf);
-	struct checker c = {.btf = btf, .why = why, .size = size};
+	struct checker c = { .btf = btf, .why = why, .size = size };
 	int err;
 
 	c.start = base ? btf__type_cnt(base) : 1;

@@ -51,8 +51,7 @@ static void json_int(struct strbuf *sb, const struct btf_type *t, __u64 v)
 		sb_printf(sb, "%llu", (unsigned long long)v);
 }
 
-static void json_enum(struct strbuf *sb, const struct btf *btf, const struct btf_type *t,
-		      __u64 v)
+static void json_enum(struct strbuf *sb, const struct btf *btf, const struct btf_type *t, __u64 v)
 {
 	int i;
 
@@ -184,8 +183,7 @@ static bool walk_members(struct walk *w, const struct btf_type *t, const __u8 *d
 	return first;
 }
 
-static void walk_composite(struct walk *w, const struct btf_type *t, const __u8 *data,
-			   size_t len)
+static void walk_composite(struct walk *w, const struct btf_type *t, const __u8 *data, size_t len)
 {
 	if (w->depth >= w->o->max_depth) {
 		sb_printf(w->sb, TRUNCATED);

@@ -10,8 +10,8 @@
 #include "lib/util.h"
 
 struct json_opts {
-	int max_depth;		 /* nested structs beyond this become a marker */
-	struct ksyms *ks;	 /* symbolises function pointers; may be NULL */
+	int max_depth;	  /* nested structs beyond this become a marker */
+	struct ksyms *ks; /* symbolises function pointers; may be NULL */
 };
 
 void json_string(struct strbuf *sb, const char *s, size_t max);

@@ -7,17 +7,17 @@
 #include "lib/util.h"
 
 /* Every command has it; a table does not list it. */
-static const struct opt help_opt = {.name = "help", .letter = 'h'};
+static const struct opt help_opt = { .name = "help", .letter = 'h' };
 
 enum opt_error { E_UNKNOWN, E_AMBIGUOUS, E_NO_ARG_WANTED, E_ARG_MISSING };
 
 static const struct {
 	const char *before, *after;
 } opt_errors[] = {
-	[E_UNKNOWN] = {"unknown option ", ""},
-	[E_AMBIGUOUS] = {"ambiguous option ", ""},
-	[E_NO_ARG_WANTED] = {"option ", " takes no argument"},
-	[E_ARG_MISSING] = {"option ", " needs an argument"},
+	[E_UNKNOWN] = { "unknown option ", "" },
+	[E_AMBIGUOUS] = { "ambiguous option ", "" },
+	[E_NO_ARG_WANTED] = { "option ", " takes no argument" },
+	[E_ARG_MISSING] = { "option ", " needs an argument" },
 };
 
 struct walk {
@@ -185,7 +185,7 @@ static int long_opt(struct walk *w)
 static int short_opts(struct walk *w)
 {
 	const char *word = w->argv[w->i], *arg;
-	char letter[2] = {'-'};
+	char letter[2] = { '-' };
 	const struct opt *o;
 	int ret;
 
@@ -230,7 +230,7 @@ static bool is_operand(const char *word)
 int opts_parse(const struct opts_spec *spec, void *ctx, int argc, char **argv,
 	       struct opts_rest *rest)
 {
-	struct walk w = {.spec = spec, .ctx = ctx, .argc = argc, .argv = argv};
+	struct walk w = { .spec = spec, .ctx = ctx, .argc = argc, .argv = argv };
 	int first = 0; /* where the operands begin: those seen, and those to come */
 	int start, ret = 0;
 

@@ -53,36 +53,36 @@ struct opt {
 };
 
 /* Compile-time check that a target field has the type its kind writes. */
-#define OPT_FIELD(type, field, want)                                                               \
-	(offsetof(type, field) +                                                                   \
-	 sizeof(struct {                                                                           \
-		 int typed : __builtin_types_compatible_p(typeof(((type *)0)->field), want) ? 1    \
-											    : -1;  \
+#define OPT_FIELD(type, field, want)                                                              \
+	(offsetof(type, field) +                                                                  \
+	 sizeof(struct {                                                                          \
+		 int typed : __builtin_types_compatible_p(typeof(((type *)0)->field), want) ? 1   \
+											    : -1; \
 	 }) * 0)
 
-#define OPT_CALL(lname, c, arg, fn)                                                                \
-	{                                                                                          \
-		.name = (lname), .letter = (c), .has_arg = (arg), .kind = OPT_K_CALL, .set = (fn)  \
+#define OPT_CALL(lname, c, arg, fn)                                                               \
+	{                                                                                         \
+		.name = (lname), .letter = (c), .has_arg = (arg), .kind = OPT_K_CALL, .set = (fn) \
 	}
-#define OPT_FLAG(lname, c, type, field)                                                            \
-	{                                                                                          \
-		.name = (lname), .letter = (c), .kind = OPT_K_FLAG,                                \
-		.off = OPT_FIELD(type, field, bool)                                                \
+#define OPT_FLAG(lname, c, type, field)                             \
+	{                                                           \
+		.name = (lname), .letter = (c), .kind = OPT_K_FLAG, \
+		.off = OPT_FIELD(type, field, bool)                 \
 	}
-#define OPT_STRING(lname, c, type, field)                                                          \
-	{                                                                                          \
-		.name = (lname), .letter = (c), .has_arg = true, .kind = OPT_K_STRING,             \
-		.off = OPT_FIELD(type, field, const char *)                                        \
+#define OPT_STRING(lname, c, type, field)                                              \
+	{                                                                              \
+		.name = (lname), .letter = (c), .has_arg = true, .kind = OPT_K_STRING, \
+		.off = OPT_FIELD(type, field, const char *)                            \
 	}
-#define OPT_INT(lname, c, type, field, lo, hi)                                                     \
-	{                                                                                          \
-		.name = (lname), .letter = (c), .has_arg = true, .kind = OPT_K_INT,                \
-		.off = OPT_FIELD(type, field, int), .min = (lo), .max = (hi)                       \
+#define OPT_INT(lname, c, type, field, lo, hi)                                      \
+	{                                                                           \
+		.name = (lname), .letter = (c), .has_arg = true, .kind = OPT_K_INT, \
+		.off = OPT_FIELD(type, field, int), .min = (lo), .max = (hi)        \
 	}
-#define OPT_DURATION(lname, c, type, field)                                                        \
-	{                                                                                          \
-		.name = (lname), .letter = (c), .has_arg = true, .kind = OPT_K_DURATION,           \
-		.off = OPT_FIELD(type, field, unsigned long long)                                  \
+#define OPT_DURATION(lname, c, type, field)                                              \
+	{                                                                                \
+		.name = (lname), .letter = (c), .has_arg = true, .kind = OPT_K_DURATION, \
+		.off = OPT_FIELD(type, field, unsigned long long)                        \
 	}
 
 struct opts_spec {

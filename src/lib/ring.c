@@ -119,7 +119,7 @@ struct ring_loop *ring_loop__new(const struct ring_source *src)
 
 static void drop_line(struct ring_loop *rl, bool final)
 {
-	__u64 d[RING_MAX_DROP_REASONS] = {0}, total = 0;
+	__u64 d[RING_MAX_DROP_REASONS] = { 0 }, total = 0;
 	const char *hint = "";
 	struct strbuf sb;
 	int r, n = rl->src.nr_drop_reasons;

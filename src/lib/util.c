@@ -155,8 +155,8 @@ static void on_stop_signal(int sig)
  */
 int setup_stop_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa = {.sa_handler = on_stop_signal};
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_stop_signal };
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
@@ -238,7 +238,9 @@ int parse_duration_ns(const char *s, unsigned long long *out)
 	static const struct {
 		const char *suffix;
 		unsigned long long mult;
-	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"", 1}};
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 }
+	};
 	unsigned long long v;
 	char *end;
 	size_t i;

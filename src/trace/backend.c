@@ -15,7 +15,6 @@
 #include "lib/util.h"
 #include "trace.skel.h"
 
-
 /*
  * The owner object holds the maps, the kprobe programs (one program
  * serves every kprobe-traced function; the attach cookie names the
@@ -23,7 +22,7 @@
  * target, so each fentry-traced function gets its own small instance.
  */
 struct func_state {
-	struct trace_bpf *fentry; /* per-function instance, fentry only */
+	struct trace_bpf *fentry;     /* per-function instance, fentry only */
 	int prog_fds[2], link_fds[2]; /* fentry/fexit like the template, or 0 */
 	struct bpf_link *entry, *ret;
 	enum backend_kind kind;
@@ -36,15 +35,15 @@ struct tracer {
 	int nr;
 	struct func_state *fs;
 	struct trace_bpf *owner;
-	int kprobe_load_err;	/* why the owner has no kprobe programs */
-	bool has_multi;		/* kprobe.multi programs loaded */
+	int kprobe_load_err; /* why the owner has no kprobe programs */
+	bool has_multi;	     /* kprobe.multi programs loaded */
 	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
 	int nr_cpus;
-	int ring_fd;			 /* created ahead, or negative */
-	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
+	int ring_fd;		       /* created ahead, or negative */
+	bool fentry_cookie;	       /* the kernel has fentry attach cookies */
 	struct trace_bpf *fentry_tmpl; /* first fentry instance, for the rest */
-	struct fast_prog {		 /* what loading like it needs, per program */
+	struct fast_prog {	       /* what loading like it needs, per program */
 		int btf_fd;
 		struct bpf_func_info *finfo;
 		__u32 nr_finfo;
@@ -197,7 +196,8 @@ static int load_owner(struct tracer *t)
 		} else if (tries[i] & OWN_KPROBE) {
 			t->kprobe_load_err = err;
 		}
-		p_dbg("owner object (progs %#x): %s", tries[i], t->owner ? "loaded" : strerror(-err));
+		p_dbg("owner object (progs %#x): %s", tries[i],
+		      t->owner ? "loaded" : strerror(-err));
 	}
 	if (!t->owner)
 		p_err("cannot load ksnoop's BPF object: %s", strerror(-err));
@@ -288,7 +288,8 @@ static int prepare_fast(struct fast_prog *fp, const struct bpf_program *prog, st
 	if (!starts)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		bool call = insn[i].code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == BPF_PSEUDO_CALL;
+		bool call = insn[i].code == (BPF_JMP | BPF_CALL) &&
+			    insn[i].src_reg == BPF_PSEUDO_CALL;
 		bool func = insn[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
 			    insn[i].src_reg == BPF_PSEUDO_FUNC;
 
@@ -353,10 +354,8 @@ static int load_like(const struct tracer *t, int k, const struct bpf_program *tm
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = bpf_program__expected_attach_type(tmpl),
-		    .attach_btf_id = btf_id,
-		    .prog_flags = bpf_program__flags(tmpl),
-		    .prog_btf_fd = t->fast[k].btf_fd,
-		    .func_info = t->fast[k].finfo,
+		    .attach_btf_id = btf_id, .prog_flags = bpf_program__flags(tmpl),
+		    .prog_btf_fd = t->fast[k].btf_fd, .func_info = t->fast[k].finfo,
 		    .func_info_cnt = t->fast[k].nr_finfo,
 		    .func_info_rec_size = sizeof(struct bpf_func_info));
 	char *log;
@@ -375,7 +374,8 @@ static int load_like(const struct tracer *t, int k, const struct bpf_program *tm
 	opts.log_level = 1;
 	if (bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
 			  bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts) < 0)
-		p_dbg("verifier log (end): %s", strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
+		p_dbg("verifier log (end): %s",
+		      strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
 	free(log);
 	return fd;
 }
@@ -642,8 +642,8 @@ static int attach_multi(struct tracer *t)
 	opts.syms = syms;
 	opts.cookies = cookies;
 	opts.cnt = n;
-	t->multi_entry = bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kmulti,
-								NULL, &opts);
+	t->multi_entry =
+		bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kmulti, NULL, &opts);
 	opts.retprobe = true;
 	if (t->multi_entry)
 		t->multi_ret = bpf_program__attach_kprobe_multi_opts(
@@ -750,8 +750,7 @@ int tracer__create_ring(const struct env *env)
 	return fd < 0 ? -errno : fd;
 }
 
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
-			    int ring_fd)
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr, int ring_fd)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 

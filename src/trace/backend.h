@@ -26,8 +26,7 @@ int tracer__create_ring(const struct env *env);
  * Loads and attaches everything, or reports one error line and fails.
  * ring_fd is tracer__create_ring's, or negative; the caller keeps it.
  */
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr,
-			    int ring_fd);
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr, int ring_fd);
 /* Stops every probe; the maps (events, drops) stay. Safe on NULL, and twice. */
 void tracer__detach(struct tracer *t);
 /* Detaches and frees everything; safe on NULL. */

@@ -64,7 +64,8 @@ struct kbtf *open_kernel_btf(const struct env *env)
 
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n)
 {
-	const char *btf_name = btf__name_by_offset(f->btf, btf__type_by_id(f->btf, f->id)->name_off);
+	const char *btf_name =
+		btf__name_by_offset(f->btf, btf__type_by_id(f->btf, f->id)->name_off);
 	const char *bare = strchr(name, ':') ? strchr(name, ':') + 1 : name;
 	bool clone = strcmp(bare, btf_name) != 0;
 

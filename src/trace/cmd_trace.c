@@ -130,11 +130,11 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 
 static int setup_plans(struct session *s, int argc, char **argv)
 {
-	struct plan_opts popts = {.comm = s->env->comm,
-				  .combined = s->env->min_duration_ns > 0,
-				  /* JSON shows every return's duration. */
-				  .frames = s->env->json || s->env->stack_mode,
-				  .max_bytes = s->env->max_bytes};
+	struct plan_opts popts = { .comm = s->env->comm,
+				   .combined = s->env->min_duration_ns > 0,
+				   /* JSON shows every return's duration. */
+				   .frames = s->env->json || s->env->stack_mode,
+				   .max_bytes = s->env->max_bytes };
 	struct spec_error serr;
 	struct spec spec;
 	int i, err = 0;
@@ -338,8 +338,8 @@ static int check_args(const struct env *env, int argc)
 
 int cmd_trace(struct env *env, int argc, char **argv)
 {
-	struct early_job jobs[] = {{.fn = early_ring}, {.fn = early_ksyms}};
-	struct session s = {.env = env, .ring_fd = -1};
+	struct early_job jobs[] = { { .fn = early_ring }, { .fn = early_ksyms } };
+	struct session s = { .env = env, .ring_fd = -1 };
 	int err;
 
 	err = check_args(env, argc);

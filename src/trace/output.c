@@ -59,7 +59,7 @@ dump_printf(void *ctx, const char *fmt, va_list args)
 
 static void put_indent(struct output *o)
 {
-	static const char spaces[DUMP_INDENT] = {[0 ... DUMP_INDENT - 1] = ' '};
+	static const char spaces[DUMP_INDENT] = { [0 ... DUMP_INDENT - 1] = ' ' };
 
 	fwrite(spaces, 1, DUMP_INDENT, o->out);
 }
@@ -449,8 +449,8 @@ static const char *event_kind_name(__u16 kind)
 static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
 			   const struct ksnoop_vrec *vr)
 {
-	struct json_opts jo = {.max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
-			       .ks = o->ks};
+	struct json_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
+				.ks = o->ks };
 	struct strbuf *sb = &o->line;
 	const void *data = vr + 1;
 

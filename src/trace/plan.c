@@ -258,8 +258,9 @@ static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
 	static const struct {
 		const char *kw;
 		int kind;
-	} kinds[] = {
-		{"struct ", BTF_KIND_STRUCT}, {"union ", BTF_KIND_UNION}, {"enum ", BTF_KIND_ENUM}};
+	} kinds[] = { { "struct ", BTF_KIND_STRUCT },
+		      { "union ", BTF_KIND_UNION },
+		      { "enum ", BTF_KIND_ENUM } };
 	char name[SPEC_MAX_IDENT + 1];
 	int kind = BTF_KIND_TYPEDEF, stars = 0, id;
 	const char *s = cast;
@@ -475,7 +476,7 @@ static int finish_value(struct resolver *r, struct loc *l, struct ksnoop_value *
 
 static int add_value(struct func_plan *plan, const struct spec_path *p, bool hidden)
 {
-	struct resolver r = {.plan = plan, .btf = plan->func.btf, .what = p->text};
+	struct resolver r = { .plan = plan, .btf = plan->func.btf, .what = p->text };
 	struct ksnoop_value *v;
 	struct plan_value *pv;
 	struct loc l = {};
@@ -685,7 +686,7 @@ static int add_all_params(struct func_plan *plan)
 static int add_return(struct func_plan *plan)
 {
 	const struct btf_type *fn = btf__type_by_id(plan->func.btf, plan->func.id);
-	struct spec_path p = {.base = "return", .text = "return"};
+	struct spec_path p = { .base = "return", .text = "return" };
 
 	int idx;
 
@@ -820,7 +821,7 @@ static int add_comm_filter(struct func_plan *plan, const char *pattern)
 {
 	struct spec_pred sp = {
 		.kind = PRED_CMP,
-		.path = {.base = "comm", .text = "comm"},
+		.path = { .base = "comm", .text = "comm" },
 		.op = CMP_EQ,
 		.is_string = true,
 		.str = (char *)pattern,
@@ -943,7 +944,7 @@ int plan_resolve_path(const struct kbtf_func *func, const char *fname, const str
 	/* The resolver reads only the name and the function from its plan. */
 	plan->name = (char *)fname;
 	plan->func = *func;
-	r = (struct resolver){.plan = plan, .btf = func->btf, .what = p->text};
+	r = (struct resolver){ .plan = plan, .btf = func->btf, .what = p->text };
 	memset(out, 0, sizeof(*out));
 	err = resolve_base(&r, p, &l, &out->v, &pv) ?: walk_steps(&r, p, &l, &out->v);
 	free(plan);

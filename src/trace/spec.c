@@ -92,12 +92,12 @@ static void lex_operator(struct parser *p, struct tok *t)
 		enum tok_kind kind;
 		enum spec_cmp cmp;
 	} ops[] = {
-		{ "->", T_ARROW, 0 },	{ "&&", T_AND, 0 },    { "||", T_OR, 0 },
+		{ "->", T_ARROW, 0 },	 { "&&", T_AND, 0 },	  { "||", T_OR, 0 },
 		{ "==", T_CMP, CMP_EQ }, { "!=", T_CMP, CMP_NE }, { "<=", T_CMP, CMP_LE },
-		{ ">=", T_CMP, CMP_GE }, { "<", T_CMP, CMP_LT },	 { ">", T_CMP, CMP_GT },
-		{ "(", T_LPAREN, 0 },	{ ")", T_RPAREN, 0 },  { ",", T_COMMA, 0 },
-		{ ".", T_DOT, 0 },	{ "[", T_LBRACK, 0 },  { "]", T_RBRACK, 0 },
-		{ "*", T_STAR, 0 },	{ "-", T_MINUS, 0 },
+		{ ">=", T_CMP, CMP_GE }, { "<", T_CMP, CMP_LT },  { ">", T_CMP, CMP_GT },
+		{ "(", T_LPAREN, 0 },	 { ")", T_RPAREN, 0 },	  { ",", T_COMMA, 0 },
+		{ ".", T_DOT, 0 },	 { "[", T_LBRACK, 0 },	  { "]", T_RBRACK, 0 },
+		{ "*", T_STAR, 0 },	 { "-", T_MINUS, 0 },
 	};
 	size_t i;
 
@@ -399,7 +399,8 @@ static struct spec_pred *parse_binary(struct parser *p, enum tok_kind op, enum s
 		int pos = p->tok.pos;
 
 		if (is_bare(l))
-			fail(p, pos, "expected a comparison before '%s'", op == T_AND ? "&&" : "||");
+			fail(p, pos, "expected a comparison before '%s'",
+			     op == T_AND ? "&&" : "||");
 		next(p);
 		pos = p->tok.pos;
 		n = new_node(p, kind);
@@ -492,7 +493,8 @@ static bool parse_items(struct parser *p, struct spec *spec)
 		if (p->tok.kind == T_RPAREN)
 			break;
 		if (p->tok.kind != T_COMMA) {
-			fail(p, p->tok.pos, p->tok.kind == T_END ? "missing ')'" : "expected ',' or ')'");
+			fail(p, p->tok.pos,
+			     p->tok.kind == T_END ? "missing ')'" : "expected ',' or ')'");
 			return false;
 		}
 		next(p);

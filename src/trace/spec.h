@@ -12,10 +12,10 @@
 
 #include <stdbool.h>
 
-#define SPEC_MAX_LEN 4096   /* whole spec text */
-#define SPEC_MAX_IDENT 255  /* identifiers and function names */
-#define SPEC_MAX_ITEMS 16   /* comma-separated items */
-#define SPEC_MAX_STEPS 16   /* components of one path */
+#define SPEC_MAX_LEN 4096  /* whole spec text */
+#define SPEC_MAX_IDENT 255 /* identifiers and function names */
+#define SPEC_MAX_ITEMS 16  /* comma-separated items */
+#define SPEC_MAX_STEPS 16  /* components of one path */
 #define SPEC_MAX_PRED_NODES 32
 
 enum spec_step_kind {
@@ -55,7 +55,7 @@ struct spec_pred {
 
 struct spec_item {
 	bool is_pred;
-	struct spec_path path;	 /* !is_pred */
+	struct spec_path path;	/* !is_pred */
 	struct spec_pred *pred; /* is_pred */
 };
 

@@ -124,7 +124,8 @@ static int do_udp_send(long bytes, long n)
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		if (send(tx, buf, bytes, 0) != bytes || recv(rx, buf, bytes ? bytes : 1, 0) != bytes) {
+		if (send(tx, buf, bytes, 0) != bytes ||
+		    recv(rx, buf, bytes ? bytes : 1, 0) != bytes) {
 			perror("bench: udp send/recv");
 			return 1;
 		}
@@ -293,7 +294,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return do_stamp();
-	if (!strcmp(argv[1], "run") && argc >= 7 && !strcmp(argv[2], "-k") && !strcmp(argv[5], "--")) {
+	if (!strcmp(argv[1], "run") && argc >= 7 && !strcmp(argv[2], "-k") &&
+	    !strcmp(argv[5], "--")) {
 		if (parse_long(argv[3], 1, 3600, &a))
 			return 2;
 		return do_run(a, argv[4], argv + 6, SIGKILL);

@@ -93,7 +93,8 @@ int main(int argc, char **argv)
 		struct spec_error serr;
 		struct spec spec;
 
-		if (spec_parse(argv[3 + i], &spec, &serr) || plan_build(kb, &spec, &popts, &plans[i])) {
+		if (spec_parse(argv[3 + i], &spec, &serr) ||
+		    plan_build(kb, &spec, &popts, &plans[i])) {
 			fprintf(stderr, "fmtbench: bad spec %s\n", argv[3 + i]);
 			return 1;
 		}

@@ -89,7 +89,7 @@ static void use_funcs(struct kbtf *kb, const struct btf *btf)
 static void use_types(const struct btf *btf)
 {
 	static const __u8 zeros[DATA_MAX];
-	struct json_opts jo = {.max_depth = 8};
+	struct json_opts jo = { .max_depth = 8 };
 	__u32 id, cnt = btf__type_cnt(btf);
 	struct btf_dump *d;
 	struct strbuf sb;

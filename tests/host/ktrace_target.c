@@ -46,9 +46,9 @@ static int file_io(void)
 
 static int vector_io(void)
 {
-	struct iovec out[2] = {{"vec-one ", 8}, {"vec-two\n", 8}};
+	struct iovec out[2] = { { "vec-one ", 8 }, { "vec-two\n", 8 } };
 	char a[4], b[32];
-	struct iovec in[2] = {{a, sizeof(a)}, {b, sizeof(b)}};
+	struct iovec in[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
 	int fd = open("vec.txt", O_RDWR | O_CREAT | O_TRUNC, 0600);
 
 	if (fd < 0 || writev(fd, out, 2) != 16)
@@ -61,9 +61,9 @@ static int vector_io(void)
 static int socket_io(void)
 {
 	char rbuf[32];
-	struct iovec siov = {"sock-msg", 8}, riov = {rbuf, sizeof(rbuf)};
-	struct msghdr smsg = {.msg_iov = &siov, .msg_iovlen = 1};
-	struct msghdr rmsg = {.msg_iov = &riov, .msg_iovlen = 1};
+	struct iovec siov = { "sock-msg", 8 }, riov = { rbuf, sizeof(rbuf) };
+	struct msghdr smsg = { .msg_iov = &siov, .msg_iovlen = 1 };
+	struct msghdr rmsg = { .msg_iov = &riov, .msg_iovlen = 1 };
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
@@ -77,7 +77,7 @@ static int socket_io(void)
 
 static int signal_self(void)
 {
-	struct sigaction sa = {.sa_handler = on_usr1};
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigset_t none;
 
 	sigemptyset(&sa.sa_mask);

@@ -44,7 +44,7 @@ static int teardown(void **state)
 
 static const struct func_plan *plan(struct ctx *c, const char *text)
 {
-	struct plan_opts opts = {0};
+	struct plan_opts opts = { 0 };
 	struct spec_error serr;
 	struct spec spec;
 
@@ -128,16 +128,16 @@ static void test_wants_prog(void **state)
 
 static void test_wants_prog_cfg(void **state UNUSED)
 {
-	struct ksnoop_func_cfg cfg = {.emit = KSNOOP_EMIT_RETURN};
+	struct ksnoop_func_cfg cfg = { .emit = KSNOOP_EMIT_RETURN };
 
 	assert_false(backend_wants_prog(&cfg, true));
 	assert_true(backend_wants_prog(&cfg, false));
 	/* a kprobe keeps its fast verdict in a frame for the return */
 	cfg.nr_fast_preds = 1;
 	assert_true(backend_wants_prog(&cfg, true));
-	cfg = (struct ksnoop_func_cfg){.emit = KSNOOP_EMIT_ENTRY, .flags = KSNOOP_CFG_FRAME};
+	cfg = (struct ksnoop_func_cfg){ .emit = KSNOOP_EMIT_ENTRY, .flags = KSNOOP_CFG_FRAME };
 	assert_true(backend_wants_prog(&cfg, false));
-	cfg = (struct ksnoop_func_cfg){.emit = KSNOOP_EMIT_COMBINED};
+	cfg = (struct ksnoop_func_cfg){ .emit = KSNOOP_EMIT_COMBINED };
 	assert_true(backend_wants_prog(&cfg, true));
 	assert_true(backend_wants_prog(&cfg, false));
 }

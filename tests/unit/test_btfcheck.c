@@ -243,35 +243,35 @@ static const struct {
 	void (*damage)(struct btf *btf);
 	const char *want;
 } damaged[] = {
-	{bad_name, "type [4] FUNC has name offset 2147483392, outside the string section"},
-	{bad_member_name, "type [2] STRUCT 'foo' member 1 has name offset 4294967295, outside "
-			  "the string section"},
-	{bad_param_type, "type [3] FUNC_PROTO parameter 'x' refers to type 99999, past the last "
-			 "type 4"},
-	{bad_return_type, "type [3] FUNC_PROTO return type refers to type 5, past the last type "
-			  "4"},
-	{bad_member_type, "type [2] STRUCT 'foo' member 'baz' refers to type 99999, past the "
-			  "last type 2"},
-	{func_not_proto, "type [4] FUNC 'f' has type 1, which is not a FUNC_PROTO"},
-	{typedef_loop, "type [3] TYPEDEF 't' is in a loop of typedefs, modifiers, pointers, "
-		       "arrays or function prototypes (back from type [4])"},
-	{pointer_loop, "type [3] PTR is in a loop of typedefs, modifiers, pointers, arrays or "
-		       "function prototypes (back from type [3])"},
-	{array_loop, "type [3] ARRAY is in a loop"},
-	{proto_loop, "type [3] FUNC_PROTO is in a loop"},
-	{anon_pointer_loop, "type [3] STRUCT is in a loop"},
-	{anon_member_self, "type [2] STRUCT 'foo' contains itself (back from type [2])"},
-	{contains_itself, "type [2] STRUCT 'foo' contains itself (back from type [3])"},
-	{huge_bit_offset, "type [2] STRUCT 'foo' member 'baz' at bit 4294967288 ends at bit "
-			  "4294967320, past the end of its 8 bytes"},
-	{member_past_end, "type [2] STRUCT 'foo' member 'baz' at bit 32 ends at bit 64, past "
-			  "the end of its 6 bytes"},
-	{array_overflow, "type [3] ARRAY has 1073741824 elements of 4 bytes, more than 4 GiB"},
-	{bad_int, "type [1] INT 'int' has 40 bits at bit 0, outside its 4 bytes"},
-	{void_member, "type [2] STRUCT 'foo' member 'baz' has type 0, of kind void, which has no "
-		      "size"},
-	{huge_anon, "type [4] PTR has a declaration of more than 65536 parts"},
-	{doubling_anon, "STRUCT has a declaration of more than 65536 parts"},
+	{ bad_name, "type [4] FUNC has name offset 2147483392, outside the string section" },
+	{ bad_member_name, "type [2] STRUCT 'foo' member 1 has name offset 4294967295, outside "
+			   "the string section" },
+	{ bad_param_type, "type [3] FUNC_PROTO parameter 'x' refers to type 99999, past the last "
+			  "type 4" },
+	{ bad_return_type, "type [3] FUNC_PROTO return type refers to type 5, past the last type "
+			   "4" },
+	{ bad_member_type, "type [2] STRUCT 'foo' member 'baz' refers to type 99999, past the "
+			   "last type 2" },
+	{ func_not_proto, "type [4] FUNC 'f' has type 1, which is not a FUNC_PROTO" },
+	{ typedef_loop, "type [3] TYPEDEF 't' is in a loop of typedefs, modifiers, pointers, "
+			"arrays or function prototypes (back from type [4])" },
+	{ pointer_loop, "type [3] PTR is in a loop of typedefs, modifiers, pointers, arrays or "
+			"function prototypes (back from type [3])" },
+	{ array_loop, "type [3] ARRAY is in a loop" },
+	{ proto_loop, "type [3] FUNC_PROTO is in a loop" },
+	{ anon_pointer_loop, "type [3] STRUCT is in a loop" },
+	{ anon_member_self, "type [2] STRUCT 'foo' contains itself (back from type [2])" },
+	{ contains_itself, "type [2] STRUCT 'foo' contains itself (back from type [3])" },
+	{ huge_bit_offset, "type [2] STRUCT 'foo' member 'baz' at bit 4294967288 ends at bit "
+			   "4294967320, past the end of its 8 bytes" },
+	{ member_past_end, "type [2] STRUCT 'foo' member 'baz' at bit 32 ends at bit 64, past "
+			   "the end of its 6 bytes" },
+	{ array_overflow, "type [3] ARRAY has 1073741824 elements of 4 bytes, more than 4 GiB" },
+	{ bad_int, "type [1] INT 'int' has 40 bits at bit 0, outside its 4 bytes" },
+	{ void_member, "type [2] STRUCT 'foo' member 'baz' has type 0, of kind void, which has no "
+		       "size" },
+	{ huge_anon, "type [4] PTR has a declaration of more than 65536 parts" },
+	{ doubling_anon, "STRUCT has a declaration of more than 65536 parts" },
 };
 
 static void test_damaged(void **state)
@@ -425,7 +425,7 @@ static int resolve_in_g(struct btf *btf, void (*damage)(struct btf *), const cha
 			int *off)
 {
 	int ptr = btf__add_ptr(btf, 2), proto = btf__add_func_proto(btf, 1);
-	struct kbtf_func f = {.btf = btf};
+	struct kbtf_func f = { .btf = btf };
 	struct spec_error serr;
 	struct plan_path pp;
 	struct spec spec;
@@ -466,8 +466,8 @@ static void test_member_offset_64bit(void **state)
 static void test_json_bounded(void **state)
 {
 	struct btf *btf = base_btf();
-	struct json_opts o = {.max_depth = 4};
-	__u8 data[8] = {1};
+	struct json_opts o = { .max_depth = 4 };
+	__u8 data[8] = { 1 };
 	struct strbuf sb;
 	const char *p;
 	int n = 0;

@@ -127,8 +127,8 @@ static void run_argv(struct run *r, const char *const *args)
 		free(argv[i]);
 }
 
-#define RUN(r, ...) run_argv(r, (const char *const[]){"ksnoop", __VA_ARGS__, NULL})
-#define RUN0(r) run_argv(r, (const char *const[]){"ksnoop", NULL})
+#define RUN(r, ...) run_argv(r, (const char *const[]){ "ksnoop", __VA_ARGS__, NULL })
+#define RUN0(r) run_argv(r, (const char *const[]){ "ksnoop", NULL })
 
 static int count_lines(const char *s, const char *prefix)
 {
@@ -191,7 +191,7 @@ static void test_no_arguments(void **state)
 
 	/* exec with an empty argv */
 	{
-		char *argv[] = {NULL};
+		char *argv[] = { NULL };
 
 		memset(&rec, 0, sizeof(rec));
 		fflush(stderr);
@@ -209,8 +209,9 @@ static void test_no_arguments(void **state)
 static void test_options_without_command(void **state)
 {
 	static const char *const cases[][3] = {
-		{"-s"},	     {"--stack"},   {"-p", "1"},      {"--pid", "1"},  {"-d"},
-		{"-P", "8"}, {"--pages=8"}, {"-b", "kprobe"}, {"--btf", "/x"}, {"-s", "-d"},
+		{ "-s" },	   { "--stack" },  { "-p", "1" },   { "--pid", "1" },
+		{ "-d" },	   { "-P", "8" },  { "--pages=8" }, { "-b", "kprobe" },
+		{ "--btf", "/x" }, { "-s", "-d" },
 	};
 	struct run r;
 	size_t i;
@@ -218,15 +219,15 @@ static void test_options_without_command(void **state)
 	(void)state;
 	/* the reference segfaults on these */
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		run_argv(&r, (const char *const[]){"ksnoop", cases[i][0], cases[i][1], cases[i][2],
-						   NULL});
+		run_argv(&r, (const char *const[]){ "ksnoop", cases[i][0], cases[i][1], cases[i][2],
+						    NULL });
 		expect_usage_text(&r);
 	}
 }
 
 static void test_help_and_version(void **state)
 {
-	static const char *const help[] = {"-h", "--help", "help", "he", "h"};
+	static const char *const help[] = { "-h", "--help", "help", "he", "h" };
 	struct run r;
 	size_t i;
 
@@ -307,8 +308,8 @@ static void test_unknown_options(void **state)
 
 static void test_missing_arguments(void **state)
 {
-	static const char *const opts[] = {"-p", "--pid",     "-P",   "--pages",
-					   "-b", "--backend", "--btf"};
+	static const char *const opts[] = { "-p", "--pid",     "-P",   "--pages",
+					    "-b", "--backend", "--btf" };
 	struct run r;
 	size_t i;
 
@@ -326,8 +327,8 @@ static void test_missing_arguments(void **state)
 static void test_pid(void **state)
 {
 	static const char *const bad[] = {
-		"0", "-1", "abc", "", "1x", " 1", "1.0", "2147483648", "99999999999999999999",
-		"0x"};
+		"0", "-1", "abc", "", "1x", " 1", "1.0", "2147483648", "99999999999999999999", "0x"
+	};
 	char many[2 * (KSNOOP_MAX_PIDS + 2) + 3][16];
 	const char *args[2 * (KSNOOP_MAX_PIDS + 2) + 4];
 	struct run r;
@@ -362,7 +363,7 @@ static void test_pid(void **state)
 	args[n] = NULL;
 	/* 65 pids */
 	{
-		const char *full[2 * (KSNOOP_MAX_PIDS + 2) + 5] = {"ksnoop"};
+		const char *full[2 * (KSNOOP_MAX_PIDS + 2) + 5] = { "ksnoop" };
 
 		memcpy(full + 1, args, (n + 1) * sizeof(*args));
 		run_argv(&r, full);
@@ -378,12 +379,12 @@ static void test_pid(void **state)
 
 static void test_pages(void **state)
 {
-	static const char *const bad[] = {"0",	"3", "6", "100", "131072",
-					  "-2", "x", "",  "8k",	 "65537"};
+	static const char *const bad[] = { "0",	 "3", "6", "100", "131072",
+					   "-2", "x", "",  "8k",  "65537" };
 	static const struct {
 		const char *arg;
 		int pages;
-	} good[] = {{"1", 1}, {"2", 2}, {"8", 8}, {"0x40", 64}, {"65536", 65536}};
+	} good[] = { { "1", 1 }, { "2", 2 }, { "8", 8 }, { "0x40", 64 }, { "65536", 65536 } };
 	struct run r;
 	size_t i;
 
@@ -476,9 +477,10 @@ static void test_commands_by_prefix(void **state)
 	static const struct {
 		const char *word, *cmd;
 	} cases[] = {
-		{"trace", "trace"},  {"tr", "trace"},  {"t", "trace"},	     {"feature", "feature"},
-		{"feat", "feature"}, {"f", "feature"}, {"ktrace", "ktrace"}, {"kt", "ktrace"},
-		{"kdump", "kdump"},  {"kd", "kdump"},
+		{ "trace", "trace" },	  { "tr", "trace" },	 { "t", "trace" },
+		{ "feature", "feature" }, { "feat", "feature" }, { "f", "feature" },
+		{ "ktrace", "ktrace" },	  { "kt", "ktrace" },	 { "kdump", "kdump" },
+		{ "kd", "kdump" },
 	};
 	struct run r;
 	size_t i;
@@ -535,10 +537,10 @@ static void test_own_option_commands(void **state)
 	assert_string_equal(rec.argv[0], "-x");
 	assert_string_equal(rec.argv[2], "ls");
 	/* called through a link named after them */
-	run_argv(&r, (const char *const[]){"/usr/local/bin/ktrace", "-p", "1", NULL});
+	run_argv(&r, (const char *const[]){ "/usr/local/bin/ktrace", "-p", "1", NULL });
 	expect_cmd(&r, "ktrace", 2);
 	assert_string_equal(rec.argv[0], "-p");
-	run_argv(&r, (const char *const[]){"kdump", NULL});
+	run_argv(&r, (const char *const[]){ "kdump", NULL });
 	expect_cmd(&r, "kdump", 0);
 }
 
@@ -553,7 +555,7 @@ static void test_exit_codes(void **state)
 	/* any failing command exits 1; negative errnos never leak out */
 	rec.ret = -ENOENT;
 	{
-		const char *const args[] = {"ksnoop", "trace", "myfunc", NULL};
+		const char *const args[] = { "ksnoop", "trace", "myfunc", NULL };
 		char *argv[4];
 		int i, code;
 
@@ -586,9 +588,9 @@ static int exit_code_of(const char *const *args, int ret)
 
 static void test_ktrace_exit_status(void **state)
 {
-	const char *const kt[] = {"ksnoop", "ktrace", "sh", NULL};
-	const char *const link[] = {"/usr/bin/ktrace", "sh", NULL};
-	const char *const kd[] = {"ksnoop", "kdump", NULL};
+	const char *const kt[] = { "ksnoop", "ktrace", "sh", NULL };
+	const char *const link[] = { "/usr/bin/ktrace", "sh", NULL };
+	const char *const kd[] = { "ksnoop", "kdump", NULL };
 
 	(void)state;
 	/* ktrace exits as its command did (ktrace cmd && ...) */

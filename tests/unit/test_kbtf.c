@@ -217,9 +217,9 @@ static void test_clone_suffixes(void **state)
 	assert_int_equal(kbtf_base_name_len(""), 0);
 
 	assert_int_equal(kbtf__find_funcs(c->kb, "ip_send_skb.isra.0", f, 2), 1);
-	assert_string_equal(
-		btf__name_by_offset(f[0].btf, btf__type_by_id(f[0].btf, f[0].id)->name_off),
-		"ip_send_skb");
+	assert_string_equal(btf__name_by_offset(f[0].btf,
+						btf__type_by_id(f[0].btf, f[0].id)->name_off),
+			    "ip_send_skb");
 	assert_null(f[0].module);
 	assert_int_equal(kbtf__find_funcs(c->kb, "six.constprop.0", f, 2), 1);
 	assert_int_equal(kbtf__find_funcs(c->kb, "six.constprop.0.isra.0", f, 2), 1);

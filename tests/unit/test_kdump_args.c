@@ -4,14 +4,14 @@
 
 #include "ktr/args.h"
 
-static const struct ktr_fmt_opts fancy = {.names = true};
-static const struct ktr_fmt_opts raw = {.raw = true, .names = true};
-static const struct ktr_fmt_opts dec = {.decimal = true, .names = true};
+static const struct ktr_fmt_opts fancy = { .names = true };
+static const struct ktr_fmt_opts raw = { .raw = true, .names = true };
+static const struct ktr_fmt_opts dec = { .decimal = true, .names = true };
 
 static struct ktr_syscall call(const char *name, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 			       uint64_t a4, uint64_t a5)
 {
-	struct ktr_syscall c = {.nargs = KTR_SYSCALL_ARGS, .args = {a0, a1, a2, a3, a4, a5}};
+	struct ktr_syscall c = { .nargs = KTR_SYSCALL_ARGS, .args = { a0, a1, a2, a3, a4, a5 } };
 	int nr = ktr_sys_by_name(name);
 
 	assert_true(nr >= 0);
@@ -95,8 +95,8 @@ static void test_raw_keeps_registers(void **state)
 
 static void test_unknown_syscall(void **state)
 {
-	struct ktr_syscall c = {.code = 999, .args = {1, 2, 3, 4, 5, 6}};
-	struct ktr_fmt_opts foreign = {.raw = true};
+	struct ktr_syscall c = { .code = 999, .args = { 1, 2, 3, 4, 5, 6 } };
+	struct ktr_fmt_opts foreign = { .raw = true };
 
 	(void)state;
 	expect_call(&c, &fancy, "[999](0x1,0x2,0x3,0x4,0x5,0x6)");
@@ -130,7 +130,7 @@ static void test_negative_int(void **state)
 
 static void expect_ret(int32_t err, int64_t val, const struct ktr_fmt_opts *o, const char *want)
 {
-	struct ktr_sysret r = {.code = ktr_sys_by_name("openat"), .error = err, .retval = val};
+	struct ktr_sysret r = { .code = ktr_sys_by_name("openat"), .error = err, .retval = val };
 	struct strbuf sb;
 
 	sb_init(&sb);
@@ -163,12 +163,12 @@ static void expect_psig(const struct ktr_psig *p, const char *want)
 
 static void test_psig(void **state)
 {
-	struct ktr_psig p = {.signo = 10,
-			     .code = 0,
-			     .sender_pid = 7,
-			     .sender_uid = 1000,
-			     .action = 0x401136,
-			     .mask = 0x4};
+	struct ktr_psig p = { .signo = 10,
+			      .code = 0,
+			      .sender_pid = 7,
+			      .sender_uid = 1000,
+			      .action = 0x401136,
+			      .mask = 0x4 };
 
 	(void)state;
 	expect_psig(&p, "SIGUSR1 caught handler=0x401136 mask=0x4 code=SI_USER pid=7 uid=1000");

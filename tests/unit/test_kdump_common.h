@@ -27,7 +27,7 @@ static inline void test_trace_init(struct strbuf *sb)
 
 static inline void test_rec(struct strbuf *sb, unsigned int type, const void *payload, size_t len)
 {
-	struct ktr_rec h = {.type = type, .pid = 42, .tid = 43, .ts_ns = 1000000000ULL};
+	struct ktr_rec h = { .type = type, .pid = 42, .tid = 43, .ts_ns = 1000000000ULL };
 
 	memcpy(h.comm, "unit", 5);
 	ktr_encode(sb, &h, payload, len);

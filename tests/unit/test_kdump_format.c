@@ -4,9 +4,9 @@
 
 static struct ktr_syscall sample_call(void)
 {
-	struct ktr_syscall c = {.code = 257,
-				.nargs = KTR_SYSCALL_ARGS,
-				.args = {0xffffff9c, 0x7ffd5c2e3a10, 0x80000}};
+	struct ktr_syscall c = { .code = 257,
+				 .nargs = KTR_SYSCALL_ARGS,
+				 .args = { 0xffffff9c, 0x7ffd5c2e3a10, 0x80000 } };
 	return c;
 }
 
@@ -67,11 +67,11 @@ static void test_header_rejects(void **state)
 static void test_records_roundtrip(void **state)
 {
 	struct ktr_syscall c = sample_call();
-	struct ktr_sysret ret = {.code = 257, .retval = 3};
+	struct ktr_sysret ret = { .code = 257, .retval = 3 };
 	struct {
 		struct ktr_genio g;
 		char data[6];
-	} gio = {{.fd = 3, .rw = KTR_READ, .code = 0, .count = 6}, "guest\n"};
+	} gio = { { .fd = 3, .rw = KTR_READ, .code = 0, .count = 6 }, "guest\n" };
 	struct ktr_reader *r;
 	const struct ktr_rec *h;
 	const void *p;
@@ -199,18 +199,18 @@ static void test_unknown_type(void **state)
 
 static void expect_bad(unsigned int type, const void *payload, size_t len, const char *why)
 {
-	struct ktr_rec h = {.type = type, .len = len};
+	struct ktr_rec h = { .type = type, .len = len };
 
 	assert_string_equal(ktr_rec_check(&h, payload), why);
 }
 
 static void test_payload_checks(void **state)
 {
-	struct ktr_genio g = {.fd = 1, .rw = KTR_WRITE, .count = 2};
-	struct ktr_exec e = {.total = 1};
-	char big[KTR_PATH_MAX + 1] = {0};
+	struct ktr_genio g = { .fd = 1, .rw = KTR_WRITE, .count = 2 };
+	struct ktr_exec e = { .total = 1 };
+	char big[KTR_PATH_MAX + 1] = { 0 };
 	struct ktr_syscall c = sample_call();
-	char buf[64] = {0};
+	char buf[64] = { 0 };
 
 	(void)state;
 	expect_bad(KTR_SYSCALL, &c, sizeof(c) - 1, "CALL record of the wrong size");
@@ -238,7 +238,7 @@ static void test_extra_header_bytes(void **state)
 	struct ktr_file_header h;
 	struct ktr_syscall c = sample_call();
 	struct strbuf sb;
-	char err[256], pad[8] = {0};
+	char err[256], pad[8] = { 0 };
 	int n;
 
 	(void)state;

@@ -395,7 +395,7 @@ static void test_filters(void **state)
 	assert_int_equal(cfg->nr_filter_ops, 8);
 	assert_memory_equal(
 		cfg->filter_ops,
-		((__u8[]){0, 1, KPE_FOP_NOT, KPE_FOP_AND, 2, 3, KPE_FOP_AND, KPE_FOP_OR}), 8);
+		((__u8[]){ 0, 1, KPE_FOP_NOT, KPE_FOP_AND, 2, 3, KPE_FOP_AND, KPE_FOP_OR }), 8);
 	assert_int_equal(cfg->preds[1].is_signed, 1);
 	assert_int_equal(cfg->preds[1].width, 4);
 	assert_int_equal((long long)cfg->preds[1].rhs, -1);
@@ -465,7 +465,7 @@ static void test_output(void **state)
 	strcpy((char *)ev->data, "workload");
 	ev->vals[3] = (16ULL << 32) | 0;
 	ev->vals[4] = JIFFIES + 0x10;
-	memcpy(ev->data + 16, (__u16[]){178, 7}, 4);
+	memcpy(ev->data + 16, (__u16[]){ 178, 7 }, 4);
 	ev->vals[5] = (4ULL << 32) | 16;
 	ev->faults[0] = 1 << 6;
 	ev->vals[7] = 'L';
@@ -575,16 +575,16 @@ static void test_sym_bounds(void **state)
 
 static void test_type_names(void **state)
 {
-	struct kpe_type t = {.kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5};
+	struct kpe_type t = { .kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5 };
 	char buf[32];
 
 	(void)state;
 	kpe_type_str(&t, buf, sizeof(buf));
 	assert_string_equal(buf, "b3@5/8");
-	t = (struct kpe_type){.kind = KPE_T_U, .size = 4, .count = 4};
+	t = (struct kpe_type){ .kind = KPE_T_U, .size = 4, .count = 4 };
 	kpe_type_str(&t, buf, sizeof(buf));
 	assert_string_equal(buf, "u32[4]");
-	t = (struct kpe_type){.kind = KPE_T_USTRING};
+	t = (struct kpe_type){ .kind = KPE_T_USTRING };
 	kpe_type_str(&t, buf, sizeof(buf));
 	assert_string_equal(buf, "ustring");
 }

@@ -68,7 +68,7 @@ static void expect_gen(struct ctx *c, const struct kpe_gen_opts *o, const char *
 	free(got);
 }
 
-static const struct kpe_gen_opts kprobes = {.group = "ksnoop"};
+static const struct kpe_gen_opts kprobes = { .group = "ksnoop" };
 
 static void test_members(void **state)
 {
@@ -107,7 +107,7 @@ static void test_params_and_return(void **state)
 static void test_fprobe_and_group(void **state)
 {
 	struct ctx *c = *state;
-	struct kpe_gen_opts o = {.fprobe = true, .group = "mine"};
+	struct kpe_gen_opts o = { .fprobe = true, .group = "mine" };
 
 	expect_gen(c, &o, "ip_send_skb(skb->len, return)",
 		   "f:mine/ip_send_skb ip_send_skb skb_len=+0($arg2):u32\n"
@@ -119,7 +119,7 @@ static void test_unique_events(void **state)
 {
 	struct ctx *c = *state;
 	struct strbuf used = {};
-	struct kpe_gen_opts o = {.group = "ksnoop", .used = &used};
+	struct kpe_gen_opts o = { .group = "ksnoop", .used = &used };
 
 	expect_gen(c, &o, "ip_send_skb(skb->len)",
 		   "p:ksnoop/ip_send_skb ip_send_skb skb_len=+0(%si):u32\n");

@@ -57,7 +57,7 @@ struct decoded {
 /* The file must decode to its end. */
 static struct decoded decode(const char *path)
 {
-	struct decoded d = {0};
+	struct decoded d = { 0 };
 	const struct ktr_rec *h;
 	struct ktr_reader *r;
 	const void *p;

@@ -70,15 +70,17 @@ static const struct opt table[] = {
 	{},
 };
 
-static const struct opts_spec permute = {.opts = table, .mode = OPTS_PERMUTE, .help = help};
-static const struct opts_spec stop = {.opts = table, .mode = OPTS_STOP, .help = help};
-static const struct opts_spec in_order = {
-	.opts = table, .mode = OPTS_IN_ORDER, .help = help, .operand = add_operand};
-static const struct opts_spec named = {.opts = table,
-				       .mode = OPTS_STOP,
-				       .help = help,
-				       .cmd = "probe",
-				       .synopsis = "usage: x [-ab]"};
+static const struct opts_spec permute = { .opts = table, .mode = OPTS_PERMUTE, .help = help };
+static const struct opts_spec stop = { .opts = table, .mode = OPTS_STOP, .help = help };
+static const struct opts_spec in_order = { .opts = table,
+					   .mode = OPTS_IN_ORDER,
+					   .help = help,
+					   .operand = add_operand };
+static const struct opts_spec named = { .opts = table,
+					.mode = OPTS_STOP,
+					.help = help,
+					.cmd = "probe",
+					.synopsis = "usage: x [-ab]" };
 
 struct result {
 	int ret;
@@ -103,7 +105,7 @@ static void parse(struct result *r, const struct opts_spec *spec, const char *co
 	stderr_capture_end(&cap, r->err, sizeof(r->err));
 }
 
-#define PARSE(r, spec, ...) parse(r, spec, (const char *const[]){__VA_ARGS__, NULL})
+#define PARSE(r, spec, ...) parse(r, spec, (const char *const[]){ __VA_ARGS__, NULL })
 
 static void expect_operands(const struct result *r, int n, ...)
 {
@@ -128,7 +130,7 @@ static void expect_error(const struct result *r, const char *line)
 
 static void test_permute(void **state)
 {
-	static const char *const words[] = {"x", "-a", "y", "--file", "F", "z", "-p3"};
+	static const char *const words[] = { "x", "-a", "y", "--file", "F", "z", "-p3" };
 	struct result r;
 	int i, j, seen;
 
@@ -355,7 +357,7 @@ static void test_setters_stop_the_parse(void **state)
 
 static void test_help(void **state)
 {
-	static const char *const forms[] = {"-h", "--help", "--hel"};
+	static const char *const forms[] = { "-h", "--help", "--hel" };
 	struct result r;
 	size_t i;
 
@@ -403,9 +405,10 @@ static void test_typed_values(void **state)
 
 static void test_pid_and_pages(void **state)
 {
-	static const char *const bad_pids[] = {
-		"0", "-1", "", " 1", "1x", "2147483648", "0x", "1.0", "99999999999999999999"};
-	static const char *const bad_pages[] = {"0", "3", "65537", "131072", "-2", "", "8k"};
+	static const char *const bad_pids[] = { "0",  "-1",  "",
+						" 1", "1x",  "2147483648",
+						"0x", "1.0", "99999999999999999999" };
+	static const char *const bad_pages[] = { "0", "3", "65537", "131072", "-2", "", "8k" };
 	char clip[CLIP_BUF];
 	struct result r;
 	pid_t pid = 0;
@@ -452,7 +455,7 @@ struct cmd_run {
 
 static void run_cmd(struct cmd_run *r, cmd_fn fn, const char *const *args)
 {
-	struct env env = {.pages = KSNOOP_DEFAULT_PAGES, .cpu = -1, .prog_name = "ksnoop"};
+	struct env env = { .pages = KSNOOP_DEFAULT_PAGES, .cpu = -1, .prog_name = "ksnoop" };
 	struct stderr_capture out, err;
 	char *argv[16];
 	int argc;
@@ -468,7 +471,7 @@ static void run_cmd(struct cmd_run *r, cmd_fn fn, const char *const *args)
 	util_set_debug(false);
 }
 
-#define RUN_CMD(r, fn, ...) run_cmd(r, fn, (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_CMD(r, fn, ...) run_cmd(r, fn, (const char *const[]){ __VA_ARGS__, NULL })
 
 /* -h and --help: the usage on stdout, nothing else, success, in every command. */
 static void test_every_command_has_help(void **state)
@@ -477,12 +480,12 @@ static void test_every_command_has_help(void **state)
 		cmd_fn fn;
 		const char *usage;
 	} cmds[] = {
-		{cmd_probe, "Usage: ksnoop probe [OPTIONS] DEF [DEF...]\n"},
-		{cmd_kprobe_events, "Usage: ksnoop kprobe-events [--fprobe]"},
-		{cmd_ktrace, "usage: ktrace [-aCcdi] [-f trfile]"},
-		{cmd_kdump, "usage: kdump [-dHlnRTXx] [-f file]"},
+		{ cmd_probe, "Usage: ksnoop probe [OPTIONS] DEF [DEF...]\n" },
+		{ cmd_kprobe_events, "Usage: ksnoop kprobe-events [--fprobe]" },
+		{ cmd_ktrace, "usage: ktrace [-aCcdi] [-f trfile]" },
+		{ cmd_kdump, "usage: kdump [-dHlnRTXx] [-f file]" },
 	};
-	static const char *const forms[] = {"-h", "--help", "--he"};
+	static const char *const forms[] = { "-h", "--help", "--he" };
 	struct cmd_run r;
 	size_t i, j;
 

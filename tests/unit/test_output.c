@@ -87,7 +87,7 @@ static int value_idx(const struct func_plan *plan, const char *name)
 
 static int build_plan(struct ctx *c)
 {
-	struct plan_opts popts = {0};
+	struct plan_opts popts = { 0 };
 	struct spec_error serr;
 	struct spec spec;
 	int err;
@@ -181,7 +181,7 @@ static void ev_add(struct ksnoop_event *ev, int idx, __u64 raw, const void *data
 	ev->nr_vrecs++;
 }
 
-static const struct outer_data sample = {.id = 7, .in = {.a = -3, .b = 0}, .name = "eth0"};
+static const struct outer_data sample = { .id = 7, .in = { .a = -3, .b = 0 }, .name = "eth0" };
 
 /* flags = 5, o -> sample (only its first o_len bytes), label -> "eth0". */
 static void entry_event(struct ctx *c, __u16 o_len)
@@ -431,12 +431,12 @@ static void test_null_pointer(void **state)
 	/* clang-format on */
 }
 
-#define JHEAD                                                                                      \
-	"{\"ts\":123456789012,\"cpu\":3,\"pid\":4242,\"tid\":4243,\"comm\":\"tester\","            \
+#define JHEAD                                                                           \
+	"{\"ts\":123456789012,\"cpu\":3,\"pid\":4242,\"tid\":4243,\"comm\":\"tester\"," \
 	"\"function\":\"do_thing\","
 #define JFLAGS "{\"name\":\"flags\",\"type\":\"int\",\"value\":5}"
-#define JLABEL                                                                                     \
-	"{\"name\":\"label\",\"type\":\"char *\",\"addr\":\"0xffff888001234600\","                 \
+#define JLABEL                                                                     \
+	"{\"name\":\"label\",\"type\":\"char *\",\"addr\":\"0xffff888001234600\"," \
 	"\"value\":\"eth0\"}"
 #define JO_HEAD "{\"name\":\"o\",\"type\":\"struct outer *\",\"addr\":\"0xffff888001234560\","
 

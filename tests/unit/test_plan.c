@@ -115,7 +115,7 @@ static int add_thirteen(struct btf *btf, int int_t)
 	int proto = btf__add_func_proto(btf, int_t), i, err = proto < 0;
 
 	for (i = 0; i < 13; i++) {
-		char name[2] = {(char)('a' + i), '\0'};
+		char name[2] = { (char)('a' + i), '\0' };
 
 		err |= btf__add_func_param(btf, name, int_t);
 	}
@@ -267,7 +267,7 @@ static void check_value(const struct func_plan *p, __u32 i, const struct want *w
 	assert_int_equal(p->values[i].hidden, !!(w->flags & H));
 }
 
-#define VAL(c, i, ...) check_value(&(c)->plan, i, &(struct want){__VA_ARGS__})
+#define VAL(c, i, ...) check_value(&(c)->plan, i, &(struct want){ __VA_ARGS__ })
 
 /* The value indexes captured on one side, in order, ending with -1. */
 static void expect_side(const struct ksnoop_func_cfg *cfg, int side, const int *want)
@@ -293,11 +293,11 @@ static void expect_bytes(const __u8 *got, __u32 nr, const int *want)
 	assert_int_equal(nr, n);
 }
 
-#define SIDE(cfg, side, ...) expect_side(cfg, side, (const int[]){__VA_ARGS__, -1})
-#define OPS(cfg, ...)                                                                              \
-	expect_bytes((cfg)->pred_ops, (cfg)->nr_pred_ops, (const int[]){__VA_ARGS__, -1})
-#define FAST(cfg, ...)                                                                             \
-	expect_bytes((cfg)->fast_preds, (cfg)->nr_fast_preds, (const int[]){__VA_ARGS__, -1})
+#define SIDE(cfg, side, ...) expect_side(cfg, side, (const int[]){ __VA_ARGS__, -1 })
+#define OPS(cfg, ...) \
+	expect_bytes((cfg)->pred_ops, (cfg)->nr_pred_ops, (const int[]){ __VA_ARGS__, -1 })
+#define FAST(cfg, ...) \
+	expect_bytes((cfg)->fast_preds, (cfg)->nr_fast_preds, (const int[]){ __VA_ARGS__, -1 })
 #define ENTRY KSNOOP_SIDE_ENTRY
 #define RETURN KSNOOP_SIDE_RETURN
 
@@ -687,15 +687,15 @@ static void test_pointer_steps(void **state)
 	struct ctx *c = *state;
 
 	plan_ok(c, "do_thing(o->next->id, o->next->next->in.a, o->next, o->label, o->label[1])");
-	VAL(c, 0, .name = "o->next->id", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {40},
+	VAL(c, 0, .name = "o->next->id", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = { 40 },
 	    .size = 4, .show = SHOW_MEMORY);
 	VAL(c, 1, .name = "o->next->next->in.a", .arg = 1, .flags = E | R, .nr_steps = 2,
-	    .offs = {40, 40}, .size = 4, .final_off = 4, .show = SHOW_MEMORY);
-	VAL(c, 2, .name = "o->next", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {40},
+	    .offs = { 40, 40 }, .size = 4, .final_off = 4, .show = SHOW_MEMORY);
+	VAL(c, 2, .name = "o->next", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = { 40 },
 	    .size = 72, .show = SHOW_PTR_DUMP);
-	VAL(c, 3, .name = "o->label", .arg = 1, .flags = E | R | S, .nr_steps = 1, .offs = {64},
+	VAL(c, 3, .name = "o->label", .arg = 1, .flags = E | R | S, .nr_steps = 1, .offs = { 64 },
 	    .size = 256, .show = SHOW_STRING);
-	VAL(c, 4, .name = "o->label[1]", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {64},
+	VAL(c, 4, .name = "o->label[1]", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = { 64 },
 	    .size = 1, .final_off = 1, .show = SHOW_MEMORY);
 }
 
@@ -707,7 +707,7 @@ static void test_pointer_index(void **state)
 	VAL(c, 0, .name = "count[3]", .arg = 5, .flags = E | R, .size = 4, .final_off = 12,
 	    .show = SHOW_MEMORY);
 	/* the second struct outer after o->next */
-	VAL(c, 1, .name = "o->next[1]", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = {40},
+	VAL(c, 1, .name = "o->next[1]", .arg = 1, .flags = E | R, .nr_steps = 1, .offs = { 40 },
 	    .size = 72, .final_off = 72, .show = SHOW_MEMORY);
 }
 
@@ -720,7 +720,7 @@ static void test_casts(void **state)
 	VAL(c, 0, .name = "(struct inner *)o->b", .arg = 1, .flags = E | R, .size = 4,
 	    .final_off = 4, .show = SHOW_MEMORY);
 	VAL(c, 1, .name = "(outer_t *)count->next->id", .arg = 5, .flags = E | R, .nr_steps = 1,
-	    .offs = {40}, .size = 4, .show = SHOW_MEMORY);
+	    .offs = { 40 }, .size = 4, .show = SHOW_MEMORY);
 	VAL(c, 2, .name = "(struct outer *)label", .arg = 2, .flags = E | R, .size = 72,
 	    .show = SHOW_PTR_DUMP);
 }

@@ -230,14 +230,14 @@ static void test_predicates(void **state)
 		unsigned long long value;
 		bool negative;
 	} cases[] = {
-		{"f(x == 5)", CMP_EQ, 5, false},
-		{"f(x != 0x10)", CMP_NE, 16, false},
-		{"f(x < 010)", CMP_LT, 8, false},
-		{"f(x <= 0)", CMP_LE, 0, false},
-		{"f(x > -5)", CMP_GT, 5, true},
-		{"f(x >= - 1)", CMP_GE, 1, true},
-		{"f(x==18446744073709551615)", CMP_EQ, 18446744073709551615ULL, false},
-		{"f(return < 0)", CMP_LT, 0, false},
+		{ "f(x == 5)", CMP_EQ, 5, false },
+		{ "f(x != 0x10)", CMP_NE, 16, false },
+		{ "f(x < 010)", CMP_LT, 8, false },
+		{ "f(x <= 0)", CMP_LE, 0, false },
+		{ "f(x > -5)", CMP_GT, 5, true },
+		{ "f(x >= - 1)", CMP_GE, 1, true },
+		{ "f(x==18446744073709551615)", CMP_EQ, 18446744073709551615ULL, false },
+		{ "f(return < 0)", CMP_LT, 0, false },
 	};
 	struct spec_pred *n;
 	struct spec s;

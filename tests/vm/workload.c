@@ -266,7 +266,7 @@ static void on_usr1(int sig)
  */
 static int do_fork_signal(void)
 {
-	struct sigaction sa = {.sa_handler = on_usr1};
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigset_t block, old;
 	pid_t child;
 	int status;

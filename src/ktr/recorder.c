@@ -34,9 +34,6 @@
 #define POLL_MS 20
 #define PRUNE_EVERY 50 /* polls between checks for vanished processes */
 
-/* The signal that asks it to stop, set from the handler: all it touches. */
-static volatile sig_atomic_t stop_requested;
-
 struct recorder {
 	const struct ktr_recorder_opts *o;
 	struct ktrace_bpf *skel;
@@ -48,11 +45,6 @@ struct recorder {
 	long long boot_to_real_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	unsigned int abandoned;	   /* processes still traced when it stopped */
 };
-
-static void on_stop_signal(int sig)
-{
-	stop_requested = sig;
-}
 
 /* Write the buffered records; what a failed write loses is counted. */
 static void flush_out(struct recorder *r)
@@ -255,7 +247,7 @@ static void record_loop(struct recorder *r)
 	unsigned long ticks = 0;
 	int err;
 
-	while (!stop_requested) {
+	while (!stop_signal) {
 		/*
 		 * Records are submitted without a wakeup below WAKEUP_BYTES, so
 		 * the poll may time out with data queued: always consume.
@@ -274,21 +266,10 @@ static void record_loop(struct recorder *r)
 			break;
 	}
 	/* Stopped early: whoever waits for those processes must know. */
-	if (stop_requested)
+	if (stop_signal)
 		r->abandoned = count_targets(r);
 	ring_buffer__consume(r->rb);
 	flush_out(r);
-}
-
-static void setup_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 }
 
 /* Keep only what the recorder needs: no pipe of the caller stays open. */
@@ -338,7 +319,7 @@ static int write_state(const struct recorder *r, unsigned int map_id, unsigned l
 				.dropped = dropped,
 				.exited = exited,
 				.facs = r->o->facs,
-				.signal = stop_requested,
+				.signal = stop_signal,
 				.abandoned = r->abandoned,
 				.unmarked = r->w.unmarked,
 				.write_error = r->w.error };
@@ -413,7 +394,7 @@ static void daemonize_and_run(const struct ktr_recorder_opts *o, int ready_fd)
 	if (chdir("/"))
 		_exit(1);
 	close_other_fds(keep, ARRAY_SIZE(keep));
-	setup_signals();
+	setup_stop_signals();
 	_exit(recorder_main(o, ready_fd));
 }
 

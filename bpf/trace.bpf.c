@@ -449,11 +449,13 @@ static __always_inline void capture(struct capture_ctx *c)
 
 static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
 {
-	__u32 shift = 64 - (p->width & 15) * 8;
+	/* The value's bytes, or a bitfield's bits among its neighbours'. */
+	__u32 bits = p->bit_size ? p->bit_size : (p->width & 15) * 8, shift = 0;
 	__u64 rhs = p->rhs;
 
-	if (shift >= 64)
-		shift = 0;
+	x >>= p->bit_off & 7;
+	if (bits && bits < 64)
+		shift = 64 - bits;
 	if (p->is_signed) {
 		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
 

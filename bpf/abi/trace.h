@@ -79,7 +79,9 @@ struct ksnoop_pred {
 	__u8 is_signed;
 	__u8 width;
 	__u8 kind;
-	__u8 pad[3];
+	__u8 bit_off;  /* a bitfield: its first bit in the value's first byte */
+	__u8 bit_size; /* a bitfield: its bits, 0 for a whole value */
+	__u8 pad;
 	__u64 rhs;
 	char str[KSNOOP_PRED_STR_MAX];
 };

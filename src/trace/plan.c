@@ -588,6 +588,8 @@ static int fill_int_pred(struct ksnoop_pred *p, const struct plan_value *pv,
 		return err;
 	p->kind = KSNOOP_PRED_INT;
 	p->width = pv->bit_size ? 8 : pv->full_size;
+	p->bit_off = pv->bit_off;
+	p->bit_size = pv->bit_size;
 	p->is_signed = type_is_signed(pv->btf, pv->type_id);
 	if (sp->negative && sp->value && !p->is_signed) {
 		p_err("%s: compared with a negative number, but its type is unsigned",

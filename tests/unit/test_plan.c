@@ -610,9 +610,17 @@ static void test_pred_widths(void **state)
 	cfg = plan_ok(c, "do_thing(count == 0)");
 	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 8, false, 0);
 	FAST(cfg, 0);
-	/* a bitfield is loaded whole and shifted: 8 bytes */
+	/* a bitfield is loaded whole, then shifted and masked to its bits */
 	cfg = plan_ok(c, "do_thing(o->hi == 3)");
 	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 8, false, 3);
+	assert_int_equal(cfg->preds[0].bit_off, 3);
+	assert_int_equal(cfg->preds[0].bit_size, 5);
+	cfg = plan_ok(c, "do_thing(o->lo == 1)");
+	assert_int_equal(cfg->preds[0].bit_off, 0);
+	assert_int_equal(cfg->preds[0].bit_size, 3);
+	/* a whole value has no bit range */
+	cfg = plan_ok(c, "do_thing(off == -5)");
+	assert_int_equal(cfg->preds[0].bit_size, 0);
 }
 
 static void test_pred_strings(void **state)

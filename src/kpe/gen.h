@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ksnoop specs -> tracefs kprobe_events lines (see kpe_gen.c). */
+/* ksnoop specs -> tracefs kprobe_events lines (see gen.c). */
 #ifndef KSNOOP_KPE_GEN_H
 #define KSNOOP_KPE_GEN_H
 

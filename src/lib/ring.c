@@ -95,6 +95,13 @@ static int on_record(void *ctx, void *data, size_t size)
 		rl->malformed++;
 	else
 		rl->delivered++;
+	/*
+	 * A stop that lands while a poll is emptying a full ring must not wait
+	 * for the ring to empty: break out (this record counts as consumed), so
+	 * that the probes are detached first and the drain can note and skip.
+	 */
+	if (!rl->draining && stop_signal)
+		return -EINTR;
 	return 0;
 }
 

@@ -23,6 +23,13 @@ const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
+const volatile __u32 agg_mode;	   /* enum ksnoop_agg_mode: count/hist, not events */
+const volatile __u32 agg_by;	   /* enum ksnoop_agg_by */
+const volatile bool hist_linear;   /* else log2 buckets */
+const volatile __s64 hist_lo;	   /* linear: the first bucket's low bound */
+const volatile __u64 hist_step;	   /* linear: a bucket's width, > 0 */
+const volatile __u32 hist_nr;	   /* linear: buckets from lo up to hi */
+const volatile __u64 latency_div;  /* --latency: ns per unit */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -64,6 +71,7 @@ struct scratch {
 	__u16 str_len[KSNOOP_MAX_VALUES];
 	struct pred_state ps;
 	struct glob glob;
+	struct ksnoop_agg_key key;
 	struct ksnoop_event ev;
 };
 
@@ -80,6 +88,38 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } nesting SEC(".maps");
+
+/* count: per CPU, so the hot path is a lookup and an add; summed at read time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1); /* --max-keys, set by user space */
+	__type(key, struct ksnoop_agg_key);
+	__type(value, __u64);
+} agg_counts SEC(".maps");
+
+/* hist: a kilobyte per key and CPU, allocated only for keys seen. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct ksnoop_agg_key);
+	__type(value, struct ksnoop_hist);
+} agg_hists SEC(".maps");
+
+/* The zeroed histogram a new key starts from (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ksnoop_hist);
+} hist_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, KSNOOP_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -653,6 +693,177 @@ static __always_inline void submit(struct ksnoop_event *ev)
 		count_drop(KSNOOP_DROP_RINGBUF);
 }
 
+/* A new key starts at zero on every CPU; two CPUs may race to add it. */
+static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, k);
+
+	if (v)
+		return v;
+	if (bpf_map_update_elem(map, k, zero, BPF_NOEXIST) && !bpf_map_lookup_elem(map, k)) {
+		count_drop(KSNOOP_DROP_KEYS);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, k);
+}
+
+static __always_inline void pack_key_value(struct scratch *s, const struct ksnoop_agg_cfg *a,
+					   __u32 n)
+{
+	__u32 vi = a->key_value[n & (KSNOOP_AGG_MAX_KEYS - 1)] & (KSNOOP_MAX_VALUES - 1);
+	__u32 off = a->key_off[n & (KSNOOP_AGG_MAX_KEYS - 1)] & 0x78;
+	__u32 len = a->key_len[n & (KSNOOP_AGG_MAX_KEYS - 1)];
+	__u32 src = s->str_off[vi], have = s->str_len[vi];
+
+	if (len <= 8) {
+		*(__u64 *)&s->key.data[off] = s->scalars[vi];
+		return;
+	}
+	/* A string: its bytes up to the slot, the rest stays zero. */
+	if (have > len)
+		have = len;
+	if (have > KSNOOP_AGG_STR_MAX)
+		have = KSNOOP_AGG_STR_MAX;
+	if (src < KSNOOP_DATA_MAX + 64 && have)
+		bpf_probe_read_kernel(&s->key.data[off], have, &s->ev.data[src]);
+}
+
+static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	struct ksnoop_agg_key *k = &s->key;
+	__u32 n;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->func_id = s->ev.func_id;
+	if (agg_by & KSNOOP_BY_PID)
+		k->tgid = s->ev.tgid;
+	if (agg_by & KSNOOP_BY_TID)
+		k->pid = s->ev.pid;
+	if (agg_by & KSNOOP_BY_CPU)
+		k->cpu = bpf_get_smp_processor_id();
+	if (agg_by & KSNOOP_BY_COMM)
+		bpf_get_current_comm(k->comm, sizeof(k->comm));
+	if (agg_by & KSNOOP_BY_KSTACK) {
+		k->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+		if (k->stack_id < 0)
+			count_drop(KSNOOP_DROP_STACK);
+	}
+	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
+		if (n >= cfg->agg.nr_keys)
+			break;
+		pack_key_value(s, &cfg->agg, n);
+	}
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	return r + (v >> 1);
+}
+
+/* The numbering is src/agg/table.h's. */
+static __always_inline __u32 bucket_of(__u64 v, bool is_signed)
+{
+	__u64 d;
+
+	if (!hist_linear) {
+		if (is_signed && (__s64)v < 0)
+			return 0;
+		return v ? 2 + log2_u64(v) : 1;
+	}
+	if (is_signed ? (__s64)v < hist_lo : v < (__u64)hist_lo)
+		return 0;
+	d = (v - (__u64)hist_lo) / hist_step;
+	return d >= hist_nr ? hist_nr + 1 : d + 1;
+}
+
+static __always_inline __u64 sign_extend(__u64 v, __u32 width, bool is_signed)
+{
+	__u32 shift = width >= 8 ? 0 : 64 - width * 8;
+
+	if (!shift)
+		return v;
+	return is_signed ? (__u64)((__s64)(v << shift) >> shift) : (v << shift) >> shift;
+}
+
+static __always_inline bool less(__u64 a, __u64 b, bool is_signed)
+{
+	return is_signed ? (__s64)a < (__s64)b : a < b;
+}
+
+static __always_inline void hist_add(struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	const struct ksnoop_agg_cfg *a = &cfg->agg;
+	bool is_signed = a->hist_signed;
+	__u32 zero = 0, vi = a->hist_value;
+	struct ksnoop_hist *h, *z;
+	__u64 v;
+
+	if (vi == KSNOOP_AGG_LATENCY) {
+		v = s->ev.duration_ns / (latency_div ?: 1);
+		is_signed = false;
+	} else {
+		v = sign_extend(s->scalars[vi & (KSNOOP_MAX_VALUES - 1)], a->hist_width, is_signed);
+	}
+	z = bpf_map_lookup_elem(&hist_zero, &zero);
+	if (!z)
+		return;
+	h = agg_slot(&agg_hists, &s->key, z);
+	if (!h)
+		return;
+	if (!h->count || less(v, h->min, is_signed))
+		h->min = v;
+	if (!h->count || less(h->max, v, is_signed))
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
+}
+
+static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	__u64 zero = 0, *n;
+
+	build_key(ctx, s, cfg);
+	if (agg_mode == KSNOOP_AGG_HIST) {
+		hist_add(s, cfg);
+		return;
+	}
+	n = agg_slot(&agg_counts, &s->key, &zero);
+	if (n)
+		*n += 1;
+}
+
+/* An event into the ring, or a sample into the aggregates. */
+static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	if (agg_mode == KSNOOP_AGG_NONE)
+		submit(&s->ev);
+	else
+		aggregate(ctx, s, cfg);
+}
+
 /* -s: this function counts only while its predecessor is running. */
 static __always_inline bool chain_allows(struct task_state *ts, __u32 pos, __u64 *chain_id)
 {
@@ -812,7 +1023,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else
-		submit(&c.s->ev);
+		deliver(ctx, c.s, cfg);
 	scratch_put();
 	return 0;
 }
@@ -907,7 +1118,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c);
 	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
-		submit(&c.s->ev);
+		deliver(ctx, c.s, cfg);
 	else if (ends_chain)
 		chain_end(c.s, id, &f, now);
 out:

@@ -108,6 +108,60 @@ enum ksnoop_cfg_flags {
 
 enum ksnoop_side { KSNOOP_SIDE_ENTRY, KSNOOP_SIDE_RETURN };
 
+/*
+ * count and hist: one sample per call goes into a BPF hash map instead of
+ * the ring. The key is the function, the --by fields, and the spec's value
+ * items packed into ksnoop_agg_key.data (8 bytes per scalar, up to 64 per
+ * string). A hist adds one value per sample to its key's histogram.
+ */
+enum ksnoop_agg_mode { KSNOOP_AGG_NONE, KSNOOP_AGG_COUNT, KSNOOP_AGG_HIST };
+
+enum ksnoop_agg_by {
+	KSNOOP_BY_COMM = 1 << 0,
+	KSNOOP_BY_PID = 1 << 1,
+	KSNOOP_BY_TID = 1 << 2,
+	KSNOOP_BY_CPU = 1 << 3,
+	KSNOOP_BY_KSTACK = 1 << 4,
+};
+
+#define KSNOOP_AGG_MAX_KEYS 8	    /* value items in one key */
+#define KSNOOP_AGG_KEY_DATA 192	    /* bytes of packed value items */
+#define KSNOOP_AGG_STR_MAX 64	    /* bytes of a string in a key */
+#define KSNOOP_AGG_LATENCY 0xff	    /* hist_value: the call's duration */
+#define KSNOOP_HIST_BUCKETS 128	    /* log2 uses 66; linear up to 126 */
+#define KSNOOP_HIST_LOG2_BUCKETS 66 /* negative, [0], then 2^0 .. 2^63 */
+#define KSNOOP_STACK_DEPTH 64	    /* frames kept of a kernel stack */
+#define KSNOOP_DEFAULT_MAX_KEYS 10240
+
+struct ksnoop_agg_cfg {
+	__u8 nr_keys;
+	__u8 hist_value;		     /* index into values[], or KSNOOP_AGG_LATENCY */
+	__u8 hist_signed;		     /* the hist value is a signed integer */
+	__u8 hist_width;		     /* its bytes, 1 to 8 */
+	__u8 key_value[KSNOOP_AGG_MAX_KEYS]; /* index into values[] */
+	__u8 key_off[KSNOOP_AGG_MAX_KEYS];   /* in data[], a multiple of 8 */
+	__u8 key_len[KSNOOP_AGG_MAX_KEYS];   /* 8 for a scalar, else a string's bytes */
+	__u8 pad[4];
+};
+
+struct ksnoop_agg_key {
+	__u32 func_id;
+	__u32 tgid; /* --by pid */
+	__u32 pid;  /* --by tid: the thread */
+	__u32 cpu;
+	__s32 stack_id; /* --by kstack: in the stacks map, or -errno */
+	__u32 pad;
+	char comm[KSNOOP_COMM_LEN];
+	__u8 data[KSNOOP_AGG_KEY_DATA];
+};
+
+struct ksnoop_hist {
+	__u64 count;
+	__u64 sum;
+	__u64 min, max; /* as hist_signed says */
+	__u64 buckets[KSNOOP_HIST_BUCKETS];
+};
+
 struct ksnoop_func_cfg {
 	__u32 emit;
 	__u32 nr_values;
@@ -129,6 +183,7 @@ struct ksnoop_func_cfg {
 	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];
 	struct ksnoop_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_pred preds[KSNOOP_MAX_PREDS];
+	struct ksnoop_agg_cfg agg;
 };
 
 enum ksnoop_event_kind {
@@ -173,17 +228,21 @@ enum ksnoop_drop_reason {
 	KSNOOP_DROP_NESTING, /* too many nested programs on one CPU */
 	KSNOOP_DROP_DEPTH,   /* call nesting deeper than KSNOOP_MAX_DEPTH */
 	KSNOOP_DROP_STASH,   /* entry values could not be stashed */
+	KSNOOP_DROP_KEYS,    /* count/hist: the key table is full */
+	KSNOOP_DROP_STACK,   /* count/hist --by kstack: the stack was not taken */
 	KSNOOP_DROP_NR,
 };
 
 #define KSNOOP_EVENT_HDR_SIZE __builtin_offsetof(struct ksnoop_event, data)
 
 _Static_assert(KSNOOP_EVENT_HDR_SIZE == 64, "ksnoop_event header layout");
-_Static_assert(sizeof(struct ksnoop_func_cfg) == 2088, "ksnoop_func_cfg layout");
+_Static_assert(sizeof(struct ksnoop_func_cfg) == 2120, "ksnoop_func_cfg layout");
 
 _Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");
 _Static_assert(sizeof(struct ksnoop_pred) == 80, "ksnoop_pred layout");
 _Static_assert(sizeof(struct ksnoop_vrec) == 16, "ksnoop_vrec layout");
+_Static_assert(sizeof(struct ksnoop_agg_cfg) == 32, "ksnoop_agg_cfg layout");
+_Static_assert(sizeof(struct ksnoop_agg_key) == 232, "ksnoop_agg_key layout");
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
 

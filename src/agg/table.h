@@ -31,8 +31,8 @@ struct agg_layout {
 
 /* One field of a key, as rendered from its BTF type. */
 struct agg_val {
-	char *text;   /* as shown in text and as a Prometheus label: "178", "TCP_CLOSE", "sshd" */
-	bool number;  /* JSON writes text bare (a number), else as a string */
+	char *text;    /* as shown in text and as a Prometheus label: "178", "TCP_CLOSE", "sshd" */
+	bool number;   /* JSON writes text bare (a number), else as a string */
 	char **frames; /* AGG_F_KSTACK: "func+0xoff [module]", innermost first */
 	int nr_frames;
 };
@@ -56,15 +56,15 @@ struct agg_row {
 	struct agg_val *key; /* table->nr_fields of them */
 	uint64_t count;
 	/* AGG_HIST: */
-	uint64_t *buckets; /* layout.nr_buckets */
+	uint64_t *buckets;     /* layout.nr_buckets */
 	int64_t sum, min, max; /* of the values, in the table's unit */
 	bool is_signed;	       /* how min, max and sum read */
 };
 
 struct agg_table {
 	enum agg_kind kind;
-	char *func;  /* the spec's function or pattern, as the user wrote it */
-	char *value; /* AGG_HIST: "skb->len", or "latency"; NULL for AGG_COUNT */
+	char *func;	  /* the spec's function or pattern, as the user wrote it */
+	char *value;	  /* AGG_HIST: "skb->len", or "latency"; NULL for AGG_COUNT */
 	const char *unit; /* --latency: "ns", "us" or "ms"; else NULL */
 	struct agg_field *fields;
 	int nr_fields;

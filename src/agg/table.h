@@ -23,6 +23,8 @@ enum agg_kind { AGG_COUNT, AGG_HIST };
  */
 enum agg_scale { AGG_LOG2, AGG_LINEAR };
 
+#define AGG_LOG2_BUCKETS 66
+
 struct agg_layout {
 	enum agg_scale scale;
 	long long lo, hi, step; /* AGG_LINEAR */
@@ -31,8 +33,8 @@ struct agg_layout {
 
 /* One field of a key, as rendered from its BTF type. */
 struct agg_val {
-	char *text;   /* as shown in text and as a Prometheus label: "178", "TCP_CLOSE", "sshd" */
-	bool number;  /* JSON writes text bare (a number), else as a string */
+	char *text;    /* as shown in text and as a Prometheus label: "178", "TCP_CLOSE", "sshd" */
+	bool number;   /* JSON writes text bare (a number), else as a string */
 	char **frames; /* AGG_F_KSTACK: "func+0xoff [module]", innermost first */
 	int nr_frames;
 };
@@ -56,15 +58,15 @@ struct agg_row {
 	struct agg_val *key; /* table->nr_fields of them */
 	uint64_t count;
 	/* AGG_HIST: */
-	uint64_t *buckets; /* layout.nr_buckets */
+	uint64_t *buckets;     /* layout.nr_buckets */
 	int64_t sum, min, max; /* of the values, in the table's unit */
 	bool is_signed;	       /* how min, max and sum read */
 };
 
 struct agg_table {
 	enum agg_kind kind;
-	char *func;  /* the spec's function or pattern, as the user wrote it */
-	char *value; /* AGG_HIST: "skb->len", or "latency"; NULL for AGG_COUNT */
+	char *func;	  /* the spec's function or pattern, as the user wrote it */
+	char *value;	  /* AGG_HIST: "skb->len", or "latency"; NULL for AGG_COUNT */
 	const char *unit; /* --latency: "ns", "us" or "ms"; else NULL */
 	struct agg_field *fields;
 	int nr_fields;
@@ -80,9 +82,18 @@ struct agg_drops {
 	int nr;
 };
 
-/* A bucket's bounds as numbers: [low, high); high is INT64_MAX for the last linear bucket. */
+/*
+ * A bucket's bounds as numbers: [low, high); high is INT64_MAX for the last
+ * linear bucket, low INT64_MIN for the first bucket of either scale (below
+ * lo, negative). Log2 bounds of 2^63 and more saturate to INT64_MAX.
+ */
 void agg_bucket_bounds(const struct agg_layout *l, int idx, int64_t *low, int64_t *high);
 
+/*
+ * Frees what t owns (rows with their keys' texts, frames and buckets, the
+ * fields' names, func and value), not t itself, and leaves it zeroed, an
+ * empty table. NULL is ignored.
+ */
 void agg_table_free(struct agg_table *t);
 
 #endif

@@ -23,6 +23,8 @@ enum agg_kind { AGG_COUNT, AGG_HIST };
  */
 enum agg_scale { AGG_LOG2, AGG_LINEAR };
 
+#define AGG_LOG2_BUCKETS 66
+
 struct agg_layout {
 	enum agg_scale scale;
 	long long lo, hi, step; /* AGG_LINEAR */
@@ -80,9 +82,18 @@ struct agg_drops {
 	int nr;
 };
 
-/* A bucket's bounds as numbers: [low, high); high is INT64_MAX for the last linear bucket. */
+/*
+ * A bucket's bounds as numbers: [low, high); high is INT64_MAX for the last
+ * linear bucket, low INT64_MIN for the first bucket of either scale (below
+ * lo, negative). Log2 bounds of 2^63 and more saturate to INT64_MAX.
+ */
 void agg_bucket_bounds(const struct agg_layout *l, int idx, int64_t *low, int64_t *high);
 
+/*
+ * Frees what t owns (rows with their keys' texts, frames and buckets, the
+ * fields' names, func and value), not t itself, and leaves it zeroed, an
+ * empty table. NULL is ignored.
+ */
 void agg_table_free(struct agg_table *t);
 
 #endif

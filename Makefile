@@ -51,6 +51,18 @@ LDLIBS   := $(shell $(PKG_CONFIG) --static --libs libbpf)
 else
 LDLIBS   := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib)
 endif
+# --prometheus's HTTP server (src/agg/prom_server.c) needs libmicrohttpd,
+# which a static build cannot link (Debian's needs GnuTLS, and p11-kit has
+# no static library): HAVE_MHD=1 where pkg-config finds it, unless static.
+ifeq ($(STATIC),1)
+HAVE_MHD ?= 0
+else
+HAVE_MHD ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd && echo 1 || echo 0)
+endif
+ifeq ($(HAVE_MHD),1)
+CFLAGS   += -DHAVE_MHD
+LDLIBS   += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+endif
 ifeq ($(ASAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=address,undefined

@@ -472,8 +472,12 @@ static int capture_kprobe(__u32 i, void *c)
 	return capture_one(i, c, false);
 }
 
-/* bpf_loop keeps the verifier's work per value, not per combination. */
-static __always_inline void capture(struct capture_ctx *c)
+/*
+ * bpf_loop keeps the verifier's work per value, not per combination.
+ * `trampoline` is a constant at each call site (see get_arg): through
+ * c->kind the compiler may keep both callbacks in a kprobe program.
+ */
+static __always_inline void capture(struct capture_ctx *c, bool trampoline)
 {
 	__u32 n = c->cfg->nr_side[c->side & 1];
 
@@ -481,7 +485,7 @@ static __always_inline void capture(struct capture_ctx *c)
 		return;
 	if (n > KSNOOP_MAX_VALUES)
 		n = KSNOOP_MAX_VALUES;
-	if (c->kind == PK_FENTRY || c->kind == PK_FEXIT)
+	if (trampoline)
 		bpf_loop(n, capture_trampoline, c, 0);
 	else
 		bpf_loop(n, capture_kprobe, c, 0);
@@ -715,8 +719,10 @@ static __always_inline void pack_key_value(struct scratch *s, const struct ksnoo
 	__u32 len = a->key_len[n & (KSNOOP_AGG_MAX_KEYS - 1)];
 	__u32 src = s->str_off[vi], have = s->str_len[vi];
 
+	/* A register holds more than its type: only the type's bytes count. */
 	if (len <= 8) {
-		*(__u64 *)&s->key.data[off] = s->scalars[vi];
+		*(__u64 *)&s->key.data[off] = len < 8 ? s->scalars[vi] & ((1ULL << (len * 8)) - 1)
+						      : s->scalars[vi];
 		return;
 	}
 	/* A string: its bytes up to the slot, the rest stays zero. */
@@ -1017,7 +1023,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	init_capture(&c, ctx, regs, kind, cfg, true);
 	init_event(&c.s->ev, KSNOOP_EV_ENTRY, id, now);
 	c.s->ev.chain_id = f->chain_id;
-	capture(&c);
+	capture(&c, trampoline);
 	if (!preds_pass(cfg, c.s, true))
 		f->flags |= FRAME_SKIP;
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
@@ -1116,7 +1122,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	c.s->ev.duration_ns = f.entry_ts ? now - f.entry_ts : 0;
 	c.s->ev.chain_id = f.chain_id;
 	init_capture(&c, ctx, regs, kind, cfg, false);
-	capture(&c);
+	capture(&c, trampoline);
 	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
 		deliver(ctx, c.s, cfg);
 	else if (ends_chain)

@@ -30,6 +30,8 @@ static int cmd_help(struct env *env, int argc, char **argv);
 static const struct cmd cmds[] = {
 	{ "info", cmd_info, &cmd_opts, false },
 	{ "trace", cmd_trace, &cmd_opts, false },
+	{ "count", cmd_count, &agg_cmd_opts, false },
+	{ "hist", cmd_hist, &agg_cmd_opts, false },
 	{ "feature", cmd_feature, &cmd_opts, false },
 	{ "ktrace", cmd_ktrace, NULL, true },
 	{ "kdump", cmd_kdump, NULL, false },
@@ -52,7 +54,7 @@ void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [OPTIONS] { COMMAND FUNC [FUNC...] | FUNC [FUNC...] | help }\n"
 		"\n"
-		"COMMAND := { trace | info | feature | ktrace | kdump | probe | kprobe-events }\n"
+		"COMMAND := { trace | count | hist | info | feature | ktrace | kdump | probe | kprobe-events }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
 		"  arg := parameter | return | parameter->member... | predicate\n"
 		"\n"
@@ -155,7 +157,7 @@ static void help(void *ctx)
 	usage(stdout, ((struct env *)ctx)->prog_name);
 }
 
-static const struct opt env_opts[] = {
+const struct opt env_opts[] = {
 	OPT_CALL("version", 'V', false, show_version),
 	OPT_CALL("debug", 'd', false, env_set_debug),
 	OPT_CALL("pid", 'p', true, env_add_pid),

@@ -7,10 +7,29 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "lib/opts.h"
+
 #define KSNOOP_MAX_PIDS 64
 #define KSNOOP_DEFAULT_PAGES 16
 
 enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
+
+/* count and hist (src/agg) */
+struct env_agg {
+	int mode;	 /* enum ksnoop_agg_mode */
+	unsigned int by; /* enum ksnoop_agg_by */
+	bool linear;	 /* --linear LO,HI,STEP, else log2 */
+	long long lo, hi, step;
+	bool latency;		    /* --latency */
+	unsigned long long unit_ns; /* --unit, in ns */
+	const char *unit;
+	int max_keys;				/* --max-keys */
+	int top;				/* --top, 0 = all */
+	unsigned long long interval_ns, run_ns; /* -i, -d */
+	bool folded;				/* --folded */
+	const char *prometheus;			/* --prometheus HOST:PORT */
+	const char *textfile;			/* --textfile FILE */
+};
 
 struct env {
 	bool debug;
@@ -31,6 +50,7 @@ struct env {
 	const char *btf_path;		    /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */
+	struct env_agg agg;
 };
 
 /* A subcommand gets the env and the arguments after the command word. */
@@ -43,6 +63,8 @@ int cmd_ktrace(struct env *env, int argc, char **argv);
 int cmd_kdump(struct env *env, int argc, char **argv);
 int cmd_probe(struct env *env, int argc, char **argv);
 int cmd_kprobe_events(struct env *env, int argc, char **argv);
+int cmd_count(struct env *env, int argc, char **argv);
+int cmd_hist(struct env *env, int argc, char **argv);
 
 /*
  * Setters of struct env's options (ctx is the env) for the commands whose
@@ -51,6 +73,11 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv);
 int env_add_pid(void *env, const char *arg);   /* -p, --pid */
 int env_set_pages(void *env, const char *arg); /* -P, --pages */
 int env_set_debug(void *env, const char *arg); /* -d, --debug */
+
+/* ksnoop's own options, and count's and hist's, which come first. */
+extern const struct opt env_opts[];
+extern const struct opts_spec agg_cmd_opts;
+void agg_usage(FILE *f, const char *prog);
 
 struct kbtf;
 struct kbtf *open_kernel_btf(const struct env *env);

@@ -112,7 +112,8 @@ enum ksnoop_side { KSNOOP_SIDE_ENTRY, KSNOOP_SIDE_RETURN };
  * count and hist: one sample per call goes into a BPF hash map instead of
  * the ring. The key is the function, the --by fields, and the spec's value
  * items packed into ksnoop_agg_key.data (8 bytes per scalar, up to 64 per
- * string). A hist adds one value per sample to its key's histogram.
+ * string, NUL-padded). A hist adds one value per sample to its key's
+ * histogram.
  */
 enum ksnoop_agg_mode { KSNOOP_AGG_NONE, KSNOOP_AGG_COUNT, KSNOOP_AGG_HIST };
 
@@ -140,7 +141,8 @@ struct ksnoop_agg_cfg {
 	__u8 hist_width;		     /* its bytes, 1 to 8 */
 	__u8 key_value[KSNOOP_AGG_MAX_KEYS]; /* index into values[] */
 	__u8 key_off[KSNOOP_AGG_MAX_KEYS];   /* in data[], a multiple of 8 */
-	__u8 key_len[KSNOOP_AGG_MAX_KEYS];   /* 8 for a scalar, else a string's bytes */
+	/* A scalar's width (1 to 8 bytes), or a string's slot (16 or more). */
+	__u8 key_len[KSNOOP_AGG_MAX_KEYS];
 	__u8 pad[4];
 };
 

@@ -25,6 +25,7 @@
 struct sym {
 	uint64_t addr;
 	uint32_t name; /* offset into the string table */
+	uint32_t mod;  /* the module's name there, + 1; 0 for the kernel's own */
 };
 
 /* A set of names: open addressing, slots hold string offset + 1. */
@@ -43,6 +44,7 @@ struct ksyms {
 	struct name_set ftrace;	 /* available_filter_functions */
 	struct name_set blacklist;
 	bool kallsyms_tried; /* loaded on first need: see need_kallsyms() */
+	uint32_t last_mod;   /* a module's symbols come together: its name once */
 	char *kallsyms_path; /* NULL: no kallsyms */
 };
 
@@ -199,6 +201,27 @@ out:
 	return 0;
 }
 
+/* After a name, "\t[module]": the module's string offset + 1, 0 for none, -1 OOM. */
+static int64_t kallsyms_module(struct ksyms *ks, const char *p, const char *end)
+{
+	const char *open = memchr(p, '[', end - p), *close;
+	int64_t off;
+
+	if (!open)
+		return 0;
+	close = memchr(open, ']', end - open);
+	if (!close || close == open + 1)
+		return 0;
+	if (ks->last_mod && !strncmp(ks->strs + ks->last_mod - 1, open + 1, close - open - 1) &&
+	    !ks->strs[ks->last_mod - 1 + (close - open - 1)])
+		return ks->last_mod;
+	off = str_add(ks, open + 1, close - open - 1);
+	if (off < 0)
+		return -1;
+	ks->last_mod = off + 1;
+	return off + 1;
+}
+
 /* "ffffffff81000000 T _stext" or "... t name\t[module]" */
 static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
 {
@@ -206,7 +229,7 @@ static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
 	uint32_t *slot;
 	uint64_t addr = 0;
 	size_t nlen;
-	int64_t off;
+	int64_t off, mod;
 	char type;
 
 	for (; *p && *p != ' '; p++) {
@@ -225,6 +248,9 @@ static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
 		return true;
 	if (!grow_array(&ks->syms, &ks->cap, ks->nr, sizeof(*ks->syms), 65536))
 		return false;
+	mod = kallsyms_module(ks, name + nlen, line + len);
+	if (mod < 0)
+		return false;
 	name[nlen] = 0;
 	/* Static functions of the same name share one string, as ftrace's do. */
 	slot = ks->by_name.n ? set_slot(ks, &ks->by_name, name) : NULL;
@@ -240,6 +266,7 @@ static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
 			return false;
 	}
 	ks->syms[ks->nr].addr = addr;
+	ks->syms[ks->nr].mod = mod;
 	ks->syms[ks->nr++].name = off;
 	return true;
 }
@@ -378,6 +405,11 @@ void ksyms__free(struct ksyms *ks)
 
 const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start)
 {
+	return ksyms__addr_sym(ks, addr, start, NULL);
+}
+
+const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, const char **mod)
+{
 	size_t lo, hi;
 
 	need_kallsyms(ks);
@@ -395,6 +427,8 @@ const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start)
 		return NULL;
 	if (start)
 		*start = ks->syms[lo - 1].addr;
+	if (mod)
+		*mod = ks->syms[lo - 1].mod ? str_at(ks, ks->syms[lo - 1].mod - 1) : NULL;
 	return str_at(ks, ks->syms[lo - 1].name);
 }
 

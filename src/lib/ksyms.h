@@ -22,6 +22,8 @@ void ksyms__free(struct ksyms *ks);
 
 /* Symbol covering addr, with its start; NULL when unknown. */
 const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start);
+/* The same, and *mod the module it is in ("nf_tables"), NULL for the kernel's own. */
+const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, const char **mod);
 bool ksyms__has_func(struct ksyms *ks, const char *name);
 
 /*

@@ -44,13 +44,27 @@ static int opt_error(const struct walk *w, enum opt_error e, const char *word, s
 	return -EINVAL;
 }
 
-/* The table's entries, then help_opt: the first after NULL, NULL after the last. */
+static bool is_end(const struct opt *o)
+{
+	return !o->name && !o->letter;
+}
+
+static const struct opt *table_end(const struct opt *o)
+{
+	while (!is_end(o))
+		o++;
+	return o;
+}
+
+/* The tables' entries, then help_opt: the first after NULL, NULL after the last. */
 static const struct opt *next_opt(const struct opts_spec *spec, const struct opt *o)
 {
 	if (o == &help_opt)
 		return NULL;
 	o = o ? o + 1 : spec->opts;
-	return o->name || o->letter ? o : &help_opt;
+	if (is_end(o) && spec->more && o == table_end(spec->opts))
+		o = spec->more;
+	return is_end(o) ? &help_opt : o;
 }
 
 static const struct opt *find_letter(const struct opts_spec *spec, char c)
@@ -195,7 +209,11 @@ static int short_opts(struct walk *w)
 		if (!o)
 			return opt_error(w, E_UNKNOWN, letter, 2);
 		if (!o->has_arg) {
-			ret = apply(w, o, NULL);
+			arg = NULL;
+			if (o->arg_if && !word[1] && w->i + 1 < w->argc &&
+			    o->arg_if(w->argv[w->i + 1]))
+				arg = next_word(w);
+			ret = apply(w, o, arg);
 			if (ret)
 				return ret;
 			continue;

@@ -50,6 +50,12 @@ struct opt {
 	long long min, max; /* OPT_K_INT */
 	/* OPT_K_CALL: 0, OPTS_HELP to stop with success, or -errno once it said why */
 	int (*set)(void *ctx, const char *arg);
+	/*
+	 * A short option without has_arg takes the next word too when this
+	 * says it is its argument ("-d 5s" against "-d FUNC"); set gets NULL
+	 * otherwise.
+	 */
+	bool (*arg_if)(const char *word);
 };
 
 /* Compile-time check that a target field has the type its kind writes. */
@@ -87,6 +93,7 @@ struct opt {
 
 struct opts_spec {
 	const struct opt *opts; /* ends with {}; -h and --help are added, not listed */
+	const struct opt *more; /* searched after opts: a shared table, or NULL */
 	enum opts_mode mode;
 	/* Option errors name the command ("... for probe") when it is set, */
 	const char *cmd;

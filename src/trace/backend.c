@@ -87,6 +87,30 @@ __u64 ringbuf_wakeup_bytes(unsigned long ring)
 	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
 }
 
+static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
+{
+	skel->rodata->agg_mode = a->mode;
+	skel->rodata->agg_by = a->by;
+	skel->rodata->hist_linear = a->linear;
+	skel->rodata->hist_lo = a->lo;
+	skel->rodata->hist_step = a->step > 0 ? a->step : 1;
+	skel->rodata->hist_nr = a->linear ? (a->hi - a->lo) / skel->rodata->hist_step : 0;
+	skel->rodata->latency_div = a->unit_ns ? a->unit_ns : 1;
+}
+
+/* The aggregates' tables: as large as --max-keys where they are used. */
+static int size_agg_maps(const struct env_agg *a, struct trace_bpf *skel)
+{
+	int keys = a->max_keys > 0 ? a->max_keys : KSNOOP_DEFAULT_MAX_KEYS;
+
+	return bpf_map__set_max_entries(skel->maps.agg_counts,
+					a->mode == KSNOOP_AGG_COUNT ? keys : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.agg_hists,
+					a->mode == KSNOOP_AGG_HIST ? keys : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.stacks,
+					a->by & KSNOOP_BY_KSTACK ? keys : 1);
+}
+
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -98,6 +122,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = t->env->json;
+	set_agg_rodata(&t->env->agg, skel);
 }
 
 /*
@@ -170,6 +195,8 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	else
 		*err = bpf_map__set_max_entries(skel->maps.events,
 						ringbuf_size(t->env->pages, t->nr_cpus));
+	if (!*err)
+		*err = size_agg_maps(&t->env->agg, skel);
 	if (!*err)
 		*err = trace_bpf__load(skel);
 	if (*err) {
@@ -806,6 +833,26 @@ void tracer__free(struct tracer *t)
 int tracer__events_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->owner->maps.events);
+}
+
+const char *const tracer_drop_names[KSNOOP_DROP_NR] = {
+	[KSNOOP_DROP_RINGBUF] = "ring buffer full",
+	[KSNOOP_DROP_NESTING] = "nested too deeply on one CPU",
+	[KSNOOP_DROP_DEPTH] = "call depth over 16",
+	[KSNOOP_DROP_STASH] = "entry values could not be stashed",
+	[KSNOOP_DROP_KEYS] = "key table full",
+	[KSNOOP_DROP_STACK] = "kernel stack not taken",
+};
+
+int tracer__agg_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->env->agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.agg_hists
+							       : t->owner->maps.agg_counts);
+}
+
+int tracer__stacks_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->owner->maps.stacks);
 }
 
 int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])

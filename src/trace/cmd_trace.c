@@ -45,15 +45,6 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	return emit_event(s, ev, size);
 }
 
-static const char *const drop_names[KSNOOP_DROP_NR] = {
-	[KSNOOP_DROP_RINGBUF] = "ring buffer full",
-	[KSNOOP_DROP_NESTING] = "nested too deeply on one CPU",
-	[KSNOOP_DROP_DEPTH] = "call depth over 16",
-	[KSNOOP_DROP_STASH] = "entry values could not be stashed",
-	[KSNOOP_DROP_KEYS] = "key table full",
-	[KSNOOP_DROP_STACK] = "kernel stack not taken",
-};
-
 static int read_drops(void *ctx, __u64 *drops)
 {
 	struct trace_run *s = ctx;
@@ -106,7 +97,7 @@ static int setup_ringbuf(struct trace_run *s)
 		.map_fd = tracer__events_fd(s->ses.tracer),
 		.handle = handle_event,
 		.read_drops = read_drops,
-		.drop_names = drop_names,
+		.drop_names = tracer_drop_names,
 		.nr_drop_reasons = KSNOOP_DROP_NR,
 		.ring_full = KSNOOP_DROP_RINGBUF,
 		.detach = detach,

@@ -698,28 +698,27 @@ static int add_return(struct func_plan *plan)
 	return idx < 0 ? idx : 0;
 }
 
-static void set_emit(struct func_plan *plan, bool combined)
+/* Which sides the values need; comm is the same on both and follows the rest. */
+static void value_sides(const struct func_plan *plan, bool *entry, bool *ret)
 {
-	bool entry = false, ret = false;
 	__u32 i;
 
 	for (i = 0; i < plan->cfg.nr_values; i++) {
-		struct ksnoop_value *v = &plan->cfg.values[i];
+		const struct ksnoop_value *v = &plan->cfg.values[i];
 
-		/* comm is the same at entry and return: it follows the rest. */
 		if (v->base == KSNOOP_BASE_COMM)
 			continue;
 		if (v->flags & KSNOOP_V_ENTRY)
-			entry = true;
+			*entry = true;
 		else
-			ret = true;
+			*ret = true;
 	}
-	if (combined || (entry && ret && !plan->bare))
-		plan->cfg.emit = KSNOOP_EMIT_COMBINED;
-	else if (plan->bare)
-		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
-	else
-		plan->cfg.emit = ret ? KSNOOP_EMIT_RETURN : KSNOOP_EMIT_ENTRY;
+}
+
+static void place_comm(struct func_plan *plan)
+{
+	__u32 i;
+
 	for (i = 0; i < plan->cfg.nr_values; i++) {
 		struct ksnoop_value *v = &plan->cfg.values[i];
 
@@ -730,6 +729,38 @@ static void set_emit(struct func_plan *plan, bool combined)
 		else
 			v->flags |= KSNOOP_V_ENTRY;
 	}
+}
+
+static void set_emit(struct func_plan *plan, bool combined)
+{
+	bool entry = false, ret = false;
+
+	value_sides(plan, &entry, &ret);
+	if (combined || (entry && ret && !plan->bare))
+		plan->cfg.emit = KSNOOP_EMIT_COMBINED;
+	else if (plan->bare)
+		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
+	else
+		plan->cfg.emit = ret ? KSNOOP_EMIT_RETURN : KSNOOP_EMIT_ENTRY;
+	place_comm(plan);
+}
+
+/*
+ * One sample per call: at entry when every value is known there, else at
+ * return, with the entry's values stashed. A duration needs the return,
+ * and the frame that timed the entry.
+ */
+static void set_sample(struct func_plan *plan, enum plan_sample sample)
+{
+	bool entry = false, ret = sample == PLAN_LATENCY;
+
+	value_sides(plan, &entry, &ret);
+	plan->cfg.emit = !ret	 ? KSNOOP_EMIT_ENTRY
+			 : entry ? KSNOOP_EMIT_COMBINED
+				 : KSNOOP_EMIT_RETURN;
+	if (sample == PLAN_LATENCY)
+		plan->cfg.flags |= KSNOOP_CFG_FRAME;
+	place_comm(plan);
 }
 
 /* Where each operator's operands sit in pred_ops (postfix). */
@@ -904,17 +935,23 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	plan->nr_args = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
 	plan->cfg.nr_args = plan->nr_args;
 	plan->bare = !spec->has_list;
-	if (plan->bare)
+	/* A bare count or hist counts calls: it captures nothing. */
+	if (plan->bare && opts->sample == PLAN_EVENTS)
 		err = add_all_params(plan) ?: add_return(plan);
-	else
+	else if (!plan->bare)
 		err = add_items(plan, spec);
+	else
+		err = 0;
 	if (!err && opts->comm)
 		err = add_comm_filter(plan, opts->comm);
 	if (err)
 		return err;
 	if (opts->max_bytes)
 		cap_sizes(plan, opts->max_bytes);
-	set_emit(plan, opts->combined);
+	if (opts->sample == PLAN_EVENTS)
+		set_emit(plan, opts->combined);
+	else
+		set_sample(plan, opts->sample);
 	set_fast_paths(plan, opts);
 	return 0;
 }

@@ -40,12 +40,21 @@ struct func_plan {
 	int nr_args;
 	bool bare;	/* "name" without a list: all args and return */
 	bool from_glob; /* expanded from a wildcard */
+	int spec_idx;	/* the FUNC argument it came from */
 	struct plan_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_func_cfg cfg;
 	char note[160]; /* a warning shown at start (clones, duplicates) */
 };
 
+/* How a call reaches user space. */
+enum plan_sample {
+	PLAN_EVENTS,  /* trace: entry and return events, as the spec asks */
+	PLAN_SAMPLE,  /* count, hist: one sample per call, once its values are known */
+	PLAN_LATENCY, /* hist --latency: one sample per call, at return, with its duration */
+};
+
 struct plan_opts {
+	enum plan_sample sample;
 	const char *comm; /* only tasks whose comm matches this glob */
 	bool combined;	  /* one event per call, at return (--duration) */
 	int max_bytes;	  /* cap on bytes captured per value, 0 for the default */

@@ -109,9 +109,13 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 	struct plan_opts popts = *po;
 	struct spec_error serr;
 	struct spec spec;
-	int i, err = 0;
+	int i, j, before, err = 0;
 
+	s->spec_funcs = calloc(argc, sizeof(*s->spec_funcs));
+	if (!s->spec_funcs)
+		return -ENOMEM;
 	for (i = 0; i < argc && !err; i++) {
+		before = s->nr;
 		if (spec_parse(argv[i], &spec, &serr)) {
 			char clip[CLIP_BUF];
 
@@ -126,7 +130,13 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 			err = is_glob(spec.func) ? add_glob(s, &spec, &popts)
 						 : add_plan(s, &spec, &popts);
 		}
+		for (j = before; j < s->nr; j++)
+			s->plans[j].spec_idx = i;
+		s->spec_funcs[i] = strdup(spec.func);
+		s->nr_specs = i + 1;
 		spec_free(&spec);
+		if (!s->spec_funcs[i])
+			err = -ENOMEM;
 	}
 	return err;
 }
@@ -209,6 +219,9 @@ void session__close(struct session *s)
 	for (i = 0; i < s->nr; i++)
 		plan_free(&s->plans[i]);
 	free(s->plans);
+	for (i = 0; i < s->nr_specs; i++)
+		free(s->spec_funcs[i]);
+	free(s->spec_funcs);
 	ksyms__free(s->ks);
 	kbtf__free(s->kb);
 	if (s->ring_fd >= 0)

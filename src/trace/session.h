@@ -23,6 +23,8 @@ struct session {
 	struct func_plan *plans;
 	int nr;
 	size_t cap;
+	char **spec_funcs; /* each FUNC argument's function or pattern */
+	int nr_specs;
 	struct tracer *tracer;
 };
 

@@ -7,7 +7,7 @@
 #
 # Environment:
 #   BENCH_SECTIONS  which sections, in order (default: all)
-#                   percall startup throughput attach predicate ktrace
+#                   percall agg startup throughput attach predicate ktrace
 #   BENCH_CALLS     calls per timed loop (default 100000)
 #   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
 #                   sections; medians are reported (default 3)
@@ -17,7 +17,7 @@
 #                   as "ksnoop-before" (fentry, text) beside the others
 set -uo pipefail
 
-SECTIONS=${BENCH_SECTIONS:-percall startup throughput attach predicate ktrace}
+SECTIONS=${BENCH_SECTIONS:-percall agg startup throughput attach predicate ktrace}
 CALLS=${BENCH_CALLS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
@@ -84,7 +84,9 @@ start_tracer() {
 	t0=$(now_ms)
 	"$@" >"$T/$name.out" 2>"$T/$name.err" &
 	TPID=$!
-	if [ "${ready#probe:}" != "$ready" ]; then
+	if [ "${ready#err:}" != "$ready" ]; then
+		wait_file "$T/$name.err" "${ready#err:}" 300 || ready=fail
+	elif [ "${ready#probe:}" != "$ready" ]; then
 		end=$((t0 + 300000))
 		until grep -qF -- "${ready#probe:}" "$T/$name.out"; do
 			if [ "$(now_ms)" -gt $end ] || ! kill -0 $TPID 2>/dev/null; then
@@ -137,6 +139,7 @@ count_events() { # FORMAT FILE PID
 	text) awk -v p="$3" '$3 == p && $4 ~ /^[a-z_0-9]+\($/ { n++ } END { print n + 0 }' "$2" ;;
 	json) grep -c "\"tid\":$3," "$2" ;;
 	bpftrace) awk -v p="$3" '$3 == p { n++ } END { print n + 0 }' "$2" ;;
+	none) echo 0 ;;
 	esac
 }
 
@@ -290,6 +293,47 @@ section_percall() {
 }
 
 # ----------------------------------------------------------------------
+# Aggregation in the kernel: count and hist of __do_sys_getppid, beside
+# the floor and bpftrace's count() and hist(), per call. Nothing goes
+# through a ring buffer, so there are no events to count.
+
+BT_HIST_RET='kretfunc:__do_sys_getppid { @ = hist(retval); } BEGIN { printf("READY\n"); }'
+BT_COUNT='kfunc:__do_sys_getppid { @ = count(); } BEGIN { printf("READY\n"); }'
+BT_KSTACK='kfunc:__do_sys_getppid { @[kstack] = count(); } BEGIN { printf("READY\n"); }'
+
+section_agg() {
+	local r w="getppid $CALLS" t='err:^Tracing'
+	SEC=agg
+	: >"$T/$SEC.runs"
+	result agg.calls "$CALLS"
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "$w"
+		floor_loop __do_sys_getppid "$w"
+		plain_loop base "$w"
+		traced_loop ksnoop-hist-ret none "$t" 0 "$w" -- \
+			$KSNOOP hist -b fentry '__do_sys_getppid(return)'
+		plain_loop base "$w"
+		traced_loop bpftrace-hist-ret bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_HIST_RET"
+		plain_loop base "$w"
+		traced_loop ksnoop-count none "$t" 0 "$w" -- $KSNOOP count -b fentry __do_sys_getppid
+		plain_loop base "$w"
+		traced_loop bpftrace-count bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_COUNT"
+		plain_loop base "$w"
+		traced_loop ksnoop-latency none "$t" 0 "$w" -- \
+			$KSNOOP hist -b fentry --latency __do_sys_getppid
+		plain_loop base "$w"
+		traced_loop ksnoop-kstack none "$t" 0 "$w" -- \
+			$KSNOOP count -b fentry --by kstack __do_sys_getppid
+		plain_loop base "$w"
+		traced_loop bpftrace-kstack bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_KSTACK"
+		plain_loop base "$w"
+	done
+	summarize ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency \
+		ksnoop-kstack bpftrace-kstack
+}
+
+# ----------------------------------------------------------------------
 # Startup: exec to the first event line, while a getppid() loop runs.
 
 section_startup() {
@@ -405,6 +449,21 @@ section_attach() {
 	result attach.glob.backend "\"$(grep -q 'kprobe.multi: attached' "$T/attach.err" && echo kprobe.multi || echo kprobe)\""
 	result attach.glob.attach_ms "$(field match_ms "$line")"
 	result attach.glob.detach_ms "$(field stop_ms "$line")"
+	attach_count_glob
+}
+
+# count over a 100-function glob, against bpftrace's count() over the same.
+attach_count_glob() {
+	local line pat='acpi_ut_*'
+	line=$(timeout 2400 $BENCH run 1800 'Tracing' -- sh -c "exec $KSNOOP count -b kprobe '$pat' 2>&1")
+	log "attach count $pat: $line"
+	result attach.count_glob.ksnoop_attach_ms "$(field match_ms "$line")"
+	result attach.count_glob.ksnoop_detach_ms "$(field stop_ms "$line")"
+	line=$(timeout 2400 $BENCH run 1800 'READY' -- bpftrace -e "kprobe:$pat { @[probe] = count(); } BEGIN { printf(\"READY\\n\"); }")
+	log "attach bpftrace count $pat: $line"
+	result attach.count_glob.bpftrace_attach_ms "$(field match_ms "$line")"
+	result attach.count_glob.bpftrace_detach_ms "$(field stop_ms "$line")"
+	result attach.count_glob.functions "$(grep -c '^acpi_ut_' "$T/ftrace.ok")"
 }
 
 # ----------------------------------------------------------------------

@@ -67,6 +67,16 @@ table() {
 			for (i = 1; i <= n; i++)
 				row("predicate", ks[i], ks[i], "-")
 		}
+		if ("agg.calls" in v) {
+			printf "\nAggregation in the kernel: __do_sys_getppid, %s getppid() calls per run\n",
+				g("agg.calls")
+			hdr()
+			printf "%-15s %8s\n", "no tracing", g("agg.base.ns_per_call")
+			row("agg", "floor", "empty floor", "-")
+			n = split("ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency ksnoop-kstack bpftrace-kstack", ks, " ")
+			for (i = 1; i <= n; i++)
+				row("agg", ks[i], ks[i], "-")
+		}
 		if ("throughput.skb-text.events" in v || "throughput.scalar-text.events" in v) {
 			printf "\nConsumer throughput to /dev/null (ksnoop stopped while events queue)\n"
 			printf "%-13s %9s %7s %8s %10s\n", "case", "events", "drops", "CPU s", "events/s"
@@ -104,6 +114,14 @@ table() {
 			if ("attach.glob.attach_ms" in v)
 				printf "%-10s %8s %10s %10s  (glob acpi_ut_*)\n", dq(g("attach.glob.backend")),
 					g("attach.glob.functions"), g("attach.glob.attach_ms"), g("attach.glob.detach_ms")
+			if ("attach.count_glob.ksnoop_attach_ms" in v) {
+				printf "%-10s %8s %10s %10s  (ksnoop count acpi_ut_*)\n", "count",
+					g("attach.count_glob.functions"), g("attach.count_glob.ksnoop_attach_ms"),
+					g("attach.count_glob.ksnoop_detach_ms")
+				printf "%-10s %8s %10s %10s  (bpftrace count() on kprobe:acpi_ut_*)\n", "bpftrace",
+					g("attach.count_glob.functions"), g("attach.count_glob.bpftrace_attach_ms"),
+					g("attach.count_glob.bpftrace_detach_ms")
+			}
 		}
 		if ("ktrace.plain_s" in v) {
 			printf "\nktrace: dd if=/dev/zero of=/dev/null bs=1 count=%s, seconds\n", g("ktrace.dd_count")

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 
 help_opts=$(./ksnoop --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 # Long options in the man page: roff writes "\-\-name".
-man_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH TEXT OUTPUT/p' doc/ksnoop.8 |
+man_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH COUNT AND HIST OPTIONS/p' doc/ksnoop.8 |
 	grep -oE -- '\\-\\-[a-z]([a-z]|\\-)+' | sed 's/\\//g' | sort -u)
 
 missing_in_man=$(comm -23 <(echo "$help_opts") <(echo "$man_opts"))
@@ -33,4 +33,15 @@ if [ -n "$cmds" ] && [ -z "$bad" ]; then
 	echo "ok - docs: every command in --help has a section in ksnoop(8)"
 else
 	echo "not ok - docs: commands without a man page entry:${bad:- (no commands parsed)}"
+fi
+
+# count and hist: their own options, in their own section.
+agg_help=$(./ksnoop count --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+agg_man=$(sed -n '/^\.SH COUNT AND HIST OPTIONS/,/^\.SH COUNT AND HIST JSON/p' doc/ksnoop.8 |
+	grep -oE -- '\\-\\-[a-z]([a-z]|\\-)+' | sed 's/\\//g' | sort -u)
+diff_agg=$(diff <(echo "$agg_help") <(echo "$agg_man") | grep '^[<>]' | tr '\n' ' ')
+if [ -n "$agg_help" ] && [ -z "$diff_agg" ]; then
+	echo "ok - docs: count --help and ksnoop(8)'s COUNT AND HIST OPTIONS name the same options"
+else
+	echo "not ok - docs: count --help (<) and ksnoop(8) (>) differ: ${diff_agg:-no options parsed}"
 fi

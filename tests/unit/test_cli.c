@@ -227,7 +227,7 @@ static void test_options_without_command(void **state)
 
 static void test_help_and_version(void **state)
 {
-	static const char *const help[] = { "-h", "--help", "help", "he", "h" };
+	static const char *const help[] = { "-h", "--help", "help", "he", "hel" };
 	struct run r;
 	size_t i;
 
@@ -240,6 +240,10 @@ static void test_help_and_version(void **state)
 		assert_non_null(strstr(r.out, "--btf FILE"));
 		assert_string_equal(r.err, "");
 	}
+	/* "h" names help and hist alike */
+	RUN(&r, "h");
+	assert_int_equal(r.code, 2);
+	assert_string_equal(r.err, "Error: ambiguous command 'h'\n");
 	/* -h wins over a command */
 	RUN(&r, "-h", "trace", "myfunc");
 	assert_int_equal(r.code, 0);

@@ -141,6 +141,20 @@ static void test_addr_name(void **state)
 	ksyms__free(ks);
 }
 
+/* Stack frames name their module: "mod_fn+0x4 [mymod]". */
+static void test_addr_module(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+	const char *mod = "unset";
+
+	assert_string_equal(ksyms__addr_sym(ks, 0xffffffffc0001004, NULL, &mod), "mod_fn");
+	assert_non_null(mod);
+	assert_string_equal(mod, "mymod");
+	assert_string_equal(ksyms__addr_sym(ks, 0xffffffff81001010, NULL, &mod), "do_one");
+	assert_null(mod);
+	ksyms__free(ks);
+}
+
 static void test_has_func(void **state)
 {
 	struct ksyms *ks = load_all(*state);
@@ -302,10 +316,15 @@ static void test_long_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_addr_name),   cmocka_unit_test(test_has_func),
-		cmocka_unit_test(test_untraceable), cmocka_unit_test(test_untraceable_unreadable),
-		cmocka_unit_test(test_match),	    cmocka_unit_test(test_match_kallsyms),
-		cmocka_unit_test(test_clone_of),    cmocka_unit_test(test_kallsyms_lazy),
+		cmocka_unit_test(test_addr_name),
+		cmocka_unit_test(test_addr_module),
+		cmocka_unit_test(test_has_func),
+		cmocka_unit_test(test_untraceable),
+		cmocka_unit_test(test_untraceable_unreadable),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_match_kallsyms),
+		cmocka_unit_test(test_clone_of),
+		cmocka_unit_test(test_kallsyms_lazy),
 		cmocka_unit_test(test_long_lines),
 	};
 

@@ -8,6 +8,7 @@
 
 #include "testutil.h"
 #include "env.h"
+#include "abi/trace.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -535,6 +536,71 @@ static void test_every_command_shares_errors(void **state)
 				   "[-f file] [-m maxdata] [-p pid] [-t trstr]\n");
 }
 
+/* count and hist: their table first, then ksnoop's own (opts_spec.more). */
+static int parse_agg(struct env *env, struct opts_rest *rest, char *err, size_t size, int argc,
+		     char **argv)
+{
+	struct stderr_capture cap;
+	int ret;
+
+	memset(env, 0, sizeof(*env));
+	env->cpu = -1;
+	stderr_capture_begin(&cap);
+	ret = opts_parse(&agg_cmd_opts, env, argc, argv, rest);
+	stderr_capture_end(&cap, err, size);
+	return ret;
+}
+
+#define PARSE_AGG(env, rest, err, ...)                                                  \
+	parse_agg(env, rest, err, sizeof(err), ARRAY_SIZE(((char *[]){ __VA_ARGS__ })), \
+		  (char *[]){ __VA_ARGS__, NULL })
+
+static void test_agg_options(void **state)
+{
+	struct opts_rest rest;
+	struct env env;
+	char err[512];
+
+	(void)state;
+	/* -d with a duration after it is the run time; alone it is --debug */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "5", "f", "--by", "comm,kstack"), 0);
+	assert_true(env.agg.run_ns == 5000000000ULL);
+	assert_false(env.debug);
+	assert_int_equal(env.agg.by, KSNOOP_BY_COMM | KSNOOP_BY_KSTACK);
+	assert_int_equal(rest.argc, 1);
+	assert_string_equal(rest.argv[0], "f");
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "f", "-i", "500ms", "-p", "7"), 0);
+	assert_true(env.debug);
+	util_set_debug(false);
+	assert_int_equal(env.agg.run_ns, 0);
+	assert_true(env.agg.interval_ns == 500000000ULL);
+	/* ksnoop's own options come from the shared table */
+	assert_int_equal(env.nr_pids, 1);
+	assert_int_equal(env.pids[0], 7);
+	assert_int_equal(rest.argc, 1);
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--duration", "2s", "--linear", "0,100,10",
+				   "--latency", "--unit", "us", "--top", "3", "f"),
+			 0);
+	assert_true(env.agg.run_ns == 2000000000ULL);
+	assert_true(env.agg.linear && env.agg.lo == 0 && env.agg.hi == 100 && env.agg.step == 10);
+	assert_true(env.agg.latency);
+	assert_int_equal(env.agg.unit_ns, 1000);
+	assert_int_equal(env.agg.top, 3);
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--by", "comm,nope", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid --by 'comm,nope': 'nope' is not one of comm, "
+				 "pid, tid, cpu, kstack\n");
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear", "10,0,1", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid --linear '10,0,1': need LO,HI,STEP integers with "
+				 "LO < HI and STEP > 0\n");
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear", "0,1000,1", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid --linear '0,1000,1': (HI - LO) must be a "
+				 "multiple of STEP, at most 126 steps\n");
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--unit", "s", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid --unit 's': use ns, us or ms\n");
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "0", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid -i '0': use seconds, or e.g. 500ms or 2s\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_pid_and_pages),
 		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_every_command_shares_errors),
+		cmocka_unit_test(test_agg_options),
 	};
 
 	return cmocka_run_group_tests_name("opts", tests, NULL, NULL);

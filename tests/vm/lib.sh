@@ -183,11 +183,16 @@ wait_polling() {
 	return 1
 }
 
-# Ready: @epoll means in_epoll; anything else is a regex for a line of
-# TAIL_NEW.
+# Ready: @epoll means in_epoll; @stderr:RE a line of trace_bg's --err
+# (count and hist say "Tracing N functions" there once attached); anything
+# else is a regex for a line of TAIL_NEW.
 tracer_ready() {
 	if [ "$2" = @epoll ]; then
 		in_epoll "$1"
+		return
+	fi
+	if [[ $2 == @stderr:* ]]; then
+		grep -qE -- "${2#@stderr:}" "$err"
 		return
 	fi
 	lines_match TAIL_NEW "$2"

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/* count and hist: key layouts for BPF, and the kernel's maps into tables. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "agg/agg.h"
+#include "lib/util.h"
+
+/* What a key value or a hist value may be: an integer the BPF side can hold. */
+static const struct btf_type *scalar_type(const struct plan_value *pv)
+{
+	int id = btf__resolve_type(pv->btf, pv->type_id);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(pv->btf, id);
+
+	if (!t || pv->full_size > 8 || pv->full_size == 0)
+		return NULL;
+	if (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t))
+		return t;
+	return NULL;
+}
+
+static bool type_signed(const struct plan_value *pv)
+{
+	const struct btf_type *t = scalar_type(pv);
+
+	if (!t)
+		return false;
+	if (btf_is_int(t))
+		return btf_int_encoding(t) & BTF_INT_SIGNED;
+	return (btf_is_enum(t) || btf_is_enum64(t)) && btf_kflag(t);
+}
+
+static int key_slot(const struct func_plan *p, const struct plan_value *pv)
+{
+	int len;
+
+	if (pv->show == SHOW_STRING) {
+		len = pv->full_size && pv->full_size < KSNOOP_AGG_STR_MAX ? pv->full_size
+									  : KSNOOP_AGG_STR_MAX;
+		len = (len + 7) & ~7;
+		return len < 16 ? 16 : len;
+	}
+	if ((pv->show == SHOW_SCALAR || pv->show == SHOW_MEMORY) && scalar_type(pv))
+		return pv->full_size;
+	p_err("%s: cannot count by %s: a key is an integer, enum, pointer or string; name a member",
+	      p->name, pv->name);
+	return -EINVAL;
+}
+
+static int add_key(struct func_plan *p, int vi, int *off)
+{
+	struct ksnoop_agg_cfg *a = &p->cfg.agg;
+	int len = key_slot(p, &p->values[vi]);
+
+	if (len < 0)
+		return len;
+	if (a->nr_keys >= KSNOOP_AGG_MAX_KEYS || *off + (len > 8 ? len : 8) > KSNOOP_AGG_KEY_DATA) {
+		p_err("%s: a key holds at most %d values of %d bytes", p->name, KSNOOP_AGG_MAX_KEYS,
+		      KSNOOP_AGG_KEY_DATA);
+		return -E2BIG;
+	}
+	a->key_value[a->nr_keys] = vi;
+	a->key_off[a->nr_keys] = *off;
+	a->key_len[a->nr_keys++] = len;
+	*off += len > 8 ? len : 8;
+	return 0;
+}
+
+static int set_hist_value(struct func_plan *p, int vi)
+{
+	const struct plan_value *pv = &p->values[vi];
+	struct ksnoop_agg_cfg *a = &p->cfg.agg;
+
+	if (vi < 0) {
+		p_err("%s: hist needs one value item, such as %s(skb->len), or --latency", p->name,
+		      p->name);
+		return -EINVAL;
+	}
+	if (!scalar_type(pv) || pv->show == SHOW_STRING || pv->show == SHOW_PTR_DUMP ||
+	    pv->bit_size) {
+		p_err("%s: cannot make a histogram of %s: it is not an integer", p->name, pv->name);
+		return -EINVAL;
+	}
+	a->hist_value = vi;
+	a->hist_signed = type_signed(pv);
+	a->hist_width = pv->full_size;
+	return 0;
+}
+
+static int layout_plan(struct func_plan *p, const struct env_agg *ea)
+{
+	bool hist_value = ea->mode == KSNOOP_AGG_HIST && !ea->latency;
+	int i, first = -1, off = 0, err = 0;
+
+	memset(&p->cfg.agg, 0, sizeof(p->cfg.agg));
+	p->cfg.agg.hist_value = KSNOOP_AGG_LATENCY;
+	for (i = 0; i < (int)p->cfg.nr_values && !err; i++) {
+		if (p->values[i].hidden)
+			continue;
+		if (hist_value && first >= 0) {
+			p_err("%s: hist takes one value item; count takes several", p->name);
+			return -EINVAL;
+		}
+		if (first < 0)
+			first = i;
+		if (!hist_value)
+			err = add_key(p, i, &off);
+	}
+	if (!err && hist_value)
+		err = set_hist_value(p, first);
+	return err;
+}
+
+int agg_layout_plans(struct session *s, const struct env_agg *a)
+{
+	int i, err = 0;
+
+	for (i = 0; i < s->nr && !err; i++)
+		err = layout_plan(&s->plans[i], a);
+	return err;
+}
+
+static void agg_layout_init(struct agg_layout *l, const struct env_agg *a);
+
+struct table_build {
+	struct agg_table *t;
+	char **joined; /* each row's key as one string, to merge equal keys */
+	size_t cap;
+};
+
+struct agg_reader {
+	const struct session *s;
+	const struct env_agg *a;
+	int map_fd, stacks_fd, nr_cpus;
+	size_t value_size;
+	void *values; /* one map value per possible CPU */
+	__u64 *ips;
+	struct table_build *builds;
+	uint64_t drops[KSNOOP_DROP_NR];
+};
+
+struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg *a)
+{
+	struct agg_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->s = s;
+	r->a = a;
+	r->map_fd = tracer__agg_fd(s->tracer);
+	r->stacks_fd = tracer__stacks_fd(s->tracer);
+	r->nr_cpus = libbpf_num_possible_cpus();
+	r->value_size = a->mode == KSNOOP_AGG_HIST ? sizeof(struct ksnoop_hist) : sizeof(__u64);
+	if (r->nr_cpus > 0)
+		r->values = calloc(r->nr_cpus, r->value_size);
+	r->ips = calloc(KSNOOP_STACK_DEPTH, sizeof(*r->ips));
+	r->builds = calloc(s->nr_specs, sizeof(*r->builds));
+	if (!r->values || !r->ips || !r->builds) {
+		agg_reader__free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void agg_reader__free(struct agg_reader *r)
+{
+	if (!r)
+		return;
+	free(r->values);
+	free(r->ips);
+	free(r->builds);
+	free(r);
+}
+
+static const char *const by_names[] = { "comm", "pid", "tid", "cpu", "kstack" };
+static const enum agg_field_kind by_kinds[] = { AGG_F_COMM, AGG_F_PID, AGG_F_TID, AGG_F_CPU,
+						AGG_F_KSTACK };
+
+static bool table_has_func(const struct func_plan *p, const struct env_agg *a)
+{
+	return p->from_glob || (a->mode == KSNOOP_AGG_COUNT && !p->cfg.agg.nr_keys);
+}
+
+static int add_field(struct agg_table *t, enum agg_field_kind kind, const char *name)
+{
+	struct agg_field *f = &t->fields[t->nr_fields];
+
+	f->kind = kind;
+	f->name = strdup(name);
+	if (!f->name)
+		return -ENOMEM;
+	t->nr_fields++;
+	return 0;
+}
+
+/* The fields of a spec's table, from its first plan: all its plans share the spec. */
+static struct agg_table *new_table(const struct agg_reader *r, int spec)
+{
+	const struct func_plan *p = NULL;
+	struct agg_table *t;
+	int i, err = 0;
+
+	for (i = 0; i < r->s->nr && !p; i++)
+		p = r->s->plans[i].spec_idx == spec ? &r->s->plans[i] : NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->kind = r->a->mode == KSNOOP_AGG_HIST ? AGG_HIST : AGG_COUNT;
+	t->func = strdup(r->s->spec_funcs[spec]);
+	t->fields = calloc(KSNOOP_AGG_MAX_KEYS + 1 + ARRAY_SIZE(by_names), sizeof(*t->fields));
+	if (!t->func || !t->fields)
+		goto fail;
+	if (t->kind == AGG_HIST) {
+		t->unit = r->a->latency ? r->a->unit : NULL;
+		t->value = strdup(r->a->latency ? "latency"
+				  : p && p->cfg.agg.hist_value < KSNOOP_MAX_VALUES
+					  ? p->values[p->cfg.agg.hist_value].name
+					  : "value");
+		if (!t->value)
+			goto fail;
+		agg_layout_init(&t->layout, r->a);
+	}
+	if (p && table_has_func(p, r->a))
+		err = add_field(t, AGG_F_FUNC, "func");
+	for (i = 0; p && !err && i < p->cfg.agg.nr_keys; i++)
+		err = add_field(t, AGG_F_VALUE, p->values[p->cfg.agg.key_value[i]].name);
+	for (i = 0; !err && i < (int)ARRAY_SIZE(by_names); i++) {
+		if (r->a->by & (1u << i))
+			err = add_field(t, by_kinds[i], by_names[i]);
+	}
+	if (!err)
+		return t;
+fail:
+	agg_table_free(t);
+	free(t);
+	return NULL;
+}
+
+static void agg_layout_init(struct agg_layout *l, const struct env_agg *a)
+{
+	l->scale = a->linear ? AGG_LINEAR : AGG_LOG2;
+	l->lo = a->lo;
+	l->hi = a->hi;
+	l->step = a->step;
+	l->nr_buckets = a->linear ? (int)((a->hi - a->lo) / a->step) + 2 : KSNOOP_HIST_LOG2_BUCKETS;
+}
+
+/* A strbuf's text as a string of its own; NULL when out of memory. */
+static char *sb_take(struct strbuf *sb)
+{
+	char *s = sb->oom ? NULL : strdup(sb_str(sb));
+
+	sb_free(sb);
+	return s;
+}
+
+static bool enum_name(const struct btf *btf, const struct btf_type *t, __u64 v, struct strbuf *sb)
+{
+	const struct btf_enum *e = btf_enum(t);
+	int i;
+
+	for (i = 0; i < btf_vlen(t); i++, e++) {
+		if ((__u32)e->val == (__u32)v) {
+			sb_printf(sb, "%s", btf__name_by_offset(btf, e->name_off));
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool func_symbol(const struct agg_reader *r, const struct plan_value *pv,
+			const struct btf_type *ptr, __u64 v, struct strbuf *sb)
+{
+	int id = btf__resolve_type(pv->btf, ptr->type);
+	const struct btf_type *to = id < 0 ? NULL : btf__type_by_id(pv->btf, id);
+	const char *name;
+	uint64_t start;
+
+	if (!to || !btf_is_func_proto(to) || !r->s->ks)
+		return false;
+	name = ksyms__addr_name(r->s->ks, v, &start);
+	if (!name)
+		return false;
+	if (v == start)
+		sb_printf(sb, "%s", name);
+	else
+		sb_printf(sb, "%s+0x%llx", name, (unsigned long long)(v - start));
+	return true;
+}
+
+/* An integer in a key, by its BTF type: enum names, function symbols. */
+static char *render_int(const struct agg_reader *r, const struct plan_value *pv, __u64 v,
+			bool *number)
+{
+	int id = btf__resolve_type(pv->btf, pv->type_id);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(pv->btf, id);
+	unsigned int bits = pv->full_size * 8;
+	struct strbuf sb;
+
+	if (pv->bit_size) {
+		v >>= pv->bit_off;
+		bits = pv->bit_size;
+	}
+	if (bits < 64)
+		v &= (1ULL << bits) - 1;
+	sb_init(&sb);
+	*number = false;
+	if (t && btf_is_enum(t) && enum_name(pv->btf, t, v, &sb))
+		return sb_take(&sb);
+	if (t && btf_is_ptr(t)) {
+		if (!func_symbol(r, pv, t, v, &sb))
+			sb_printf(&sb, "0x%llx", (unsigned long long)v);
+		return sb_take(&sb);
+	}
+	*number = true;
+	if (type_signed(pv) && bits < 64 && bits)
+		sb_printf(&sb, "%lld", (long long)((__s64)(v << (64 - bits)) >> (64 - bits)));
+	else if (type_signed(pv))
+		sb_printf(&sb, "%lld", (long long)v);
+	else
+		sb_printf(&sb, "%llu", (unsigned long long)v);
+	return sb_take(&sb);
+}
+
+static char *render_str(const __u8 *data, int len)
+{
+	int n = strnlen((const char *)data, len);
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, data, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+static int render_value(const struct agg_reader *r, const struct func_plan *p, int k,
+			const struct ksnoop_agg_key *key, struct agg_val *out)
+{
+	const struct ksnoop_agg_cfg *a = &p->cfg.agg;
+	const struct plan_value *pv = &p->values[a->key_value[k]];
+	const __u8 *data = key->data + a->key_off[k];
+	__u64 v = 0;
+
+	if (a->key_len[k] > 8) {
+		out->text = render_str(data, a->key_len[k]);
+	} else {
+		memcpy(&v, data, sizeof(v));
+		out->text = render_int(r, pv, v, &out->number);
+	}
+	return out->text ? 0 : -ENOMEM;
+}
+
+/*
+ * The frames from the traced function down. Above it at fentry sit the
+ * BPF program and its trampoline, which were not in kallsyms when it was
+ * read, so they are cut by position, not by name.
+ */
+static int first_frame(const struct agg_reader *r, const struct func_plan *p, int n)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; i < n && r->s->ks; i++) {
+		name = ksyms__addr_name(r->s->ks, r->ips[i], NULL);
+		if (name && !strcmp(name, p->attach_name))
+			return i;
+	}
+	return 0;
+}
+
+static char *frame_text(const struct agg_reader *r, __u64 ip)
+{
+	const char *name = NULL, *mod = NULL;
+	struct strbuf sb;
+	uint64_t start;
+
+	if (r->s->ks)
+		name = ksyms__addr_sym(r->s->ks, ip, &start, &mod);
+	sb_init(&sb);
+	if (name)
+		sb_printf(&sb, "%s+0x%llx", name, (unsigned long long)(ip - start));
+	else
+		sb_printf(&sb, "0x%llx", (unsigned long long)ip);
+	if (mod)
+		sb_printf(&sb, " [%s]", mod);
+	return sb_take(&sb);
+}
+
+static int render_stack(const struct agg_reader *r, const struct func_plan *p, __s32 id,
+			struct agg_val *out)
+{
+	int i, n = 0, depth = 0;
+
+	out->frames = calloc(KSNOOP_STACK_DEPTH, sizeof(*out->frames));
+	if (!out->frames)
+		return -ENOMEM;
+	memset(r->ips, 0, KSNOOP_STACK_DEPTH * sizeof(*r->ips));
+	if (id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &id, r->ips)) {
+		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
+			depth++;
+	}
+	if (!depth)
+		out->frames[n++] = strdup("[stack not taken]");
+	for (i = depth ? first_frame(r, p, depth) : 0; i < depth; i++)
+		out->frames[n++] = frame_text(r, r->ips[i]);
+	out->nr_frames = n;
+	for (i = 0; i < n; i++) {
+		if (!out->frames[i])
+			return -ENOMEM;
+	}
+	out->text = strdup(out->frames[0]);
+	return out->text ? 0 : -ENOMEM;
+}
+
+static int render_number(__u64 v, struct agg_val *out)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, "%llu", (unsigned long long)v);
+	out->number = true;
+	out->text = sb_take(&sb);
+	return out->text ? 0 : -ENOMEM;
+}
+
+static int render_field(const struct agg_reader *r, const struct func_plan *p,
+			const struct agg_field *f, int *k, const struct ksnoop_agg_key *key,
+			struct agg_val *out)
+{
+	switch (f->kind) {
+	case AGG_F_FUNC:
+		out->text = strdup(p->name);
+		return out->text ? 0 : -ENOMEM;
+	case AGG_F_VALUE:
+		return render_value(r, p, (*k)++, key, out);
+	case AGG_F_COMM:
+		out->text = render_str((const __u8 *)key->comm, sizeof(key->comm));
+		return out->text ? 0 : -ENOMEM;
+	case AGG_F_PID:
+		return render_number(key->tgid, out);
+	case AGG_F_TID:
+		return render_number(key->pid, out);
+	case AGG_F_CPU:
+		return render_number(key->cpu, out);
+	case AGG_F_KSTACK:
+		return render_stack(r, p, key->stack_id, out);
+	}
+	return -EINVAL;
+}
+
+/* The key's fields, and one string of them all to find equal keys by. */
+static int render_key(const struct agg_reader *r, const struct agg_table *t,
+		      const struct ksnoop_agg_key *key, struct agg_row *row, char **joined)
+{
+	const struct func_plan *p = &r->s->plans[key->func_id];
+	struct strbuf sb;
+	int i, j, k = 0, err = 0;
+
+	row->key = calloc(t->nr_fields ? t->nr_fields : 1, sizeof(*row->key));
+	if (!row->key)
+		return -ENOMEM;
+	sb_init(&sb);
+	for (i = 0; i < t->nr_fields && !err; i++) {
+		err = render_field(r, p, &t->fields[i], &k, key, &row->key[i]);
+		if (err)
+			break;
+		sb_printf(&sb, "%s\x1f", row->key[i].text);
+		for (j = 1; j < row->key[i].nr_frames; j++)
+			sb_printf(&sb, "%s\x1e", row->key[i].frames[j]);
+	}
+	*joined = sb_take(&sb);
+	return err ?: *joined ? 0 : -ENOMEM;
+}
+
+static bool lesser(__u64 a, __u64 b, bool is_signed)
+{
+	return is_signed ? (__s64)a < (__s64)b : a < b;
+}
+
+/* One CPU's histogram into the row's. */
+static void add_hist(struct agg_row *row, const struct ksnoop_hist *h, int nr_buckets)
+{
+	int i;
+
+	if (!h->count)
+		return;
+	if (!row->count || lesser(h->min, row->min, row->is_signed))
+		row->min = h->min;
+	if (!row->count || lesser(row->max, h->max, row->is_signed))
+		row->max = h->max;
+	row->count += h->count;
+	row->sum += h->sum;
+	for (i = 0; i < nr_buckets && i < KSNOOP_HIST_BUCKETS; i++)
+		row->buckets[i] += h->buckets[i];
+}
+
+static int fill_row(const struct agg_reader *r, const struct agg_table *t,
+		    const struct func_plan *p, struct agg_row *row)
+{
+	const char *v = r->values;
+	int c;
+
+	if (t->kind == AGG_COUNT) {
+		for (c = 0; c < r->nr_cpus; c++)
+			row->count += *(const __u64 *)(v + c * r->value_size);
+		return 0;
+	}
+	row->buckets = calloc(t->layout.nr_buckets, sizeof(*row->buckets));
+	if (!row->buckets)
+		return -ENOMEM;
+	row->is_signed = p->cfg.agg.hist_value != KSNOOP_AGG_LATENCY && p->cfg.agg.hist_signed;
+	for (c = 0; c < r->nr_cpus; c++)
+		add_hist(row, (const void *)(v + c * r->value_size), t->layout.nr_buckets);
+	return 0;
+}
+
+static void merge_row(const struct agg_table *t, struct agg_row *into, struct agg_row *from)
+{
+	struct ksnoop_hist h = {
+		.count = from->count, .sum = from->sum, .min = from->min, .max = from->max
+	};
+	int i;
+
+	if (t->kind == AGG_COUNT) {
+		into->count += from->count;
+		return;
+	}
+	for (i = 0; i < t->layout.nr_buckets && i < KSNOOP_HIST_BUCKETS; i++)
+		h.buckets[i] = from->buckets[i];
+	add_hist(into, &h, t->layout.nr_buckets);
+}
+
+static void free_row(const struct agg_table *t, struct agg_row *row)
+{
+	int i, j;
+
+	for (i = 0; row->key && i < t->nr_fields; i++) {
+		free(row->key[i].text);
+		for (j = 0; j < row->key[i].nr_frames; j++)
+			free(row->key[i].frames[j]);
+		free(row->key[i].frames);
+	}
+	free(row->key);
+	free(row->buckets);
+	memset(row, 0, sizeof(*row));
+}
+
+static int add_row(struct agg_reader *r, const struct ksnoop_agg_key *key)
+{
+	const struct func_plan *p;
+	struct table_build *b;
+	struct agg_row *row;
+	int err;
+
+	if (key->func_id >= (__u32)r->s->nr)
+		return 0;
+	p = &r->s->plans[key->func_id];
+	b = &r->builds[p->spec_idx];
+	if (!grow_array(&b->t->rows, &b->cap, b->t->nr_rows, sizeof(*b->t->rows), 64))
+		return -ENOMEM;
+	b->joined = realloc(b->joined, b->cap * sizeof(*b->joined));
+	if (!b->joined)
+		return -ENOMEM;
+	row = &b->t->rows[b->t->nr_rows];
+	memset(row, 0, sizeof(*row));
+	b->joined[b->t->nr_rows] = NULL;
+	err = render_key(r, b->t, key, row, &b->joined[b->t->nr_rows]) ?: fill_row(r, b->t, p, row);
+	b->t->nr_rows++;
+	return err;
+}
+
+struct sort_item {
+	const char *joined;
+	int row;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int c = strcmp(x->joined, y->joined);
+
+	return c ? c : x->row - y->row;
+}
+
+/* Keys that differ in the kernel but not as shown (bits beside a bitfield) are one. */
+static int merge_rows(struct table_build *b)
+{
+	struct agg_table *t = b->t;
+	struct sort_item *items = calloc(t->nr_rows ? t->nr_rows : 1, sizeof(*items));
+	struct agg_row *rows = calloc(t->nr_rows ? t->nr_rows : 1, sizeof(*rows));
+	int i, n = 0;
+
+	if (!items || !rows) {
+		free(items);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->nr_rows; i++)
+		items[i] = (struct sort_item){ b->joined[i], i };
+	qsort(items, t->nr_rows, sizeof(*items), cmp_item);
+	for (i = 0; i < t->nr_rows; i++) {
+		struct agg_row *row = &t->rows[items[i].row];
+
+		if (n && !strcmp(items[i].joined, items[i - 1].joined)) {
+			merge_row(t, &rows[n - 1], row);
+			free_row(t, row);
+			continue;
+		}
+		rows[n++] = *row;
+	}
+	for (i = 0; i < t->nr_rows; i++)
+		free(b->joined[i]);
+	free(b->joined);
+	free(items);
+	free(t->rows);
+	b->joined = NULL;
+	t->rows = rows;
+	t->nr_rows = n;
+	return 0;
+}
+
+static int read_map(struct agg_reader *r)
+{
+	struct ksnoop_agg_key key, next;
+	int err;
+
+	err = bpf_map_get_next_key(r->map_fd, NULL, &next);
+	while (!err) {
+		key = next;
+		if (!bpf_map_lookup_elem(r->map_fd, &key, r->values)) {
+			err = add_row(r, &key);
+			if (err)
+				return err;
+		}
+		err = bpf_map_get_next_key(r->map_fd, &key, &next);
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
+{
+	struct agg_table **out = calloc(r->s->nr_specs ? r->s->nr_specs : 1, sizeof(*out));
+	int i, err = out ? 0 : -ENOMEM;
+
+	for (i = 0; i < r->s->nr_specs && !err; i++) {
+		memset(&r->builds[i], 0, sizeof(r->builds[i]));
+		out[i] = r->builds[i].t = new_table(r, i);
+		if (!out[i])
+			err = -ENOMEM;
+	}
+	err = err ?: read_map(r);
+	for (i = 0; i < r->s->nr_specs && out; i++) {
+		if (r->builds[i].t)
+			err = merge_rows(&r->builds[i]) ?: err;
+	}
+	if (err) {
+		agg_tables_free(out, r->s->nr_specs);
+		p_err("reading the aggregates: %s", strerror(-err));
+		return err;
+	}
+	*tables = out;
+	*nr = r->s->nr_specs;
+	return 0;
+}
+
+void agg_tables_free(struct agg_table **tables, int nr)
+{
+	int i;
+
+	for (i = 0; tables && i < nr; i++) {
+		agg_table_free(tables[i]);
+		free(tables[i]);
+	}
+	free(tables);
+}
+
+int agg_read_drops(struct agg_reader *r, struct agg_drops *d)
+{
+	__u64 raw[KSNOOP_DROP_NR];
+	int i, err = tracer__read_drops(r->s->tracer, raw);
+
+	for (i = 0; i < KSNOOP_DROP_NR; i++)
+		r->drops[i] = err ? 0 : raw[i];
+	d->names = tracer_drop_names;
+	d->counts = r->drops;
+	d->nr = KSNOOP_DROP_NR;
+	return err;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * count and hist between the plans and the tables: what each function's
+ * key holds (agg_layout_plans, before loading), and the kernel's maps read
+ * back into struct agg_table (agg_read, any time while attached).
+ */
+#ifndef KSNOOP_AGG_H
+#define KSNOOP_AGG_H
+
+#include "agg/table.h"
+#include "env.h"
+#include "lib/ksyms.h"
+#include "trace/session.h"
+
+/* Fills each plan's cfg.agg; says what cannot be a key or a hist value. */
+int agg_layout_plans(struct session *s, const struct env_agg *a);
+
+struct agg_reader;
+
+struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg *a);
+void agg_reader__free(struct agg_reader *r);
+/* One table per FUNC argument; the caller frees them with agg_tables_free. */
+int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr);
+void agg_tables_free(struct agg_table **tables, int nr);
+/* The samples lost so far, summed over CPUs, as the ring's drop lines name them. */
+int agg_read_drops(struct agg_reader *r, struct agg_drops *d);
+
+#endif

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksnoop count and hist: the probes add to maps in the kernel, and user
+ * space reads them every interval, at exit, and when Prometheus scrapes.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "agg/agg.h"
+#include "agg/format.h"
+#include "agg/prom.h"
+#include "lib/util.h"
+#include "trace/session.h"
+
+struct agg_run {
+	struct session ses;
+	const struct env_agg *a;
+	struct agg_reader *reader;
+	struct prom_server *prom;
+	/* The reader's maps and symbols, between the main loop and the HTTP thread. */
+	pthread_mutex_t lock;
+};
+
+static int check_args(const struct env *env, int argc, const char *cmd)
+{
+	const struct env_agg *a = &env->agg;
+
+	if (argc < 1) {
+		p_err("%s needs at least one function", cmd);
+		return -EINVAL;
+	}
+	if (argc > KSNOOP_MAX_FUNCS) {
+		p_err("at most %d functions can be traced at once", KSNOOP_MAX_FUNCS);
+		return -E2BIG;
+	}
+	if (env->stack_mode) {
+		p_err("-s chains work with trace only, not %s", cmd);
+		return -EINVAL;
+	}
+	if (env->btf_path) {
+		p_err("--btf describes another kernel; it works with 'info' only");
+		return -EINVAL;
+	}
+	if (a->mode == KSNOOP_AGG_COUNT && (a->linear || a->latency || a->unit)) {
+		p_err("--linear, --latency and --unit are hist options");
+		return -EINVAL;
+	}
+	if (a->unit && !a->latency) {
+		p_err("--unit is the unit of --latency");
+		return -EINVAL;
+	}
+	if (a->folded && !(a->by & KSNOOP_BY_KSTACK)) {
+		p_err("--folded prints stacks: it needs --by kstack");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int plan_opts_of(const struct env *env, struct plan_opts *po)
+{
+	*po = (struct plan_opts){
+		.sample = env->agg.latency ? PLAN_LATENCY : PLAN_SAMPLE,
+		.comm = env->comm,
+		/* A key keeps at most this much of a string. */
+		.max_bytes = env->max_bytes ? env->max_bytes : KSNOOP_AGG_STR_MAX,
+	};
+	return 0;
+}
+
+/* "2026-12-01T13:40:05+0000": the interval's header, and JSON's "ts". */
+static void now_iso(char *buf, size_t size)
+{
+	struct tm tm;
+	time_t t = time(NULL);
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%S%z", &tm))
+		snprintf(buf, size, "%lld", (long long)t);
+}
+
+static void print_table(const struct env *env, const struct agg_table *t,
+			const struct agg_print_opts *o)
+{
+	if (env->json)
+		agg_print_json(stdout, t, o);
+	else if (env->agg.folded)
+		agg_print_folded(stdout, t);
+	else
+		agg_print_text(stdout, t, o);
+}
+
+static void report_drops(struct agg_run *r, bool final)
+{
+	struct agg_drops d;
+	struct strbuf sb;
+	__u64 total = 0;
+	int i;
+
+	if (agg_read_drops(r->reader, &d))
+		return;
+	sb_init(&sb);
+	for (i = 0; i < d.nr; i++) {
+		total += d.counts[i];
+		if (d.counts[i])
+			sb_printf(&sb, "%s%llu %s", sb.len ? ", " : "",
+				  (unsigned long long)d.counts[i], d.names[i]);
+	}
+	if (total)
+		p_warn("lost %llu samples %s(%s)%s", (unsigned long long)total,
+		       final ? "" : "so far ", sb_str(&sb),
+		       d.counts[KSNOOP_DROP_KEYS] ? "; a larger --max-keys helps" : "");
+	sb_free(&sb);
+}
+
+static int print_all(struct agg_run *r, bool interval)
+{
+	const struct env *env = r->ses.env;
+	struct agg_print_opts o = { .top = r->a->top };
+	struct agg_table **tables;
+	char ts[64];
+	int i, nr, err;
+
+	now_iso(ts, sizeof(ts));
+	if (interval)
+		o.ts = ts;
+	pthread_mutex_lock(&r->lock);
+	err = agg_read(r->reader, &tables, &nr);
+	pthread_mutex_unlock(&r->lock);
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++)
+		print_table(env, tables[i], &o);
+	agg_tables_free(tables, nr);
+	err = flush_stdout();
+	if (!err)
+		report_drops(r, !interval);
+	return err < 0 ? err : 0;
+}
+
+/* The metrics, to out (the HTTP thread's buffer), or to --textfile when out is NULL. */
+static int write_metrics(struct agg_run *r, FILE *out)
+{
+	struct agg_table **tables;
+	struct agg_drops d;
+	int nr, err;
+
+	pthread_mutex_lock(&r->lock);
+	err = agg_read(r->reader, &tables, &nr);
+	if (!err) {
+		agg_read_drops(r->reader, &d);
+		err = out ? prom_write(out, tables, nr, &d)
+			  : prom_textfile_write(r->a->textfile, tables, nr, &d);
+		agg_tables_free(tables, nr);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return err;
+}
+
+static int render_prom(void *ctx, FILE *out)
+{
+	return write_metrics(ctx, out);
+}
+
+static int write_textfile(struct agg_run *r)
+{
+	return write_metrics(r, NULL);
+}
+
+#define TICK_MS 100
+/* How often --textfile is written without -i. */
+#define TEXTFILE_NS 5000000000ULL
+
+/* Until a signal or -d; every -i (and textfile period) print or write. */
+static int wait_loop(struct agg_run *r)
+{
+	unsigned long long start = clock_ns(CLOCK_MONOTONIC), last = start, last_file = start, now;
+	unsigned long long file_every = r->a->interval_ns ? r->a->interval_ns : TEXTFILE_NS;
+	int err = 0;
+
+	while (!stop_signal && !err) {
+		poll(NULL, 0, TICK_MS);
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (r->a->interval_ns && now - last >= r->a->interval_ns) {
+			last += r->a->interval_ns;
+			err = print_all(r, true);
+		}
+		if (!err && r->a->textfile && now - last_file >= file_every) {
+			last_file = now;
+			err = write_textfile(r);
+		}
+		if (r->a->run_ns && now - start >= r->a->run_ns)
+			break;
+	}
+	return err;
+}
+
+static int start_outputs(struct agg_run *r)
+{
+	r->reader = agg_reader__new(&r->ses, r->a);
+	if (!r->reader) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	if (r->a->prometheus) {
+		r->prom = prom_server__start(r->a->prometheus, render_prom, r);
+		if (!r->prom)
+			return -EINVAL;
+	}
+	if (r->a->textfile)
+		return write_textfile(r);
+	return 0;
+}
+
+static int run(struct agg_run *r)
+{
+	int err;
+
+	fprintf(stderr, "Tracing %d function%s... Hit Ctrl-C to end.\n", r->ses.nr,
+		r->ses.nr == 1 ? "" : "s");
+	err = wait_loop(r);
+	/* The final tables are complete: nothing adds to them once detached. */
+	tracer__detach(r->ses.tracer);
+	prom_server__stop(r->prom);
+	r->prom = NULL;
+	if (r->a->textfile)
+		err = write_textfile(r) ?: err;
+	return print_all(r, false) ?: err;
+}
+
+static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
+{
+	struct agg_run r = { .a = &env->agg };
+	struct plan_opts po;
+	int err;
+
+	err = check_args(env, argc, cmd);
+	if (err)
+		return err;
+	pthread_mutex_init(&r.lock, NULL);
+	/* No events flow: the ring is only there for the shared BPF object. */
+	env->pages = 1;
+	err = session__open(&r.ses, env) ?: plan_opts_of(env, &po) ?:
+	      session__plan(&r.ses, argc, argv, &po) ?: agg_layout_plans(&r.ses, &env->agg) ?:
+	      setup_stop_signals() ?: session__attach(&r.ses) ?: start_outputs(&r);
+	if (!err)
+		err = run(&r);
+	if (stop_signal)
+		p_dbg("stopped by signal %d", (int)stop_signal);
+	prom_server__stop(r.prom);
+	agg_reader__free(r.reader);
+	session__close(&r.ses);
+	pthread_mutex_destroy(&r.lock);
+	return err;
+}
+
+int cmd_count(struct env *env, int argc, char **argv)
+{
+	env->agg.mode = KSNOOP_AGG_COUNT;
+	return cmd_agg(env, argc, argv, "count");
+}
+
+int cmd_hist(struct env *env, int argc, char **argv)
+{
+	env->agg.mode = KSNOOP_AGG_HIST;
+	if (env->agg.latency && !env->agg.unit) {
+		env->agg.unit = "ns";
+		env->agg.unit_ns = 1;
+	}
+	return cmd_agg(env, argc, argv, "hist");
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The options of count and hist, ahead of ksnoop's own (env_opts). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "abi/trace.h"
+#include "lib/opts.h"
+#include "lib/util.h"
+
+static struct env_agg *agg_of(void *ctx)
+{
+	return &((struct env *)ctx)->agg;
+}
+
+static const char *const by_words[] = { "comm", "pid", "tid", "cpu", "kstack" };
+
+/* "comm,pid": each word a KSNOOP_BY_* bit, in enum order. */
+static int set_by(void *ctx, const char *arg)
+{
+	char word[16], clip[CLIP_BUF];
+	const char *p = arg;
+	size_t i, len;
+
+	while (*p) {
+		len = strcspn(p, ",");
+		for (i = 0; i < ARRAY_SIZE(by_words); i++) {
+			if (len == strlen(by_words[i]) && !strncmp(p, by_words[i], len))
+				break;
+		}
+		if (i == ARRAY_SIZE(by_words)) {
+			snprintf(word, sizeof(word), "%.*s", (int)(len < 15 ? len : 15), p);
+			p_err("invalid --by '%s': '%s' is not one of comm, pid, tid, cpu, kstack",
+			      str_clip(arg, clip), word);
+			return -EINVAL;
+		}
+		agg_of(ctx)->by |= 1u << i;
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			break;
+	}
+	if (!agg_of(ctx)->by) {
+		p_err("--by needs comm, pid, tid, cpu or kstack");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* LO,HI,STEP with LO < HI, STEP > 0, at most KSNOOP_HIST_BUCKETS - 2 steps. */
+static int set_linear(void *ctx, const char *arg)
+{
+	struct env_agg *a = agg_of(ctx);
+	char buf[96], clip[CLIP_BUF], *lo, *hi, *step;
+	long long v[3];
+
+	if (strlen(arg) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, arg);
+	lo = strtok(buf, ",");
+	hi = strtok(NULL, ",");
+	step = strtok(NULL, "");
+	if (!lo || !hi || !step || parse_long(lo, -(1LL << 62), 1LL << 62, &v[0]) ||
+	    parse_long(hi, -(1LL << 62), 1LL << 62, &v[1]) ||
+	    parse_long(step, 1, 1LL << 62, &v[2]) || v[1] <= v[0])
+		goto bad;
+	if ((v[1] - v[0]) / v[2] > KSNOOP_HIST_BUCKETS - 2 || (v[1] - v[0]) % v[2]) {
+		p_err("invalid --linear '%s': (HI - LO) must be a multiple of STEP, at most %d steps",
+		      str_clip(arg, clip), KSNOOP_HIST_BUCKETS - 2);
+		return -EINVAL;
+	}
+	a->linear = true;
+	a->lo = v[0];
+	a->hi = v[1];
+	a->step = v[2];
+	return 0;
+bad:
+	p_err("invalid --linear '%s': need LO,HI,STEP integers with LO < HI and STEP > 0",
+	      str_clip(arg, clip));
+	return -EINVAL;
+}
+
+static int set_unit(void *ctx, const char *arg)
+{
+	static const struct {
+		const char *name;
+		unsigned long long ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 } };
+	char clip[CLIP_BUF];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(arg, units[i].name)) {
+			agg_of(ctx)->unit = units[i].name;
+			agg_of(ctx)->unit_ns = units[i].ns;
+			return 0;
+		}
+	}
+	p_err("invalid --unit '%s': use ns, us or ms", str_clip(arg, clip));
+	return -EINVAL;
+}
+
+/* Seconds ("5", as bcc takes them) or a duration with its unit ("500ms"). */
+static int parse_period(const char *arg, unsigned long long *ns)
+{
+	long long s;
+
+	if (!parse_long(arg, 1, 1000000, &s)) {
+		*ns = s * 1000000000ULL;
+		return 0;
+	}
+	return parse_duration_ns(arg, ns) || !*ns || !strpbrk(arg, "nums") ? -EINVAL : 0;
+}
+
+static bool is_period(const char *word)
+{
+	unsigned long long ns;
+
+	return !parse_period(word, &ns);
+}
+
+static int set_period(const char *arg, const char *what, unsigned long long *out)
+{
+	char clip[CLIP_BUF];
+
+	if (!parse_period(arg, out))
+		return 0;
+	p_err("invalid %s '%s': use seconds, or e.g. 500ms or 2s", what, str_clip(arg, clip));
+	return -EINVAL;
+}
+
+static int set_interval(void *ctx, const char *arg)
+{
+	return set_period(arg, "-i", &agg_of(ctx)->interval_ns);
+}
+
+static int set_run_time(void *ctx, const char *arg)
+{
+	return set_period(arg, "--duration", &agg_of(ctx)->run_ns);
+}
+
+/* -d is debug, as it is for trace, unless a duration follows: "-d 10" (bcc's). */
+static int set_d(void *ctx, const char *arg)
+{
+	return arg ? set_run_time(ctx, arg) : env_set_debug(ctx, arg);
+}
+
+static void help(void *ctx)
+{
+	agg_usage(stdout, ((struct env *)ctx)->prog_name);
+}
+
+void agg_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS] count FUNC [FUNC...]\n"
+		"       %s [OPTIONS] hist FUNC [FUNC...]\n"
+		"\n"
+		"count: calls, keyed by the function, its value items and --by fields.\n"
+		"hist:  a histogram of each FUNC's one value item, or of call durations.\n"
+		"\n"
+		"OPTIONS (and trace's: -p, --comm, --cpu, --cgroup, -b, -j, --max-bytes):\n"
+		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack\n"
+		"      --linear LO,HI,STEP  linear buckets (hist), else log2\n"
+		"      --latency         a histogram of call durations (hist)\n"
+		"      --unit UNIT       ns, us or ms (--latency; default ns)\n"
+		"  -i, --interval SECS   print the tables every SECS\n"
+		"  -d, --duration SECS   stop after SECS (-d alone is --debug)\n"
+		"      --top N           print the N largest rows\n"
+		"      --max-keys N      keys kept in the kernel (default %d)\n"
+		"      --folded          stacks as folded lines for flame graphs (--by kstack)\n"
+		"      --prometheus HOST:PORT  serve /metrics there while running\n"
+		"      --textfile FILE   write the metrics to FILE every interval\n",
+		prog, prog, KSNOOP_DEFAULT_MAX_KEYS);
+}
+
+static const struct opt agg_opts[] = {
+	OPT_CALL("by", 0, true, set_by),
+	OPT_CALL("linear", 0, true, set_linear),
+	OPT_FLAG("latency", 0, struct env, agg.latency),
+	OPT_CALL("unit", 0, true, set_unit),
+	OPT_CALL("interval", 'i', true, set_interval),
+	OPT_CALL("duration", 0, true, set_run_time),
+	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period },
+	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
+	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
+	OPT_FLAG("folded", 0, struct env, agg.folded),
+	OPT_STRING("prometheus", 0, struct env, agg.prometheus),
+	OPT_STRING("textfile", 0, struct env, agg.textfile),
+	{},
+};
+
+const struct opts_spec agg_cmd_opts = {
+	.opts = agg_opts,
+	.more = env_opts,
+	.mode = OPTS_PERMUTE,
+	.help = help,
+};

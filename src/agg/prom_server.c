@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --prometheus HOST:PORT: the exposition over HTTP, with libmicrohttpd's
+ * own polling thread. Built only with HAVE_MHD (the Makefile's default
+ * where pkg-config finds libmicrohttpd and the build is not static:
+ * Debian's libmicrohttpd.a needs GnuTLS, and GnuTLS's p11-kit ships no
+ * static library).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg/prom.h"
+#include "lib/util.h"
+
+#ifdef HAVE_MHD
+
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <microhttpd.h>
+
+/* Bounds on what clients can hold: connections, idle seconds, header bytes. */
+#define PROM_CONNECTIONS 16
+#define PROM_IDLE_S 10
+#define PROM_CONN_MEMORY (32 * 1024)
+/* "[" IPv6 with a zone id "]:" port: far below this. */
+#define HOSTPORT_MAX 128
+#define MHD_MSG_MAX 160
+
+struct prom_server {
+	struct MHD_Daemon *daemon;
+	prom_render_fn render;
+	void *ctx;
+	pthread_t starter;
+	char start_msg[MHD_MSG_MAX]; /* libmicrohttpd's first complaint while starting */
+};
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct prom_server *srv = cls;
+	char msg[MHD_MSG_MAX];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+		msg[--n] = '\0';
+	/* Only the starting thread writes start_msg: the server thread may log too. */
+	if (pthread_equal(pthread_self(), srv->starter) && !srv->start_msg[0])
+		memcpy(srv->start_msg, msg, n + 1);
+	p_dbg("prometheus: %s", msg);
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
+				  const char *body)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* The exposition is rendered whole into memory MHD frees once it is sent. */
+static enum MHD_Result reply_metrics(struct prom_server *srv, struct MHD_Connection *conn)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	rc = srv->render(srv->ctx, f);
+	if (fclose(f) || rc < 0) {
+		free(buf);
+		p_dbg("prometheus: rendering the metrics failed (%d)", rc);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "ksnoop could not render its metrics\n");
+	}
+	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/*
+ * Answered on the first call, with the headers: no request body is ever
+ * read (MHD discards one and closes the connection).
+ */
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls)
+{
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)req_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (strcmp(url, "/metrics"))
+		return reply_text(conn, MHD_HTTP_NOT_FOUND, "ksnoop serves /metrics\n");
+	return reply_metrics(cls, conn);
+}
+
+static bool all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* host into addr with port: a numeric address of family only. */
+static int numeric_addr(const char *shown, const char *host, int family, int port,
+			struct sockaddr_storage *addr)
+{
+	struct addrinfo hints = {
+		.ai_family = family,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+	};
+	struct addrinfo *res;
+
+	if (getaddrinfo(host, NULL, &hints, &res) || res->ai_addrlen > sizeof(*addr)) {
+		p_err("--prometheus '%s': '%s' is not a numeric %s (no names: ksnoop binds exactly the address given)",
+		      shown, host,
+		      family == AF_INET6 ? "IPv6 address"
+					 : "IPv4 address (IPv6 goes in brackets, [::1]:9100)");
+		return -EINVAL;
+	}
+	memset(addr, 0, sizeof(*addr));
+	memcpy(addr, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (family == AF_INET6)
+		((struct sockaddr_in6 *)addr)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)addr)->sin_port = htons(port);
+	return 0;
+}
+
+/* "127.0.0.1:9100" or "[::1]:9100" into addr. */
+static int parse_hostport(const char *hostport, struct sockaddr_storage *addr)
+{
+	char host[HOSTPORT_MAX + 1], clip[CLIP_BUF];
+	const char *shown = str_clip(hostport, clip), *end, *port;
+	long long num;
+	int family;
+
+	if (strnlen(hostport, HOSTPORT_MAX + 1) > HOSTPORT_MAX) {
+		p_err("--prometheus '%s': longer than %d bytes", shown, HOSTPORT_MAX);
+		return -EINVAL;
+	}
+	if (hostport[0] == '[') {
+		family = AF_INET6;
+		end = strchr(hostport, ']');
+		if (!end || end[1] != ':') {
+			p_err("--prometheus '%s': want [IPv6]:PORT, e.g. [::1]:9100", shown);
+			return -EINVAL;
+		}
+		snprintf(host, sizeof(host), "%.*s", (int)(end - hostport - 1), hostport + 1);
+		port = end + 2;
+	} else {
+		family = AF_INET;
+		end = strrchr(hostport, ':');
+		if (!end) {
+			p_err("--prometheus '%s': want HOST:PORT, e.g. 127.0.0.1:9100", shown);
+			return -EINVAL;
+		}
+		snprintf(host, sizeof(host), "%.*s", (int)(end - hostport), hostport);
+		port = end + 1;
+	}
+	if (!host[0]) {
+		p_err("--prometheus '%s': no address; give the one to listen on, e.g. 127.0.0.1 (0.0.0.0 is every one, and exposes kernel data to the network)",
+		      shown);
+		return -EINVAL;
+	}
+	if (!all_digits(port) || parse_long(port, 1, 65535, &num)) {
+		p_err("--prometheus '%s': the port '%s' is not a number from 1 to 65535", shown,
+		      port);
+		return -EINVAL;
+	}
+	return numeric_addr(shown, host, family, (int)num, addr);
+}
+
+struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx)
+{
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	struct sockaddr_storage addr;
+	struct prom_server *srv;
+	char clip[CLIP_BUF];
+	sigset_t all, old;
+	int port;
+
+	if (parse_hostport(hostport, &addr))
+		return NULL;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		p_err("--prometheus: out of memory");
+		return NULL;
+	}
+	srv->render = render;
+	srv->ctx = ctx;
+	srv->starter = pthread_self();
+	if (addr.ss_family == AF_INET6) {
+		flags |= MHD_USE_IPv6;
+		port = ntohs(((struct sockaddr_in6 *)&addr)->sin6_port);
+	} else {
+		port = ntohs(((struct sockaddr_in *)&addr)->sin_port);
+	}
+	/* The server thread inherits the mask: SIGINT must reach the tracer's thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	srv->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, srv,
+				       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+				       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+				       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PROM_CONNECTIONS,
+				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_IDLE_S,
+				       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_CONN_MEMORY,
+				       MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!srv->daemon) {
+		p_err("--prometheus '%s': cannot listen: %s", str_clip(hostport, clip),
+		      srv->start_msg[0] ? srv->start_msg : "libmicrohttpd did not start");
+		free(srv);
+		return NULL;
+	}
+	return srv;
+}
+
+void prom_server__stop(struct prom_server *srv)
+{
+	if (!srv)
+		return;
+	MHD_stop_daemon(srv->daemon);
+	free(srv);
+}
+
+#else /* !HAVE_MHD */
+
+struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx)
+{
+	(void)hostport;
+	(void)render;
+	(void)ctx;
+	p_err("--prometheus: this ksnoop was built without libmicrohttpd (HAVE_MHD=0: a static build cannot link it); --textfile PATH still works");
+	return NULL;
+}
+
+void prom_server__stop(struct prom_server *srv)
+{
+	(void)srv;
+}
+
+#endif

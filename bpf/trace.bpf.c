@@ -90,11 +90,12 @@ struct {
 } nesting SEC(".maps");
 
 /* count: per CPU, so the hot path is a lookup and an add; summed at read time. */
+/* Keys and sizes without BTF types: user space shortens the key. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1); /* --max-keys, set by user space */
-	__type(key, struct ksnoop_agg_key);
-	__type(value, __u64);
+	__uint(key_size, sizeof(struct ksnoop_agg_key));
+	__uint(value_size, sizeof(__u64));
 } agg_counts SEC(".maps");
 
 /* hist: a kilobyte per key and CPU, allocated only for keys seen. */
@@ -102,8 +103,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
-	__type(key, struct ksnoop_agg_key);
-	__type(value, struct ksnoop_hist);
+	__uint(key_size, sizeof(struct ksnoop_agg_key));
+	__uint(value_size, sizeof(struct ksnoop_hist));
 } agg_hists SEC(".maps");
 
 /* The zeroed histogram a new key starts from (too big for the stack). */
@@ -734,17 +735,19 @@ static __always_inline void pack_key_value(struct scratch *s, const struct ksnoo
 		bpf_probe_read_kernel(&s->key.data[off], have, &s->ev.data[src]);
 }
 
-static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+/* The --by fields; k is zeroed. */
+static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u32 fid)
 {
-	struct ksnoop_agg_key *k = &s->key;
-	__u32 n;
+	__u64 id;
 
-	__builtin_memset(k, 0, sizeof(*k));
-	k->func_id = s->ev.func_id;
-	if (agg_by & KSNOOP_BY_PID)
-		k->tgid = s->ev.tgid;
-	if (agg_by & KSNOOP_BY_TID)
-		k->pid = s->ev.pid;
+	k->func_id = fid;
+	if (agg_by & (KSNOOP_BY_PID | KSNOOP_BY_TID)) {
+		id = bpf_get_current_pid_tgid();
+		if (agg_by & KSNOOP_BY_PID)
+			k->tgid = id >> 32;
+		if (agg_by & KSNOOP_BY_TID)
+			k->pid = (__u32)id;
+	}
 	if (agg_by & KSNOOP_BY_CPU)
 		k->cpu = bpf_get_smp_processor_id();
 	if (agg_by & KSNOOP_BY_COMM)
@@ -754,6 +757,15 @@ static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoo
 		if (k->stack_id < 0)
 			count_drop(KSNOOP_DROP_STACK);
 	}
+}
+
+static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	struct ksnoop_agg_key *k = &s->key;
+	__u32 n;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	key_header(ctx, k, s->ev.func_id);
 	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
 		if (n >= cfg->agg.nr_keys)
 			break;
@@ -818,24 +830,24 @@ static __always_inline bool less(__u64 a, __u64 b, bool is_signed)
 	return is_signed ? (__s64)a < (__s64)b : a < b;
 }
 
-static __always_inline void hist_add(struct scratch *s, struct ksnoop_func_cfg *cfg)
+static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksnoop_agg_cfg *a,
+				     __u64 raw, __u64 duration_ns)
 {
-	const struct ksnoop_agg_cfg *a = &cfg->agg;
 	bool is_signed = a->hist_signed;
-	__u32 zero = 0, vi = a->hist_value;
 	struct ksnoop_hist *h, *z;
+	__u32 zero = 0;
 	__u64 v;
 
-	if (vi == KSNOOP_AGG_LATENCY) {
-		v = s->ev.duration_ns / (latency_div ?: 1);
+	if (a->hist_value == KSNOOP_AGG_LATENCY) {
+		v = duration_ns / (latency_div ?: 1);
 		is_signed = false;
 	} else {
-		v = sign_extend(s->scalars[vi & (KSNOOP_MAX_VALUES - 1)], a->hist_width, is_signed);
+		v = sign_extend(raw, a->hist_width, is_signed);
 	}
 	z = bpf_map_lookup_elem(&hist_zero, &zero);
 	if (!z)
 		return;
-	h = agg_slot(&agg_hists, &s->key, z);
+	h = agg_slot(&agg_hists, k, z);
 	if (!h)
 		return;
 	if (!h->count || less(v, h->min, is_signed))
@@ -847,18 +859,23 @@ static __always_inline void hist_add(struct scratch *s, struct ksnoop_func_cfg *
 	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
 }
 
-static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+static __always_inline void count_add(struct ksnoop_agg_key *k)
 {
-	__u64 zero = 0, *n;
+	__u64 zero = 0, *n = agg_slot(&agg_counts, k, &zero);
 
-	build_key(ctx, s, cfg);
-	if (agg_mode == KSNOOP_AGG_HIST) {
-		hist_add(s, cfg);
-		return;
-	}
-	n = agg_slot(&agg_counts, &s->key, &zero);
 	if (n)
 		*n += 1;
+}
+
+static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	__u32 vi = cfg->agg.hist_value & (KSNOOP_MAX_VALUES - 1);
+
+	build_key(ctx, s, cfg);
+	if (agg_mode == KSNOOP_AGG_HIST)
+		hist_add(&s->key, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
+	else
+		count_add(&s->key);
 }
 
 /* An event into the ring, or a sample into the aggregates. */
@@ -971,6 +988,54 @@ static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
 	return true;
 }
 
+/* The key of agg_fast: a header and the data it may fill. */
+struct fast_key {
+	__u8 hdr[KSNOOP_AGG_KEY_HDR];
+	__u64 data[KSNOOP_AGG_FAST_DATA / 8];
+};
+
+static __always_inline __u64 reg_value(struct capture_ctx *c, const struct ksnoop_value *v,
+				       bool trampoline)
+{
+	return v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline) : get_arg(c, v->arg, trampoline);
+}
+
+/*
+ * count and hist whose values all sit in registers (cfg->agg.fast): the
+ * key is built on the stack, without the scratch event, its captures and
+ * its predicates (all of them fast ones, checked already).
+ */
+static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
+				     __u32 fid, bool trampoline, __u64 duration_ns)
+{
+	struct capture_ctx c = { .ctx = ctx, .regs = regs };
+	const struct ksnoop_agg_cfg *a = &cfg->agg;
+	struct fast_key fk = {};
+	__u32 n, len;
+	__u64 v;
+
+	key_header(ctx, (struct ksnoop_agg_key *)&fk, fid);
+	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
+		if (n >= a->nr_keys)
+			break;
+		v = reg_value(&c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)],
+			      trampoline);
+		len = a->key_len[n];
+		if (len < 8)
+			v &= (1ULL << (len * 8)) - 1;
+		fk.data[(a->key_off[n] >> 3) & (KSNOOP_AGG_FAST_DATA / 8 - 1)] = v;
+	}
+	if (agg_mode == KSNOOP_AGG_COUNT) {
+		count_add((struct ksnoop_agg_key *)&fk);
+		return;
+	}
+	v = 0;
+	if (a->hist_value != KSNOOP_AGG_LATENCY)
+		v = reg_value(&c, &cfg->values[a->hist_value & (KSNOOP_MAX_VALUES - 1)],
+			      trampoline);
+	hist_add((struct ksnoop_agg_key *)&fk, a, v, duration_ns);
+}
+
 /*
  * fexit repeats the fast comparisons itself; a kretprobe cannot see the
  * arguments again and learns the entry's verdict from the frame.
@@ -1015,6 +1080,10 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	}
 	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
 		return 0;
+	if (agg_mode != KSNOOP_AGG_NONE && cfg->agg.fast) {
+		agg_fast(ctx, regs, cfg, id, trampoline, 0);
+		return 0;
+	}
 	c.s = scratch_get();
 	if (!c.s) {
 		f->flags |= FRAME_SKIP;
@@ -1109,6 +1178,11 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	ends_chain = chain_mode && cfg->chain_pos == 0;
 	if (!emits && !ends_chain)
 		return 0;
+	if (agg_mode != KSNOOP_AGG_NONE && cfg->agg.fast) {
+		agg_fast(ctx, regs, cfg, id, trampoline,
+			 f.entry_ts ? bpf_ktime_get_ns() - f.entry_ts : 0);
+		return 0;
+	}
 	c.s = scratch_get();
 	if (!c.s)
 		return 0;

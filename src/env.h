@@ -24,6 +24,7 @@ struct env_agg {
 	unsigned long long unit_ns; /* --unit, in ns */
 	const char *unit;
 	int max_keys;				/* --max-keys */
+	int key_size;				/* bytes of the maps' keys, from the plans */
 	int top;				/* --top, 0 = all */
 	unsigned long long interval_ns, run_ns; /* -i, -d */
 	bool folded;				/* --folded */

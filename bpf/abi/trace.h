@@ -143,8 +143,21 @@ struct ksnoop_agg_cfg {
 	__u8 key_off[KSNOOP_AGG_MAX_KEYS];   /* in data[], a multiple of 8 */
 	/* A scalar's width (1 to 8 bytes), or a string's slot (16 or more). */
 	__u8 key_len[KSNOOP_AGG_MAX_KEYS];
-	__u8 pad[4];
+	/*
+	 * Every key value and the hist value come straight from argument
+	 * registers or the return value, and every predicate is a fast one:
+	 * the sample is made without the scratch event (agg_fast).
+	 */
+	__u8 fast;
+	__u8 pad[3];
 };
+
+/*
+ * The maps' keys are the header and the data in use (user space sets the
+ * key size): hashing 232 bytes per call would cost more than the rest.
+ */
+#define KSNOOP_AGG_KEY_HDR 40
+#define KSNOOP_AGG_FAST_DATA 64 /* agg_fast builds keys of at most this much data */
 
 struct ksnoop_agg_key {
 	__u32 func_id;
@@ -152,8 +165,8 @@ struct ksnoop_agg_key {
 	__u32 pid;  /* --by tid: the thread */
 	__u32 cpu;
 	__s32 stack_id; /* --by kstack: in the stacks map, or -errno */
-	__u32 pad;
 	char comm[KSNOOP_COMM_LEN];
+	__u32 pad;
 	__u8 data[KSNOOP_AGG_KEY_DATA];
 };
 
@@ -244,7 +257,10 @@ _Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");
 _Static_assert(sizeof(struct ksnoop_pred) == 80, "ksnoop_pred layout");
 _Static_assert(sizeof(struct ksnoop_vrec) == 16, "ksnoop_vrec layout");
 _Static_assert(sizeof(struct ksnoop_agg_cfg) == 32, "ksnoop_agg_cfg layout");
-_Static_assert(sizeof(struct ksnoop_agg_key) == 232, "ksnoop_agg_key layout");
+_Static_assert(sizeof(struct ksnoop_agg_key) == KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_KEY_DATA,
+	       "ksnoop_agg_key layout");
+_Static_assert(__builtin_offsetof(struct ksnoop_agg_key, data) == KSNOOP_AGG_KEY_HDR,
+	       "ksnoop_agg_key header");
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
 

@@ -91,7 +91,32 @@ static int set_hist_value(struct func_plan *p, int vi)
 	return 0;
 }
 
-static int layout_plan(struct func_plan *p, const struct env_agg *ea)
+/* A value BPF reads from a register or the return value, as it stands. */
+static bool in_register(const struct ksnoop_value *v)
+{
+	return (v->base == KSNOOP_BASE_RET ||
+		(v->base == KSNOOP_BASE_ARG && v->arg < KSNOOP_REG_ARGS)) &&
+	       !v->nr_steps && !(v->flags & KSNOOP_V_READ);
+}
+
+/* Whether agg_fast (bpf/trace.bpf.c) can take the sample: see ksnoop_agg_cfg.fast. */
+static bool sample_is_fast(const struct func_plan *p, int data_used)
+{
+	const struct ksnoop_func_cfg *cfg = &p->cfg;
+	__u32 i;
+
+	if (cfg->emit == KSNOOP_EMIT_COMBINED || data_used > KSNOOP_AGG_FAST_DATA ||
+	    cfg->nr_fast_preds != cfg->nr_preds)
+		return false;
+	for (i = 0; i < cfg->nr_values; i++) {
+		/* fast comparisons read their own operands */
+		if (!p->values[i].hidden && !in_register(&cfg->values[i]))
+			return false;
+	}
+	return true;
+}
+
+static int layout_plan(struct func_plan *p, const struct env_agg *ea, int *data_used)
 {
 	bool hist_value = ea->mode == KSNOOP_AGG_HIST && !ea->latency;
 	int i, first = -1, off = 0, err = 0;
@@ -112,15 +137,23 @@ static int layout_plan(struct func_plan *p, const struct env_agg *ea)
 	}
 	if (!err && hist_value)
 		err = set_hist_value(p, first);
+	p->cfg.agg.fast = !err && sample_is_fast(p, off);
+	if (off > *data_used)
+		*data_used = off;
 	return err;
 }
 
-int agg_layout_plans(struct session *s, const struct env_agg *a)
+int agg_layout_plans(struct session *s, struct env_agg *a)
 {
-	int i, err = 0;
+	int i, used = 0, fast = 0, err = 0;
 
-	for (i = 0; i < s->nr && !err; i++)
-		err = layout_plan(&s->plans[i], a);
+	for (i = 0; i < s->nr && !err; i++) {
+		err = layout_plan(&s->plans[i], a, &used);
+		fast += s->plans[i].cfg.agg.fast;
+	}
+	a->key_size = KSNOOP_AGG_KEY_HDR + used;
+	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers", a->key_size,
+	      fast, s->nr);
 	return err;
 }
 
@@ -626,7 +659,7 @@ static int merge_rows(struct table_build *b)
 
 static int read_map(struct agg_reader *r)
 {
-	struct ksnoop_agg_key key, next;
+	struct ksnoop_agg_key key = {}, next = {};
 	int err;
 
 	err = bpf_map_get_next_key(r->map_fd, NULL, &next);

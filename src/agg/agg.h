@@ -13,7 +13,7 @@
 #include "trace/session.h"
 
 /* Fills each plan's cfg.agg; says what cannot be a key or a hist value. */
-int agg_layout_plans(struct session *s, const struct env_agg *a);
+int agg_layout_plans(struct session *s, struct env_agg *a);
 
 struct agg_reader;
 

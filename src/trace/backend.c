@@ -102,7 +102,14 @@ static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
 static int size_agg_maps(const struct env_agg *a, struct trace_bpf *skel)
 {
 	int keys = a->max_keys > 0 ? a->max_keys : KSNOOP_DEFAULT_MAX_KEYS;
+	int err;
 
+	if (a->key_size) {
+		err = bpf_map__set_key_size(skel->maps.agg_counts, a->key_size)
+			      ?: bpf_map__set_key_size(skel->maps.agg_hists, a->key_size);
+		if (err)
+			return err;
+	}
 	return bpf_map__set_max_entries(skel->maps.agg_counts,
 					a->mode == KSNOOP_AGG_COUNT ? keys : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.agg_hists,

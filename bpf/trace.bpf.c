@@ -107,6 +107,24 @@ struct {
 	__uint(value_size, sizeof(struct ksnoop_hist));
 } agg_hists SEC(".maps");
 
+/*
+ * A function counted with no key beyond itself (funccount, a plain hist)
+ * has its slot in these, by func_id: no hashing per call.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* the functions, set by user space */
+	__type(key, __u32);
+	__type(value, __u64);
+} func_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ksnoop_hist);
+} func_hists SEC(".maps");
+
 /* The zeroed histogram a new key starts from (too big for the stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -701,7 +719,12 @@ static __always_inline void submit(struct ksnoop_event *ev)
 /* A new key starts at zero on every CPU; two CPUs may race to add it. */
 static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void *zero)
 {
-	void *v = bpf_map_lookup_elem(map, k);
+	void *v;
+
+	/* The arrays' keys: with no --by and no value items, only func_id is set. */
+	if (map == &func_counts || map == &func_hists)
+		return bpf_map_lookup_elem(map, &k->func_id);
+	v = bpf_map_lookup_elem(map, k);
 
 	if (v)
 		return v;
@@ -710,6 +733,11 @@ static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void 
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, k);
+}
+
+static __always_inline bool keyless(const struct ksnoop_agg_cfg *a)
+{
+	return !agg_by && !a->nr_keys;
 }
 
 static __always_inline void pack_key_value(struct scratch *s, const struct ksnoop_agg_cfg *a,
@@ -847,7 +875,7 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksno
 	z = bpf_map_lookup_elem(&hist_zero, &zero);
 	if (!z)
 		return;
-	h = agg_slot(&agg_hists, k, z);
+	h = agg_slot(keyless(a) ? (void *)&func_hists : (void *)&agg_hists, k, z);
 	if (!h)
 		return;
 	if (!h->count || less(v, h->min, is_signed))
@@ -859,9 +887,10 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksno
 	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
 }
 
-static __always_inline void count_add(struct ksnoop_agg_key *k)
+static __always_inline void count_add(struct ksnoop_agg_key *k, const struct ksnoop_agg_cfg *a)
 {
-	__u64 zero = 0, *n = agg_slot(&agg_counts, k, &zero);
+	__u64 zero = 0,
+	      *n = agg_slot(keyless(a) ? (void *)&func_counts : (void *)&agg_counts, k, &zero);
 
 	if (n)
 		*n += 1;
@@ -875,7 +904,7 @@ static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoo
 	if (agg_mode == KSNOOP_AGG_HIST)
 		hist_add(&s->key, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
 	else
-		count_add(&s->key);
+		count_add(&s->key, &cfg->agg);
 }
 
 /* An event into the ring, or a sample into the aggregates. */
@@ -1026,7 +1055,7 @@ static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop
 		fk.data[(a->key_off[n] >> 3) & (KSNOOP_AGG_FAST_DATA / 8 - 1)] = v;
 	}
 	if (agg_mode == KSNOOP_AGG_COUNT) {
-		count_add((struct ksnoop_agg_key *)&fk);
+		count_add((struct ksnoop_agg_key *)&fk, a);
 		return;
 	}
 	v = 0;

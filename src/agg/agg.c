@@ -168,7 +168,7 @@ struct table_build {
 struct agg_reader {
 	const struct session *s;
 	const struct env_agg *a;
-	int map_fd, stacks_fd, nr_cpus;
+	int map_fd, array_fd, stacks_fd, nr_cpus;
 	size_t value_size;
 	void *values; /* one map value per possible CPU */
 	__u64 *ips;
@@ -186,6 +186,7 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg
 	r->a = a;
 	r->map_fd = tracer__agg_fd(s->tracer);
 	r->stacks_fd = tracer__stacks_fd(s->tracer);
+	r->array_fd = tracer__func_agg_fd(s->tracer);
 	r->nr_cpus = libbpf_num_possible_cpus();
 	r->value_size = a->mode == KSNOOP_AGG_HIST ? sizeof(struct ksnoop_hist) : sizeof(__u64);
 	if (r->nr_cpus > 0)
@@ -657,6 +658,43 @@ static int merge_rows(struct table_build *b)
 	return 0;
 }
 
+/* As the BPF side's keyless(): such a function's slot is in the arrays. */
+static bool keyless(const struct agg_reader *r, const struct func_plan *p)
+{
+	return !r->a->by && !p->cfg.agg.nr_keys;
+}
+
+static bool slot_used(const struct agg_reader *r)
+{
+	const char *v = r->values;
+	int c;
+
+	/* a count, or a histogram's count: the first __u64 either way */
+	for (c = 0; c < r->nr_cpus; c++) {
+		if (*(const __u64 *)(v + c * r->value_size))
+			return true;
+	}
+	return false;
+}
+
+static int read_arrays(struct agg_reader *r)
+{
+	struct ksnoop_agg_key key = {};
+	__u32 i;
+	int err;
+
+	for (i = 0; i < (__u32)r->s->nr; i++) {
+		if (!keyless(r, &r->s->plans[i]) ||
+		    bpf_map_lookup_elem(r->array_fd, &i, r->values) || !slot_used(r))
+			continue;
+		key.func_id = i;
+		err = add_row(r, &key);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int read_map(struct agg_reader *r)
 {
 	struct ksnoop_agg_key key = {}, next = {};
@@ -686,7 +724,7 @@ int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
 		if (!out[i])
 			err = -ENOMEM;
 	}
-	err = err ?: read_map(r);
+	err = err ?: read_arrays(r) ?: read_map(r);
 	for (i = 0; i < r->s->nr_specs && out; i++) {
 		if (r->builds[i].t)
 			err = merge_rows(&r->builds[i]) ?: err;

@@ -99,7 +99,7 @@ static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
 }
 
 /* The aggregates' tables: as large as --max-keys where they are used. */
-static int size_agg_maps(const struct env_agg *a, struct trace_bpf *skel)
+static int size_agg_maps(const struct env_agg *a, int nr_funcs, struct trace_bpf *skel)
 {
 	int keys = a->max_keys > 0 ? a->max_keys : KSNOOP_DEFAULT_MAX_KEYS;
 	int err;
@@ -115,7 +115,11 @@ static int size_agg_maps(const struct env_agg *a, struct trace_bpf *skel)
 	       bpf_map__set_max_entries(skel->maps.agg_hists,
 					a->mode == KSNOOP_AGG_HIST ? keys : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.stacks,
-					a->by & KSNOOP_BY_KSTACK ? keys : 1);
+					a->by & KSNOOP_BY_KSTACK ? keys : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.func_counts,
+					a->mode == KSNOOP_AGG_COUNT ? nr_funcs : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.func_hists,
+					a->mode == KSNOOP_AGG_HIST ? nr_funcs : 1);
 }
 
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
@@ -203,7 +207,7 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 		*err = bpf_map__set_max_entries(skel->maps.events,
 						ringbuf_size(t->env->pages, t->nr_cpus));
 	if (!*err)
-		*err = size_agg_maps(&t->env->agg, skel);
+		*err = size_agg_maps(&t->env->agg, t->nr, skel);
 	if (!*err)
 		*err = trace_bpf__load(skel);
 	if (*err) {
@@ -855,6 +859,12 @@ int tracer__agg_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->env->agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.agg_hists
 							       : t->owner->maps.agg_counts);
+}
+
+int tracer__func_agg_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->env->agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.func_hists
+							       : t->owner->maps.func_counts);
 }
 
 int tracer__stacks_fd(const struct tracer *t)

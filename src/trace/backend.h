@@ -36,6 +36,8 @@ int tracer__events_fd(const struct tracer *t);
 /* count and hist: the per-CPU hash of counts or histograms, and the stacks. */
 int tracer__agg_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);
+/* The per-CPU arrays, by function, of those counted with no key but themselves. */
+int tracer__func_agg_fd(const struct tracer *t);
 /* Drops summed over CPUs, by enum ksnoop_drop_reason, and their names. */
 extern const char *const tracer_drop_names[KSNOOP_DROP_NR];
 int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR]);

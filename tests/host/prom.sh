@@ -1,6 +1,6 @@
 #!/bin/bash
 # The Prometheus endpoint end to end, as TAP. build/tests/test_agg_prom
-# --serve HOST:PORT serves fixed tables (see its serve_tables); then
+# --serve HOST:PORT serves fixed tables (its render_fixed); then
 #  - the listen socket is exactly the address given, and nothing answers
 #    on another local address;
 #  - the HTTP answers: Content-Type, 404, 405 with Allow, 500 when the
@@ -9,10 +9,13 @@
 #  - Debian's real prometheus scrapes it every second, and its query API
 #    reads back a counter with its labels (one with escaped quotes and a
 #    backslash), histogram buckets, a latency _count and _sum in seconds,
-#    a histogram_quantile, and the drops.
+#    a histogram_quantile, and the drops;
+#  - tests/vm/prometheus.sh, the guest's script, reads a counter back with
+#    the fixture server standing in for ksnoop.
 # Ports are picked free on 127.0.0.1; prometheus is always killed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/vm/prom-lib.sh
 
 BIN=build/tests/test_agg_prom
 
@@ -145,18 +148,10 @@ st=$?
 check "promtool check metrics: no problems" $? "status $st" "$(head -5 "$t/lint")"
 
 # ---- prometheus -------------------------------------------------------------
-cat >"$t/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: ksnoop
-    static_configs:
-      - targets: ['127.0.0.1:$port']
-EOF
-prometheus --config.file="$t/prometheus.yml" --storage.tsdb.path="$t/data" \
-	--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$t/prom.log" 2>&1 &
-pids+=($!)
+prom_cmd "$t" "127.0.0.1:$port" "127.0.0.1:$pport"
+"${PROM_CMD[@]}" >"$t/prom.log" 2>&1 &
+prom_pid=$!
+pids+=("$prom_pid")
 
 # query PROMQL: "N VALUE", the number of series and the first one's value
 # as a float's shortest repr ("1.5e-05", "5.0").
@@ -210,3 +205,22 @@ expect "histogram_quantile over the latency buckets, in seconds" \
 	'histogram_quantile(0.75, ksnoop_latency_seconds_bucket)' 1 2.999e-06
 expect "every series of the exposition is stored" \
 	'count({__name__=~"ksnoop_.*"})' 1 "$(grep -cv '^#' "$t/exposition")"
+
+# ---- tests/vm/prometheus.sh, with the fixture server standing in for ksnoop --
+kill "$prom_pid" && wait "$prom_pid" 2>/dev/null
+mkdir "$t/bin"
+cat >"$t/bin/ksnoop" <<EOF
+#!/bin/bash
+while [ \$# -gt 0 ]; do
+	[ "\$1" = --prometheus ] && exec "$PWD/$BIN" --serve "\$2"
+	shift
+done
+exit 2
+EOF
+chmod +x "$t/bin/ksnoop"
+mapfile -t ports < <(free_ports 2)
+PATH="$t/bin:$PATH" KSNOOP_PROM_PORT=${ports[0]} PROMETHEUS_PORT=${ports[1]} PROMETHEUS_TIMEOUT=20 \
+	tests/vm/prometheus.sh 'ksnoop_calls_total{skb_len="178"}' true count ip_send_skb >"$t/vm.out" 2>&1
+st=$?
+[ $st = 0 ] && [ "$(cat "$t/vm.out")" = $'value=5 series=1\nrc=0' ]
+check "tests/vm/prometheus.sh reads a counter back through prometheus" $? "status $st" "$(head -5 "$t/vm.out")"

@@ -5,7 +5,7 @@
  * argument errors.
  *
  * Hidden mode for tests/host/prom.sh: "test_agg_prom --serve HOST:PORT
- * [fail]" serves the fixed tables of serve_tables() until SIGTERM or
+ * [fail]" serves the fixed tables of render_fixed() until SIGTERM or
  * SIGINT ("fail": every render fails, for the 500 answer).
  */
 #include <dirent.h>

@@ -14,15 +14,26 @@
 #   tests/vm/prometheus.sh PROMQL WORKLOAD KSNOOP_ARGS...
 #
 # WORKLOAD is a shell command (eval). In KSNOOP_ARGS a word "@ADDR" becomes
-# 127.0.0.1:PORT; without one, "--prometheus 127.0.0.1:PORT" goes first.
+# 127.0.0.1:PORT; without one, "--prometheus 127.0.0.1:PORT" goes right
+# after the first word "count" or "hist".
 # x86 guests only: they see the host's root (/usr/bin/prometheus, curl)
-# read-only over 9p; /tmp is the guest's tmpfs. Example case:
+# read-only over 9p; /tmp is the guest's tmpfs. ksnoop starts its endpoint
+# once every probe is attached, so an answer on /metrics means ready.
+# Example cases:
 #
-#   NAME count: prometheus reads back the calls of a 1000-call loop
+#   NAME prometheus reads back count by skb->len: 178 x5
 #   REQUIRES fentry arch:x86 cmd:prometheus cmd:curl
-#   RUN tests/vm/prometheus.sh 'ksnoop_calls_total{func="__do_sys_getppid"}' \
-#       'workload getppid-loop 1000' --comm workload count __do_sys_getppid
-#   EXPECT ^value=1000 series=1$
+#   RUN tests/vm/prometheus.sh 'ksnoop_calls_total{func="ip_send_skb",skb_len="178"}' \
+#       'workload udp-send 150 5 >/dev/null' count "ip_send_skb(skb->len)" --comm workload
+#   EXPECT ^value=5 series=1$
+#   EXPECT ^rc=0$
+#   TIMEOUT 180
+#
+#   NAME prometheus reads back hist --latency: 3 sleeps in _count
+#   REQUIRES fentry arch:x86 cmd:prometheus cmd:curl
+#   RUN tests/vm/prometheus.sh 'ksnoop_latency_seconds_count{func="do_nanosleep"}' \
+#       'sleep 0.05; sleep 0.05; sleep 0.05' hist --latency --unit ms do_nanosleep --comm sleep
+#   EXPECT ^value=3 series=1$
 #   EXPECT ^rc=0$
 #   TIMEOUT 180
 set -uo pipefail
@@ -41,17 +52,32 @@ addr=127.0.0.1:$port
 # Prometheus (a large Go binary read over 9p) starts slowly under TCG.
 limit_s=${PROMETHEUS_TIMEOUT:-120}
 
+# "--prometheus ADDR" is an option of count and hist: it goes after the
+# command word, unless the arguments place it themselves with @ADDR.
 args=()
-has_addr=0
+placed=0
 for a in "$@"; do
 	if [ "$a" = @ADDR ]; then
 		args+=("$addr")
-		has_addr=1
+		placed=1
 	else
 		args+=("$a")
 	fi
 done
-[ $has_addr = 1 ] || args=(--prometheus "$addr" "${args[@]}")
+if [ $placed = 0 ]; then
+	args=()
+	for a in "$@"; do
+		args+=("$a")
+		if [ $placed = 0 ] && { [ "$a" = count ] || [ "$a" = hist ]; }; then
+			args+=(--prometheus "$addr")
+			placed=1
+		fi
+	done
+fi
+if [ $placed = 0 ]; then
+	echo "prometheus.sh: no count or hist command, and no @ADDR, in: $*"
+	exit 2
+fi
 
 t=$(mktemp -d /tmp/prometheus-vm.XXXXXX)
 kpid="" ppid=""

@@ -39,7 +39,7 @@ struct prom_server {
 	char start_msg[MHD_MSG_MAX]; /* libmicrohttpd's first complaint while starting */
 };
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct prom_server *srv = cls;
 	char msg[MHD_MSG_MAX];

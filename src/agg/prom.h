@@ -109,8 +109,9 @@ struct prom_server;
 
 /*
  * Listen on hostport, "127.0.0.1:9100" or "[::1]:9100": a numeric address
- * (no name lookup, so exactly the address given is bound, and only it) and
- * a port 1-65535. Returns NULL after one "Error: ..." line on bad input,
+ * (no name lookup, so exactly the address given is bound, and only it;
+ * "[::]" is IPv6 alone, "0.0.0.0" IPv4 alone) and a port 1-65535. At most
+ * 16 connections, each dropped after 10 s idle, 32 KiB of headers. Returns NULL after one "Error: ..." line on bad input,
  * when the address cannot be bound, or when ksnoop was built without
  * libmicrohttpd (HAVE_MHD=0: static builds, which cannot link it).
  * Signals stay with the calling threads: the server thread blocks them all.

@@ -627,10 +627,32 @@ static void test_spec_label_only_where_series_could_clash(void **state)
 	struct agg_table e = { .kind = AGG_COUNT, .func = "tcp_sendmsg", .rows = row, .nr_rows = 1 };
 	/* same function, another key: no clash */
 	struct agg_table f = count_len;
-	struct agg_table *tables[] = { &a, &b, &c, &d, &e, &f };
+	/* two functions keyed by func (ksnoop count tcp_sendmsg udp_sendmsg): no clash */
+	struct agg_val gkey[] = { { .text = "udp_sendmsg" } };
+	struct agg_row grow[] = { { .key = gkey, .count = 2 } };
+	struct agg_table g = { .kind = AGG_COUNT,
+			       .func = "udp_sendmsg",
+			       .fields = ffield,
+			       .nr_fields = 1,
+			       .rows = grow,
+			       .nr_rows = 1 };
+	struct agg_table h = { .kind = AGG_COUNT,
+			       .func = "ip_rcv",
+			       .fields = ffield,
+			       .nr_fields = 1,
+			       .rows = grow,
+			       .nr_rows = 0 };
+	struct agg_table *tables[] = { &a, &b, &c, &d, &e, &f, &h };
+	struct agg_table *literals[] = { &g, &h, &f, &g };
 
 	(void)state;
-	expect_text(tables, 6, NULL,
+	expect_text(literals, 4, NULL,
+		    HEAD_CALLS
+		    "ksnoop_calls_total{func=\"udp_sendmsg\",spec=\"1\"} 2\n"
+		    "ksnoop_calls_total{func=\"ip_send_skb\",skb_len=\"178\"} 5\n"
+		    "ksnoop_calls_total{func=\"ip_send_skb\",skb_len=\"60\"} 2\n"
+		    "ksnoop_calls_total{func=\"udp_sendmsg\",spec=\"4\"} 2\n" HEAD_DROPS);
+	expect_text(tables, 7, NULL,
 		    HEAD_CALLS
 		    "ksnoop_calls_total{func=\"ip_send_skb\",spec=\"1\"} 1\n"
 		    "ksnoop_calls_total{func=\"ip_send_skb\",spec=\"2\"} 1\n"

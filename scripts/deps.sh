@@ -27,6 +27,9 @@ PKGS=(
 	python3           # VM checks: JSON schema, generated kprobe_events lines
 	strace            # ktrace overhead comparison in make bench
 	bpftrace          # side-by-side comparison in make bench
+	libmicrohttpd-dev # --prometheus: the /metrics HTTP endpoint
+	prometheus        # tests/host/prom.sh scrapes the endpoint; promtool checks it
+	curl              # tests/host/prom.sh: HTTP requests to the endpoint
 )
 
 missing=()

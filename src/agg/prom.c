@@ -215,31 +215,33 @@ static bool same_label_names(const struct agg_table *a, const struct table_plan 
 	return na == nb;
 }
 
-/*
- * Whether glob's rows (which name their own functions) and lit's could
- * name the same function: two globs are taken to overlap, and so is a
- * pattern with a module ("mod:fn*"), whose rows may not spell it.
- */
-static bool funcs_may_overlap(const struct agg_table *glob, const struct agg_table *lit,
-			      bool lit_is_glob)
+static bool is_pattern(const char *func)
 {
-	if (lit_is_glob || strchr(glob->func, ':'))
+	return strpbrk(func, "*?[") != NULL;
+}
+
+/*
+ * Whether the rows of specs a and b could name the same function. A
+ * pattern's rows name the functions it matched, as ksyms matches them;
+ * two patterns are taken to overlap, and so is a module ("mod:fn"),
+ * whose rows may not spell it.
+ */
+static bool funcs_may_overlap(const char *a, const char *b)
+{
+	if (strchr(a, ':') || strchr(b, ':') || (is_pattern(a) && is_pattern(b)))
 		return true;
-	/* As ksyms matches a glob against the kernel's functions. */
-	return !fnmatch(glob->func, lit->func, 0);
+	if (is_pattern(a))
+		return !fnmatch(a, b, 0);
+	if (is_pattern(b))
+		return !fnmatch(b, a, 0);
+	return !strcmp(a, b);
 }
 
 /* Whether a row of a and one of b could carry the very same labels. */
 static bool may_share_series(const struct agg_table *a, const struct table_plan *pa,
 			     const struct agg_table *b, const struct table_plan *pb)
 {
-	if (pa->family != pb->family)
-		return false;
-	if (pa->func_field < 0 && pb->func_field < 0 && strcmp(a->func, b->func))
-		return false;
-	if (pa->func_field >= 0 && !funcs_may_overlap(a, b, pb->func_field >= 0))
-		return false;
-	if (pb->func_field >= 0 && !funcs_may_overlap(b, a, pa->func_field >= 0))
+	if (pa->family != pb->family || !funcs_may_overlap(a->func, b->func))
 		return false;
 	if (pa->family == FAM_VALUE && strcmp(a->value, b->value))
 		return false;

@@ -25,11 +25,12 @@
  *            function as written. Always present, always first.
  *   one label per key field, named after the field: comm, pid, tid, cpu,
  *            kstack, or the value item ("skb->len" -> skb_len). A name is
- *            sanitized: each run of characters outside [a-zA-Z0-9_] becomes
- *            one '_', leading underscores (reserved by Prometheus) and a
- *            trailing '_' are dropped, a leading digit gets a '_' before it,
- *            and an empty name becomes "key". "return" stays "return" (a
- *            valid label name; PromQL has no such keyword). A name that is
+ *            sanitized: each run of characters other than ASCII letters and
+ *            digits (underscores included) becomes one '_', none is kept at
+ *            either end (leading "__" is reserved by Prometheus), a leading
+ *            digit gets a '_' before it ("1st" -> _1st), and an empty name
+ *            becomes "key". "return" stays "return" (a valid label name;
+ *            PromQL has no such keyword). A name that is
  *            already taken in its series - func, spec, value (ksnoop_value),
  *            le (histograms), or an earlier field's - gets "_2" (or "_3",
  *            ...) appended: skb->len and skb_len become skb_len and skb_len_2.
@@ -108,8 +109,9 @@ struct prom_server;
 
 /*
  * Listen on hostport, "127.0.0.1:9100" or "[::1]:9100": a numeric address
- * (no name lookup, so exactly the address given is bound, and only it) and
- * a port 1-65535. Returns NULL after one "Error: ..." line on bad input,
+ * (no name lookup, so exactly the address given is bound, and only it;
+ * "[::]" is IPv6 alone, "0.0.0.0" IPv4 alone) and a port 1-65535. At most
+ * 16 connections, each dropped after 10 s idle, 32 KiB of headers. Returns NULL after one "Error: ..." line on bad input,
  * when the address cannot be bound, or when ksnoop was built without
  * libmicrohttpd (HAVE_MHD=0: static builds, which cannot link it).
  * Signals stay with the calling threads: the server thread blocks them all.

@@ -39,7 +39,7 @@ struct prom_server {
 	char start_msg[MHD_MSG_MAX]; /* libmicrohttpd's first complaint while starting */
 };
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct prom_server *srv = cls;
 	char msg[MHD_MSG_MAX];
@@ -103,18 +103,32 @@ static enum MHD_Result reply_metrics(struct prom_server *srv, struct MHD_Connect
 	return ret;
 }
 
+static bool has_body(struct MHD_Connection *conn)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+	       MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 /*
- * Answered on the first call, with the headers: no request body is ever
- * read (MHD discards one and closes the connection).
+ * No request body is ever read: a request with one is answered on the
+ * first call, with the headers (MHD then discards the body and closes
+ * the connection). One without is answered on the second, which keeps
+ * the connection alive for the next scrape.
  */
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
+	static char headers_seen;
+
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)req_cls;
+	if (!*req_cls && !has_body(conn)) {
+		*req_cls = &headers_seen;
+		return MHD_YES;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (strcmp(url, "/metrics"))

@@ -46,7 +46,7 @@ static int key_slot(const struct func_plan *p, const struct plan_value *pv)
 	}
 	if ((pv->show == SHOW_SCALAR || pv->show == SHOW_MEMORY) && scalar_type(pv))
 		return pv->full_size;
-	p_err("%s: cannot count by %s: a key is an integer, enum, pointer or string; name a member",
+	p_err("%s: cannot count by %s: a key is an integer, enum, pointer or string, not a struct; name a member",
 	      p->name, pv->name);
 	return -EINVAL;
 }
@@ -72,14 +72,15 @@ static int add_key(struct func_plan *p, int vi, int *off)
 
 static int set_hist_value(struct func_plan *p, int vi)
 {
-	const struct plan_value *pv = &p->values[vi];
 	struct ksnoop_agg_cfg *a = &p->cfg.agg;
+	const struct plan_value *pv;
 
 	if (vi < 0) {
 		p_err("%s: hist needs one value item, such as %s(skb->len), or --latency", p->name,
 		      p->name);
 		return -EINVAL;
 	}
+	pv = &p->values[vi];
 	if (!scalar_type(pv) || pv->show == SHOW_STRING || pv->show == SHOW_PTR_DUMP ||
 	    pv->bit_size) {
 		p_err("%s: cannot make a histogram of %s: it is not an integer", p->name, pv->name);

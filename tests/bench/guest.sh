@@ -7,7 +7,7 @@
 #
 # Environment:
 #   BENCH_SECTIONS  which sections, in order (default: all)
-#                   percall agg startup throughput attach predicate ktrace
+#                   percall agg startup throughput attach countglob predicate ktrace
 #   BENCH_CALLS     calls per timed loop (default 100000)
 #   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
 #                   sections; medians are reported (default 3)
@@ -17,7 +17,7 @@
 #                   as "ksnoop-before" (fentry, text) beside the others
 set -uo pipefail
 
-SECTIONS=${BENCH_SECTIONS:-percall agg startup throughput attach predicate ktrace}
+SECTIONS=${BENCH_SECTIONS:-percall agg startup throughput attach countglob predicate ktrace}
 CALLS=${BENCH_CALLS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
@@ -449,6 +449,10 @@ section_attach() {
 	result attach.glob.backend "\"$(grep -q 'kprobe.multi: attached' "$T/attach.err" && echo kprobe.multi || echo kprobe)\""
 	result attach.glob.attach_ms "$(field match_ms "$line")"
 	result attach.glob.detach_ms "$(field stop_ms "$line")"
+}
+
+section_countglob() {
+	attach_candidates
 	attach_count_glob
 }
 

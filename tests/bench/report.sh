@@ -114,14 +114,15 @@ table() {
 			if ("attach.glob.attach_ms" in v)
 				printf "%-10s %8s %10s %10s  (glob acpi_ut_*)\n", dq(g("attach.glob.backend")),
 					g("attach.glob.functions"), g("attach.glob.attach_ms"), g("attach.glob.detach_ms")
-			if ("attach.count_glob.ksnoop_attach_ms" in v) {
-				printf "%-10s %8s %10s %10s  (ksnoop count acpi_ut_*)\n", "count",
-					g("attach.count_glob.functions"), g("attach.count_glob.ksnoop_attach_ms"),
-					g("attach.count_glob.ksnoop_detach_ms")
-				printf "%-10s %8s %10s %10s  (bpftrace count() on kprobe:acpi_ut_*)\n", "bpftrace",
-					g("attach.count_glob.functions"), g("attach.count_glob.bpftrace_attach_ms"),
-					g("attach.count_glob.bpftrace_detach_ms")
-			}
+		}
+		if ("attach.count_glob.ksnoop_attach_ms" in v) {
+			printf "\nA count over a glob: exec to attached, SIGINT to exit, ms\n"
+			printf "%-10s %8s %10s %10s  (ksnoop count acpi_ut_*)\n", "ksnoop",
+				g("attach.count_glob.functions"), g("attach.count_glob.ksnoop_attach_ms"),
+				g("attach.count_glob.ksnoop_detach_ms")
+			printf "%-10s %8s %10s %10s  (bpftrace count() on kprobe:acpi_ut_*)\n", "bpftrace",
+				g("attach.count_glob.functions"), g("attach.count_glob.bpftrace_attach_ms"),
+				g("attach.count_glob.bpftrace_detach_ms")
 		}
 		if ("ktrace.plain_s" in v) {
 			printf "\nktrace: dd if=/dev/zero of=/dev/null bs=1 count=%s, seconds\n", g("ktrace.dd_count")

@@ -268,6 +268,34 @@ for s in "" "f(" "f(a->)" "$A20K" "f($A20K)" "ip_send_skb(no_such_arg)" \
 	one "$s"
 done
 
+# --- count and hist argument and planning errors (before any attach) -----
+one count
+one hist
+one -s count ip_send_skb
+one count --by nope ip_send_skb
+one count --by "" ip_send_skb
+one count --by "comm,$A300" ip_send_skb
+one hist --linear 1,1,1 "ip_send_skb(skb->len)"
+one hist --linear "$A300" "ip_send_skb(skb->len)"
+one hist --unit s --latency ip_send_skb
+one hist --unit us ip_send_skb
+one count --latency ip_send_skb
+one count --folded ip_send_skb
+one count -i 0 ip_send_skb
+one count --top 0 ip_send_skb
+one count --max-keys 0 ip_send_skb
+one count --btf /x ip_send_skb
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	one count "ip_send_skb(skb)"
+	one count "ip_send_skb(net, skb)"
+	one hist ip_send_skb
+	one hist "ip_send_skb(skb)"
+	one hist "ip_send_skb(skb->len, skb->data_len)"
+	one hist "do_sys_openat2(filename)"
+	one count "no_such_function_xyz(a)"
+	one count "ip_send_skb(skb->no_such_member)"
+fi
+
 # --- planning errors (before any attach): trace and kprobe-events --------
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	for s in "ip_send_skb(comm->x)" "ip_send_skb(comm[0])" "ip_send_skb(comm.x)" \

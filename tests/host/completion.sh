@@ -124,6 +124,10 @@ has "ksnoop -p $$" $$
 has "ksnoop probe -p $$" $$
 has "ktrace -p $$" $$
 check "ksnoop --cgroup /sys/fs/cg" /sys/fs/cgroup/
+has "ksnoop --cpu " 0
+# "ktrace [opts] command [args]": a command, then its arguments
+has "ksnoop ktrace -p 1 ech" echo
+has "ktrace -d -i ech" echo
 touch "$t/some.btf" "$t/metrics.prom"
 check "ksnoop info --btf $t/some" "$t/some.btf"
 check "ksnoop count --textfile $t/met" "$t/metrics.prom"

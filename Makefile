@@ -266,6 +266,18 @@ ifneq ($(COMPLETION),)
 	install -m 0644 $(COMPLETION) $(INST_COMP)/ksnoop
 endif
 
+# make deb: build/ksnoop_VERSION_ARCH.deb with dpkg-buildpackage and
+# debian/ (which builds in build/deb); remade only when an input changed.
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB      = build/ksnoop_$(VERSION)_$(DEB_ARCH)
+DEB_IN   := $(SRCS) $(wildcard src/*.h src/*/*.h bpf/*.c bpf/*/*.h scripts/*.sh scripts/*.txt \
+	    debian/control debian/rules debian/changelog debian/copyright debian/source/* debian/*.lintian-overrides \
+	    doc/*.[18] completion/*) VERSION Makefile
+deb: $(DEB).deb
+$(DEB).deb: $(DEB_IN)
+	dpkg-buildpackage -b -us -uc -j2 --post-clean --buildinfo-option=-ubuild --changes-option=-ubuild \
+		--buildinfo-file=$(DEB).buildinfo --changes-file=$(DEB).changes
+
 uninstall:
 	rm -f $(INST_SBIN)/ksnoop $(INST_BIN)/ktrace $(INST_BIN)/kdump \
 		$(addprefix $(INST_MAN)/man1/,$(notdir $(MAN1))) \

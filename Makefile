@@ -33,7 +33,9 @@ CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 HOST_BTF ?= /sys/kernel/btf/vmlinux
-VERSION  := 0.1.0
+# The one version: ksnoop -V, the man pages and debian/changelog carry it
+# (tests/host/version.sh checks that they agree).
+VERSION  := $(shell cat VERSION)
 
 WARN     := -Wall -Wextra -Wformat=2 -Wtype-limits -Werror
 CFLAGS   ?= -g -O2
@@ -123,6 +125,9 @@ $(OUT)/obj/%.o: src/%.c | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# -V prints VERSION.
+$(OUT)/obj/cli.o: VERSION
 
 $(BIN): $(OBJS)
 	$(call msg,LINK,$@)
@@ -227,7 +232,7 @@ $(KTR_SYSTAB): $(OUT)/ktr_systab.c
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 
-.PHONY: ktr-protos ktrace-links install-ktrace-links ktrace-target fuzz-kdump
+.PHONY: ktr-protos ktrace-links ktrace-target fuzz-kdump
 ktr-protos:
 	./scripts/gen-ktr-protos.sh > $(KTR_PROTOS).tmp && mv $(KTR_PROTOS).tmp $(KTR_PROTOS)
 
@@ -236,13 +241,48 @@ ktrace-links: $(BIN)
 	ln -sf ksnoop ktrace
 	ln -sf ksnoop kdump
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: ksnoop is a root tool
+# (section 8) in sbin; ktrace and kdump are links to it in bin, since it
+# dispatches on its name. uninstall removes exactly these files.
 PREFIX  ?= /usr/local
 DESTDIR ?=
-install-ktrace-links:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	ln -sf ksnoop $(DESTDIR)$(PREFIX)/bin/ktrace
-	ln -sf ksnoop $(DESTDIR)$(PREFIX)/bin/kdump
-	install -m 0644 doc/ktrace.1 doc/kdump.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+INST_SBIN := $(DESTDIR)$(PREFIX)/sbin
+INST_BIN  := $(DESTDIR)$(PREFIX)/bin
+INST_MAN  := $(DESTDIR)$(PREFIX)/share/man
+INST_COMP := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+MAN1      := $(wildcard doc/*.1)
+MAN8      := $(wildcard doc/*.8)
+COMPLETION := $(wildcard completion/ksnoop)
+.PHONY: install uninstall deb
+install: $(BIN)
+	install -d $(INST_SBIN) $(INST_BIN) $(INST_MAN)/man1 $(INST_MAN)/man8
+	install -m 0755 $(BIN) $(INST_SBIN)/ksnoop
+	ln -sf ../sbin/ksnoop $(INST_BIN)/ktrace
+	ln -sf ../sbin/ksnoop $(INST_BIN)/kdump
+	install -m 0644 $(MAN1) $(INST_MAN)/man1/
+	install -m 0644 $(MAN8) $(INST_MAN)/man8/
+ifneq ($(COMPLETION),)
+	install -d $(INST_COMP)
+	install -m 0644 $(COMPLETION) $(INST_COMP)/ksnoop
+endif
+
+# make deb: build/ksnoop_VERSION_ARCH.deb with dpkg-buildpackage and
+# debian/ (which builds in build/deb); remade only when an input changed.
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB      = build/ksnoop_$(VERSION)_$(DEB_ARCH)
+DEB_IN   := $(SRCS) $(wildcard src/*.h src/*/*.h bpf/*.c bpf/*/*.h scripts/*.sh scripts/*.txt \
+	    debian/control debian/rules debian/changelog debian/copyright debian/source/* debian/*.lintian-overrides \
+	    doc/*.[18] completion/*) VERSION Makefile
+deb: $(DEB).deb
+$(DEB).deb: $(DEB_IN)
+	dpkg-buildpackage -b -us -uc -j2 --post-clean --buildinfo-option=-ubuild --changes-option=-ubuild \
+		--buildinfo-file=$(DEB).buildinfo --changes-file=$(DEB).changes
+
+uninstall:
+	rm -f $(INST_SBIN)/ksnoop $(INST_BIN)/ktrace $(INST_BIN)/kdump \
+		$(addprefix $(INST_MAN)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(INST_MAN)/man8/,$(notdir $(MAN8))) \
+		$(INST_COMP)/ksnoop
 
 # The host test's traced program; static in a cross build, for the arm64
 # VM's ktrace case.

@@ -30,6 +30,10 @@ PKGS=(
 	libmicrohttpd-dev # --prometheus: the /metrics HTTP endpoint
 	prometheus        # tests/host/prom.sh scrapes the endpoint; promtool checks it
 	curl              # tests/host/prom.sh: HTTP requests to the endpoint
+	dpkg-dev          # make deb: dpkg-buildpackage
+	debhelper         # make deb: debian/rules uses dh
+	lintian           # tests/host/deb.sh: the package has no lintian error
+	mandoc            # tests/host/manlint.sh: mandoc -Tlint on every man page
 )
 
 missing=()

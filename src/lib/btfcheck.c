@@ -466,6 +466,18 @@ static long long member_bits(const struct checker *c, const struct btf_type *t, 
 	return size < 0 ? 0 : size * 8;
 }
 
+/*
+ * As the kernel's verifier has it: a bitfield is an int's or an enum's, no
+ * wider than its type. libbpf 1.1's btf_dump reads a bitfield of a union
+ * as the whole union, past the data it was given.
+ */
+static bool bitfield_ok(const struct btf_type *mt, __u32 bsz)
+{
+	if (!bsz)
+		return true;
+	return (btf_is_int(mt) || btf_is_any_enum(mt)) && bsz <= mt->size * 8;
+}
+
 static int check_layout(struct checker *c, __u32 id, const struct btf_type *t)
 {
 	char buf[CLIP_BUF + 32];
@@ -474,12 +486,17 @@ static int check_layout(struct checker *c, __u32 id, const struct btf_type *t)
 	for (i = 0; i < btf_vlen(t); i++) {
 		const struct btf_member *m = btf_members(t) + i;
 		const struct btf_type *mt = strip(c, m->type);
+		__u32 bsz = btf_member_bitfield_size(t, i);
 		__u64 off = btf_member_bit_offset(t, i);
 		__u64 end = off + member_bits(c, t, i);
 
-		if (has_size(mt) && end <= (__u64)t->size * 8)
+		if (has_size(mt) && end <= (__u64)t->size * 8 && bitfield_ok(mt, bsz))
 			continue;
 		item_name(c, "member", i, m->name_off, buf, sizeof(buf));
+		if (has_size(mt) && !bitfield_ok(mt, bsz))
+			return fail(c, id,
+				    "%sis a %u-bit bitfield of type %u, of kind %s and %u bytes",
+				    buf, bsz, m->type, kind_name(mt), mt->size);
 		if (!has_size(mt))
 			return fail(c, id, "%shas type %u, of kind %s, which has no size", buf,
 				    m->type, kind_name(mt));

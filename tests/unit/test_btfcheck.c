@@ -239,10 +239,27 @@ static void doubling_anon(struct btf *btf)
 	}
 }
 
+/* libbpf 1.1's btf_dump read a whole union for this, past the data (fuzzer) */
+static void composite_bitfield(struct btf *btf)
+{
+	btf__add_struct(btf, "bf", 8);
+	btf__add_field(btf, "s", 2, 0, 3);
+}
+
+static void wide_bitfield(struct btf *btf)
+{
+	btf__add_struct(btf, "bf", 8);
+	btf__add_field(btf, "w", 1, 0, 40);
+}
+
 static const struct {
 	void (*damage)(struct btf *btf);
 	const char *want;
 } damaged[] = {
+	{ composite_bitfield, "type [3] STRUCT 'bf' member 's' is a 3-bit bitfield of type 2, of "
+			      "kind STRUCT and 8 bytes" },
+	{ wide_bitfield, "type [3] STRUCT 'bf' member 'w' is a 40-bit bitfield of type 1, of kind "
+			 "INT and 4 bytes" },
 	{ bad_name, "type [4] FUNC has name offset 2147483392, outside the string section" },
 	{ bad_member_name, "type [2] STRUCT 'foo' member 1 has name offset 4294967295, outside "
 			   "the string section" },

@@ -93,7 +93,7 @@ LIB_OBJS := $(filter-out $(OUT)/obj/main.o,$(OBJS))
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all clean deps test check unit vm bench bench-bins format print-format-srcs workload
+.PHONY: all clean deps deps-build deps-test deps-bench test check unit vm bench bench-bins format print-format-srcs workload
 all: $(BIN)
 
 $(OUT):
@@ -189,23 +189,25 @@ $(OUT)/tests/workload: tests/vm/workload.c
 
 workload: $(OUT)/tests/workload
 
-deps:
-	./scripts/deps.sh
+# Packages per purpose (scripts/deps.sh): plain make installs nothing.
+deps: deps-test
+deps-build deps-test deps-bench:
+	./scripts/deps.sh $(@:deps-%=%)
 
-check: deps
+check: deps-test
 	./tests/run.sh --no-vm
 
-test: deps
+test: deps-test
 	./tests/run.sh
 
 # make vm ARGS='trace ip_send_skb' [KERNEL=6.12] [DURATION=10]: ARGS goes
 # through the environment, so no shell ever parses a spec's '(' or '>'.
 vm: export KSNOOP_ARGS = $(ARGS)
-vm: deps
+vm: deps-build
 	$(MAKE) -s all workload
 	./tests/vm/demo.sh
 
-bench: deps
+bench: deps-bench
 	$(MAKE) all workload bench-bins
 	./tests/bench/run.sh
 

@@ -1,33 +1,39 @@
 #!/bin/bash
-# Install exactly the Debian packages ksnoop's build and tests need and that
-# are missing. Safe to run repeatedly; does nothing when all are present.
+# Install exactly the Debian packages a purpose needs and that are missing.
+# Safe to run repeatedly; does nothing when all are present.
+#   scripts/deps.sh build        what make and make vm need
+#   scripts/deps.sh test         build + the tests (the default: make test)
+#   scripts/deps.sh bench        build + the comparison tools of make bench
+#   scripts/deps.sh --list WHAT  print WHAT's packages, one a line; install nothing
+# apt's output goes to $KSNOOP_DEPS_LOG (default build/deps-apt.log); each
+# step prints one line on stderr.
 set -euo pipefail
 
 # package             why
-PKGS=(
+BUILD_PKGS=(
 	make              # build driver
 	gcc               # user-space compiler
 	libc6-dev         # C headers, and libc.a for the static test workload
 	clang             # BPF compiler (clang -target bpf)
-	clang-format      # tests/host/format.sh: the tree follows .clang-format
 	llvm              # llvm-strip for BPF objects
 	bpftool           # vmlinux.h and skeleton generation
 	libbpf-dev        # libbpf 1.1: loader, BTF, ring buffer
 	libelf-dev        # libbpf's ELF dependency
 	zlib1g-dev        # libbpf's zlib dependency
 	pkg-config        # library flags
-	libcmocka-dev     # unit tests
-	qemu-system-x86   # VM tests (TCG)
+	libmicrohttpd-dev # --prometheus: the /metrics HTTP endpoint
+	qemu-system-x86   # make vm, VM tests (TCG)
 	busybox-static    # VM initramfs
 	cpio              # initramfs packing
 	xz-utils          # 6.12 ships .ko.xz modules; 6.1's bzImage is xz
 	zstd              # 6.12's bzImage is zstd (scripts/kernels.sh unpacks it)
 	iproute2          # loopback setup inside the VM
+)
+TEST_PKGS=(
+	clang-format      # tests/host/format.sh: the tree follows .clang-format
+	libcmocka-dev     # unit tests
 	valgrind          # error-path tests
 	python3           # VM checks: JSON schema, generated kprobe_events lines
-	strace            # ktrace overhead comparison in make bench
-	bpftrace          # side-by-side comparison in make bench
-	libmicrohttpd-dev # --prometheus: the /metrics HTTP endpoint
 	prometheus        # tests/host/prom.sh scrapes the endpoint; promtool checks it
 	curl              # tests/host/prom.sh: HTTP requests to the endpoint
 	dpkg-dev          # make deb: dpkg-buildpackage
@@ -35,26 +41,61 @@ PKGS=(
 	lintian           # tests/host/deb.sh: the package has no lintian error
 	mandoc            # tests/host/manlint.sh: mandoc -Tlint on every man page
 )
+BENCH_PKGS=(
+	strace            # ktrace overhead comparison in make bench
+	bpftrace          # side-by-side comparison in make bench
+)
+
+here=$(dirname "$0")
+
+die() {
+	echo "Error: $*" >&2
+	exit 1
+}
+
+# packages PURPOSE: the purpose's packages, one a line.
+packages() {
+	case $1 in
+	build) printf '%s\n' "${BUILD_PKGS[@]}" ;;
+	test) printf '%s\n' "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ;;
+	bench) printf '%s\n' "${BUILD_PKGS[@]}" "${BENCH_PKGS[@]}" ;;
+	*) die "unknown purpose '$1' (want build, test or bench)" ;;
+	esac
+}
+
+list=0
+if [ "${1:-}" = --list ]; then
+	list=1
+	shift
+fi
+[ $# -le 1 ] || die "too many arguments (usage: deps.sh [--list] [build|test|bench])"
+purpose=${1:-test}
+pkgs=$(packages "$purpose")
+if [ $list = 1 ]; then
+	echo "$pkgs"
+	exit 0
+fi
 
 missing=()
-for p in "${PKGS[@]}"; do
+for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run as root or install them"
+	log=${KSNOOP_DEPS_LOG:-build/deps-apt.log}
+	mkdir -p "$(dirname "$log")"
+	echo "deps: installing ${missing[*]} (log: $log)" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+		>>"$log" 2>&1 || die "apt-get failed installing ${missing[*]}; see $log"
+fi
+
+[ "$purpose" = test ] || exit 0
 # The arm64 cross toolchain and emulator, for the arm64 VM matrix that
 # make test runs unless KSNOOP_ARM64=0. Its kernels, like the x86-64 ones,
 # are downloaded on first use into $KSNOOP_CACHE (scripts/kernels.sh).
-[ "${KSNOOP_ARM64:-1}" = 0 ] || "$(dirname "$0")/arm64.sh" deps
-# The reference ksnoop, unpacked into the cache for comparison tests.
-reference="$(dirname "$0")/reference.sh"
-[ ${#missing[@]} -eq 0 ] && exec "$reference"
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "Error: missing packages: ${missing[*]}; run as root or install them" >&2
-	exit 1
-fi
-echo "deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-exec "$reference"
+[ "${KSNOOP_ARM64:-1}" = 0 ] || "$here/arm64.sh" deps
+# The reference ksnoop, unpacked into the cache for tests/host/info.sh.
+exec "$here/reference.sh"

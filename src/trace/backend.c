@@ -12,6 +12,7 @@
 
 #include "trace/backend.h"
 #include "lib/bpfutil.h"
+#include "lib/progress.h"
 #include "lib/util.h"
 #include "trace.skel.h"
 
@@ -628,7 +629,7 @@ bool backend_allows(enum backend_choice want, enum backend_kind kind)
 	return kind == BK_FENTRY || kind == BK_KPROBE;
 }
 
-static int attach_func(struct tracer *t, int func)
+static int attach_func(struct tracer *t, int func, struct progress *progress)
 {
 	enum backend_choice want = t->env->backend;
 	struct strbuf why[2];
@@ -647,6 +648,8 @@ static int attach_func(struct tracer *t, int func)
 			break;
 		}
 	}
+	if (err)
+		progress__clear(progress); /* the error gets a line of its own */
 	if (err && want == BACKEND_AUTO)
 		p_err("cannot trace %s: fentry: %s; kprobe: %s", t->plans[func].name,
 		      sb_str(&why[0]), sb_str(&why[1]));
@@ -745,19 +748,30 @@ static int set_cgroup(struct tracer *t)
 	return err ? -EINVAL : 0;
 }
 
+/* One by one, with a progress line on a terminal: hundreds take seconds. */
+static int attach_each(struct tracer *t)
+{
+	struct progress *progress = progress__new(t->nr, "attaching", "functions");
+	int i, err = 0;
+
+	for (i = 0; i < t->nr && !err; i++) {
+		if (!t->fs[i].attached)
+			err = attach_func(t, i, progress);
+		progress__step(progress);
+	}
+	progress__done(progress);
+	return err;
+}
+
 static int attach_all(struct tracer *t)
 {
-	int i, err;
+	int err;
 
 	if (t->has_multi && wants_multi(t) && attach_multi(t) == 0)
 		p_dbg("glob functions attached through kprobe.multi");
-	for (i = 0; i < t->nr; i++) {
-		if (t->fs[i].attached)
-			continue;
-		err = attach_func(t, i);
-		if (err)
-			return err;
-	}
+	err = attach_each(t);
+	if (err)
+		return err;
 	if (needs_exit_cleanup(t)) {
 		t->exit_link = bpf_program__attach(t->owner->progs.ksnoop_task_exit);
 		if (!t->exit_link) {

@@ -1,12 +1,13 @@
 #!/bin/bash
 # Install exactly the Debian packages a purpose needs and that are missing.
 # Safe to run repeatedly; does nothing when all are present.
-#   scripts/deps.sh build        what make and make vm need
+#   scripts/deps.sh build        what building and make vm need
 #   scripts/deps.sh test         build + the tests (the default: make test)
 #   scripts/deps.sh bench        build + the comparison tools of make bench
 #   scripts/deps.sh --list WHAT  print WHAT's packages, one a line; install nothing
-# apt's output goes to $KSNOOP_DEPS_LOG (default build/deps-apt.log); each
-# step prints one line on stderr.
+# apt's output goes to $KSNOOP_DEPS_LOG (default: the repository's
+# build/deps-apt.log, wherever this runs from); each step prints one line
+# on stderr.
 set -euo pipefail
 
 # package             why
@@ -84,7 +85,7 @@ done
 
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run as root or install them"
-	log=${KSNOOP_DEPS_LOG:-build/deps-apt.log}
+	log=${KSNOOP_DEPS_LOG:-$(cd "$here/.." && pwd)/build/deps-apt.log}
 	mkdir -p "$(dirname "$log")"
 	echo "deps: installing ${missing[*]} (log: $log)" >&2
 	export DEBIAN_FRONTEND=noninteractive

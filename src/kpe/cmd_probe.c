@@ -285,7 +285,8 @@ static int load_bpf(struct kpe_session *s)
 		err = kpe_bpf__load(s->skel);
 	if (err) {
 		p_err("cannot load the kprobe_events BPF program: %s%s", strerror(-err),
-		      err == -EACCES ? " (the verifier refused it; -d shows its log)" : "");
+		      err == -EACCES ? " (the verifier refused it; -d shows its log)"
+				     : bpfutil_perm_hint(err));
 		return err;
 	}
 	fd = bpf_map__fd(s->skel->maps.kpe_defs);

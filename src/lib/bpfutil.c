@@ -94,6 +94,14 @@ static void explain_missing(struct strbuf *sb, const char *kind, enum bpfutil_op
 			  op_verb(op), kind);
 }
 
+const char *bpfutil_perm_hint(int err)
+{
+	if (err != -EPERM)
+		return "";
+	return geteuid() ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
+			 : " (the kernel does not allow BPF here: lockdown, or a security module)";
+}
+
 void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err)
 {
 	char buf[32];

@@ -29,6 +29,12 @@ enum bpfutil_op {
  * kernel (EPERM)".
  */
 void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err);
+/*
+ * After a failed load or map creation's strerror: for -EPERM, what to do
+ * about it (root, or the capabilities; as root, the kernel's own refusal),
+ * else "".
+ */
+const char *bpfutil_perm_hint(int err);
 
 /* Whether kprobes exist at all: a kprobe PMU or tracefs kprobe_events. */
 bool bpfutil_have_kprobes(void);

@@ -239,7 +239,8 @@ static int load_owner(struct tracer *t)
 		      t->owner ? "loaded" : strerror(-err));
 	}
 	if (!t->owner)
-		p_err("cannot load ksnoop's BPF object: %s", strerror(-err));
+		p_err("cannot load ksnoop's BPF object: %s%s", strerror(-err),
+		      bpfutil_perm_hint(err));
 	return t->owner ? 0 : err;
 }
 

@@ -189,12 +189,9 @@ static void report_no_backend(int ringbuf_err)
 {
 	if (ringbuf_err != -EPERM && ringbuf_err != -EACCES)
 		p_err("no function tracing backend works on this kernel (neither fentry nor kprobe)");
-	else if (geteuid())
-		p_err("creating a BPF ring buffer: %s (run as root, or with CAP_BPF and CAP_PERFMON)",
-		      strerror(-ringbuf_err));
 	else
-		p_err("creating a BPF ring buffer: %s (the kernel does not allow BPF here: lockdown, or a security module)",
-		      strerror(-ringbuf_err));
+		p_err("creating a BPF ring buffer: %s%s", strerror(-ringbuf_err),
+		      bpfutil_perm_hint(-EPERM));
 }
 
 int cmd_feature(struct env *env, int argc, char **argv)

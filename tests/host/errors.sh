@@ -296,6 +296,28 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 	one count "ip_send_skb(skb->no_such_member)"
 fi
 
+# --- without the privileges: one line that says which are missing --------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -r /sys/kernel/btf/vmlinux ]; then
+	saved=("${RUN[@]}")
+	RUN=(setpriv --reuid=65534 --regid=65534 --clear-groups "${saved[@]}")
+	hint() {
+		one "$@"
+		if grep -q 'run as root, or with CAP_BPF and CAP_PERFMON' "$tmp/err"; then
+			ok "$(label "$@") as nobody names root and CAP_BPF, CAP_PERFMON"
+		else
+			notok "$(label "$@") as nobody names root and CAP_BPF, CAP_PERFMON" \
+				"$(head -2 "$tmp/err")"
+		fi
+	}
+	hint trace ip_send_skb
+	hint count ip_send_skb
+	hint hist --latency ip_send_skb
+	hint probe "p:x/y do_sys_openat2 dfd=%di"
+	RUN=("${saved[@]}")
+else
+	echo "ok - errors: the privilege hints # SKIP needs root, setpriv and kernel BTF"
+fi
+
 # --- planning errors (before any attach): trace and kprobe-events --------
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	for s in "ip_send_skb(comm->x)" "ip_send_skb(comm[0])" "ip_send_skb(comm.x)" \

@@ -1,8 +1,9 @@
 #!/bin/bash
 # ksnoop's --prometheus endpoint scraped by Debian's real prometheus, in a
 # guest: start KSNOOP_ARGS with the endpoint on 127.0.0.1:$KSNOOP_PROM_PORT
-# (default 19100), start prometheus (scraping it every second, its data in
-# a tmpdir, its API on 127.0.0.1:$PROMETHEUS_PORT, default 19090), wait for
+# (default 20000 + 2 * (pid % 10000)), start prometheus (scraping it every
+# second, its data in a tmpdir, its API on 127.0.0.1:$PROMETHEUS_PORT,
+# default the next port), wait for
 # the first good scrape, run WORKLOAD, wait for a scrape that began after
 # the workload ended, query PROMQL and print
 #   "value=V series=N" (the first series' value, and how many series;
@@ -46,8 +47,10 @@ if [ $# -lt 3 ]; then
 fi
 promql=$1 workload=$2
 shift 2
-port=${KSNOOP_PROM_PORT:-19100}
-pport=${PROMETHEUS_PORT:-19090}
+# Ports of this run's own: a prometheus of the case before, still going
+# down, must not answer this one's queries (a CI run saw an empty answer).
+port=${KSNOOP_PROM_PORT:-$((20000 + $$ % 10000 * 2))}
+pport=${PROMETHEUS_PORT:-$((port + 1))}
 addr=127.0.0.1:$port
 # Prometheus (a large Go binary read over 9p) starts slowly under TCG.
 limit_s=${PROMETHEUS_TIMEOUT:-120}
@@ -164,6 +167,10 @@ until_ok "scrape after the workload" scraped_since $((NOW / 1000000 + 1))
 query "$promql"
 parse_result
 echo "value=$VALUE series=$SERIES"
+if [ "$VALUE" = none ]; then
+	curl -s --max-time 5 "http://$addr/metrics" 2>/dev/null | grep -v '^#' | head -8
+	cat "$t/kout" | head -5
+fi
 
 stop_group "$ppid"
 ppid=

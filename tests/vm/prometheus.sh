@@ -138,12 +138,16 @@ endpoint_up() {
 	curl -s --max-time 5 "http://$addr/metrics" 2>/dev/null | grep -q '^ksnoop_lost_samples_total'
 }
 
-# Prometheus has a scrape of the target that began after $1 (epoch seconds),
-# and it succeeded.
+# Prometheus has a good scrape of the target that began after $1 (epoch
+# microseconds). timestamp() must take the bare selector: of any other
+# expression (up == 1 too) it gives the evaluation time, not the scrape's,
+# and then a scrape still under way when the workload ended passed.
 scraped_since() {
-	query 'timestamp(up{job="ksnoop"} == 1)'
+	query 'timestamp(up{job="ksnoop"}) and on(instance) (up{job="ksnoop"} == 1)'
 	parse_result
-	[ "$VALUE" != none ] && [ "${VALUE%%.*}" -ge "$1" ]
+	[ "$VALUE" != none ] || return 1
+	secs_to_us "$VALUE"
+	[ "$US" -gt "$1" ]
 }
 
 spawn ksnoop "${args[@]}" >"$t/kout" 2>"$t/kerr"
@@ -154,15 +158,15 @@ prom_cmd "$t" "$addr" "127.0.0.1:$pport"
 spawn "${PROM_CMD[@]}" >"$t/plog" 2>&1
 ppid=$SPAWNED
 now
-until_ok "good scrape by prometheus" scraped_since $((NOW / 1000000))
+until_ok "good scrape by prometheus" scraped_since "$NOW"
 
 run_timeout $(((deadline - NOW) / 1000000 + 1)) eval "$workload" >"$t/wout" 2>&1
 rc=$?
 [ $rc = 124 ] && fail 124 "workload timed out"
 [ $rc = 0 ] || fail 125 "workload failed with status $rc: $(head -c 200 "$t/wout")"
-# A scrape that began a whole second after the workload's end saw all of it.
+# A scrape that began after the workload's end saw all of it.
 now
-until_ok "scrape after the workload" scraped_since $((NOW / 1000000 + 1))
+until_ok "scrape after the workload" scraped_since "$NOW"
 
 query "$promql"
 parse_result

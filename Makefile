@@ -8,15 +8,15 @@
 # make ASAN=1 OUT=build/asan BIN=build/asan/ksnoop
 #                 sanitizer build beside the normal one
 # make ARCH=arm64 cross-build a static arm64 build/arm64/ksnoop (and its
-#                 test workload) against the committed bpf/arm64/vmlinux.h;
-#                 scripts/arm64.sh deps installs the cross toolchain
+#                 test workload); scripts/arm64.sh deps installs the cross
+#                 toolchain
+# make vmlinux    regenerate the committed bpf/$(ARCH)/vmlinux.h
+# make VMLINUX_H= build against this host's BTF (HOST_BTF) instead
 
 HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ARCH      ?= $(HOST_ARCH)
 
-# A cross build lives in its own OUT, links statically (its VM has no libc)
-# and takes its vmlinux.h from the repo: the build host's BTF describes
-# another architecture's kernel.
+# A cross build lives in its own OUT and links statically (its VM has no libc).
 ifneq ($(ARCH),$(HOST_ARCH))
 CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-)
 CC        := $(CROSS_COMPILE)gcc
@@ -24,8 +24,12 @@ AR        := $(CROSS_COMPILE)ar
 OUT       ?= build/$(ARCH)
 BIN       ?= $(OUT)/ksnoop
 STATIC    := 1
-VMLINUX_H ?= bpf/$(ARCH)/vmlinux.h
 endif
+
+# Every build takes the committed vmlinux.h of its architecture (as retsnoop
+# and libbpf-bootstrap do): a build host without BTF, or of the other
+# architecture, builds the same BPF objects.
+VMLINUX_H ?= bpf/$(ARCH)/vmlinux.h
 
 OUT      ?= build
 BIN      ?= ksnoop
@@ -93,15 +97,15 @@ LIB_OBJS := $(filter-out $(OUT)/obj/main.o,$(OBJS))
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all clean deps deps-build deps-test deps-bench test check unit vm bench bench-bins format print-format-srcs workload
+.PHONY: all vmlinux clean deps deps-build deps-test deps-bench test check unit vm bench bench-bins format print-format-srcs workload
 all: $(BIN)
 
 $(OUT):
 	$(Q)mkdir -p $@
 
-# CO-RE relocates field offsets at load time, so the build machine's BTF
-# serves every target kernel of its architecture.
-ifdef VMLINUX_H
+# CO-RE relocates field offsets at load time, so one header serves every
+# target kernel of its architecture.
+ifneq ($(VMLINUX_H),)
 $(OUT)/vmlinux.h: $(VMLINUX_H) | $(OUT)
 	$(Q)cp $< $@
 else
@@ -210,6 +214,9 @@ vm: deps-build
 bench: deps-bench
 	$(MAKE) all workload bench-bins
 	./tests/bench/run.sh
+
+vmlinux:
+	scripts/vmlinux-h.sh $(ARCH)
 
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -20,8 +20,9 @@
 # boots with) and bash-static is not needed on the host, so both are only
 # unpacked into the cache.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$KSNOOP_REPO
 CACHE=${KSNOOP_CACHE:-/var/cache/ksnoop}/arm64
 
 # package                  why
@@ -37,42 +38,21 @@ PKGS=(
 )
 USERLAND_PKGS=(busybox-static bash-static)
 
-die() {
-	echo "Error: $*" >&2
-	exit 1
-}
-
-installed() {
-	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
-}
-
 deps() {
 	local missing=() p
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		[ "$(id -u)" = 0 ] || die "dpkg has no arm64 architecture; as root run: dpkg --add-architecture arm64 && apt-get update"
-		echo "arm64: enabling the arm64 architecture in dpkg" >&2
+		echo "arm64: enabling the arm64 architecture in dpkg (log: $APT_LOG)" >&2
 		dpkg --add-architecture arm64
-		apt-get update -qq >&2
+		apt_update || die "apt-get update failed; see $APT_LOG"
 	fi
 	for p in "${PKGS[@]}"; do
 		installed "$p" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	[ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]}; run as root or install them"
-	echo "arm64: installing ${missing[*]}" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	# A foreign architecture added by someone else may have no lists yet.
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || {
-		apt-get update -qq >&2
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-	}
-}
-
-locked() {
-	mkdir -p "$CACHE" 2>/dev/null || die "cannot create $CACHE; set KSNOOP_CACHE to a writable directory"
-	exec 9>"$CACHE/.lock"
-	flock 9
-	"$@"
+	echo "arm64: installing ${missing[*]} (log: $APT_LOG)" >&2
+	apt_install "${missing[@]}" || die "apt-get failed installing ${missing[*]}; see $APT_LOG"
 }
 
 fetch_userland() {
@@ -81,11 +61,8 @@ fetch_userland() {
 	mkdir -p "$CACHE/deb"
 	for p in "${USERLAND_PKGS[@]}"; do
 		compgen -G "$CACHE/deb/${p}_*_arm64.deb" >/dev/null && continue
-		echo "arm64: downloading $p:arm64" >&2
-		(cd "$CACHE/deb" && apt-get download -q "$p:arm64" >&2) || {
-			apt-get update -qq >&2
-			(cd "$CACHE/deb" && apt-get download -q "$p:arm64" >&2)
-		} || die "cannot download $p:arm64 (run scripts/arm64.sh deps first)"
+		apt_download "$CACHE/deb" "$p:arm64" ||
+			die "cannot download $p:arm64 (see $APT_LOG; run scripts/arm64.sh deps first)"
 	done
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -134,7 +111,7 @@ deps)
 	deps
 	;;
 userland)
-	locked fetch_userland
+	locked "$CACHE" fetch_userland
 	echo "$CACHE/userland"
 	;;
 btf)

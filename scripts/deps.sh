@@ -48,11 +48,7 @@ BENCH_PKGS=(
 )
 
 here=$(dirname "$0")
-
-die() {
-	echo "Error: $*" >&2
-	exit 1
-}
+. "$here/lib.sh"
 
 # packages PURPOSE: the purpose's packages, one a line.
 packages() {
@@ -79,18 +75,13 @@ fi
 
 missing=()
 for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run as root or install them"
-	log=${KSNOOP_DEPS_LOG:-$(cd "$here/.." && pwd)/build/deps-apt.log}
-	mkdir -p "$(dirname "$log")"
-	echo "deps: installing ${missing[*]} (log: $log)" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
-		>>"$log" 2>&1 || die "apt-get failed installing ${missing[*]}; see $log"
+	echo "deps: installing ${missing[*]} (log: $APT_LOG)" >&2
+	apt_install "${missing[@]}" || die "apt-get failed installing ${missing[*]}; see $APT_LOG"
 fi
 
 [ "$purpose" = test ] || exit 0

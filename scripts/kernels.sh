@@ -22,6 +22,7 @@
 # Idempotent and safe to run concurrently: a lock serialises the work and a
 # stamp file marks a finished unpack, so an interrupted run starts over.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 CACHE=${KSNOOP_CACHE:-/var/cache/ksnoop}
 ARCH=${KSNOOP_ARCH:-x86}
@@ -50,11 +51,6 @@ arm64)
 esac
 NAMES=(6.1 6.12)
 
-die() {
-	echo "Error: $*" >&2
-	exit 1
-}
-
 pkg_of() {
 	[ -n "${PKG[$1]:-}" ] || die "unknown kernel '$1' (known: ${NAMES[*]})"
 	echo "${PKG[$1]}"
@@ -76,18 +72,9 @@ find_deb() {
 	return 1
 }
 
-# apt-get download fails on a fresh machine whose package lists are empty,
-# so refresh them once and retry.
 download() {
-	local pkg=$1$APT_ARCH
-	mkdir -p "$CACHE/deb"
-	echo "kernels: downloading $pkg" >&2
-	if ! (cd "$CACHE/deb" && apt-get download -q "$pkg" >&2); then
-		echo "kernels: apt-get download failed, running apt-get update" >&2
-		apt-get update -qq >&2 || die "apt-get update failed; are you root and online?"
-		(cd "$CACHE/deb" && apt-get download -q "$pkg" >&2) ||
-			die "cannot download $pkg${APT_ARCH:+ (is the architecture enabled? run scripts/arm64.sh deps)}"
-	fi
+	apt_download "$CACHE/deb" "$1$APT_ARCH" ||
+		die "cannot download $1$APT_ARCH (see $APT_LOG)${APT_ARCH:+; is the architecture enabled? run scripts/arm64.sh deps}"
 }
 
 # Like the kernel's scripts/extract-vmlinux: try every compressed-stream
@@ -138,13 +125,6 @@ unpack() {
 	touch "$dir/.unpacked"
 }
 
-locked() {
-	mkdir -p "$CACHE" 2>/dev/null || die "cannot create $CACHE; set KSNOOP_CACHE to a writable directory"
-	exec 9>"$CACHE/.lock"
-	flock 9
-	"$@"
-}
-
 fetch() {
 	local n
 	[ $# -gt 0 ] || set -- "${NAMES[@]}"
@@ -160,7 +140,7 @@ cmd=${1:-fetch}
 case $cmd in
 fetch)
 	shift || true
-	locked fetch "$@"
+	locked "$CACHE" fetch "$@"
 	;;
 kver)
 	[ $# -eq 2 ] || die "usage: $0 kver NAME"
@@ -170,14 +150,14 @@ dir)
 	[ $# -eq 2 ] || die "usage: $0 dir NAME"
 	kver=$(kver_of "$2")
 	[ -f "$CACHE/kernels/$kver/.unpacked" ] && [ -f "$CACHE/kernels/$kver/.vmlinux" ] ||
-		locked fetch "$2"
+		locked "$CACHE" fetch "$2"
 	echo "$CACHE/kernels/$kver"
 	;;
 list)
 	echo "${NAMES[@]}"
 	;;
 6.*)
-	locked fetch "$@"
+	locked "$CACHE" fetch "$@"
 	;;
 *)
 	die "unknown command '$cmd'; see the top of $0"

@@ -67,6 +67,44 @@ else
 	fi
 fi
 
+# A download (scripts/lib.sh, used by kernels.sh, arm64.sh, reference.sh)
+# with a stand-in apt-get that fails until the lists are refreshed, then
+# writes 3 MiB over two seconds: one line on stderr, apt in the log, and on
+# a terminal the size so far.
+cat >"$fake/apt-get" <<'FAKE'
+#!/bin/bash
+echo "apt-get $*"
+case "$*" in
+*update*) touch "$FAKE_DIR/updated" ;;
+*download*)
+	[ -e "$FAKE_DIR/updated" ] || exit 100
+	for i in 1 2 3; do head -c 1048576 /dev/zero >>pkg_1_amd64.deb; sleep 0.7; done ;;
+esac
+FAKE
+dl() {
+	FAKE_DIR=$fake PATH="$fake:$PATH" KSNOOP_DEPS_LOG="$fake/dl.log" \
+		bash -c '. scripts/lib.sh; apt_download "$1/deb" pkg' dl "$fake"
+}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "ok - deps: a download refreshes the lists once and logs apt's output # SKIP not root"
+else
+	err=$(dl 2>&1 >/dev/null)
+	if [ "$(wc -l <<<"$err")" = 1 ] && [[ "$err" == "dl: downloading pkg (log: $fake/dl.log)" ]] &&
+		[ "$(stat -c %s "$fake/deb/pkg_1_amd64.deb" 2>/dev/null)" = 3145728 ] &&
+		grep -q '^apt-get update' "$fake/dl.log"; then
+		echo "ok - deps: a download refreshes the lists once, prints one line and logs apt's output"
+	else
+		echo "not ok - deps: a download printed: $(head -3 <<<"$err")"
+	fi
+	rm -rf "$fake/deb" "$fake/updated"
+	tty=$(FAKE_DIR=$fake script -qc "$(declare -f dl); fake=$fake; touch $fake/updated; dl" /dev/null 2>&1)
+	if [[ "$tty" =~ "downloading pkg: "[12]\.[0-9]" MiB" ]]; then
+		echo "ok - deps: on a terminal a download shows the MiB so far"
+	else
+		echo "not ok - deps: on a terminal a download showed: $(tr '\r' '\n' <<<"$tty" | head -4)"
+	fi
+fi
+
 if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
 	echo "ok - deps: every package is in the apt cache # SKIP apt has no package lists"
 	exit 0

@@ -361,7 +361,14 @@ boot_once() {
 		if [ -z "$boot_wall" ]; then
 			if started; then
 				boot_wall=$(((now - t0) / 1000000))
-			elif [ $(((now - t0) / 1000000000)) -ge "$BOOT_TIMEOUT" ]; then
+				[ -t 2 ] && printf '\r\033[K' >&2
+			elif [ -t 2 ] && [ $((tick % 5)) = 0 ]; then
+				# A TCG boot takes seconds: say so on a terminal.
+				printf '\r\033[Kvm-exec: [%s] booting %s: %ds' "$K" "$KVER" \
+					$(((now - t0) / 1000000000)) >&2
+			fi
+			if [ -z "$boot_wall" ] && [ $(((now - t0) / 1000000000)) -ge "$BOOT_TIMEOUT" ]; then
+				[ -t 2 ] && printf '\r\033[K' >&2
 				hung=1
 				kill $QPID 2>/dev/null
 				break

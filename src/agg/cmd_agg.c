@@ -197,6 +197,16 @@ static int wait_loop(struct agg_run *r)
 	return err;
 }
 
+/* Before any attach, so that a bad or busy address fails first. */
+static int listen_outputs(struct agg_run *r)
+{
+	if (!r->a->prometheus)
+		return 0;
+	r->prom = prom_server__listen(r->a->prometheus);
+	return r->prom ? 0 : -EINVAL;
+}
+
+/* Serving begins once every probe is attached: an answer means ready. */
 static int start_outputs(struct agg_run *r)
 {
 	r->reader = agg_reader__new(&r->ses, r->a);
@@ -204,11 +214,8 @@ static int start_outputs(struct agg_run *r)
 		p_err("out of memory");
 		return -ENOMEM;
 	}
-	if (r->a->prometheus) {
-		r->prom = prom_server__start(r->a->prometheus, render_prom, r);
-		if (!r->prom)
-			return -EINVAL;
-	}
+	if (r->prom && prom_server__serve(r->prom, render_prom, r))
+		return -EINVAL;
 	if (r->a->textfile)
 		return write_textfile(r);
 	return 0;
@@ -244,7 +251,7 @@ static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 	env->pages = 1;
 	err = session__open(&r.ses, env) ?: plan_opts_of(env, &po) ?:
 	      session__plan(&r.ses, argc, argv, &po) ?: agg_layout_plans(&r.ses, &env->agg) ?:
-	      setup_stop_signals() ?: session__attach(&r.ses) ?: start_outputs(&r);
+	      listen_outputs(&r) ?: setup_stop_signals() ?: session__attach(&r.ses) ?: start_outputs(&r);
 	if (!err)
 		err = run(&r);
 	if (stop_signal)

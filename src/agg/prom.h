@@ -108,14 +108,24 @@ typedef int (*prom_render_fn)(void *ctx, FILE *out);
 struct prom_server;
 
 /*
- * Listen on hostport, "127.0.0.1:9100" or "[::1]:9100": a numeric address
- * (no name lookup, so exactly the address given is bound, and only it;
- * "[::]" is IPv6 alone, "0.0.0.0" IPv4 alone) and a port 1-65535. At most
- * 16 connections, each dropped after 10 s idle, 32 KiB of headers. Returns NULL after one "Error: ..." line on bad input,
- * when the address cannot be bound, or when ksnoop was built without
- * libmicrohttpd (HAVE_MHD=0: static builds, which cannot link it).
- * Signals stay with the calling threads: the server thread blocks them all.
+ * Bind and listen on hostport, "127.0.0.1:9100" or "[::1]:9100": a numeric
+ * address (no name lookup, so exactly the address given is bound, and only
+ * it; "[::]" is IPv6 alone, "0.0.0.0" IPv4 alone) and a port 1-65535.
+ * Connections wait in the backlog, unanswered, until prom_server__serve.
+ * Returns NULL after one "Error: ..." line on bad input, when the address
+ * cannot be bound, or when ksnoop was built without libmicrohttpd
+ * (HAVE_MHD=0: static builds, which cannot link it). Listening before the
+ * probes attach puts these errors before any attach.
  */
+struct prom_server *prom_server__listen(const char *hostport);
+/*
+ * Answer on srv's socket from a server thread: at most 16 connections,
+ * each dropped after 10 s idle, 32 KiB of headers. Signals stay with the
+ * calling threads: the server thread blocks them all. 0, or a negative
+ * errno after one "Error: ..." line.
+ */
+int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx);
+/* Both: listen, then serve. */
 struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx);
 /* Stops serving and frees srv (NULL is fine); waits for a request being answered. */
 void prom_server__stop(struct prom_server *srv);

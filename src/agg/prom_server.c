@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -33,6 +34,8 @@
 
 struct prom_server {
 	struct MHD_Daemon *daemon;
+	int fd; /* bound and listening; the daemon owns it once started */
+	char hostport[HOSTPORT_MAX + 1];
 	prom_render_fn render;
 	void *ctx;
 	pthread_t starter;
@@ -213,46 +216,88 @@ static int parse_hostport(const char *hostport, struct sockaddr_storage *addr)
 	return numeric_addr(shown, host, family, (int)num, addr);
 }
 
-struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx)
+/* A listening socket on addr: bind errors are the user's to see. */
+static int listen_on(const char *shown, const struct sockaddr_storage *addr)
 {
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	socklen_t len = addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						     : sizeof(struct sockaddr_in);
+	int fd, one = 1, err;
+
+	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		goto fail;
+	/* A restart must not wait out the last run's TIME_WAIT connections. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (addr->ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
+	    bind(fd, (const struct sockaddr *)addr, len) || listen(fd, PROM_CONNECTIONS))
+		goto fail;
+	return fd;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	p_err("--prometheus '%s': cannot listen: %s", shown, strerror(err));
+	return -err;
+}
+
+struct prom_server *prom_server__listen(const char *hostport)
+{
 	struct sockaddr_storage addr;
 	struct prom_server *srv;
 	char clip[CLIP_BUF];
-	sigset_t all, old;
-	int port;
+	int fd;
 
 	if (parse_hostport(hostport, &addr))
 		return NULL;
+	fd = listen_on(str_clip(hostport, clip), &addr);
+	if (fd < 0)
+		return NULL;
 	srv = calloc(1, sizeof(*srv));
 	if (!srv) {
+		close(fd);
 		p_err("--prometheus: out of memory");
 		return NULL;
 	}
+	srv->fd = fd;
+	snprintf(srv->hostport, sizeof(srv->hostport), "%s", hostport);
+	return srv;
+}
+
+int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx)
+{
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	char clip[CLIP_BUF];
+	sigset_t all, old;
+
 	srv->render = render;
 	srv->ctx = ctx;
 	srv->starter = pthread_self();
-	if (addr.ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
-		port = ntohs(((struct sockaddr_in6 *)&addr)->sin6_port);
-	} else {
-		port = ntohs(((struct sockaddr_in *)&addr)->sin_port);
-	}
 	/* The server thread inherits the mask: SIGINT must reach the tracer's thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	srv->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, srv,
+	srv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, srv,
 				       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
-				       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+				       MHD_OPTION_LISTEN_SOCKET, srv->fd,
 				       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PROM_CONNECTIONS,
 				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_IDLE_S,
 				       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_CONN_MEMORY,
 				       MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!srv->daemon) {
-		p_err("--prometheus '%s': cannot listen: %s", str_clip(hostport, clip),
+		p_err("--prometheus '%s': cannot serve: %s", str_clip(srv->hostport, clip),
 		      srv->start_msg[0] ? srv->start_msg : "libmicrohttpd did not start");
-		free(srv);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx)
+{
+	struct prom_server *srv = prom_server__listen(hostport);
+
+	if (srv && prom_server__serve(srv, render, ctx)) {
+		prom_server__stop(srv);
 		return NULL;
 	}
 	return srv;
@@ -262,19 +307,36 @@ void prom_server__stop(struct prom_server *srv)
 {
 	if (!srv)
 		return;
-	MHD_stop_daemon(srv->daemon);
+	/* MHD_stop_daemon closes the listening socket it was given. */
+	if (srv->daemon)
+		MHD_stop_daemon(srv->daemon);
+	else
+		close(srv->fd);
 	free(srv);
 }
 
 #else /* !HAVE_MHD */
 
-struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx)
+struct prom_server *prom_server__listen(const char *hostport)
 {
 	(void)hostport;
-	(void)render;
-	(void)ctx;
 	p_err("--prometheus: this ksnoop was built without libmicrohttpd (HAVE_MHD=0: a static build cannot link it); --textfile PATH still works");
 	return NULL;
+}
+
+int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx)
+{
+	(void)srv;
+	(void)render;
+	(void)ctx;
+	return -EOPNOTSUPP;
+}
+
+struct prom_server *prom_server__start(const char *hostport, prom_render_fn render, void *ctx)
+{
+	(void)render;
+	(void)ctx;
+	return prom_server__listen(hostport);
 }
 
 void prom_server__stop(struct prom_server *srv)

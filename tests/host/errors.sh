@@ -296,6 +296,27 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 	one count "ip_send_skb(skb->no_such_member)"
 fi
 
+# --prometheus listens before any attach: a bad or busy address is the one
+# error, here where attaching would fail too.
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	one count --prometheus localhost:9100 ip_send_skb
+	busy=$(mktemp -d)
+	python3 -c 'import socket,sys,time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); sys.stdout.close(); time.sleep(60)' >"$busy/port" &
+	holder=$!
+	for _ in $(seq 50); do [ -s "$busy/port" ] && break; sleep 0.1; done
+	one count --prometheus "127.0.0.1:$(cat "$busy/port")" ip_send_skb
+	if grep -q "^Error: --prometheus '127.0.0.1:[0-9]*': cannot listen: Address already in use$" "$tmp/err"; then
+		ok "a busy --prometheus port is the error, before any attach"
+	else
+		notok "a busy --prometheus port is the error, before any attach" "$(head -2 "$tmp/err")"
+	fi
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+	rm -rf "$busy"
+fi
+
 # --- without the privileges: one line that says which are missing --------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -r /sys/kernel/btf/vmlinux ]; then
 	saved=("${RUN[@]}")

@@ -220,7 +220,7 @@ static int parse_hostport(const char *hostport, struct sockaddr_storage *addr)
 static int listen_on(const char *shown, const struct sockaddr_storage *addr)
 {
 	socklen_t len = addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						     : sizeof(struct sockaddr_in);
+						    : sizeof(struct sockaddr_in);
 	int fd, one = 1, err;
 
 	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

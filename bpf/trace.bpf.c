@@ -716,9 +716,14 @@ static __always_inline void submit(struct ksnoop_event *ev)
 		count_drop(KSNOOP_DROP_RINGBUF);
 }
 
-/* A new key starts at zero on every CPU; two CPUs may race to add it. */
+/*
+ * A new key starts at zero on every CPU, from zero or else hist_zero:
+ * looked up only for a new key, as it costs a call. Two CPUs may race to
+ * add a key.
+ */
 static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void *zero)
 {
+	__u32 z0 = 0;
 	void *v;
 
 	/* The arrays' keys: with no --by and no value items, only func_id is set. */
@@ -728,6 +733,10 @@ static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void 
 
 	if (v)
 		return v;
+	if (!zero)
+		zero = bpf_map_lookup_elem(&hist_zero, &z0);
+	if (!zero)
+		return NULL;
 	if (bpf_map_update_elem(map, k, zero, BPF_NOEXIST) && !bpf_map_lookup_elem(map, k)) {
 		count_drop(KSNOOP_DROP_KEYS);
 		return NULL;
@@ -862,8 +871,7 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksno
 				     __u64 raw, __u64 duration_ns)
 {
 	bool is_signed = a->hist_signed;
-	struct ksnoop_hist *h, *z;
-	__u32 zero = 0;
+	struct ksnoop_hist *h;
 	__u64 v;
 
 	if (a->hist_value == KSNOOP_AGG_LATENCY) {
@@ -872,10 +880,7 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksno
 	} else {
 		v = sign_extend(raw, a->hist_width, is_signed);
 	}
-	z = bpf_map_lookup_elem(&hist_zero, &zero);
-	if (!z)
-		return;
-	h = agg_slot(keyless(a) ? (void *)&func_hists : (void *)&agg_hists, k, z);
+	h = agg_slot(keyless(a) ? (void *)&func_hists : (void *)&agg_hists, k, NULL);
 	if (!h)
 		return;
 	if (!h->count || less(v, h->min, is_signed))

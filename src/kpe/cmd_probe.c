@@ -22,7 +22,7 @@
 #include "kpe/filter.h"
 #include "kpe/output.h"
 #include "kpe/parse.h"
-#include "kpe/syms.h"
+#include "lib/ksyms.h"
 #include "lib/opts.h"
 #include "lib/ring.h"
 #include "lib/util.h"
@@ -41,7 +41,7 @@ struct kpe_session {
 	struct filter_arg *filters;
 	int nr_filters;
 	struct kbtf *kb;
-	struct kpe_syms *syms;
+	struct ksyms *syms;
 	struct kpe_probe *probes;
 	int nr;
 	struct kpe_bpf *skel;
@@ -172,7 +172,7 @@ static void open_sources(struct kpe_session *s)
 	util_mute(false);
 	if (!s->kb)
 		p_dbg("no kernel BTF (%s): BTF arguments are unavailable", strerror(-err));
-	s->syms = kpe_syms__load(NULL);
+	s->syms = ksyms__load_all(NULL);
 	if (!s->syms)
 		p_dbg("cannot read /proc/kallsyms (%s): probe points are not checked",
 		      strerror(errno));
@@ -441,7 +441,7 @@ static void cleanup(struct kpe_session *s)
 	for (i = 0; i < s->nr; i++)
 		kpe_probe_free(&s->probes[i]);
 	free(s->probes);
-	kpe_syms__free(s->syms);
+	ksyms__free(s->syms);
 	kbtf__free(s->kb);
 	sb_free(&s->line);
 	free(s->defs);

@@ -102,8 +102,8 @@ int env_set_pages(void *ctx, const char *arg)
 
 int env_set_debug(void *ctx, const char *arg)
 {
+	(void)ctx;
 	(void)arg;
-	((struct env *)ctx)->debug = true;
 	util_set_debug(true);
 	return 0;
 }

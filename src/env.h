@@ -32,8 +32,8 @@ struct env_agg {
 	const char *textfile;			/* --textfile FILE */
 };
 
+/* -d is util_debug(): p_dbg and the rest read it there. */
 struct env {
-	bool debug;
 	bool stack_mode; /* -s */
 	bool json;	 /* -j */
 	bool compact;	 /* --compact */

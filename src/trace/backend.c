@@ -403,7 +403,7 @@ static int load_like(const struct tracer *t, int k, const struct bpf_program *tm
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
 			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts);
-	if (fd >= 0 || !t->env->debug)
+	if (fd >= 0 || !util_debug())
 		return fd;
 	/* -d: load again for the verifier's log, and show its end. */
 	log = calloc(1, 1 << 20);

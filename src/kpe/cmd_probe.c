@@ -151,13 +151,12 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 	return err;
 }
 
-static void report(const struct kpe_session *s, const char *what, const char *text,
-		   const struct kpe_error *e)
+static void report(const char *what, const char *text, const struct kpe_error *e)
 {
 	char clip[CLIP_BUF];
 
 	p_err("invalid %s '%s': %s (at offset %d)", what, str_clip(text, clip), e->msg, e->pos);
-	if (!s->env->json)
+	if (!util_json())
 		kpe_print_caret("Command", text, e->pos);
 }
 
@@ -234,7 +233,7 @@ static int compile_defs(struct kpe_session *s)
 			err = kpe_compile(&ctx, &def, &s->probes[i], &e);
 		}
 		if (err == -EINVAL)
-			report(s, "definition", s->defs[i], &e);
+			report("definition", s->defs[i], &e);
 		kpe_def_free(&def);
 		if (!err)
 			err = check_same_event(s, i);
@@ -259,7 +258,7 @@ static int apply_filters(struct kpe_session *s)
 				p_err("invalid filter '%s' for %s/%s: %s (at offset %d)",
 				      str_clip(f->text, clip), s->probes[j].group,
 				      s->probes[j].event, e.msg, e.pos);
-				if (!s->env->json)
+				if (!util_json())
 					kpe_print_caret("Filter", f->text, e.pos);
 				return -EINVAL;
 			}

@@ -133,7 +133,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
-	skel->rodata->want_comm = t->env->json;
+	skel->rodata->want_comm = util_json();
 	set_agg_rodata(&t->env->agg, skel);
 }
 

@@ -283,16 +283,6 @@ static int split_btf_path(const char *text, struct spec_path *sp, int *pos)
 	return 0;
 }
 
-static void free_btf_path(struct spec_path *sp)
-{
-	int i;
-
-	for (i = 0; i < sp->nr_steps; i++)
-		free(sp->steps[i].member);
-	free(sp->base);
-	free(sp->text);
-}
-
 static bool is_composite(const struct btf *btf, __u32 id)
 {
 	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
@@ -379,7 +369,7 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 	ch->bit_off = pp.bit_off;
 	ch->bit_size = pp.bit_size;
 out:
-	free_btf_path(&sp);
+	spec_path_free(&sp);
 	return err;
 }
 

@@ -102,8 +102,8 @@ int env_set_pages(void *ctx, const char *arg)
 
 int env_set_debug(void *ctx, const char *arg)
 {
+	(void)ctx;
 	(void)arg;
-	((struct env *)ctx)->debug = true;
 	util_set_debug(true);
 	return 0;
 }
@@ -111,8 +111,9 @@ int env_set_debug(void *ctx, const char *arg)
 static int set_json(void *ctx, const char *arg)
 {
 	(void)arg;
+	/* the copy in env is src/agg's until it reads util_json() */
 	((struct env *)ctx)->json = true;
-	util_set_json_errors(true);
+	util_set_json(true);
 	return 0;
 }
 

@@ -32,10 +32,10 @@ struct env_agg {
 	const char *textfile;			/* --textfile FILE */
 };
 
+/* -d is util_debug(): p_dbg and the rest read it there. */
 struct env {
-	bool debug;
 	bool stack_mode; /* -s */
-	bool json;	 /* -j */
+	bool json;	 /* -j: read util_json(); this copy is only src/agg's */
 	bool compact;	 /* --compact */
 	bool wallclock;	 /* -T */
 	bool symbolize;	 /* --symbolize */

@@ -22,7 +22,7 @@
 #include "kpe/filter.h"
 #include "kpe/output.h"
 #include "kpe/parse.h"
-#include "kpe/syms.h"
+#include "lib/ksyms.h"
 #include "lib/opts.h"
 #include "lib/ring.h"
 #include "lib/util.h"
@@ -41,7 +41,7 @@ struct kpe_session {
 	struct filter_arg *filters;
 	int nr_filters;
 	struct kbtf *kb;
-	struct kpe_syms *syms;
+	struct ksyms *syms;
 	struct kpe_probe *probes;
 	int nr;
 	struct kpe_bpf *skel;
@@ -151,13 +151,12 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 	return err;
 }
 
-static void report(const struct kpe_session *s, const char *what, const char *text,
-		   const struct kpe_error *e)
+static void report(const char *what, const char *text, const struct kpe_error *e)
 {
 	char clip[CLIP_BUF];
 
 	p_err("invalid %s '%s': %s (at offset %d)", what, str_clip(text, clip), e->msg, e->pos);
-	if (!s->env->json)
+	if (!util_json())
 		kpe_print_caret("Command", text, e->pos);
 }
 
@@ -172,7 +171,7 @@ static void open_sources(struct kpe_session *s)
 	util_mute(false);
 	if (!s->kb)
 		p_dbg("no kernel BTF (%s): BTF arguments are unavailable", strerror(-err));
-	s->syms = kpe_syms__load(NULL);
+	s->syms = ksyms__load_all(NULL);
 	if (!s->syms)
 		p_dbg("cannot read /proc/kallsyms (%s): probe points are not checked",
 		      strerror(errno));
@@ -234,7 +233,7 @@ static int compile_defs(struct kpe_session *s)
 			err = kpe_compile(&ctx, &def, &s->probes[i], &e);
 		}
 		if (err == -EINVAL)
-			report(s, "definition", s->defs[i], &e);
+			report("definition", s->defs[i], &e);
 		kpe_def_free(&def);
 		if (!err)
 			err = check_same_event(s, i);
@@ -259,7 +258,7 @@ static int apply_filters(struct kpe_session *s)
 				p_err("invalid filter '%s' for %s/%s: %s (at offset %d)",
 				      str_clip(f->text, clip), s->probes[j].group,
 				      s->probes[j].event, e.msg, e.pos);
-				if (!s->env->json)
+				if (!util_json())
 					kpe_print_caret("Filter", f->text, e.pos);
 				return -EINVAL;
 			}
@@ -441,7 +440,7 @@ static void cleanup(struct kpe_session *s)
 	for (i = 0; i < s->nr; i++)
 		kpe_probe_free(&s->probes[i]);
 	free(s->probes);
-	kpe_syms__free(s->syms);
+	ksyms__free(s->syms);
 	kbtf__free(s->kb);
 	sb_free(&s->line);
 	free(s->defs);

@@ -283,16 +283,6 @@ static int split_btf_path(const char *text, struct spec_path *sp, int *pos)
 	return 0;
 }
 
-static void free_btf_path(struct spec_path *sp)
-{
-	int i;
-
-	for (i = 0; i < sp->nr_steps; i++)
-		free(sp->steps[i].member);
-	free(sp->base);
-	free(sp->text);
-}
-
 static bool is_composite(const struct btf *btf, __u32 id)
 {
 	const struct btf_type *t = btf__type_by_id(btf, btf_skip_mods(btf, id));
@@ -379,7 +369,7 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 	ch->bit_off = pp.bit_off;
 	ch->bit_size = pp.bit_size;
 out:
-	free_btf_path(&sp);
+	spec_path_free(&sp);
 	return err;
 }
 
@@ -387,12 +377,12 @@ static int sym_source(struct compiler *c, const struct kpe_fetch *f, struct chai
 {
 	uint64_t addr;
 
-	if (!c->ctx->syms || kpe_syms__restricted(c->ctx->syms))
+	if (!c->ctx->syms || ksyms__restricted(c->ctx->syms))
 		return fail(c, f->pos,
 			    E_BAD_MEM_ADDR
 			    ": @%s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
 			    f->name);
-	if (kpe_syms__addr(c->ctx->syms, f->name, &addr))
+	if (ksyms__addr_of(c->ctx->syms, f->name, &addr))
 		return fail(c, f->pos, E_BAD_PROBE_ADDR);
 	ch->src_op = KPE_OP_IMM;
 	ch->src = addr;
@@ -646,7 +636,7 @@ static int expand_args(struct compiler *c, struct argview **out)
 static int set_point(struct compiler *c)
 {
 	const struct kpe_def *def = c->def;
-	const struct kpe_syms *syms = c->ctx->syms;
+	const struct ksyms *syms = c->ctx->syms;
 	struct kpe_probe *p = c->out;
 	const char *name;
 	uint64_t start;
@@ -655,7 +645,7 @@ static int set_point(struct compiler *c)
 	p->offset = def->offset;
 	if (def->symbol) {
 		if (syms) {
-			n = kpe_syms__count_text(syms, def->symbol, def->module, NULL);
+			n = ksyms__count_text(syms, def->symbol, def->module, NULL);
 			if (n == 0)
 				return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
 			if (n > 1)
@@ -668,12 +658,12 @@ static int set_point(struct compiler *c)
 		return p->func && p->attach ? 0 : -ENOMEM;
 	}
 	/* MEMADDR: attached as the symbol that covers it, plus an offset. */
-	if (!syms || kpe_syms__restricted(syms))
+	if (!syms || ksyms__restricted(syms))
 		return fail(
 			c, def->sym_pos,
 			E_BAD_PROBE_ADDR
 			": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
-	name = kpe_syms__find_text(syms, def->addr, &start);
+	name = ksyms__find_text(syms, def->addr, &start);
 	if (!name)
 		return fail(c, def->sym_pos,
 			    E_BAD_PROBE_ADDR ": 0x%llx is not in kernel or module text",

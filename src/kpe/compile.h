@@ -11,12 +11,12 @@
 
 #include "lib/kbtf.h"
 #include "kpe/parse.h"
-#include "kpe/syms.h"
+#include "lib/ksyms.h"
 #include "abi/kpe.h"
 
 struct kpe_ctx {
-	struct kbtf *kb;	     /* NULL: no BTF names, $arg* or BTF types */
-	const struct kpe_syms *syms; /* NULL: probe points are not checked */
+	struct kbtf *kb;	  /* NULL: no BTF names, $arg* or BTF types */
+	const struct ksyms *syms; /* NULL: probe points are not checked */
 	/*
 	 * Type $argN and $retval from BTF and name an unnamed $argN after its
 	 * parameter, as the kernel's own probe events do since Linux 6.6

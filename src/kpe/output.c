@@ -15,12 +15,12 @@ int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe
 }
 
 /* %pS: "sym+0xoff/0xsize [mod]", or the bare address without a symbol. */
-static void format_sym(struct strbuf *sb, const struct kpe_syms *syms, __u64 addr, bool offset)
+static void format_sym(struct strbuf *sb, const struct ksyms *syms, __u64 addr, bool offset)
 {
 	const char *name, *mod = NULL;
 	uint64_t start, size;
 
-	name = syms ? kpe_syms__find(syms, addr, &start, &size, &mod) : NULL;
+	name = syms ? ksyms__find(syms, addr, &start, &size, &mod) : NULL;
 	if (!name) {
 		sb_printf(sb, "0x%llx", (unsigned long long)addr);
 		return;
@@ -33,7 +33,7 @@ static void format_sym(struct strbuf *sb, const struct kpe_syms *syms, __u64 add
 		sb_printf(sb, " [%s]", mod);
 }
 
-static void format_scalar(struct strbuf *sb, const struct kpe_type *t, const struct kpe_syms *syms,
+static void format_scalar(struct strbuf *sb, const struct kpe_type *t, const struct ksyms *syms,
 			  __u64 v)
 {
 	unsigned char c;
@@ -78,7 +78,7 @@ static __u64 load_elem(const __u8 *p, int size)
 }
 
 static void format_data(struct strbuf *sb, const struct kpe_field *fd, const struct kpe_event *ev,
-			const struct kpe_syms *syms, __u64 raw)
+			const struct ksyms *syms, __u64 raw)
 {
 	__u32 off = KPE_VAL_OFF(raw), len = KPE_VAL_LEN(raw), i;
 	const __u8 *p = ev->data + off;
@@ -100,7 +100,7 @@ static void format_data(struct strbuf *sb, const struct kpe_field *fd, const str
 	sb_putc(sb, '}');
 }
 
-void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct kpe_syms *syms,
+void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct ksyms *syms,
 		      const struct kpe_event *ev, int i)
 {
 	bool fault = ev->faults[i / 64] >> (i % 64) & 1;
@@ -113,7 +113,7 @@ void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struc
 		format_scalar(sb, &fd->type, syms, ev->vals[i]);
 }
 
-void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct kpe_syms *syms,
+void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct ksyms *syms,
 		      const struct kpe_event *ev)
 {
 	int i;

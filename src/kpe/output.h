@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "kpe/compile.h"
-#include "kpe/syms.h"
+#include "lib/ksyms.h"
 #include "abi/kpe.h"
 #include "lib/util.h"
 
@@ -19,11 +19,11 @@ int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe
 		       int nr);
 
 /* Appends one line, without the newline. syms may be NULL. */
-void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct kpe_syms *syms,
+void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct ksyms *syms,
 		      const struct kpe_event *ev);
 
 /* One value as the kernel prints it: 178, 0xffff..., "text", (fault). */
-void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct kpe_syms *syms,
+void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct ksyms *syms,
 		      const struct kpe_event *ev, int i);
 
 #endif

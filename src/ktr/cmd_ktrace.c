@@ -52,7 +52,6 @@ struct ktrace_args {
 	bool clear;	/* -c */
 	bool descend;	/* -d */
 	bool inherit;	/* -i */
-	bool debug;	/* ksnoop -d */
 	const char *trfile;
 	struct ktr_pidset pids; /* -p, as process ids */
 	pid_t pgids[MAX_PGIDS]; /* -g */
@@ -312,7 +311,6 @@ static int start_or_join(const struct ktrace_args *a, struct trfile *tf,
 		.targets = t,
 		.nr_targets = n,
 		.facs = a->facs,
-		.debug = a->debug,
 	};
 	struct detach_ctx d = { .pids = a->pids.pids, .n = a->pids.n };
 	int err;
@@ -707,9 +705,10 @@ static int do_clear(struct ktrace_args *a)
 
 int cmd_ktrace(struct env *env, int argc, char **argv)
 {
-	struct ktrace_args a = { .debug = env->debug };
+	struct ktrace_args a = { 0 };
 	int ret;
 
+	(void)env; /* ktrace has its own options; -d is util_debug() */
 	ret = parse_ktrace_args(&a, argc, argv);
 	if (ret) {
 		ktr_pidset_free(&a.pids);

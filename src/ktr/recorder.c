@@ -364,7 +364,8 @@ static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 		goto out;
 	close(ready_fd);
 	ready_fd = -1;
-	detach_stdio(o->debug);
+	/* -d keeps stderr for the recorder's and libbpf's messages */
+	detach_stdio(util_debug());
 	record_loop(&r);
 	dropped = final_drops(&r);
 	write_state(&r, map_id, dropped, true);

@@ -26,7 +26,6 @@ struct ktr_recorder_opts {
 	const struct ktr_initial_target *targets;
 	size_t nr_targets;
 	unsigned int facs; /* KTRFAC_* any target may ever use */
-	bool debug;	   /* keep stderr and libbpf messages */
 };
 
 /*

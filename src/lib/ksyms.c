@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel symbols. /proc/kallsyms has some 100,000 text symbols and
- * available_filter_functions some 50,000 lines, and both are read at every
- * start, so loading is kept cheap: files are parsed in large chunks
- * without sscanf, every name is stored once in one string table (offsets,
- * not pointers, so the table can grow), membership is a hash lookup, and
- * nothing is sorted by name until a glob asks for it.
+ * Kernel symbols, the one kallsyms table of every command: trace, count
+ * and hist keep its text symbols, ksnoop probe every symbol. /proc/kallsyms
+ * has some 100,000 text symbols and available_filter_functions some 50,000
+ * lines, and both are read at every start, so loading is kept cheap: files
+ * are parsed in large chunks without sscanf, every name is stored once in
+ * one string table (offsets, not pointers, so the table can grow),
+ * membership is a hash lookup, and nothing is sorted by name until a glob
+ * or a by-name question (ksyms__finish) asks for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +23,34 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define READ_CHUNK (256 << 10)
 #define MAX_LINE 1024
+#define MAX_HEX 16
+/* Kernel addresses live in the upper half; per-CPU symbols count up from 0. */
+#define KERNEL_ADDR_MIN 0x8000000000000000ULL
 
 struct sym {
 	uint64_t addr;
 	uint32_t name; /* offset into the string table */
-	uint32_t mod;  /* the module's name there, + 1; 0 for the kernel's own */
+	uint16_t mod;  /* index into mods + 1; 0 for the kernel's own */
+	char type;     /* kallsyms' letter */
+};
+
+/*
+ * vmlinux's section markers, as kallsyms_lookup() bounds its symbols
+ * (is_ksym_addr): with CONFIG_KALLSYMS_ALL, which lists data symbols,
+ * [_stext, _end) resolves; without it only text, [_stext, _etext) and
+ * [_sinittext, _einittext). 0 where not listed.
+ */
+struct vmlinux_bounds {
+	uint64_t stext, etext, sinittext, einittext, end;
+	bool all; /* data symbols are listed */
+};
+
+/* One kallsyms line, parsed; name is NUL-terminated, mod is not. */
+struct kline {
+	uint64_t addr;
+	char type;
+	const char *name, *mod;
+	size_t name_len, mod_len;
 };
 
 /* A set of names: open addressing, slots hold string offset + 1. */
@@ -38,15 +63,29 @@ struct name_set {
 struct ksyms {
 	char *strs; /* NUL-terminated names, back to back */
 	size_t strs_len, strs_cap;
-	struct sym *syms; /* kallsyms text symbols, by address */
+	struct sym *syms; /* kallsyms symbols, by address */
 	size_t nr, cap;
+	/* modules' names in strs; a module's symbols come together: once each */
+	uint32_t *mods;
+	size_t nr_mods, mods_cap;
+	/* ksyms__finish: every symbol by name, open addressing, index + 1 */
+	uint32_t *name_idx;
+	size_t name_cap;
 	struct name_set by_name; /* kallsyms text symbols */
 	struct name_set ftrace;	 /* available_filter_functions */
 	struct name_set blacklist;
-	bool kallsyms_tried; /* loaded on first need: see need_kallsyms() */
-	uint32_t last_mod;   /* a module's symbols come together: its name once */
-	char *kallsyms_path; /* NULL: no kallsyms */
+	struct vmlinux_bounds vm; /* ksyms__finish */
+	bool all_types;		  /* data symbols too, not only text */
+	bool restricted;	  /* kptr_restrict: every address reads 0 */
+	bool kallsyms_tried;	  /* loaded on first need: see need_kallsyms() */
+	char *kallsyms_path;	  /* NULL: no kallsyms */
 };
+
+/* kallsyms' text types: local, global and weak */
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
 
 static uint32_t hash_name(const char *s)
 {
@@ -155,8 +194,9 @@ static bool set_add(struct ksyms *ks, struct name_set *s, const char *name, size
 
 /*
  * Calls fn for each line of path (NUL-terminated, without the newline);
- * overlong lines are skipped. Returns -errno when path cannot be opened;
- * a read error later ends the file early (EPERM on locked-down tracefs).
+ * overlong lines are skipped. Returns -errno when path cannot be opened,
+ * -ENOMEM when fn fails; a read error later ends the file early (EPERM on
+ * locked-down tracefs).
  */
 static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, size_t),
 			 struct ksyms *ks)
@@ -164,8 +204,8 @@ static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, si
 	char *buf = malloc(READ_CHUNK + 1), *line, *nl;
 	size_t have = 0;
 	bool skipping = false;
+	int fd, err = 0;
 	ssize_t n;
-	int fd;
 
 	if (!buf)
 		return -ENOMEM;
@@ -179,8 +219,10 @@ static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, si
 		line = buf;
 		while ((nl = memchr(line, '\n', buf + have - line))) {
 			*nl = 0;
-			if (!skipping && !fn(ks, line, nl - line))
+			if (!skipping && !fn(ks, line, nl - line)) {
+				err = -ENOMEM;
 				goto out;
+			}
 			skipping = false;
 			line = nl + 1;
 		}
@@ -193,82 +235,131 @@ static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, si
 	}
 	if (have && !skipping) {
 		buf[have] = 0;
-		fn(ks, buf, have);
+		if (!fn(ks, buf, have))
+			err = -ENOMEM;
 	}
 out:
 	close(fd);
 	free(buf);
-	return 0;
+	return err;
 }
 
-/* After a name, "\t[module]": the module's string offset + 1, 0 for none, -1 OOM. */
-static int64_t kallsyms_module(struct ksyms *ks, const char *p, const char *end)
+/* The module's index + 1, adding it when new; -1 when full or OOM. */
+static int mod_index(struct ksyms *ks, const char *name, size_t len)
 {
-	const char *open = memchr(p, '[', end - p), *close;
+	const char *last;
 	int64_t off;
 
-	if (!open)
-		return 0;
-	close = memchr(open, ']', end - open);
-	if (!close || close == open + 1)
-		return 0;
-	if (ks->last_mod && !strncmp(ks->strs + ks->last_mod - 1, open + 1, close - open - 1) &&
-	    !ks->strs[ks->last_mod - 1 + (close - open - 1)])
-		return ks->last_mod;
-	off = str_add(ks, open + 1, close - open - 1);
+	if (ks->nr_mods) {
+		last = str_at(ks, ks->mods[ks->nr_mods - 1]);
+		if (!strncmp(last, name, len) && !last[len])
+			return ks->nr_mods;
+	}
+	if (ks->nr_mods == UINT16_MAX ||
+	    !grow_array(&ks->mods, &ks->mods_cap, ks->nr_mods, sizeof(*ks->mods), 64))
+		return -1;
+	off = str_add(ks, name, len);
 	if (off < 0)
 		return -1;
-	ks->last_mod = off + 1;
-	return off + 1;
+	ks->mods[ks->nr_mods++] = off;
+	return ks->nr_mods;
 }
 
-/* "ffffffff81000000 T _stext" or "... t name\t[module]" */
-static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
+/*
+ * A text symbol's name: static functions of the same name share one
+ * string, as ftrace's do, and each is in by_name once. Offset or -1.
+ * The slot found empty takes the name: one hash per line.
+ */
+static int64_t text_name(struct ksyms *ks, const char *name, size_t len)
 {
-	char *p = line, *name;
-	uint32_t *slot;
-	uint64_t addr = 0;
+	struct name_set *s = &ks->by_name;
+	uint32_t *slot, *in_ftrace;
+	int64_t off;
+
+	if ((s->n + 1) * 2 > s->cap && !set_grow(ks, s))
+		return -1;
+	slot = set_slot(ks, s, name);
+	if (*slot)
+		return *slot - 1;
+	in_ftrace = ks->ftrace.n ? set_slot(ks, &ks->ftrace, name) : NULL;
+	off = in_ftrace && *in_ftrace ? (int64_t)*in_ftrace - 1 : str_add(ks, name, len);
+	if (off < 0)
+		return -1;
+	*slot = off + 1;
+	s->n++;
+	return off;
+}
+
+static bool add_sym(struct ksyms *ks, const struct kline *k)
+{
+	int64_t name;
+	int mod;
+
+	if (!grow_array(&ks->syms, &ks->cap, ks->nr, sizeof(*ks->syms), 65536))
+		return false;
+	mod = k->mod_len ? mod_index(ks, k->mod, k->mod_len) : 0;
+	if (mod < 0)
+		return false;
+	/* Tables of every symbol answer by name through ksyms__finish's index. */
+	name = is_text(k->type) && !ks->all_types ? text_name(ks, k->name, k->name_len)
+						  : str_add(ks, k->name, k->name_len);
+	if (name < 0)
+		return false;
+	ks->syms[ks->nr++] =
+		(struct sym){ .addr = k->addr, .name = name, .mod = mod, .type = k->type };
+	return true;
+}
+
+/* A hex digit's value, or -1. */
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * "ffffffff81000000 T _stext" or "... t name\t[module]" into k (the name
+ * is terminated in place); false for any other line.
+ */
+static bool parse_kallsyms_line(char *line, size_t len, struct kline *k)
+{
+	char *p = line, *end = line + len, *name, *open, *close;
 	size_t nlen;
-	int64_t off, mod;
-	char type;
+	int v;
 
-	for (; *p && *p != ' '; p++) {
-		char c = *p;
-
-		addr = addr << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
-	if (p == line || p + 3 > line + len || p[2] != ' ')
-		return true;
-	type = p[1];
-	if (type != 't' && type != 'T' && type != 'W' && type != 'w')
-		return true;
+	k->addr = 0;
+	for (; (v = hex_value(*p)) >= 0; p++) /* the line ends in a NUL */
+		k->addr = k->addr << 4 | v;
+	if (p == line || p - line > MAX_HEX || p + 3 > end || p[0] != ' ' || p[2] != ' ')
+		return false;
+	k->type = p[1];
 	name = p + 3;
 	nlen = strcspn(name, " \t");
 	if (!nlen || nlen >= MAX_LINE)
-		return true;
-	if (!grow_array(&ks->syms, &ks->cap, ks->nr, sizeof(*ks->syms), 65536))
 		return false;
-	mod = kallsyms_module(ks, name + nlen, line + len);
-	if (mod < 0)
-		return false;
-	name[nlen] = 0;
-	/* Static functions of the same name share one string, as ftrace's do. */
-	slot = ks->by_name.n ? set_slot(ks, &ks->by_name, name) : NULL;
-	if (!(slot && *slot) && ks->ftrace.n)
-		slot = set_slot(ks, &ks->ftrace, name);
-	if (slot && *slot) {
-		off = *slot - 1;
-		if (!set_has(ks, &ks->by_name, name) && !set_add_off(ks, &ks->by_name, off))
-			return false;
-	} else {
-		off = str_add(ks, name, nlen);
-		if (off < 0 || !set_add_off(ks, &ks->by_name, off))
-			return false;
+	k->mod = NULL;
+	k->mod_len = 0;
+	open = memchr(name + nlen, '[', end - (name + nlen));
+	close = open ? memchr(open, ']', end - open) : NULL;
+	if (close) {
+		k->mod = open + 1;
+		k->mod_len = close - open - 1;
 	}
-	ks->syms[ks->nr].addr = addr;
-	ks->syms[ks->nr].mod = mod;
-	ks->syms[ks->nr++].name = off;
+	name[nlen] = 0;
+	k->name = name;
+	k->name_len = nlen;
 	return true;
+}
+
+static bool kallsyms_line(struct ksyms *ks, char *line, size_t len)
+{
+	struct kline k;
+
+	if (!parse_kallsyms_line(line, len, &k) || (!ks->all_types && !is_text(k.type)))
+		return true;
+	return add_sym(ks, &k);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -278,13 +369,10 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void load_kallsyms(struct ksyms *ks)
+static void sort_by_addr(struct ksyms *ks)
 {
 	size_t i;
 
-	if (!ks->kallsyms_path || for_each_line(ks->kallsyms_path, kallsyms_line, ks))
-		return;
-	ks->by_name.loaded = true;
 	/* kallsyms is nearly always in address order already. */
 	for (i = 1; i < ks->nr; i++) {
 		if (ks->syms[i - 1].addr > ks->syms[i].addr) {
@@ -292,6 +380,21 @@ static void load_kallsyms(struct ksyms *ks)
 			break;
 		}
 	}
+	ks->restricted = ks->nr && ks->syms[ks->nr - 1].addr == 0;
+}
+
+static int read_kallsyms(struct ksyms *ks)
+{
+	int err;
+
+	if (!ks->kallsyms_path)
+		return -ENOENT;
+	err = for_each_line(ks->kallsyms_path, kallsyms_line, ks);
+	if (err)
+		return err;
+	ks->by_name.loaded = true;
+	sort_by_addr(ks);
+	return 0;
 }
 
 /* One name per line, first word; "[module]" suffixes are dropped. */
@@ -353,7 +456,7 @@ static void need_kallsyms(struct ksyms *ks)
 	if (ks->kallsyms_tried)
 		return;
 	ks->kallsyms_tried = true;
-	load_kallsyms(ks);
+	read_kallsyms(ks);
 	trim(ks);
 }
 
@@ -368,8 +471,8 @@ struct ksyms *ksyms__load(void)
 				"/sys/kernel/debug/kprobes/blacklist");
 }
 
-struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
-			       const char *blacklist)
+/* An empty table that reads kallsyms from path on need (NULL: never). */
+static struct ksyms *new_table(const char *kallsyms)
 {
 	struct ksyms *ks = calloc(1, sizeof(*ks));
 
@@ -380,6 +483,16 @@ struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
 		free(ks);
 		return NULL;
 	}
+	return ks;
+}
+
+struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
+			       const char *blacklist)
+{
+	struct ksyms *ks = new_table(kallsyms);
+
+	if (!ks)
+		return NULL;
 	if (filter_funcs)
 		for_each_line(filter_funcs, ftrace_line, ks);
 	if (blacklist)
@@ -390,17 +503,83 @@ struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
 	return ks;
 }
 
+struct ksyms *ksyms__load_all(const char *path)
+{
+	struct ksyms *ks = new_table(path ? path : "/proc/kallsyms");
+	int err;
+
+	if (!ks)
+		return NULL;
+	ks->all_types = true;
+	ks->kallsyms_tried = true;
+	err = read_kallsyms(ks);
+	if (err) {
+		ksyms__free(ks);
+		errno = -err;
+		return NULL;
+	}
+	ksyms__finish(ks);
+	return ks;
+}
+
+struct ksyms *ksyms__new(void)
+{
+	struct ksyms *ks = new_table(NULL);
+
+	if (ks) {
+		ks->all_types = true;
+		ks->kallsyms_tried = true;
+		ks->by_name.loaded = true;
+	}
+	return ks;
+}
+
+int ksyms__add(struct ksyms *ks, uint64_t addr, char type, const char *name, const char *module)
+{
+	struct kline k = { .addr = addr,
+			   .type = type,
+			   .name = name,
+			   .name_len = strlen(name),
+			   .mod = module,
+			   .mod_len = module ? strlen(module) : 0 };
+
+	return add_sym(ks, &k) ? 0 : -ENOMEM;
+}
+
 void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
 	free(ks->strs);
 	free(ks->syms);
+	free(ks->mods);
+	free(ks->name_idx);
 	free(ks->by_name.slots);
 	free(ks->ftrace.slots);
 	free(ks->blacklist.slots);
 	free(ks->kallsyms_path);
 	free(ks);
+}
+
+/* The last symbol at or below addr, or NULL. */
+static const struct sym *sym_floor(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &ks->syms[lo - 1] : NULL;
+}
+
+static const char *sym_module(const struct ksyms *ks, const struct sym *k)
+{
+	return k->mod ? str_at(ks, ks->mods[k->mod - 1]) : NULL;
 }
 
 const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start)
@@ -410,26 +589,17 @@ const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start)
 
 const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, const char **mod)
 {
-	size_t lo, hi;
+	const struct sym *k;
 
 	need_kallsyms(ks);
-	lo = 0;
-	hi = ks->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || !addr)
+	k = sym_floor(ks, addr);
+	if (!k || !addr)
 		return NULL;
 	if (start)
-		*start = ks->syms[lo - 1].addr;
+		*start = k->addr;
 	if (mod)
-		*mod = ks->syms[lo - 1].mod ? str_at(ks, ks->syms[lo - 1].mod - 1) : NULL;
-	return str_at(ks, ks->syms[lo - 1].name);
+		*mod = sym_module(ks, k);
+	return str_at(ks, k->name);
 }
 
 bool ksyms__has_func(struct ksyms *ks, const char *name)
@@ -501,4 +671,225 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 		qsort(names, n, sizeof(*names), cmp_str);
 	*out = names;
 	return n;
+}
+
+/* The symbols called name, as next_named hands them out. */
+struct name_iter {
+	const char *name;
+	size_t pos;
+};
+
+static struct name_iter iter_named(const struct ksyms *ks, const char *name)
+{
+	return (struct name_iter){ .name = name,
+				   .pos = ks->name_cap ? hash_name(name) & (ks->name_cap - 1) : 0 };
+}
+
+/* The next symbol called it->name, in no order, or NULL. */
+static const struct sym *next_named(const struct ksyms *ks, struct name_iter *it)
+{
+	uint32_t slot;
+
+	if (!ks->name_cap)
+		return NULL;
+	/* at most half full: the run ends */
+	while ((slot = ks->name_idx[it->pos])) {
+		const struct sym *k = &ks->syms[slot - 1];
+
+		it->pos = (it->pos + 1) & (ks->name_cap - 1);
+		if (!strcmp(str_at(ks, k->name), it->name))
+			return k;
+	}
+	return NULL;
+}
+
+/* Hashing beats sorting 100,000 names at every ksnoop probe start. */
+static bool index_names(struct ksyms *ks)
+{
+	size_t cap = 16, i, pos;
+
+	while (cap < 2 * ks->nr)
+		cap *= 2;
+	free(ks->name_idx);
+	ks->name_cap = 0;
+	ks->name_idx = calloc(cap, sizeof(*ks->name_idx));
+	if (!ks->name_idx)
+		return false;
+	ks->name_cap = cap;
+	for (i = 0; i < ks->nr; i++) {
+		pos = hash_name(str_at(ks, ks->syms[i].name)) & (cap - 1);
+		while (ks->name_idx[pos])
+			pos = (pos + 1) & (cap - 1);
+		ks->name_idx[pos] = i + 1;
+	}
+	return true;
+}
+
+/* The address of vmlinux's symbol name (the lowest, if several), or 0. */
+static uint64_t vmlinux_addr(const struct ksyms *ks, const char *name)
+{
+	struct name_iter it = iter_named(ks, name);
+	const struct sym *k;
+	uint64_t addr = 0;
+
+	while ((k = next_named(ks, &it))) {
+		if (!k->mod && (!addr || k->addr < addr))
+			addr = k->addr;
+	}
+	return addr;
+}
+
+/* [_stext, _etext] or [_sinittext, _einittext], markers included. */
+static bool in_text(const struct vmlinux_bounds *b, uint64_t addr)
+{
+	return (addr >= b->stext && addr <= b->etext) ||
+	       (b->sinittext && addr >= b->sinittext && addr <= b->einittext);
+}
+
+/*
+ * Would the kernel's %pS name a vmlinux address? Outside the ranges it
+ * prints the bare address, as for a data address when kallsyms lists no
+ * data. A table without the markers (a test's) takes every address.
+ */
+static bool vmlinux_resolves(const struct vmlinux_bounds *b, uint64_t addr)
+{
+	if (!b->stext || !b->etext)
+		return true;
+	if (b->all)
+		return addr >= b->stext && (!b->end || addr < b->end);
+	return in_text(b, addr) && addr != b->etext && addr != b->einittext;
+}
+
+static void find_vmlinux_bounds(struct ksyms *ks)
+{
+	struct vmlinux_bounds *b = &ks->vm;
+	size_t i;
+
+	b->stext = vmlinux_addr(ks, "_stext");
+	b->etext = vmlinux_addr(ks, "_etext");
+	b->sinittext = vmlinux_addr(ks, "_sinittext");
+	b->einittext = vmlinux_addr(ks, "_einittext");
+	b->end = vmlinux_addr(ks, "_end");
+	/*
+	 * Only CONFIG_KALLSYMS_ALL lists symbols outside the text ranges
+	 * (arm64's _etext itself is a 'D' at the end of one).
+	 */
+	b->all = false;
+	for (i = 0; i < ks->nr && !b->all; i++) {
+		const struct sym *k = &ks->syms[i];
+
+		b->all = !k->mod && k->addr >= KERNEL_ADDR_MIN && !in_text(b, k->addr);
+	}
+}
+
+void ksyms__finish(struct ksyms *ks)
+{
+	sort_by_addr(ks);
+	trim(ks);
+	if (!index_names(ks)) {
+		ks->nr = 0;
+		return;
+	}
+	find_vmlinux_bounds(ks);
+}
+
+bool ksyms__restricted(const struct ksyms *ks)
+{
+	return ks->restricted;
+}
+
+/* Of several symbols called name, the one at the lowest address counts first. */
+int ksyms__count_text(const struct ksyms *ks, const char *name, const char *module, uint64_t *addr)
+{
+	struct name_iter it = iter_named(ks, name);
+	const struct sym *k, *first = NULL;
+	int n = 0;
+
+	while ((k = next_named(ks, &it))) {
+		const char *mod = sym_module(ks, k);
+
+		if (!is_text(k->type) || (module && (!mod || strcmp(module, mod))))
+			continue;
+		if (!first || k->addr < first->addr)
+			first = k;
+		n++;
+	}
+	if (first && addr)
+		*addr = first->addr;
+	return n;
+}
+
+int ksyms__addr_of(const struct ksyms *ks, const char *name, uint64_t *addr)
+{
+	struct name_iter it = iter_named(ks, name);
+	const struct sym *k, *first = NULL;
+
+	while ((k = next_named(ks, &it))) {
+		if (!first || k->addr < first->addr)
+			first = k;
+	}
+	if (!first)
+		return -ENOENT;
+	*addr = first->addr;
+	return 0;
+}
+
+/* The symbol %pS would name for addr, or NULL. */
+static const struct sym *covering(const struct ksyms *ks, uint64_t addr)
+{
+	const struct sym *k = sym_floor(ks, addr);
+
+	/* %pS never shows the per-CPU symbols, which count up from 0. */
+	if (!k || addr < KERNEL_ADDR_MIN || k->addr < KERNEL_ADDR_MIN || ks->restricted)
+		return NULL;
+	if (!k->mod && !vmlinux_resolves(&ks->vm, addr))
+		return NULL;
+	return k;
+}
+
+/* From k to the next symbol at a higher address, 0 for the last one. */
+static uint64_t sym_size(const struct ksyms *ks, const struct sym *k)
+{
+	size_t next;
+
+	for (next = k - ks->syms + 1; next < ks->nr && ks->syms[next].addr == k->addr; next++)
+		;
+	return next < ks->nr ? ks->syms[next].addr - k->addr : 0;
+}
+
+const char *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *start, uint64_t *size,
+			const char **module)
+{
+	const struct sym *k = covering(ks, addr);
+
+	if (!k)
+		return NULL;
+	*start = k->addr;
+	*size = sym_size(ks, k);
+	if (module)
+		*module = sym_module(ks, k);
+	return str_at(ks, k->name);
+}
+
+const char *ksyms__find_text(const struct ksyms *ks, uint64_t addr, uint64_t *start)
+{
+	const struct sym *k = covering(ks, addr);
+	const struct vmlinux_bounds *b = &ks->vm;
+	uint64_t size;
+
+	if (!k || !is_text(k->type))
+		return NULL;
+	/*
+	 * vmlinux: inside [_stext, _etext), when listed. The init text is
+	 * freed after boot, and the kernel refuses probes there
+	 * (core_kernel_text).
+	 */
+	if (!k->mod && b->stext && b->etext && (addr < b->stext || addr >= b->etext))
+		return NULL;
+	/* the last symbol has no end to hold the address against */
+	size = sym_size(ks, k);
+	if (!size || addr - k->addr >= size)
+		return NULL;
+	*start = k->addr;
+	return str_at(ks, k->name);
 }

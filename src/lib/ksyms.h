@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Kernel symbols: kallsyms, ftrace's traceable set and the kprobe blacklist. */
+/*
+ * Kernel symbols: kallsyms, ftrace's traceable set and the kprobe
+ * blacklist. One table serves two families: trace, count and hist keep the
+ * text symbols (ksyms__load); ksnoop probe keeps every symbol, text and
+ * data, with its type (ksyms__load_all), to resolve @SYM and MEMADDR,
+ * check probe points and print %pS-style "sym+0xoff/0xsize".
+ */
 #ifndef KSNOOP_KSYMS_H
 #define KSNOOP_KSYMS_H
 
@@ -41,5 +47,35 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out);
 
 /* The single compiler clone ("name.isra.0") of name, or NULL. */
 const char *ksyms__clone_of(struct ksyms *ks, const char *name);
+
+/* Every kallsyms symbol, read now; path NULL means /proc/kallsyms. NULL and errno on failure. */
+struct ksyms *ksyms__load_all(const char *path);
+/* An empty table for tests; ksyms__add then ksyms__finish. */
+struct ksyms *ksyms__new(void);
+int ksyms__add(struct ksyms *ks, uint64_t addr, char type, const char *name, const char *module);
+/* Sorts and indexes by name: the questions below need it (ksyms__load_all does it). */
+void ksyms__finish(struct ksyms *ks);
+
+/* Addresses all read as zero (kptr_restrict): only names can be checked. */
+bool ksyms__restricted(const struct ksyms *ks);
+/*
+ * Text symbols called name (only module's, when not NULL): how many, and
+ * the first one's address.
+ */
+int ksyms__count_text(const struct ksyms *ks, const char *name, const char *module, uint64_t *addr);
+/* Any symbol called name: 0 and its address, or -ENOENT. */
+int ksyms__addr_of(const struct ksyms *ks, const char *name, uint64_t *addr);
+/*
+ * The symbol %pS names for addr: its name, start and size (to the next
+ * one), and its module (NULL for vmlinux) when module is not NULL.
+ */
+const char *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *start, uint64_t *size,
+			const char **module);
+/*
+ * The text symbol (kallsyms type t, T, w or W) holding addr, where a probe
+ * can go: for vmlinux inside [_stext, _etext). NULL for data, rodata, the
+ * init text, gaps and anything past the last symbol.
+ */
+const char *ksyms__find_text(const struct ksyms *ks, uint64_t addr, uint64_t *start);
 
 #endif

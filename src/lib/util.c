@@ -11,8 +11,9 @@
 
 #include "lib/util.h"
 
+/* Process-wide: p_err and friends have no context to carry them. */
 static bool debug_on;
-static bool json_errors;
+static bool json_mode;
 static bool muted;
 
 void util_mute(bool on)
@@ -30,9 +31,14 @@ bool util_debug(void)
 	return debug_on;
 }
 
-void util_set_json_errors(bool on)
+void util_set_json(bool on)
 {
-	json_errors = on;
+	json_mode = on;
+}
+
+bool util_json(void)
+{
+	return json_mode;
 }
 
 static int __attribute__((format(printf, 2, 0)))
@@ -115,7 +121,7 @@ void p_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("Error", json_errors, fmt, ap);
+	report("Error", json_mode, fmt, ap);
 	va_end(ap);
 }
 
@@ -124,7 +130,7 @@ void p_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("Warning", json_errors, fmt, ap);
+	report("Warning", json_mode, fmt, ap);
 	va_end(ap);
 }
 

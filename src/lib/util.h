@@ -25,8 +25,9 @@ void util_set_debug(bool on);
 /* While muted, p_err and p_warn print only with debug output on. */
 void util_mute(bool on);
 bool util_debug(void);
-/* JSON mode turns p_err into {"error": "..."} on stderr. */
-void util_set_json_errors(bool on);
+/* JSON mode (-j): commands print JSON, and p_err {"error": "..."} on stderr. */
+void util_set_json(bool on);
+bool util_json(void);
 /* Send libbpf's own messages through p_dbg: shown only with -d. */
 void util_route_libbpf_print(void);
 

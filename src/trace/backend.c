@@ -133,7 +133,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
-	skel->rodata->want_comm = t->env->json;
+	skel->rodata->want_comm = util_json();
 	set_agg_rodata(&t->env->agg, skel);
 }
 
@@ -403,7 +403,7 @@ static int load_like(const struct tracer *t, int k, const struct bpf_program *tm
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
 			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts);
-	if (fd >= 0 || !t->env->debug)
+	if (fd >= 0 || !util_debug())
 		return fd;
 	/* -d: load again for the verifier's log, and show its end. */
 	log = calloc(1, 1 << 20);

@@ -62,7 +62,7 @@ static void detach(void *ctx)
 /* Symbols serve planning; output wants them only to name function pointers. */
 static bool output_needs_ksyms(const struct env *env)
 {
-	return env->json || env->symbolize;
+	return util_json() || env->symbolize;
 }
 
 static int setup_output(struct trace_run *s)
@@ -145,7 +145,7 @@ static int trace_opts(const struct env *env, struct plan_opts *po)
 	*po = (struct plan_opts){ .comm = env->comm,
 				  .combined = env->min_duration_ns > 0,
 				  /* JSON shows every return's duration. */
-				  .frames = env->json || env->stack_mode,
+				  .frames = util_json() || env->stack_mode,
 				  .max_bytes = env->max_bytes };
 	return 0;
 }

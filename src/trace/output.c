@@ -144,7 +144,7 @@ struct output *output__new(const struct env *env, const struct func_plan *plans,
 	o->ks = ks;
 	o->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	o->dumps = calloc(nr, sizeof(*o->dumps));
-	if (!o->dumps || (env->json && init_type_names(o)) || new_dumps(o))
+	if (!o->dumps || (util_json() && init_type_names(o)) || new_dumps(o))
 		goto err;
 	return o;
 err:
@@ -176,7 +176,7 @@ void output__free(struct output *o)
 
 void output__header(struct output *o)
 {
-	if (!o->env->json)
+	if (!util_json())
 		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
 }
 
@@ -520,7 +520,7 @@ int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
 		return -EINVAL;
 	if (ev->kind == KSNOOP_EV_CHAIN_END)
 		return 0;
-	if (o->env->json)
+	if (util_json())
 		json_event(o, ev);
 	else
 		text_event(o, ev);

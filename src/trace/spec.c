@@ -352,7 +352,6 @@ static bool parse_literal(struct parser *p, struct spec_pred *n)
 }
 
 static void pred_free(struct spec_pred *n);
-static void path_free(struct spec_path *path);
 static struct spec_pred *parse_or(struct parser *p);
 
 /* A bare path comes back as a CMP node with op < 0 (no comparison). */
@@ -525,7 +524,7 @@ int spec_parse(const char *text, struct spec *spec, struct spec_error *err)
 	return 0;
 }
 
-static void path_free(struct spec_path *path)
+void spec_path_free(struct spec_path *path)
 {
 	int i;
 
@@ -543,7 +542,7 @@ static void pred_free(struct spec_pred *n)
 		return;
 	pred_free(n->left);
 	pred_free(n->right);
-	path_free(&n->path);
+	spec_path_free(&n->path);
 	free(n->str);
 	free(n);
 }
@@ -553,7 +552,7 @@ void spec_free(struct spec *spec)
 	int i;
 
 	for (i = 0; i < spec->nr_items; i++) {
-		path_free(&spec->items[i].path);
+		spec_path_free(&spec->items[i].path);
 		pred_free(spec->items[i].pred);
 	}
 	free(spec->func);

@@ -77,5 +77,7 @@ void spec_free(struct spec *spec);
 
 const char *spec_cmp_str(enum spec_cmp op);
 bool spec_path_is_return(const struct spec_path *p);
+/* Frees what a path holds (steps below nr_steps) and zeroes it. */
+void spec_path_free(struct spec_path *p);
 
 #endif

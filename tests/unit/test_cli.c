@@ -433,7 +433,7 @@ static void test_flags(void **state)
 	RUN(&r, "myfunc");
 	expect_cmd(&r, "trace", 1);
 	assert_false(rec.env.stack_mode);
-	assert_false(rec.env.debug);
+	assert_false(util_debug());
 	assert_int_equal(rec.env.nr_pids, 0);
 	assert_string_equal(rec.btf_path, "");
 
@@ -453,13 +453,13 @@ static void test_flags(void **state)
 	assert_true(rec.env.stack_mode);
 
 	RUN(&r, "-d", "myfunc");
-	assert_true(rec.env.debug);
+	assert_true(util_debug());
 	RUN(&r, "--debug", "myfunc");
-	assert_true(rec.env.debug);
+	assert_true(util_debug());
 	/* clustered short options */
 	RUN(&r, "-dsp", "7", "myfunc");
 	expect_cmd(&r, "trace", 1);
-	assert_true(rec.env.debug);
+	assert_true(util_debug());
 	assert_true(rec.env.stack_mode);
 	assert_int_equal(rec.env.pids[0], 7);
 

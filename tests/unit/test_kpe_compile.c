@@ -27,7 +27,7 @@
 struct ctx {
 	struct fixture_ids id;
 	struct kbtf *kb;
-	struct kpe_syms *syms;
+	struct ksyms *syms;
 	struct kpe_ctx kctx;
 	struct kpe_probe p;
 	bool have_probe;
@@ -42,20 +42,20 @@ static int setup(void **state)
 		return -1;
 	btf = fixture_new(&c->id);
 	c->kb = btf ? kbtf__new_from_btf(btf) : NULL;
-	c->syms = kpe_syms__new();
+	c->syms = ksyms__new();
 	if (!c->kb || !c->syms)
 		return -1;
 	/* ip_send_skb is 0x90 long: the next symbol starts there */
-	if (kpe_syms__add(c->syms, SKB_ADDR, 'T', "ip_send_skb", NULL) ||
-	    kpe_syms__add(c->syms, SKB_ADDR + 0x90, 't', "udp_send_skb", NULL) ||
-	    kpe_syms__add(c->syms, SKB_ADDR + 0x400, 't', "dup_static", NULL) ||
-	    kpe_syms__add(c->syms, SKB_ADDR + 0x500, 't', "dup_static", NULL) ||
-	    kpe_syms__add(c->syms, SKB_ADDR + 0x600, 't', "six", NULL) ||
-	    kpe_syms__add(c->syms, SKB_ADDR + 0x700, 't', "mod_func", "fakemod") ||
-	    kpe_syms__add(c->syms, JIFFIES, 'D', "jiffies", NULL) ||
-	    kpe_syms__add(c->syms, JIFFIES + 0x100, 'D', "after_jiffies", NULL))
+	if (ksyms__add(c->syms, SKB_ADDR, 'T', "ip_send_skb", NULL) ||
+	    ksyms__add(c->syms, SKB_ADDR + 0x90, 't', "udp_send_skb", NULL) ||
+	    ksyms__add(c->syms, SKB_ADDR + 0x400, 't', "dup_static", NULL) ||
+	    ksyms__add(c->syms, SKB_ADDR + 0x500, 't', "dup_static", NULL) ||
+	    ksyms__add(c->syms, SKB_ADDR + 0x600, 't', "six", NULL) ||
+	    ksyms__add(c->syms, SKB_ADDR + 0x700, 't', "mod_func", "fakemod") ||
+	    ksyms__add(c->syms, JIFFIES, 'D', "jiffies", NULL) ||
+	    ksyms__add(c->syms, JIFFIES + 0x100, 'D', "after_jiffies", NULL))
 		return -1;
-	kpe_syms__finish(c->syms);
+	ksyms__finish(c->syms);
 	c->kctx.kb = c->kb;
 	c->kctx.syms = c->syms;
 	c->kctx.btf_probe_args = true;
@@ -69,7 +69,7 @@ static int teardown(void **state)
 
 	if (c->have_probe)
 		kpe_probe_free(&c->p);
-	kpe_syms__free(c->syms);
+	ksyms__free(c->syms);
 	kbtf__free(c->kb);
 	free(c);
 	return 0;
@@ -520,56 +520,56 @@ static void test_output(void **state)
 static void test_sym_bounds(void **state)
 {
 	const uint64_t t = 0xffff800008000000ULL;
-	struct kpe_syms *s;
+	struct ksyms *s;
 	uint64_t start, size;
 	const char *name;
 	int all;
 
 	(void)state;
 	for (all = 0; all < 2; all++) {
-		s = kpe_syms__new();
+		s = ksyms__new();
 		assert_non_null(s);
-		assert_int_equal(kpe_syms__add(s, t, 'T', "_stext", NULL), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x10, 't', "func", NULL), 0);
+		assert_int_equal(ksyms__add(s, t, 'T', "_stext", NULL), 0);
+		assert_int_equal(ksyms__add(s, t + 0x10, 't', "func", NULL), 0);
 		/* arm64 lists _etext as data */
-		assert_int_equal(kpe_syms__add(s, t + 0x100, 'D', "_etext", NULL), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x200, 'T', "_sinittext", NULL), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x210, 't', "init_func", NULL), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x300, 'T', "_einittext", NULL), 0);
+		assert_int_equal(ksyms__add(s, t + 0x100, 'D', "_etext", NULL), 0);
+		assert_int_equal(ksyms__add(s, t + 0x200, 'T', "_sinittext", NULL), 0);
+		assert_int_equal(ksyms__add(s, t + 0x210, 't', "init_func", NULL), 0);
+		assert_int_equal(ksyms__add(s, t + 0x300, 'T', "_einittext", NULL), 0);
 		if (all)
-			assert_int_equal(kpe_syms__add(s, t + 0x400, 'D', "init_net", NULL), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x1000000, 't', "mod_fn", "m"), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x1000100, 'd', "mod_data", "m"), 0);
-		assert_int_equal(kpe_syms__add(s, t + 0x1000200, 't', "mod_last", "m"), 0);
-		kpe_syms__finish(s);
+			assert_int_equal(ksyms__add(s, t + 0x400, 'D', "init_net", NULL), 0);
+		assert_int_equal(ksyms__add(s, t + 0x1000000, 't', "mod_fn", "m"), 0);
+		assert_int_equal(ksyms__add(s, t + 0x1000100, 'd', "mod_data", "m"), 0);
+		assert_int_equal(ksyms__add(s, t + 0x1000200, 't', "mod_last", "m"), 0);
+		ksyms__finish(s);
 
-		name = kpe_syms__find(s, t + 0x14, &start, &size, NULL);
+		name = ksyms__find(s, t + 0x14, &start, &size, NULL);
 		assert_non_null(name);
 		assert_string_equal(name, "func");
 		assert_int_equal(size, 0xf0);
-		name = kpe_syms__find(s, t + 0x218, &start, &size, NULL);
+		name = ksyms__find(s, t + 0x218, &start, &size, NULL);
 		assert_non_null(name);
 		assert_string_equal(name, "init_func");
 		/* between the text and the init text, and past it */
-		name = kpe_syms__find(s, t + 0x180, &start, &size, NULL);
+		name = ksyms__find(s, t + 0x180, &start, &size, NULL);
 		assert_true(all ? name && !strcmp(name, "_etext") : !name);
-		name = kpe_syms__find(s, t + 0x400, &start, &size, NULL);
+		name = ksyms__find(s, t + 0x400, &start, &size, NULL);
 		assert_true(all ? name && !strcmp(name, "init_net") : !name);
 		/* a probe address: only [_stext, _etext) and module text */
-		name = kpe_syms__find_text(s, t + 0x14, &start);
+		name = ksyms__find_text(s, t + 0x14, &start);
 		assert_true(name && !strcmp(name, "func") && start == t + 0x10);
-		assert_null(kpe_syms__find_text(s, t + 0x100, &start));
-		assert_null(kpe_syms__find_text(s, t + 0x180, &start));
-		assert_null(kpe_syms__find_text(s, t + 0x218, &start));
-		assert_null(kpe_syms__find_text(s, t + 0x400, &start));
-		assert_null(kpe_syms__find_text(s, t + 0x1000, &start));
-		name = kpe_syms__find_text(s, t + 0x1000010, &start);
+		assert_null(ksyms__find_text(s, t + 0x100, &start));
+		assert_null(ksyms__find_text(s, t + 0x180, &start));
+		assert_null(ksyms__find_text(s, t + 0x218, &start));
+		assert_null(ksyms__find_text(s, t + 0x400, &start));
+		assert_null(ksyms__find_text(s, t + 0x1000, &start));
+		name = ksyms__find_text(s, t + 0x1000010, &start);
 		assert_true(name && !strcmp(name, "mod_fn"));
-		assert_null(kpe_syms__find_text(s, t + 0x1000110, &start));
+		assert_null(ksyms__find_text(s, t + 0x1000110, &start));
 		/* the last symbol: nothing bounds it */
-		assert_null(kpe_syms__find_text(s, t + 0x1000210, &start));
-		assert_null(kpe_syms__find_text(s, ~0ULL, &start));
-		kpe_syms__free(s);
+		assert_null(ksyms__find_text(s, t + 0x1000210, &start));
+		assert_null(ksyms__find_text(s, ~0ULL, &start));
+		ksyms__free(s);
 	}
 }
 

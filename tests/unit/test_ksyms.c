@@ -313,6 +313,66 @@ static void test_long_lines(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * ksnoop probe's table is the same reader keeping every symbol: data with
+ * its type, modules, kallsyms' order fixed, lines that are no symbol out.
+ */
+static void test_every_symbol(void **state)
+{
+	struct ctx *c = *state;
+	struct ksyms *ks = ksyms__load_all(c->kallsyms);
+	uint64_t addr = 0, start = 0, size = 0;
+	const char *mod = NULL;
+
+	assert_non_null(ks);
+	assert_false(ksyms__restricted(ks));
+	assert_int_equal(ksyms__count_text(ks, "do_one", NULL, &addr), 1);
+	assert_int_equal(addr, 0xffffffff81001000);
+	assert_int_equal(ksyms__count_text(ks, "some_data", NULL, NULL), 0);
+	assert_int_equal(ksyms__addr_of(ks, "some_data", &addr), 0);
+	assert_int_equal(addr, 0xffffffff81004000);
+	assert_int_equal(ksyms__count_text(ks, "mod_fn", "mymod", NULL), 1);
+	assert_int_equal(ksyms__count_text(ks, "mod_fn", "other", NULL), 0);
+	assert_int_equal(ksyms__addr_of(ks, "garbage", &addr), -ENOENT);
+	/* a data address names the data, and is no probe point */
+	assert_string_equal(ksyms__find(ks, 0xffffffff81004010, &start, &size, &mod), "some_data");
+	assert_int_equal(start, 0xffffffff81004000);
+	assert_int_equal(size, 0x1000);
+	assert_null(mod);
+	assert_null(ksyms__find_text(ks, 0xffffffff81004010, &start));
+	assert_string_equal(ksyms__find_text(ks, 0xffffffff81000810, &start), "out_of_order");
+	assert_string_equal(ksyms__find(ks, 0xffffffffc0001004, &start, &size, &mod), "mod_fn");
+	assert_string_equal(mod, "mymod");
+	ksyms__free(ks);
+
+	errno = 0;
+	assert_null(ksyms__load_all("/nonexistent/kallsyms"));
+	assert_int_equal(errno, ENOENT);
+}
+
+/* kptr_restrict: every address reads 0, so none can be named. */
+static void test_every_symbol_restricted(void **state)
+{
+	static const char zeros[] = "0000000000000000 T _stext\n"
+				    "0000000000000000 t do_one\n"
+				    "0000000000000000 D jiffies\n";
+	struct ctx *c = *state;
+	uint64_t start, size, addr = 1;
+	char path[128];
+	struct ksyms *ks;
+
+	snprintf(path, sizeof(path), "%s/zeros", c->dir);
+	write_file(path, zeros, strlen(zeros));
+	ks = ksyms__load_all(path);
+	unlink(path);
+	assert_non_null(ks);
+	assert_true(ksyms__restricted(ks));
+	assert_int_equal(ksyms__count_text(ks, "do_one", NULL, &addr), 1);
+	assert_int_equal(addr, 0);
+	assert_null(ksyms__find(ks, 0xffffffff81000000, &start, &size, NULL));
+	ksyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +386,8 @@ int main(void)
 		cmocka_unit_test(test_clone_of),
 		cmocka_unit_test(test_kallsyms_lazy),
 		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_every_symbol),
+		cmocka_unit_test(test_every_symbol_restricted),
 	};
 
 	return cmocka_run_group_tests_name("ksyms", tests, setup, teardown);

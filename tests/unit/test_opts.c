@@ -565,12 +565,12 @@ static void test_agg_options(void **state)
 	/* -d with a duration after it is the run time; alone it is --debug */
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "5", "f", "--by", "comm,kstack"), 0);
 	assert_true(env.agg.run_ns == 5000000000ULL);
-	assert_false(env.debug);
+	assert_false(util_debug());
 	assert_int_equal(env.agg.by, KSNOOP_BY_COMM | KSNOOP_BY_KSTACK);
 	assert_int_equal(rest.argc, 1);
 	assert_string_equal(rest.argv[0], "f");
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "f", "-i", "500ms", "-p", "7"), 0);
-	assert_true(env.debug);
+	assert_true(util_debug());
 	util_set_debug(false);
 	assert_int_equal(env.agg.run_ns, 0);
 	assert_true(env.agg.interval_ns == 500000000ULL);

@@ -149,6 +149,7 @@ static int reset(void **state)
 	struct ctx *c = *state;
 
 	memset(&c->env, 0, sizeof(c->env));
+	util_set_json(false);
 	c->env.pages = KSNOOP_DEFAULT_PAGES;
 	c->env.cpu = -1;
 	memset(&c->ev, 0, sizeof(c->ev));
@@ -444,7 +445,7 @@ static void test_json_entry(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.json = true;
+	util_set_json(true);
 	entry_event(c, sizeof(sample));
 	expect_output(c, JHEAD
 		      "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
@@ -456,7 +457,7 @@ static void test_json_return(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.json = true;
+	util_set_json(true);
 	return_event(c, -EINVAL);
 	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"values\":["
 			       "{\"name\":\"return\",\"type\":\"int\",\"value\":-22}]}\n");
@@ -466,7 +467,7 @@ static void test_json_max_depth(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.json = true;
+	util_set_json(true);
 	c->env.max_depth = 1;
 	entry_event(c, sizeof(sample));
 	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
@@ -478,7 +479,7 @@ static void test_json_truncated(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.json = true;
+	util_set_json(true);
 	entry_event(c, 8);
 	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
 			       "\"value\":{\"id\":7,\"in\":{\"__truncated__\":true},"
@@ -490,7 +491,7 @@ static void test_json_null_pointer(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.json = true;
+	util_set_json(true);
 	ev_init(&c->ev, KSNOOP_EV_ENTRY);
 	ev_add(&c->ev, c->o_idx, 0, NULL, 0, KSNOOP_VR_NULL);
 	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[{\"name\":\"o\","

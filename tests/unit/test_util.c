@@ -148,9 +148,9 @@ static const char *captured_err(bool json, const char *msg)
 	struct stderr_capture cap;
 
 	stderr_capture_begin(&cap);
-	util_set_json_errors(json);
+	util_set_json(json);
 	p_err("%s", msg);
-	util_set_json_errors(false);
+	util_set_json(false);
 	stderr_capture_end(&cap, out, sizeof(out));
 	return out;
 }

@@ -110,9 +110,8 @@ int env_set_debug(void *ctx, const char *arg)
 
 static int set_json(void *ctx, const char *arg)
 {
+	(void)ctx;
 	(void)arg;
-	/* the copy in env is src/agg's until it reads util_json() */
-	((struct env *)ctx)->json = true;
 	util_set_json(true);
 	return 0;
 }

@@ -35,7 +35,6 @@ struct env_agg {
 /* -d is util_debug(): p_dbg and the rest read it there. */
 struct env {
 	bool stack_mode; /* -s */
-	bool json;	 /* -j: read util_json(); this copy is only src/agg's */
 	bool compact;	 /* --compact */
 	bool wallclock;	 /* -T */
 	bool symbolize;	 /* --symbolize */

@@ -84,7 +84,7 @@ static void now_iso(char *buf, size_t size)
 static void print_table(const struct env *env, const struct agg_table *t,
 			const struct agg_print_opts *o)
 {
-	if (env->json)
+	if (util_json())
 		agg_print_json(stdout, t, o);
 	else if (env->agg.folded)
 		agg_print_folded(stdout, t);

@@ -25,11 +25,17 @@ const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
 const volatile __u32 agg_mode;	   /* enum ksnoop_agg_mode: count/hist, not events */
 const volatile __u32 agg_by;	   /* enum ksnoop_agg_by */
-const volatile bool hist_linear;   /* else log2 buckets */
-const volatile __s64 hist_lo;	   /* linear: the first bucket's low bound */
-const volatile __u64 hist_step;	   /* linear: a bucket's width, > 0 */
-const volatile __u32 hist_nr;	   /* linear: buckets from lo up to hi */
-const volatile __u64 latency_div;  /* --latency: ns per unit */
+/*
+ * No --by and no plan with a key: every aggregate is in the arrays, by
+ * function, and no key is built. A constant, so that the verifier never
+ * walks a path that pairs the arrays with a hash key or the reverse.
+ */
+const volatile bool agg_keyless;
+const volatile bool hist_linear;  /* else log2 buckets */
+const volatile __s64 hist_lo;	  /* linear: the first bucket's low bound */
+const volatile __u64 hist_step;	  /* linear: a bucket's width, > 0 */
+const volatile __u32 hist_nr;	  /* linear: buckets from lo up to hi */
+const volatile __u64 latency_div; /* --latency: ns per unit */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -721,14 +727,13 @@ static __always_inline void submit(struct ksnoop_event *ev)
  * looked up only for a new key, as it costs a call. Two CPUs may race to
  * add a key.
  */
-static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void *zero)
+static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, __u32 fid, void *zero)
 {
 	__u32 z0 = 0;
 	void *v;
 
-	/* The arrays' keys: with no --by and no value items, only func_id is set. */
-	if (map == &func_counts || map == &func_hists)
-		return bpf_map_lookup_elem(map, &k->func_id);
+	if (agg_keyless)
+		return bpf_map_lookup_elem(map, &fid);
 	v = bpf_map_lookup_elem(map, k);
 
 	if (v)
@@ -742,11 +747,6 @@ static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, void 
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, k);
-}
-
-static __always_inline bool keyless(const struct ksnoop_agg_cfg *a)
-{
-	return !agg_by && !a->nr_keys;
 }
 
 static __always_inline void pack_key_value(struct scratch *s, const struct ksnoop_agg_cfg *a,
@@ -867,8 +867,9 @@ static __always_inline bool less(__u64 a, __u64 b, bool is_signed)
 	return is_signed ? (__s64)a < (__s64)b : a < b;
 }
 
-static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksnoop_agg_cfg *a,
-				     __u64 raw, __u64 duration_ns)
+/* k is not read when agg_keyless. */
+static __always_inline void hist_add(struct ksnoop_agg_key *k, __u32 fid,
+				     const struct ksnoop_agg_cfg *a, __u64 raw, __u64 duration_ns)
 {
 	bool is_signed = a->hist_signed;
 	struct ksnoop_hist *h;
@@ -880,7 +881,7 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksno
 	} else {
 		v = sign_extend(raw, a->hist_width, is_signed);
 	}
-	h = agg_slot(keyless(a) ? (void *)&func_hists : (void *)&agg_hists, k, NULL);
+	h = agg_slot(agg_keyless ? (void *)&func_hists : (void *)&agg_hists, k, fid, NULL);
 	if (!h)
 		return;
 	if (!h->count || less(v, h->min, is_signed))
@@ -892,10 +893,10 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, const struct ksno
 	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
 }
 
-static __always_inline void count_add(struct ksnoop_agg_key *k, const struct ksnoop_agg_cfg *a)
+static __always_inline void count_add(struct ksnoop_agg_key *k, __u32 fid)
 {
-	__u64 zero = 0,
-	      *n = agg_slot(keyless(a) ? (void *)&func_counts : (void *)&agg_counts, k, &zero);
+	__u64 zero = 0, *n = agg_slot(agg_keyless ? (void *)&func_counts : (void *)&agg_counts, k,
+				      fid, &zero);
 
 	if (n)
 		*n += 1;
@@ -905,11 +906,12 @@ static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoo
 {
 	__u32 vi = cfg->agg.hist_value & (KSNOOP_MAX_VALUES - 1);
 
-	build_key(ctx, s, cfg);
+	if (!agg_keyless)
+		build_key(ctx, s, cfg);
 	if (agg_mode == KSNOOP_AGG_HIST)
-		hist_add(&s->key, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
+		hist_add(&s->key, s->ev.func_id, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
 	else
-		count_add(&s->key, &cfg->agg);
+		count_add(&s->key, s->ev.func_id);
 }
 
 /* An event into the ring, or a sample into the aggregates. */
@@ -1044,12 +1046,16 @@ static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop
 {
 	struct capture_ctx c = { .ctx = ctx, .regs = regs };
 	const struct ksnoop_agg_cfg *a = &cfg->agg;
-	struct fast_key fk = {};
+	struct fast_key fk;
 	__u32 n, len;
 	__u64 v;
 
-	key_header(ctx, (struct ksnoop_agg_key *)&fk, fid);
-	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
+	/* funccount and funclatency: no key to zero and fill, per call. */
+	if (!agg_keyless) {
+		__builtin_memset(&fk, 0, sizeof(fk));
+		key_header(ctx, (struct ksnoop_agg_key *)&fk, fid);
+	}
+	for (n = 0; !agg_keyless && n < KSNOOP_AGG_MAX_KEYS; n++) {
 		if (n >= a->nr_keys)
 			break;
 		v = reg_value(&c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)],
@@ -1060,14 +1066,14 @@ static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop
 		fk.data[(a->key_off[n] >> 3) & (KSNOOP_AGG_FAST_DATA / 8 - 1)] = v;
 	}
 	if (agg_mode == KSNOOP_AGG_COUNT) {
-		count_add((struct ksnoop_agg_key *)&fk, a);
+		count_add((struct ksnoop_agg_key *)&fk, fid);
 		return;
 	}
 	v = 0;
 	if (a->hist_value != KSNOOP_AGG_LATENCY)
 		v = reg_value(&c, &cfg->values[a->hist_value & (KSNOOP_MAX_VALUES - 1)],
 			      trampoline);
-	hist_add((struct ksnoop_agg_key *)&fk, a, v, duration_ns);
+	hist_add((struct ksnoop_agg_key *)&fk, fid, a, v, duration_ns);
 }
 
 /*

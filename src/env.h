@@ -23,9 +23,10 @@ struct env_agg {
 	bool latency;		    /* --latency */
 	unsigned long long unit_ns; /* --unit, in ns */
 	const char *unit;
-	int max_keys;				/* --max-keys */
-	int key_size;				/* bytes of the maps' keys, from the plans */
-	int top;				/* --top, 0 = all */
+	int max_keys; /* --max-keys */
+	int key_size; /* bytes of the maps' keys, from the plans */
+	bool keyless; /* no --by, no plan with a key: the arrays by function serve */
+	int top;      /* --top, 0 = all */
 	unsigned long long interval_ns, run_ns; /* -i, -d */
 	bool folded;				/* --folded */
 	const char *prometheus;			/* --prometheus HOST:PORT */

@@ -153,6 +153,7 @@ int agg_layout_plans(struct session *s, struct env_agg *a)
 		fast += s->plans[i].cfg.agg.fast;
 	}
 	a->key_size = KSNOOP_AGG_KEY_HDR + used;
+	a->keyless = !a->by && !used;
 	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers", a->key_size,
 	      fast, s->nr);
 	return err;
@@ -284,15 +285,6 @@ static void agg_layout_init(struct agg_layout *l, const struct env_agg *a)
 	l->nr_buckets = a->linear ? (int)((a->hi - a->lo) / a->step) + 2 : KSNOOP_HIST_LOG2_BUCKETS;
 }
 
-/* A strbuf's text as a string of its own; NULL when out of memory. */
-static char *sb_take(struct strbuf *sb)
-{
-	char *s = sb->oom ? NULL : strdup(sb_str(sb));
-
-	sb_free(sb);
-	return s;
-}
-
 static bool enum_name(const struct btf *btf, const struct btf_type *t, __u64 v, struct strbuf *sb)
 {
 	const struct btf_enum *e = btf_enum(t);
@@ -361,18 +353,6 @@ static char *render_int(const struct agg_reader *r, const struct plan_value *pv,
 	return sb_take(&sb);
 }
 
-static char *render_str(const __u8 *data, int len)
-{
-	int n = strnlen((const char *)data, len);
-	char *s = malloc(n + 1);
-
-	if (s) {
-		memcpy(s, data, n);
-		s[n] = 0;
-	}
-	return s;
-}
-
 static int render_value(const struct agg_reader *r, const struct func_plan *p, int k,
 			const struct ksnoop_agg_key *key, struct agg_val *out)
 {
@@ -382,7 +362,7 @@ static int render_value(const struct agg_reader *r, const struct func_plan *p, i
 	__u64 v = 0;
 
 	if (a->key_len[k] > 8) {
-		out->text = render_str(data, a->key_len[k]);
+		out->text = strndup((const char *)data, a->key_len[k]);
 	} else {
 		memcpy(&v, data, sizeof(v));
 		out->text = render_int(r, pv, v, &out->number);
@@ -474,7 +454,7 @@ static int render_field(const struct agg_reader *r, const struct func_plan *p,
 	case AGG_F_VALUE:
 		return render_value(r, p, (*k)++, key, out);
 	case AGG_F_COMM:
-		out->text = render_str((const __u8 *)key->comm, sizeof(key->comm));
+		out->text = strndup(key->comm, sizeof(key->comm));
 		return out->text ? 0 : -ENOMEM;
 	case AGG_F_PID:
 		return render_number(key->tgid, out);
@@ -659,10 +639,10 @@ static int merge_rows(struct table_build *b)
 	return 0;
 }
 
-/* As the BPF side's keyless(): such a function's slot is in the arrays. */
-static bool keyless(const struct agg_reader *r, const struct func_plan *p)
+/* As the BPF side's agg_keyless: every function's slot is in the arrays. */
+static bool keyless(const struct agg_reader *r)
 {
-	return !r->a->by && !p->cfg.agg.nr_keys;
+	return r->a->keyless;
 }
 
 static bool slot_used(const struct agg_reader *r)
@@ -685,8 +665,7 @@ static int read_arrays(struct agg_reader *r)
 	int err;
 
 	for (i = 0; i < (__u32)r->s->nr; i++) {
-		if (!keyless(r, &r->s->plans[i]) ||
-		    bpf_map_lookup_elem(r->array_fd, &i, r->values) || !slot_used(r))
+		if (!keyless(r) || bpf_map_lookup_elem(r->array_fd, &i, r->values) || !slot_used(r))
 			continue;
 		key.func_id = i;
 		err = add_row(r, &key);

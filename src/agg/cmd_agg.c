@@ -94,20 +94,14 @@ static void print_table(const struct env *env, const struct agg_table *t,
 
 static void report_drops(struct agg_run *r, bool final)
 {
+	unsigned long long total;
 	struct agg_drops d;
 	struct strbuf sb;
-	__u64 total = 0;
-	int i;
 
 	if (agg_read_drops(r->reader, &d))
 		return;
 	sb_init(&sb);
-	for (i = 0; i < d.nr; i++) {
-		total += d.counts[i];
-		if (d.counts[i])
-			sb_printf(&sb, "%s%llu %s", sb.len ? ", " : "",
-				  (unsigned long long)d.counts[i], d.names[i]);
-	}
+	total = sb_counts(&sb, d.counts, d.names, d.nr);
 	if (total)
 		p_warn("lost %llu samples %s(%s)%s", (unsigned long long)total,
 		       final ? "" : "so far ", sb_str(&sb),

@@ -126,22 +126,21 @@ struct ring_loop *ring_loop__new(const struct ring_source *src)
 
 static void drop_line(struct ring_loop *rl, bool final)
 {
-	__u64 d[RING_MAX_DROP_REASONS] = { 0 }, total = 0;
+	__u64 raw[RING_MAX_DROP_REASONS] = { 0 };
+	uint64_t d[RING_MAX_DROP_REASONS];
+	unsigned long long total;
 	const char *hint = "";
 	struct strbuf sb;
 	int r, n = rl->src.nr_drop_reasons;
 
 	if (n > RING_MAX_DROP_REASONS)
 		n = RING_MAX_DROP_REASONS;
-	if (rl->src.read_drops(rl->src.ctx, d))
+	if (rl->src.read_drops(rl->src.ctx, raw))
 		return;
+	for (r = 0; r < n; r++)
+		d[r] = raw[r];
 	sb_init(&sb);
-	for (r = 0; r < n; r++) {
-		total += d[r];
-		if (d[r])
-			sb_printf(&sb, "%s%llu %s", sb.len ? ", " : "", (unsigned long long)d[r],
-				  rl->src.drop_names[r]);
-	}
+	total = sb_counts(&sb, d, rl->src.drop_names, n);
 	if (rl->skipped) {
 		total += rl->skipped;
 		sb_printf(&sb, "%s%llu skipped at exit", sb.len ? ", " : "",

@@ -351,6 +351,29 @@ void sb_write(struct strbuf *sb, const void *data, size_t len)
 	sb->buf[sb->len] = '\0';
 }
 
+char *sb_take(struct strbuf *sb)
+{
+	char *s = sb->oom ? NULL : strdup(sb_str(sb));
+
+	sb_free(sb);
+	return s;
+}
+
+unsigned long long sb_counts(struct strbuf *sb, const uint64_t *counts, const char *const *names,
+			     int n)
+{
+	unsigned long long total = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		total += counts[i];
+		if (counts[i])
+			sb_printf(sb, "%s%llu %s", sb->len ? ", " : "",
+				  (unsigned long long)counts[i], names[i]);
+	}
+	return total;
+}
+
 void sb_putc(struct strbuf *sb, char c)
 {
 	sb_write(sb, &c, 1);

@@ -73,6 +73,15 @@ void sb_putc(struct strbuf *sb, char c);
 void sb_write(struct strbuf *sb, const void *data, size_t len);
 /* Returns a NUL-terminated string, "" on an empty or failed buffer. */
 const char *sb_str(const struct strbuf *sb);
+/* The text as a string of its own, and sb freed; NULL when out of memory. */
+char *sb_take(struct strbuf *sb);
+/*
+ * "3 ring buffer full, 1 key table full": the nonzero of n counts, with
+ * their names, appended to sb (comma-separated from any text in it).
+ * Returns the sum of all n.
+ */
+unsigned long long sb_counts(struct strbuf *sb, const uint64_t *counts, const char *const *names,
+			     int n);
 
 /*
  * Make room for one more element in a doubling array: *arr holds *nr of

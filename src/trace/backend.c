@@ -92,6 +92,7 @@ static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
 {
 	skel->rodata->agg_mode = a->mode;
 	skel->rodata->agg_by = a->by;
+	skel->rodata->agg_keyless = a->keyless;
 	skel->rodata->hist_linear = a->linear;
 	skel->rodata->hist_lo = a->lo;
 	skel->rodata->hist_step = a->step > 0 ? a->step : 1;

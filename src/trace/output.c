@@ -67,7 +67,6 @@ static void put_indent(struct output *o)
 static char *value_type_name(const struct plan_value *pv)
 {
 	struct strbuf sb;
-	char *s;
 
 	sb_init(&sb);
 	if (pv->show == SHOW_STRING && !pv->type_id)
@@ -76,9 +75,7 @@ static char *value_type_name(const struct plan_value *pv)
 		kbtf_format_decl(pv->btf, pv->type_id, NULL, &sb);
 	if (pv->show == SHOW_PTR_DUMP)
 		sb_printf(&sb, " *");
-	s = strdup(sb_str(&sb));
-	sb_free(&sb);
-	return s;
+	return sb_take(&sb);
 }
 
 static int init_type_names(struct output *o)

@@ -46,13 +46,10 @@ static bool is_composite(const struct btf_type *t)
 static char *type_str(const struct btf *btf, __u32 id)
 {
 	struct strbuf sb;
-	char *s;
 
 	sb_init(&sb);
 	kbtf_format_decl(btf, id, NULL, &sb);
-	s = strdup(sb_str(&sb));
-	sb_free(&sb);
-	return s;
+	return sb_take(&sb);
 }
 
 static void err_type(struct resolver *r, const char *msg, __u32 id)
@@ -132,9 +129,10 @@ static int err_no_member(struct resolver *r, __u32 id, const char *name)
 
 	closest_member(r->btf, id, name, &best, &best_d, KBTF_MAX_TYPE_DEPTH);
 	if (best)
-		p_err("%s: no member '%s' in %s; did you mean '%s'?", r->what, name, ts, best);
+		p_err("%s: no member '%s' in %s; did you mean '%s'?", r->what, name, ts ? ts : "?",
+		      best);
 	else
-		p_err("%s: no member '%s' in %s", r->what, name, ts);
+		p_err("%s: no member '%s' in %s", r->what, name, ts ? ts : "?");
 	free(ts);
 	return -ENOENT;
 }

@@ -57,6 +57,29 @@ static void test_parse_long_bad(void **state)
 	assert_int_equal(v, 1234);
 }
 
+/* The drop lines of trace, probe, count and hist: nonzero counts only. */
+static void test_sb_counts(void **state)
+{
+	const char *names[] = { "ring buffer full", "key table full", "no stack" };
+	uint64_t counts[] = { 3, 0, 1 }, none[] = { 0, 0, 0 };
+	struct strbuf sb;
+	char *s;
+
+	(void)state;
+	sb_init(&sb);
+	assert_int_equal(sb_counts(&sb, counts, names, 3), 4);
+	s = sb_take(&sb);
+	assert_string_equal(s, "3 ring buffer full, 1 no stack");
+	free(s);
+	sb_init(&sb);
+	assert_int_equal(sb_counts(&sb, counts, names, 1), 3);
+	assert_string_equal(sb_str(&sb), "3 ring buffer full");
+	sb_reset(&sb);
+	assert_int_equal(sb_counts(&sb, none, names, 3), 0);
+	assert_string_equal(sb_str(&sb), "");
+	sb_free(&sb);
+}
+
 static void test_strbuf(void **state)
 {
 	struct strbuf sb;
@@ -189,9 +212,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long_ok), cmocka_unit_test(test_parse_long_bad),
-		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_edit_distance),
-		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
-		cmocka_unit_test(test_dbg_printable),
+		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_sb_counts),
+		cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_str_clip),
+		cmocka_unit_test(test_err_printable), cmocka_unit_test(test_dbg_printable),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -593,7 +593,8 @@ const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, co
 
 	need_kallsyms(ks);
 	k = sym_floor(ks, addr);
-	if (!k || !addr)
+	/* kptr_restrict: with every address 0, the last symbol would name them all. */
+	if (!k || !addr || ks->restricted)
 		return NULL;
 	if (start)
 		*start = k->addr;

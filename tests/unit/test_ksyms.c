@@ -370,6 +370,8 @@ static void test_every_symbol_restricted(void **state)
 	assert_int_equal(ksyms__count_text(ks, "do_one", NULL, &addr), 1);
 	assert_int_equal(addr, 0);
 	assert_null(ksyms__find(ks, 0xffffffff81000000, &start, &size, NULL));
+	/* the trace side's lookups (stack frames, function pointers) too */
+	assert_null(ksyms__addr_name(ks, 0xffffffff81000000, &start));
 	ksyms__free(ks);
 }
 

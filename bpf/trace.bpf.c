@@ -21,6 +21,7 @@ const volatile __s32 filter_cpu = -1;
 const volatile bool filter_cgroup;
 const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
+const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
 const volatile __u32 agg_mode;	   /* enum ksnoop_agg_mode: count/hist, not events */
@@ -915,8 +916,33 @@ static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoo
 }
 
 /* An event into the ring, or a sample into the aggregates. */
+/* --kstack: the kernel stack as the event's last record. */
+static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev)
+{
+	__u32 off = ev->data_len;
+	struct ksnoop_vrec *vr;
+	long n;
+
+	if (off > KSNOOP_DATA_MAX)
+		return;
+	vr = (void *)&ev->data[off];
+	n = bpf_get_stack(ctx, vr + 1, kstack_bytes & (KSNOOP_KSTACK_MAX * 8 + 7), 0);
+	if (n <= 0) {
+		count_drop(KSNOOP_DROP_STACK);
+		return;
+	}
+	vr->raw = n / 8;
+	vr->len = n;
+	vr->idx = KSNOOP_VREC_KSTACK;
+	vr->flags = 0;
+	ev->data_len = off + sizeof(*vr) + ((n + 7) & ~7);
+	ev->nr_vrecs++;
+}
+
 static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
 {
+	if (agg_mode == KSNOOP_AGG_NONE && kstack_bytes)
+		append_kstack(ctx, &s->ev);
 	if (agg_mode == KSNOOP_AGG_NONE)
 		submit(&s->ev);
 	else

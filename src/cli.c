@@ -76,8 +76,10 @@ void usage(FILE *f, const char *prog)
 		"      --duration TIME   only calls lasting at least TIME (ns, us, ms, s)\n"
 		"      --max-depth N     show struct nesting down to N levels\n"
 		"      --max-bytes N     capture at most N bytes per value (default 2048)\n"
-		"      --symbolize       name function pointers: 0xffffffff81234560 <tcp_v4_rcv>\n",
-		prog, KSNOOP_DEFAULT_PAGES);
+		"      --symbolize       name function pointers: 0xffffffff81234560 <tcp_v4_rcv>\n"
+		"      --kstack          the kernel stack under each event\n"
+		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n",
+		prog, KSNOOP_DEFAULT_PAGES, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
 }
 
 int env_add_pid(void *ctx, const char *arg)
@@ -152,6 +154,16 @@ static int set_comm(void *ctx, const char *arg)
 	return 0;
 }
 
+static int set_kstack(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+
+	(void)arg;
+	if (!env->kstack_depth)
+		env->kstack_depth = KSNOOP_KSTACK_MAX;
+	return 0;
+}
+
 static void help(void *ctx)
 {
 	usage(stdout, ((struct env *)ctx)->prog_name);
@@ -175,6 +187,8 @@ const struct opt env_opts[] = {
 	OPT_INT("max-depth", 0, struct env, max_depth, 1, 64),
 	OPT_INT("max-bytes", 0, struct env, max_bytes, 1, KSNOOP_VALUE_MAX),
 	OPT_FLAG("symbolize", 0, struct env, symbolize),
+	OPT_CALL("kstack", 0, false, set_kstack),
+	OPT_INT("kstack-depth", 0, struct env, kstack_depth, 1, KSNOOP_KSTACK_MAX),
 	{},
 };
 

@@ -48,6 +48,7 @@ struct env {
 	unsigned long long min_duration_ns; /* --duration */
 	int max_depth;			    /* --max-depth, 0 = unbounded */
 	int max_bytes;			    /* --max-bytes per value, 0 = default */
+	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
 	const char *btf_path;		    /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */

@@ -214,6 +214,13 @@ enum ksnoop_vrec_flags {
 	KSNOOP_VR_NULL = 1 << 2,      /* a pointer along the path was NULL */
 };
 
+/*
+ * --kstack: the event's last record has this idx, no value of its own;
+ * raw is the number of frames, the data their addresses, innermost first.
+ */
+#define KSNOOP_VREC_KSTACK 0xff
+#define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */
+
 /* One captured value: header, then len bytes of data padded to 8. */
 struct ksnoop_vrec {
 	__u64 raw; /* scalar value, or the address the data was read from */
@@ -263,5 +270,8 @@ _Static_assert(__builtin_offsetof(struct ksnoop_agg_key, data) == KSNOOP_AGG_KEY
 	       "ksnoop_agg_key header");
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
+_Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_KSTACK, "the kstack idx is no value's");
+/* The stack record goes after at most KSNOOP_DATA_MAX bytes of values. */
+_Static_assert(16 + KSNOOP_KSTACK_MAX * 8 <= KSNOOP_VALUE_MAX + 64, "room for a kstack");
 
 #endif

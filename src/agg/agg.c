@@ -173,7 +173,7 @@ struct agg_reader {
 	int map_fd, array_fd, stacks_fd, nr_cpus;
 	size_t value_size;
 	void *values; /* one map value per possible CPU */
-	__u64 *ips;
+	uint64_t *ips;
 	struct table_build *builds;
 	uint64_t drops[KSNOOP_DROP_NR];
 };
@@ -370,39 +370,12 @@ static int render_value(const struct agg_reader *r, const struct func_plan *p, i
 	return out->text ? 0 : -ENOMEM;
 }
 
-/*
- * The frames from the traced function down. Above it at fentry sit the
- * BPF program and its trampoline, which were not in kallsyms when it was
- * read, so they are cut by position, not by name.
- */
-static int first_frame(const struct agg_reader *r, const struct func_plan *p, int n)
-{
-	const char *name;
-	int i;
-
-	for (i = 0; i < n && r->s->ks; i++) {
-		name = ksyms__addr_name(r->s->ks, r->ips[i], NULL);
-		if (name && !strcmp(name, p->attach_name))
-			return i;
-	}
-	return 0;
-}
-
 static char *frame_text(const struct agg_reader *r, __u64 ip)
 {
-	const char *name = NULL, *mod = NULL;
 	struct strbuf sb;
-	uint64_t start;
 
-	if (r->s->ks)
-		name = ksyms__addr_sym(r->s->ks, ip, &start, &mod);
 	sb_init(&sb);
-	if (name)
-		sb_printf(&sb, "%s+0x%llx", name, (unsigned long long)(ip - start));
-	else
-		sb_printf(&sb, "0x%llx", (unsigned long long)ip);
-	if (mod)
-		sb_printf(&sb, " [%s]", mod);
+	ksyms__frame(r->s->ks, ip, &sb);
 	return sb_take(&sb);
 }
 
@@ -421,7 +394,8 @@ static int render_stack(const struct agg_reader *r, const struct func_plan *p, _
 	}
 	if (!depth)
 		out->frames[n++] = strdup("[stack not taken]");
-	for (i = depth ? first_frame(r, p, depth) : 0; i < depth; i++)
+	for (i = depth ? ksyms__stack_start(r->s->ks, r->ips, depth, p->attach_name) : 0; i < depth;
+	     i++)
 		out->frames[n++] = frame_text(r, r->ips[i]);
 	out->nr_frames = n;
 	for (i = 0; i < n; i++) {

@@ -41,6 +41,11 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		p_err("-s chains work with trace only, not %s", cmd);
 		return -EINVAL;
 	}
+	if (env->kstack_depth) {
+		p_err("--kstack puts stacks on trace's events; %s counts them with --by kstack",
+		      cmd);
+		return -EINVAL;
+	}
 	if (env->btf_path) {
 		p_err("--btf describes another kernel; it works with 'info' only");
 		return -EINVAL;

@@ -19,6 +19,7 @@
 
 #include "lib/ksyms.h"
 #include "lib/util.h"
+#include "lib/util.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define READ_CHUNK (256 << 10)
@@ -601,6 +602,34 @@ const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, co
 	if (mod)
 		*mod = sym_module(ks, k);
 	return str_at(ks, k->name);
+}
+
+void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb)
+{
+	const char *name = NULL, *mod = NULL;
+	uint64_t start;
+
+	if (ks)
+		name = ksyms__addr_sym(ks, ip, &start, &mod);
+	if (name)
+		sb_printf(sb, "%s+0x%llx", name, (unsigned long long)(ip - start));
+	else
+		sb_printf(sb, "0x%llx", (unsigned long long)ip);
+	if (mod)
+		sb_printf(sb, " [%s]", mod);
+}
+
+int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; i < n && ks; i++) {
+		name = ksyms__addr_name(ks, ips[i], NULL);
+		if (name && !strcmp(name, func))
+			return i;
+	}
+	return 0;
 }
 
 bool ksyms__has_func(struct ksyms *ks, const char *name)

@@ -30,6 +30,17 @@ void ksyms__free(struct ksyms *ks);
 const char *ksyms__addr_name(struct ksyms *ks, uint64_t addr, uint64_t *start);
 /* The same, and *mod the module it is in ("nf_tables"), NULL for the kernel's own. */
 const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, const char **mod);
+
+struct strbuf;
+/* A stack frame as "func+0xoff [module]" (no module for vmlinux), or "0x..." unnamed. */
+void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb);
+/*
+ * Where a stack taken in a probe of func starts to be the kernel's: the
+ * first of the n frames inside func, or 0 if none is. Above it at fentry sit
+ * the BPF program and its trampoline, which were not in kallsyms when it was
+ * read, so they go by position, not by name.
+ */
+int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func);
 bool ksyms__has_func(struct ksyms *ks, const char *name);
 
 /*

@@ -124,6 +124,9 @@ static int size_agg_maps(const struct env_agg *a, int nr_funcs, struct trace_bpf
 					a->mode == KSNOOP_AGG_HIST ? nr_funcs : 1);
 }
 
+/* The BPF program's and the trampoline's frames, and one spare. */
+#define KSTACK_HIDDEN 3
+
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -132,6 +135,12 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
 	skel->rodata->chain_mode = t->env->stack_mode;
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
+	/* Room for the frames above the function at fentry, which output cuts. */
+	skel->rodata->kstack_bytes =
+		t->env->kstack_depth ? 8 * (t->env->kstack_depth + KSTACK_HIDDEN < KSNOOP_KSTACK_MAX
+						    ? t->env->kstack_depth + KSTACK_HIDDEN
+						    : KSNOOP_KSTACK_MAX)
+				     : 0;
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = util_json();

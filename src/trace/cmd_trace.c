@@ -62,7 +62,7 @@ static void detach(void *ctx)
 /* Symbols serve planning; output wants them only to name function pointers. */
 static bool output_needs_ksyms(const struct env *env)
 {
-	return util_json() || env->symbolize;
+	return util_json() || env->symbolize || env->kstack_depth;
 }
 
 static int setup_output(struct trace_run *s)

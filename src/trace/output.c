@@ -190,8 +190,12 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 	for (i = 0; i < ev->nr_vrecs; i++) {
 		const struct ksnoop_vrec *vr = (const void *)p;
 
-		if ((size_t)(end - p) < sizeof(*vr) || (size_t)(end - p) - sizeof(*vr) < vr->len ||
-		    vr->idx >= KSNOOP_MAX_VALUES)
+		if ((size_t)(end - p) < sizeof(*vr) || (size_t)(end - p) - sizeof(*vr) < vr->len)
+			return -EINVAL;
+		/* a stack is the last record, whole frames only */
+		if (vr->idx == KSNOOP_VREC_KSTACK ? i + 1 != ev->nr_vrecs || vr->len % 8 ||
+							    vr->len > KSNOOP_KSTACK_MAX * 8
+						  : vr->idx >= KSNOOP_MAX_VALUES)
 			return -EINVAL;
 		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
 		if (p > end)
@@ -397,14 +401,67 @@ static const struct ksnoop_vrec *next_shown(const struct func_plan *plan,
 		*p = ev->data;
 	while (*i < ev->nr_vrecs) {
 		const struct ksnoop_vrec *vr = (const void *)*p;
-		const struct plan_value *pv = &plan->values[vr->idx];
 
 		*p += sizeof(*vr) + ((vr->len + 7) & ~7U);
 		(*i)++;
-		if (!pv->hidden && pv->name)
+		if (vr->idx != KSNOOP_VREC_KSTACK && !plan->values[vr->idx].hidden &&
+		    plan->values[vr->idx].name)
 			return vr;
 	}
 	return NULL;
+}
+
+/* The --kstack record of a validated event, or NULL. */
+static const struct ksnoop_vrec *event_kstack(const struct ksnoop_event *ev)
+{
+	const __u8 *p = ev->data;
+	const struct ksnoop_vrec *vr = NULL;
+	__u32 i;
+
+	for (i = 0; i < ev->nr_vrecs; i++) {
+		vr = (const void *)p;
+		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+	}
+	return vr && vr->idx == KSNOOP_VREC_KSTACK ? vr : NULL;
+}
+
+/*
+ * Each kernel frame of the event's stack, from the traced function's own
+ * (at entry the caller is the next one, so it is never lost) outwards.
+ */
+static void for_each_frame(struct output *o, const struct ksnoop_event *ev,
+			   void (*fn)(struct output *o, const char *frame, int n))
+{
+	const struct ksnoop_vrec *vr = event_kstack(ev);
+	uint64_t ips[KSNOOP_KSTACK_MAX];
+	struct strbuf sb;
+	int i, n, shown = 0;
+
+	if (!vr)
+		return;
+	n = vr->len / 8;
+	memcpy(ips, vr + 1, vr->len);
+	sb_init(&sb);
+	for (i = ksyms__stack_start(o->ks, ips, n, o->plans[ev->func_id].attach_name);
+	     i < n && shown < o->env->kstack_depth; i++) {
+		sb_reset(&sb);
+		ksyms__frame(o->ks, ips[i], &sb);
+		fn(o, sb_str(&sb), shown++);
+	}
+	sb_free(&sb);
+}
+
+static void text_frame(struct output *o, const char *frame, int n)
+{
+	(void)n;
+	fprintf(o->out, "%*s%s\n", NAME_INDENT, "", frame);
+}
+
+static void json_frame(struct output *o, const char *frame, int n)
+{
+	if (n)
+		sb_putc(&o->line, ',');
+	json_string(&o->line, frame, 1024);
 }
 
 static void text_event(struct output *o, const struct ksnoop_event *ev)
@@ -427,7 +484,9 @@ static void text_event(struct output *o, const struct ksnoop_event *ev)
 	if (o->env->min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
-	fprintf(o->out, "\n%*s);\n\n", CLOSE_INDENT, "");
+	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
+	for_each_frame(o, ev, text_frame);
+	fputc('\n', o->out);
 }
 
 static const char *event_kind_name(__u16 kind)
@@ -507,7 +566,13 @@ static void json_event(struct output *o, const struct ksnoop_event *ev)
 			sb_putc(sb, ',');
 		json_one_value(o, &plan->values[vr->idx], o->type_names[ev->func_id][vr->idx], vr);
 	}
-	sb_printf(sb, "]}\n");
+	sb_putc(sb, ']');
+	if (o->env->kstack_depth) {
+		sb_printf(sb, ",\"kstack\":[");
+		for_each_frame(o, ev, json_frame);
+		sb_putc(sb, ']');
+	}
+	sb_printf(sb, "}\n");
 	fputs(sb_str(sb), o->out);
 }
 

@@ -285,6 +285,9 @@ one count -i 0 ip_send_skb
 one count --top 0 ip_send_skb
 one count --max-keys 0 ip_send_skb
 one count --btf /x ip_send_skb
+one count --kstack ip_send_skb
+one trace --kstack-depth 0 ip_send_skb
+one trace --kstack-depth 128 ip_send_skb
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	one count "ip_send_skb(skb)"
 	one count "ip_send_skb(net, skb)"

@@ -535,6 +535,64 @@ static void test_plans_share_dump(void **state)
 	free(one);
 }
 
+/* --kstack: two frames, unnamed without kallsyms; --kstack-depth 1 keeps one. */
+static void kstack_event(struct ctx *c)
+{
+	static const __u64 ips[] = { 0xffffffff81000010ULL, 0xffffffff81000420ULL };
+
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_KSTACK, 2, ips, sizeof(ips), 0);
+}
+
+static void test_kstack(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.kstack_depth = KSNOOP_KSTACK_MAX;
+	kstack_event(c);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "return = \n"
+		      DUMP "(int)3"
+		      "\n                               );\n"
+		      "                                  0xffffffff81000010\n"
+		      "                                  0xffffffff81000420\n\n");
+	/* clang-format on */
+}
+
+static void test_json_kstack_depth(void **state)
+{
+	struct ctx *c = *state;
+
+	util_set_json(true);
+	c->env.kstack_depth = 1;
+	kstack_event(c);
+	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"values\":["
+			       "{\"name\":\"return\",\"type\":\"int\",\"value\":3}],"
+			       "\"kstack\":[\"0xffffffff81000010\"]}\n");
+}
+
+/* A stack record only last, and in whole frames. */
+static void test_kstack_malformed(void **state)
+{
+	static const __u64 ips[] = { 1, 2 };
+	struct ctx *c = *state;
+
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_KSTACK, 2, ips, 12, 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	memset(&c->ev, 0, sizeof(c->ev));
+	ev_init(&c->ev, KSNOOP_EV_RETURN);
+	ev_add(&c->ev, KSNOOP_VREC_KSTACK, 2, ips, sizeof(ips), 0);
+	ev_add(&c->ev, c->ret_idx, 3, NULL, 0, 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	memset(&c->ev, 0, sizeof(c->ev));
+	kstack_event(c);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1), 0);
+}
+
 static void test_malformed(void **state)
 {
 	struct ctx *c = *state;
@@ -578,6 +636,9 @@ int main(void)
 		cmocka_unit_test_setup(test_json_truncated, reset),
 		cmocka_unit_test_setup(test_json_null_pointer, reset),
 		cmocka_unit_test_setup(test_malformed, reset),
+		cmocka_unit_test_setup(test_kstack, reset),
+		cmocka_unit_test_setup(test_json_kstack_depth, reset),
+		cmocka_unit_test_setup(test_kstack_malformed, reset),
 		cmocka_unit_test_setup(test_plans_share_dump, reset),
 	};
 

@@ -10,7 +10,8 @@ import sys
 HEX = re.compile(r"^0x[0-9a-f]+( <[^>]+>)?$")
 EVENT_KEYS = {"ts": int, "cpu": int, "pid": int, "tid": int, "comm": str,
               "function": str, "event": str, "values": list}
-OPTIONAL_KEYS = {"duration_ns": int, "wall_ns": int}
+OPTIONAL_KEYS = {"duration_ns": int, "wall_ns": int, "kstack": list}
+FRAME = re.compile(r"^([A-Za-z0-9_.$]+\+0x[0-9a-f]+( \[[^]]+\])?|0x[0-9a-f]+)$")
 
 
 def check_value(v, where, errors):
@@ -43,6 +44,9 @@ def check_event(ev, n, errors):
         errors.append(f"{where}: bad event kind {ev.get('event')!r}")
     if ev.get("event") in ("return", "combined") and "duration_ns" not in ev:
         errors.append(f"{where}: return event without duration_ns")
+    for f in ev.get("kstack", []):
+        if not (isinstance(f, str) and FRAME.match(f)):
+            errors.append(f"{where}: kstack frame {f!r} is not func+0xoff [module]")
     extra = set(ev) - set(EVENT_KEYS) - set(OPTIONAL_KEYS)
     if extra:
         errors.append(f"{where}: unexpected keys {sorted(extra)}")

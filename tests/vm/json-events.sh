@@ -4,7 +4,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 out=$(mktemp /tmp/json-events.XXXXXX)
-ksnoop -j trace ip_send_skb "do_sys_openat2(filename, return)" \
+ksnoop -j trace --kstack-depth 8 ip_send_skb "do_sys_openat2(filename, return)" \
 	"ip_rcv(dev->name, skb->len)" >"$out" 2>/dev/null &
 pid=$!
 # Attached once it sleeps polling the ring buffer (JSON has no header).

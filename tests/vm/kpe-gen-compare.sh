@@ -56,9 +56,10 @@ echo >"$TRACEFS/trace"
 kpe_tracefs_enable_all || exit 1
 
 # ksnoop trace -j prints no header: the wrapper says READY once ksnoop's
-# debug output reports every function attached.
+# debug output reports every function attached. Three fentry functions take
+# 55-60 s to attach on a 6.12 TCG guest: a CI boot once needed more than 60.
 export ERRF="$T/ksnoop.err" NSPECS=${#SPECS[@]}
-trace_bg --ready '^READY$' --workload "$WORKLOAD" --settle 1 --timeout 60 \
+trace_bg --ready '^READY$' --workload "$WORKLOAD" --settle 1 --timeout 100 \
 	--out "$T/ksnoop" --err "$T/err" -- bash -c '
 	trap "" INT
 	ksnoop -d -j trace "$@" 2>"$ERRF" &

@@ -37,6 +37,10 @@ const volatile __s64 hist_lo;	  /* linear: the first bucket's low bound */
 const volatile __u64 hist_step;	  /* linear: a bucket's width, > 0 */
 const volatile __u32 hist_nr;	  /* linear: buckets from lo up to hi */
 const volatile __u64 latency_div; /* --latency: ns per unit */
+/* --errors: only failing calls, and with --errno only these errnos. */
+const volatile bool errors_only;
+const volatile bool errno_filter;
+const volatile __u64 errno_mask[KSNOOP_ERRNO_WORDS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -176,7 +180,8 @@ struct frame {
 };
 
 enum frame_flags {
-	FRAME_SKIP = 1 << 0, /* filtered at entry: no return event */
+	FRAME_SKIP = 1 << 0,	  /* filtered at entry: no return event */
+	FRAME_ERR_BELOW = 1 << 1, /* --errors: a call inside this one failed */
 };
 
 /* Freed by the kernel when the task exits. */
@@ -680,6 +685,7 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 
 	ev->kind = kind;
 	ev->nr_vrecs = 0;
+	ev->depth = 0;
 	ev->func_id = fid;
 	ev->ts = now;
 	ev->duration_ns = 0;
@@ -991,9 +997,14 @@ static __always_inline struct frame *push_frame(struct task_state *ts, __u32 fid
 	return f;
 }
 
+static __always_inline struct stash_key stash_key_of(__u32 depth)
+{
+	return (struct stash_key){ .tid = (__u32)bpf_get_current_pid_tgid(), .depth = depth };
+}
+
 static __always_inline void stash_entry(struct scratch *s, __u32 depth, struct frame *f)
 {
-	struct stash_key key = { .tid = s->ev.pid, .depth = depth };
+	struct stash_key key = stash_key_of(depth);
 
 	if (bpf_map_update_elem(&stash, &key, s, BPF_ANY)) {
 		count_drop(KSNOOP_DROP_STASH);
@@ -1158,6 +1169,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	init_capture(&c, ctx, regs, kind, cfg, true);
 	init_event(&c.s->ev, KSNOOP_EV_ENTRY, id, now);
 	c.s->ev.chain_id = f->chain_id;
+	c.s->ev.depth = ts ? ts->depth - 1 : 0;
 	capture(&c, trampoline);
 	if (!preds_pass(cfg, c.s, true))
 		f->flags |= FRAME_SKIP;
@@ -1186,7 +1198,7 @@ static __always_inline bool pop_frame(struct task_state *ts, __u32 fid, struct f
 
 static __always_inline bool unstash(struct scratch *s, __u32 depth)
 {
-	struct stash_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .depth = depth };
+	struct stash_key key = stash_key_of(depth);
 	struct scratch *saved = bpf_map_lookup_elem(&stash, &key);
 
 	if (!saved)
@@ -1219,12 +1231,83 @@ static __always_inline bool start_return_event(struct scratch *s, struct ksnoop_
 	return true;
 }
 
+/* --errors: whether the return value is a failure that --errno keeps. */
+static __always_inline bool ret_fails(__u8 kind, __u64 v)
+{
+	__s64 e = kind == KSNOOP_ERR_INT32 ? (__s64)(__s32)v : (__s64)v;
+
+	if (kind == KSNOOP_ERR_NONE)
+		return true;
+	if (kind == KSNOOP_ERR_PTR && !v)
+		return !errno_filter; /* NULL has no errno */
+	if (e < -KSNOOP_ERRNO_MAX || e > -1)
+		return false;
+	e = -e;
+	return !errno_filter || ((errno_mask[(e >> 6) & (KSNOOP_ERRNO_WORDS - 1)] >> (e & 63)) & 1);
+}
+
+static __always_inline bool call_failed(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
+					bool trampoline)
+{
+	struct capture_ctx c = { .ctx = ctx, .regs = regs };
+
+	return ret_fails(cfg->err_kind, get_ret(&c, trampoline));
+}
+
+static __always_inline void send_chain_end(__u32 id, struct frame *f)
+{
+	struct scratch *s = scratch_get();
+
+	if (!s)
+		return;
+	chain_end(s, id, f, bpf_ktime_get_ns());
+	scratch_put();
+}
+
+/*
+ * --errors: user space holds the failures inside an outermost call until
+ * that call fails too; when it does not, a chain end says to forget them.
+ */
+static __always_inline void forget_failures_below(__u32 id, struct frame *f, __u32 depth)
+{
+	if (errors_only && !depth && (f->flags & FRAME_ERR_BELOW))
+		send_chain_end(id, f);
+}
+
+/*
+ * --errors: false for a call that succeeded, which sends nothing but the
+ * chain end that -s or the failures below it need.
+ */
+static __always_inline bool keep_failure(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
+					 bool trampoline, struct task_state *ts, __u32 id,
+					 struct frame *f, __u32 depth)
+{
+	struct stash_key key;
+
+	if (!errors_only)
+		return true;
+	if (call_failed(ctx, regs, cfg, trampoline)) {
+		if (ts && depth)
+			ts->frames[0].flags |= FRAME_ERR_BELOW;
+		return true;
+	}
+	if (cfg->emit & KSNOOP_EMIT_COMBINED) {
+		key = stash_key_of(depth);
+		bpf_map_delete_elem(&stash, &key);
+	}
+	if (chain_mode && cfg->chain_pos == 0)
+		send_chain_end(id, f);
+	else
+		forget_failures_below(id, f, depth);
+	return false;
+}
+
 static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind)
 {
 	bool trampoline = is_trampoline(kind), emits, ends_chain;
 	__u32 id = get_func_id(ctx, trampoline), depth = 0;
+	struct task_state *ts = NULL;
 	struct ksnoop_func_cfg *cfg;
-	struct task_state *ts;
 	struct capture_ctx c;
 	struct frame f = {};
 	__u64 now;
@@ -1236,10 +1319,16 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 		return 0;
 	if (uses_frame(cfg, trampoline)) {
 		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-		if (!ts || !pop_frame(ts, id, &f) || (f.flags & FRAME_SKIP))
+		if (!ts || !pop_frame(ts, id, &f))
 			return 0;
 		depth = ts->depth;
+		if (f.flags & FRAME_SKIP) {
+			forget_failures_below(id, &f, depth);
+			return 0;
+		}
 	}
+	if (!keep_failure(ctx, regs, cfg, trampoline, ts, id, &f, depth))
+		return 0;
 	emits = cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
 	ends_chain = chain_mode && cfg->chain_pos == 0;
 	if (!emits && !ends_chain)
@@ -1261,6 +1350,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 		goto out;
 	c.s->ev.duration_ns = f.entry_ts ? now - f.entry_ts : 0;
 	c.s->ev.chain_id = f.chain_id;
+	c.s->ev.depth = depth;
 	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c, trampoline);
 	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))

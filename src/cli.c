@@ -8,6 +8,7 @@
 
 #include "env.h"
 #include "abi/trace.h"
+#include "lib/errnames.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -78,7 +79,11 @@ void usage(FILE *f, const char *prog)
 		"      --max-bytes N     capture at most N bytes per value (default 2048)\n"
 		"      --symbolize       name function pointers: 0xffffffff81234560 <tcp_v4_rcv>\n"
 		"      --kstack          the kernel stack under each event\n"
-		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n",
+		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
+		"      --errors          only calls that fail (an errno, NULL or ERR_PTR return),\n"
+		"                        with the error's origin when FUNCs nest\n"
+		"      --errno LIST      only failures with these errnos (ENOENT,EACCES,13;\n"
+		"                        implies --errors)\n",
 		prog, KSNOOP_DEFAULT_PAGES, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
 }
 
@@ -164,6 +169,44 @@ static int set_kstack(void *ctx, const char *arg)
 	return 0;
 }
 
+/* One errno of an --errno list; the name is cut to what any errno fits in. */
+static int add_errno(struct env *env, const char *s, size_t len)
+{
+	char word[32];
+	int e = -EINVAL;
+
+	if (len < sizeof(word)) {
+		memcpy(word, s, len);
+		word[len] = 0;
+		e = errno_parse(word);
+	}
+	if (e < 0) {
+		p_err("invalid --errno '%.*s': an errno name (ENOENT) or number (1-%d)",
+		      (int)(len < sizeof(word) ? len : sizeof(word)), s, ERRNO_MAX);
+		return -EINVAL;
+	}
+	env->errno_mask[e / 64] |= 1ULL << (e % 64);
+	return 0;
+}
+
+static int set_errno(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+	size_t len;
+	int err;
+
+	for (;; arg += len + 1) {
+		len = strcspn(arg, ",");
+		err = add_errno(env, arg, len);
+		if (err)
+			return err;
+		if (!arg[len])
+			break;
+	}
+	env->errors = env->errno_filter = true;
+	return 0;
+}
+
 static void help(void *ctx)
 {
 	usage(stdout, ((struct env *)ctx)->prog_name);
@@ -189,6 +232,8 @@ const struct opt env_opts[] = {
 	OPT_FLAG("symbolize", 0, struct env, symbolize),
 	OPT_CALL("kstack", 0, false, set_kstack),
 	OPT_INT("kstack-depth", 0, struct env, kstack_depth, 1, KSNOOP_KSTACK_MAX),
+	OPT_FLAG("errors", 0, struct env, errors),
+	OPT_CALL("errno", 0, true, set_errno),
 	{},
 };
 

@@ -49,6 +49,9 @@ struct env {
 	int max_depth;			    /* --max-depth, 0 = unbounded */
 	int max_bytes;			    /* --max-bytes per value, 0 = default */
 	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
+	bool errors;			    /* --errors: failing calls only */
+	bool errno_filter;		    /* --errno: only these errnos */
+	unsigned long long errno_mask[64];  /* --errno, a bit per errno 0-4095 */
 	const char *btf_path;		    /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */

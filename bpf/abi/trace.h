@@ -109,6 +109,21 @@ enum ksnoop_cfg_flags {
 enum ksnoop_side { KSNOOP_SIDE_ENTRY, KSNOOP_SIDE_RETURN };
 
 /*
+ * --errors: how a function's return says it failed. An integer in
+ * [-KSNOOP_ERRNO_MAX, -1], read at its own width; a pointer that is NULL
+ * or an ERR_PTR.
+ */
+enum ksnoop_err_kind {
+	KSNOOP_ERR_NONE,
+	KSNOOP_ERR_INT32,
+	KSNOOP_ERR_INT64,
+	KSNOOP_ERR_PTR,
+};
+
+#define KSNOOP_ERRNO_MAX 4095 /* the kernel's MAX_ERRNO */
+#define KSNOOP_ERRNO_WORDS ((KSNOOP_ERRNO_MAX + 1) / 64) /* --errno: a bit per errno */
+
+/*
  * count and hist: one sample per call goes into a BPF hash map instead of
  * the ring. The key is the function, the --by fields, and the spec's value
  * items packed into ksnoop_agg_key.data (8 bytes per scalar, up to 64 per
@@ -192,7 +207,7 @@ struct ksnoop_func_cfg {
 	 * both sides, so a rejected call costs next to nothing.
 	 */
 	__u8 nr_fast_preds;
-	__u8 pad;
+	__u8 err_kind; /* enum ksnoop_err_kind: --errors */
 	__u8 side[2][KSNOOP_MAX_VALUES]; /* indexes into values[], per side */
 	__u8 fast_preds[KSNOOP_MAX_FAST_PREDS];
 	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];
@@ -232,7 +247,8 @@ struct ksnoop_vrec {
 
 struct ksnoop_event {
 	__u16 kind;
-	__u16 nr_vrecs;
+	__u8 nr_vrecs;
+	__u8 depth; /* traced calls of this task around this one */
 	__u32 func_id;
 	__u64 ts;	   /* CLOCK_MONOTONIC ns at the event */
 	__u64 duration_ns; /* return events: time since entry */
@@ -271,6 +287,7 @@ _Static_assert(__builtin_offsetof(struct ksnoop_agg_key, data) == KSNOOP_AGG_KEY
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
 _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_KSTACK, "the kstack idx is no value's");
+_Static_assert(KSNOOP_MAX_VALUES + 1 <= 0xff && KSNOOP_MAX_DEPTH <= 0xff, "u8 event counts");
 /* The stack record goes after at most KSNOOP_DATA_MAX bytes of values. */
 _Static_assert(16 + KSNOOP_KSTACK_MAX * 8 <= KSNOOP_VALUE_MAX + 64, "room for a kstack");
 

@@ -46,6 +46,12 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		      cmd);
 		return -EINVAL;
 	}
+	if (env->errors) {
+		p_err("--errors and --errno filter trace's events; %s can key on the return: "
+		      "'%s FUNC(return)'",
+		      cmd, cmd);
+		return -EINVAL;
+	}
 	if (env->btf_path) {
 		p_err("--btf describes another kernel; it works with 'info' only");
 		return -EINVAL;

@@ -13,6 +13,7 @@
 
 #include "ktr/args.h"
 #include "ktr/systab.h"
+#include "lib/errnames.h"
 
 enum arg_kind {
 	AK_HEX,	    /* plain number: hex, or decimal with -d */
@@ -418,7 +419,7 @@ void ktr_format_ret(struct strbuf *sb, const struct ktr_sysret *r, const struct 
 			return;
 		}
 		sb_printf(sb, "-1 errno %d", r->error);
-		ename = o->raw ? NULL : ktr_errno_name(r->error);
+		ename = o->raw ? NULL : errno_name(r->error);
 		if (ename)
 			sb_printf(sb, " %s", ename);
 		return;

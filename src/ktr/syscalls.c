@@ -24,13 +24,6 @@ int ktr_sys_by_name(const char *name)
 	return -1;
 }
 
-const char *ktr_errno_name(int err)
-{
-	if (err <= 0 || (unsigned int)err >= ktr_errnames_len)
-		return NULL;
-	return ktr_errnames[err];
-}
-
 const char *ktr_signal_name(int sig, char *buf, size_t len)
 {
 	/* The kernel's real-time signals start at 32; glibc reserves two. */

@@ -28,8 +28,6 @@ struct ktr_sysent {
 extern const unsigned int ktr_systab_machine; /* ELF e_machine */
 extern const struct ktr_sysent ktr_systab[];
 extern const unsigned int ktr_systab_len;
-extern const char *const ktr_errnames[];
-extern const unsigned int ktr_errnames_len;
 extern const char *const ktr_signames[];
 extern const unsigned int ktr_signames_len;
 
@@ -37,8 +35,6 @@ extern const unsigned int ktr_signames_len;
 const struct ktr_sysent *ktr_sys_lookup(unsigned int nr);
 /* Syscall number for a name, -1 when unknown. */
 int ktr_sys_by_name(const char *name);
-/* "ENOENT", or NULL. */
-const char *ktr_errno_name(int err);
 /* "SIGUSR1", "SIGRT3"; NULL outside 1..64. buf holds at least 16 bytes. */
 const char *ktr_signal_name(int sig, char *buf, size_t len);
 

@@ -6,32 +6,15 @@
 #include <unistd.h>
 
 #include "lib/bpfutil.h"
-
-#define E(x)          \
-	{             \
-		x, #x \
-	}
-static const struct {
-	int err;
-	const char *name;
-} errno_names[] = {
-	E(EPERM),  E(ENOENT), E(ESRCH),	 E(EINTR),   E(EIO),	   E(E2BIG),	  E(EBADF),
-	E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT),  E(EBUSY),	   E(EEXIST),	  E(ENODEV),
-	E(EINVAL), E(EMFILE), E(ENOSPC), E(ERANGE),  E(ENOSYS),	   E(EOPNOTSUPP), E(ENOTSUPP),
-	E(ELOOP),  E(ENOMSG), E(EPROTO), E(EBADMSG), E(EOVERFLOW),
-};
-#undef E
+#include "lib/errnames.h"
 
 const char *bpfutil_errno_name(int err, char *buf, size_t size)
 {
-	size_t i;
+	const char *name = errno_name(err);
 
-	err = abs(err);
-	for (i = 0; i < ARRAY_SIZE(errno_names); i++) {
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	}
-	snprintf(buf, size, "errno %d", err);
+	if (name)
+		return name;
+	snprintf(buf, size, "errno %d", abs(err));
 	return buf;
 }
 

@@ -11,6 +11,9 @@
 #include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#ifndef min
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#endif
 
 /*
  * One line on stderr, "Error: ...". Never exits: callers unwind. Every

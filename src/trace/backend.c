@@ -88,6 +88,16 @@ __u64 ringbuf_wakeup_bytes(unsigned long ring)
 	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
 }
 
+static void set_errors_rodata(const struct env *env, struct trace_bpf *skel)
+{
+	_Static_assert(sizeof(env->errno_mask) == sizeof(skel->rodata->errno_mask),
+		       "one bit per errno on both sides");
+
+	skel->rodata->errors_only = env->errors;
+	skel->rodata->errno_filter = env->errno_filter;
+	memcpy((void *)skel->rodata->errno_mask, env->errno_mask, sizeof(env->errno_mask));
+}
+
 static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
 {
 	skel->rodata->agg_mode = a->mode;
@@ -137,14 +147,14 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->min_duration_ns = t->env->min_duration_ns;
 	/* Room for the frames above the function at fentry, which output cuts. */
 	skel->rodata->kstack_bytes =
-		t->env->kstack_depth ? 8 * (t->env->kstack_depth + KSTACK_HIDDEN < KSNOOP_KSTACK_MAX
-						    ? t->env->kstack_depth + KSTACK_HIDDEN
-						    : KSNOOP_KSTACK_MAX)
-				     : 0;
+		t->env->kstack_depth
+			? 8 * min(t->env->kstack_depth + KSTACK_HIDDEN, KSNOOP_KSTACK_MAX)
+			: 0;
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = util_json();
 	set_agg_rodata(&t->env->agg, skel);
+	set_errors_rodata(t->env, skel);
 }
 
 /*

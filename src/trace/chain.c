@@ -8,6 +8,8 @@
 #include "lib/util.h"
 
 #define CHAIN_MAX_HELD 4096 /* events held for one thread */
+/* Failures under one outermost call: as deep as calls nest, and some more. */
+#define CHAIN_MAX_FAILURES 256
 
 struct held {
 	void *data;
@@ -25,6 +27,7 @@ struct pending {
 struct chain {
 	int len;
 	chain_emit_fn emit;
+	chain_origin_fn origin;
 	void *ctx;
 	struct pending *p;
 	size_t nr, cap;
@@ -38,6 +41,17 @@ struct chain *chain__new(int chain_len, chain_emit_fn emit, void *ctx)
 		return NULL;
 	c->len = chain_len;
 	c->emit = emit;
+	c->ctx = ctx;
+	return c;
+}
+
+struct chain *chain__new_errors(chain_origin_fn origin, void *ctx)
+{
+	struct chain *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->origin = origin;
 	c->ctx = ctx;
 	return c;
 }
@@ -135,5 +149,93 @@ int chain__event(struct chain *c, const struct ksnoop_event *ev, size_t size, in
 	}
 	if (first_returns)
 		drop_pending(c, p);
+	return 0;
+}
+
+static __u64 entry_ts(const struct ksnoop_event *ev)
+{
+	return ev->ts - ev->duration_ns;
+}
+
+/* Whether the call of in ran within the call of out. */
+static bool within(const struct ksnoop_event *in, const struct ksnoop_event *out)
+{
+	return entry_ts(in) >= entry_ts(out) && in->ts <= out->ts;
+}
+
+/* The deepest failure within top, the latest of equals; NULL for none. */
+static const struct ksnoop_event *deepest_within(const struct pending *p,
+						 const struct ksnoop_event *top)
+{
+	const struct ksnoop_event *best = NULL, *ev;
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		ev = p->events[i].data;
+		if (!within(ev, top) || ev->depth <= top->depth)
+			continue;
+		if (!best || ev->depth > best->depth ||
+		    (ev->depth == best->depth && ev->ts > best->ts))
+			best = ev;
+	}
+	return best;
+}
+
+/*
+ * The origin of top's failure: top, the held failures whose calls
+ * enclose the deepest one, and that one, outermost first.
+ */
+static void release_origin(struct chain *c, struct pending *p, const struct ksnoop_event *top,
+			   size_t top_size)
+{
+	const struct ksnoop_event *evs[KSNOOP_MAX_DEPTH + 1], *deepest = deepest_within(p, top);
+	size_t sizes[KSNOOP_MAX_DEPTH + 1];
+	int n = 1, d;
+	size_t i;
+
+	evs[0] = top;
+	sizes[0] = top_size;
+	for (d = top->depth + 1; deepest && d <= deepest->depth && n < KSNOOP_MAX_DEPTH + 1; d++) {
+		for (i = 0; i < p->nr; i++) {
+			const struct ksnoop_event *ev = p->events[i].data;
+
+			if (ev->depth == d && within(deepest, ev) && within(ev, top)) {
+				evs[n] = ev;
+				sizes[n++] = p->events[i].size;
+				break;
+			}
+		}
+	}
+	c->origin(c->ctx, evs, sizes, n);
+}
+
+static void forget_oldest(struct pending *p)
+{
+	free(p->events[0].data);
+	memmove(p->events, p->events + 1, --p->nr * sizeof(*p->events));
+}
+
+int chain__failure(struct chain *c, const struct ksnoop_event *ev, size_t size, bool outermost)
+{
+	struct pending *p = find(c, ev->pid, 0, !outermost && ev->kind != KSNOOP_EV_CHAIN_END);
+
+	if (ev->kind == KSNOOP_EV_CHAIN_END) {
+		if (p)
+			drop_pending(c, p);
+		return 0;
+	}
+	if (!outermost) {
+		if (!p)
+			return -ENOMEM;
+		if (p->nr >= CHAIN_MAX_FAILURES)
+			forget_oldest(p);
+		return hold(p, ev, size);
+	}
+	if (!p) {
+		c->origin(c->ctx, &ev, &size, 1);
+		return 0;
+	}
+	release_origin(c, p, ev, size);
+	drop_pending(c, p);
 	return 0;
 }

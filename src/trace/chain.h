@@ -3,10 +3,17 @@
  * -s: events of a call chain are held per thread until the chain is
  * complete (the last function was reached), then released; a chain whose
  * first function returns before that is discarded.
+ *
+ * --errors with several functions: the failures of a thread are held
+ * until its outermost traced call fails too, then the error's origin is
+ * released: the chain of failing calls from that call down to the deepest
+ * one, outermost first. A chain end (the outermost call succeeded)
+ * discards what was held.
  */
 #ifndef KSNOOP_CHAIN_H
 #define KSNOOP_CHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "abi/trace.h"
@@ -15,9 +22,15 @@ struct chain;
 
 typedef int (*chain_emit_fn)(void *ctx, const struct ksnoop_event *ev, size_t size);
 
+typedef void (*chain_origin_fn)(void *ctx, const struct ksnoop_event *const *evs,
+				const size_t *sizes, int n);
+
 struct chain *chain__new(int chain_len, chain_emit_fn emit, void *ctx);
+struct chain *chain__new_errors(chain_origin_fn origin, void *ctx);
 void chain__free(struct chain *c);
 /* pos is the event's function position in the chain. */
 int chain__event(struct chain *c, const struct ksnoop_event *ev, size_t size, int pos);
+/* outermost: the event's call is its thread's outermost traced one. */
+int chain__failure(struct chain *c, const struct ksnoop_event *ev, size_t size, bool outermost);
 
 #endif

@@ -33,6 +33,27 @@ static int emit_event(void *ctx, const struct ksnoop_event *ev, size_t size)
 	return output__event(s->out, ev, size) ? RING_MALFORMED : 0;
 }
 
+static void emit_origin(void *ctx, const struct ksnoop_event *const *evs, const size_t *sizes,
+			int n)
+{
+	struct trace_run *s = ctx;
+
+	output__origin(s->out, evs, sizes, n);
+}
+
+/* --errors: the call whose failure releases the origin chain under it. */
+static bool outermost(const struct trace_run *s, const struct ksnoop_event *ev)
+{
+	return ev->depth == 0 ||
+	       (s->ses.env->stack_mode && s->ses.plans[ev->func_id].cfg.chain_pos == 0);
+}
+
+/* --errors names a failure's origin when the traced functions can nest. */
+static bool wants_origin(const struct trace_run *s)
+{
+	return s->ses.env->errors && (s->ses.nr > 1 || s->ses.env->stack_mode);
+}
+
 static int handle_event(void *ctx, const void *data, size_t size)
 {
 	struct trace_run *s = ctx;
@@ -40,6 +61,8 @@ static int handle_event(void *ctx, const void *data, size_t size)
 
 	if (event_validate(ev, size, s->ses.nr))
 		return RING_MALFORMED;
+	if (s->chain && wants_origin(s))
+		return chain__failure(s->chain, ev, size, outermost(s, ev));
 	if (s->chain)
 		return chain__event(s->chain, ev, size, s->ses.plans[ev->func_id].cfg.chain_pos);
 	return emit_event(s, ev, size);
@@ -83,7 +106,11 @@ static int setup_output(struct trace_run *s)
 		/* Small blocks stay in the heap unless given back: peak RSS. */
 		malloc_trim(0);
 	}
-	if (s->ses.env->stack_mode) {
+	if (wants_origin(s)) {
+		s->chain = chain__new_errors(emit_origin, s);
+		if (!s->chain)
+			return -ENOMEM;
+	} else if (s->ses.env->stack_mode) {
 		s->chain = chain__new(s->ses.nr, emit_event, s);
 		if (!s->chain)
 			return -ENOMEM;
@@ -146,6 +173,7 @@ static int trace_opts(const struct env *env, struct plan_opts *po)
 				  .combined = env->min_duration_ns > 0,
 				  /* JSON shows every return's duration. */
 				  .frames = util_json() || env->stack_mode,
+				  .errors = env->errors,
 				  .max_bytes = env->max_bytes };
 	return 0;
 }

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/bpfutil.h"
+#include "lib/errnames.h"
 #include "lib/json.h"
 #include "trace/output.h"
 #include "lib/util.h"
@@ -347,12 +349,72 @@ static void print_fault(struct output *o, const struct plan_value *pv, const cha
 	sb_free(&sb);
 }
 
+/* --errors: the errno of a failing return; 0 for none (or NULL). */
+static int failure_errno(__u8 kind, const struct ksnoop_vrec *vr)
+{
+	__s64 v = kind == KSNOOP_ERR_INT32 ? (__s64)(__s32)vr->raw : (__s64)vr->raw;
+
+	if (kind == KSNOOP_ERR_NONE || vr->flags & KSNOOP_VR_NULL)
+		return 0;
+	return v < 0 && v >= -ERRNO_MAX ? (int)-v : 0;
+}
+
+/* How --errors shows a return value: ERR_NONE for any other value. */
+static __u8 failure_kind(const struct output *o, const struct func_plan *plan,
+			 const struct plan_value *pv)
+{
+	return o->env->errors && plan_value_is_ret(pv) ? plan->cfg.err_kind : KSNOOP_ERR_NONE;
+}
+
+/* "-2 (ENOENT)", "ERR_PTR(-2) (ENOENT)" or "NULL". */
+static void failure_text(__u8 kind, const struct ksnoop_vrec *vr, struct strbuf *sb)
+{
+	int e = failure_errno(kind, vr);
+	char buf[24];
+
+	if (!e) {
+		sb_printf(sb, kind == KSNOOP_ERR_PTR ? "NULL" : "%lld", (long long)vr->raw);
+		return;
+	}
+	sb_printf(sb, kind == KSNOOP_ERR_PTR ? "ERR_PTR(%d) (%s)" : "%d (%s)", -e,
+		  bpfutil_errno_name(e, buf, sizeof(buf)));
+}
+
+/* --errors: an ERR_PTR or NULL return, which no dump could show. */
+static bool is_failed_ptr(__u8 kind, const struct ksnoop_vrec *vr)
+{
+	return kind == KSNOOP_ERR_PTR && (failure_errno(kind, vr) || vr->flags & KSNOOP_VR_NULL);
+}
+
+static void print_failed_ptr(struct output *o, __u8 kind, const struct ksnoop_vrec *vr)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	failure_text(kind, vr, &sb);
+	fprintf(o->out, "\n%*s%s", DUMP_INDENT, "", sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void print_errno(struct output *o, __u8 kind, const struct ksnoop_vrec *vr)
+{
+	int e = kind == KSNOOP_ERR_PTR ? 0 : failure_errno(kind, vr);
+	char buf[24];
+
+	if (e)
+		fprintf(o->out, " (%s)", bpfutil_errno_name(e, buf, sizeof(buf)));
+}
+
 static void print_value(struct output *o, struct btf_dump *d, const struct plan_value *pv,
-			const struct ksnoop_vrec *vr)
+			const struct ksnoop_vrec *vr, __u8 fail_kind)
 {
 	const void *data = vr + 1;
 
 	fprintf(o->out, "%*s %s = ", NAME_INDENT, "", pv->name);
+	if (is_failed_ptr(fail_kind, vr)) {
+		print_failed_ptr(o, fail_kind, vr);
+		return;
+	}
 	if (pv->via_pointer)
 		fprintf(o->out, "*(0x%llx)", (unsigned long long)vr->raw);
 	fputc('\n', o->out);
@@ -365,6 +427,7 @@ static void print_value(struct output *o, struct btf_dump *d, const struct plan_
 		print_string(o->out, data, vr->len);
 	} else if (pv->show == SHOW_SCALAR) {
 		print_dump(o, d, pv, &vr->raw, pv->full_size);
+		print_errno(o, fail_kind, vr);
 	} else if (pv->bit_size) {
 		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
 
@@ -390,49 +453,54 @@ static void print_time(struct output *o, __u64 ts)
 	fprintf(o->out, "%9s.%06lld", buf, (long long)(wall % 1000000000LL) / 1000);
 }
 
-/*
- * The shown values of a validated event, in order: call with *i = 0 and
- * *p = NULL, get NULL at the end.
- */
-static const struct ksnoop_vrec *next_shown(const struct func_plan *plan,
-					    const struct ksnoop_event *ev, __u32 *i, const __u8 **p)
-{
-	if (!*p)
-		*p = ev->data;
-	while (*i < ev->nr_vrecs) {
-		const struct ksnoop_vrec *vr = (const void *)*p;
+/* Over the records of a validated event: its shown values, then its stack. */
+struct vrec_iter {
+	const struct func_plan *plan;
+	const struct ksnoop_event *ev;
+	__u32 i;
+	const __u8 *p;
+	const struct ksnoop_vrec *kstack; /* once the walk has reached it */
+};
 
-		*p += sizeof(*vr) + ((vr->len + 7) & ~7U);
-		(*i)++;
-		if (vr->idx != KSNOOP_VREC_KSTACK && !plan->values[vr->idx].hidden &&
-		    plan->values[vr->idx].name)
+static struct vrec_iter vrec_iter(const struct func_plan *plan, const struct ksnoop_event *ev)
+{
+	return (struct vrec_iter){ .plan = plan, .ev = ev, .p = ev->data };
+}
+
+/* The next shown value, or NULL at the end. */
+static const struct ksnoop_vrec *next_shown(struct vrec_iter *it)
+{
+	while (it->i < it->ev->nr_vrecs) {
+		const struct ksnoop_vrec *vr = (const void *)it->p;
+		const struct plan_value *pv = &it->plan->values[vr->idx & (KSNOOP_MAX_VALUES - 1)];
+
+		it->p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		it->i++;
+		if (vr->idx == KSNOOP_VREC_KSTACK)
+			it->kstack = vr;
+		else if (!pv->hidden && pv->name)
 			return vr;
 	}
 	return NULL;
 }
 
-/* The --kstack record of a validated event, or NULL. */
-static const struct ksnoop_vrec *event_kstack(const struct ksnoop_event *ev)
+/* The --kstack record, after the values were walked. */
+static const struct ksnoop_vrec *iter_kstack(struct vrec_iter *it)
 {
-	const __u8 *p = ev->data;
-	const struct ksnoop_vrec *vr = NULL;
-	__u32 i;
-
-	for (i = 0; i < ev->nr_vrecs; i++) {
-		vr = (const void *)p;
-		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
-	}
-	return vr && vr->idx == KSNOOP_VREC_KSTACK ? vr : NULL;
+	while (next_shown(it))
+		;
+	return it->kstack;
 }
 
 /*
  * Each kernel frame of the event's stack, from the traced function's own
  * (at entry the caller is the next one, so it is never lost) outwards.
  */
-static void for_each_frame(struct output *o, const struct ksnoop_event *ev,
+static void for_each_frame(struct output *o, struct vrec_iter *it,
 			   void (*fn)(struct output *o, const char *frame, int n))
 {
-	const struct ksnoop_vrec *vr = event_kstack(ev);
+	const struct ksnoop_event *ev = it->ev;
+	const struct ksnoop_vrec *vr = iter_kstack(it);
 	uint64_t ips[KSNOOP_KSTACK_MAX];
 	struct strbuf sb;
 	int i, n, shown = 0;
@@ -467,25 +535,24 @@ static void json_frame(struct output *o, const char *frame, int n)
 static void text_event(struct output *o, const struct ksnoop_event *ev)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct vrec_iter it = vrec_iter(plan, ev);
 	const struct ksnoop_vrec *vr;
-	const __u8 *p = NULL;
 	int shown = 0;
-	__u32 i = 0;
 
 	print_time(o, ev->ts);
 	fprintf(o->out, " %4u %8u %s(\n", ev->cpu, ev->pid, plan->name);
-	while ((vr = next_shown(plan, ev, &i, &p))) {
+	while ((vr = next_shown(&it))) {
 		const struct plan_value *pv = &plan->values[vr->idx];
 
 		if (shown++)
 			fputs(",\n", o->out);
-		print_value(o, o->dumps[ev->func_id], pv, vr);
+		print_value(o, o->dumps[ev->func_id], pv, vr, failure_kind(o, plan, pv));
 	}
 	if (o->env->min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
-	for_each_frame(o, ev, text_frame);
+	for_each_frame(o, &it, text_frame);
 	fputc('\n', o->out);
 }
 
@@ -502,8 +569,22 @@ static const char *event_kind_name(__u16 kind)
 	return "unknown";
 }
 
+/* --errors: the errno, and an ERR_PTR as the error a dump would have met. */
+static bool json_failure(struct strbuf *sb, __u8 kind, const struct ksnoop_vrec *vr)
+{
+	int e = failure_errno(kind, vr);
+	char buf[24];
+
+	if (!e)
+		return false;
+	if (kind == KSNOOP_ERR_PTR)
+		sb_printf(sb, ",\"error\":\"ERR_PTR(%d)\"", -e);
+	sb_printf(sb, ",\"errno\":\"%s\"", bpfutil_errno_name(e, buf, sizeof(buf)));
+	return kind == KSNOOP_ERR_PTR;
+}
+
 static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
-			   const struct ksnoop_vrec *vr)
+			   const struct ksnoop_vrec *vr, __u8 fail_kind)
 {
 	struct json_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
 				.ks = o->ks };
@@ -516,6 +597,10 @@ static void json_one_value(struct output *o, const struct plan_value *pv, const 
 	json_string(sb, type ? type : "", 1024);
 	if (pv->via_pointer)
 		sb_printf(sb, ",\"addr\":\"0x%llx\"", (unsigned long long)vr->raw);
+	if (json_failure(sb, fail_kind, vr)) {
+		sb_putc(sb, '}');
+		return;
+	}
 	if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
 		sb_printf(sb, ",\"error\":\"%s\"}",
 			  vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory");
@@ -539,14 +624,14 @@ static void json_one_value(struct output *o, const struct plan_value *pv, const 
 	sb_putc(sb, '}');
 }
 
-static void json_event(struct output *o, const struct ksnoop_event *ev)
+/* origin: the deepest call of an --errors origin chain. */
+static void json_event(struct output *o, const struct ksnoop_event *ev, bool origin)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct vrec_iter it = vrec_iter(plan, ev);
 	struct strbuf *sb = &o->line;
 	const struct ksnoop_vrec *vr;
-	const __u8 *p = NULL;
 	int shown = 0;
-	__u32 i = 0;
 
 	sb_reset(sb);
 	sb_printf(sb, "{\"ts\":%llu", (unsigned long long)ev->ts);
@@ -560,16 +645,23 @@ static void json_event(struct output *o, const struct ksnoop_event *ev)
 	sb_printf(sb, ",\"event\":\"%s\"", event_kind_name(ev->kind));
 	if (ev->kind != KSNOOP_EV_ENTRY)
 		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
+	if (o->env->errors)
+		sb_printf(sb, ",\"depth\":%u", ev->depth);
+	if (origin)
+		sb_printf(sb, ",\"origin\":true");
 	sb_printf(sb, ",\"values\":[");
-	while ((vr = next_shown(plan, ev, &i, &p))) {
+	while ((vr = next_shown(&it))) {
+		const struct plan_value *pv = &plan->values[vr->idx];
+
 		if (shown++)
 			sb_putc(sb, ',');
-		json_one_value(o, &plan->values[vr->idx], o->type_names[ev->func_id][vr->idx], vr);
+		json_one_value(o, pv, o->type_names[ev->func_id][vr->idx], vr,
+			       failure_kind(o, plan, pv));
 	}
 	sb_putc(sb, ']');
 	if (o->env->kstack_depth) {
 		sb_printf(sb, ",\"kstack\":[");
-		for_each_frame(o, ev, json_frame);
+		for_each_frame(o, &it, json_frame);
 		sb_putc(sb, ']');
 	}
 	sb_printf(sb, "}\n");
@@ -583,8 +675,59 @@ int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
 	if (ev->kind == KSNOOP_EV_CHAIN_END)
 		return 0;
 	if (util_json())
-		json_event(o, ev);
+		json_event(o, ev, false);
 	else
 		text_event(o, ev);
 	return 0;
+}
+
+/* The return value record of a validated event, or NULL. */
+static const struct ksnoop_vrec *return_vrec(const struct func_plan *plan,
+					     const struct ksnoop_event *ev)
+{
+	struct vrec_iter it = vrec_iter(plan, ev);
+	const struct ksnoop_vrec *vr;
+
+	while ((vr = next_shown(&it))) {
+		if (plan_value_is_ret(&plan->values[vr->idx]))
+			return vr;
+	}
+	return NULL;
+}
+
+/* "path_openat() = ERR_PTR(-2) (ENOENT)" */
+static void origin_line(struct output *o, const char *label, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	const struct ksnoop_vrec *vr = return_vrec(plan, ev);
+	struct strbuf sb;
+
+	sb_init(&sb);
+	if (vr)
+		failure_text(plan->cfg.err_kind, vr, &sb);
+	fprintf(o->out, "%*s%s %s() = %s\n", NAME_INDENT, "", label, plan->name, sb_str(&sb));
+	sb_free(&sb);
+}
+
+void output__origin(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
+		    int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (event_validate(evs[i], sizes[i], o->nr))
+			return;
+	}
+	for (i = 0; i < n; i++) {
+		if (util_json())
+			json_event(o, evs[i], n > 1 && i == n - 1);
+		else
+			text_event(o, evs[i]);
+	}
+	if (util_json() || n < 2)
+		return;
+	origin_line(o, "error origin:", evs[n - 1]);
+	for (i = n - 2; i >= 0; i--)
+		origin_line(o, "   called by:", evs[i]);
+	fputc('\n', o->out);
 }

@@ -20,6 +20,13 @@ void output__header(struct output *o);
 /* Validates the record; returns 0, or -EINVAL for a malformed one. */
 int output__event(struct output *o, const struct ksnoop_event *ev, size_t size);
 
+/*
+ * --errors: a failure's origin, outermost call first (chain.h); each
+ * event is validated. Text names the chain under its events.
+ */
+void output__origin(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
+		    int n);
+
 /* Checks a ring buffer record before anything reads it. */
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs);
 

@@ -696,6 +696,51 @@ static int add_return(struct func_plan *plan)
 	return idx < 0 ? idx : 0;
 }
 
+/* --errors: how the return type says the call failed. */
+static int set_err_kind(struct func_plan *plan)
+{
+	const struct btf *btf = plan->func.btf;
+	__u32 ret = btf__type_by_id(btf, btf__type_by_id(btf, plan->func.id)->type)->type;
+	const struct btf_type *t = ret ? real_type(btf, ret) : NULL;
+	char *ts;
+
+	if (t && btf_is_ptr(t)) {
+		plan->cfg.err_kind = KSNOOP_ERR_PTR;
+		return 0;
+	}
+	if (t && (btf_is_int(t) || btf_is_any_enum(t)) && (t->size == 4 || t->size == 8)) {
+		plan->cfg.err_kind = t->size == 4 ? KSNOOP_ERR_INT32 : KSNOOP_ERR_INT64;
+		return 0;
+	}
+	ts = ret ? type_str(btf, ret) : NULL;
+	p_err("%s() returns %s: --errors needs an int, a long or a pointer return", plan->name,
+	      ts ? ts : "void");
+	free(ts);
+	return -EINVAL;
+}
+
+bool plan_value_is_ret(const struct plan_value *pv)
+{
+	return pv->is_return && pv->name && !strcmp(pv->name, "return");
+}
+
+static bool has_return(const struct func_plan *plan)
+{
+	__u32 i;
+
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		if (plan_value_is_ret(&plan->values[i]) && !plan->values[i].hidden)
+			return true;
+	}
+	return false;
+}
+
+/* A failure is shown with its return, whether or not the spec asked for it. */
+static int plan_errors(struct func_plan *plan)
+{
+	return set_err_kind(plan) ?: has_return(plan) ? 0 : add_return(plan);
+}
+
 /* Which sides the values need; comm is the same on both and follows the rest. */
 static void value_sides(const struct func_plan *plan, bool *entry, bool *ret)
 {
@@ -940,6 +985,8 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		err = add_items(plan, spec);
 	else
 		err = 0;
+	if (!err && opts->errors)
+		err = plan_errors(plan);
 	if (!err && opts->comm)
 		err = add_comm_filter(plan, opts->comm);
 	if (err)
@@ -947,7 +994,7 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	if (opts->max_bytes)
 		cap_sizes(plan, opts->max_bytes);
 	if (opts->sample == PLAN_EVENTS)
-		set_emit(plan, opts->combined);
+		set_emit(plan, opts->combined || opts->errors);
 	else
 		set_sample(plan, opts->sample);
 	set_fast_paths(plan, opts);

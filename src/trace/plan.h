@@ -59,12 +59,16 @@ struct plan_opts {
 	bool combined;	  /* one event per call, at return (--duration) */
 	int max_bytes;	  /* cap on bytes captured per value, 0 for the default */
 	bool frames;	  /* pair returns with entries always (-s, durations shown) */
+	bool errors;	  /* --errors: one event per failing call, at return */
 	/*
 	 * The name came from a pattern: one without BTF fails with -ENOENT
 	 * at once, without a message or the costly "did you mean".
 	 */
 	bool from_glob;
 };
+
+/* The return value itself, not a member reached from it. */
+bool plan_value_is_ret(const struct plan_value *pv);
 
 /* Errors are reported with p_err; returns 0 or a negative errno. */
 int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,

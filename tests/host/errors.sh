@@ -288,6 +288,11 @@ one count --btf /x ip_send_skb
 one count --kstack ip_send_skb
 one trace --kstack-depth 0 ip_send_skb
 one trace --kstack-depth 128 ip_send_skb
+for e in "" , ENOENT, ",ENOENT" EFOO 0 4096 2x "ENOENT,$A300" "$ESC[31m"; do
+	one trace --errno "$e" do_sys_openat2
+done
+one count --errors ip_send_skb
+one hist --errno ENOENT "do_sys_openat2(return)"
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	one count "ip_send_skb(skb)"
 	one count "ip_send_skb(net, skb)"
@@ -297,6 +302,13 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 	one hist "do_sys_openat2(filename)"
 	one count "no_such_function_xyz(a)"
 	one count "ip_send_skb(skb->no_such_member)"
+	# a function that cannot fail, named in the message with its type
+	one trace --errors fput
+	one trace --errors "capable(cap)"
+	run trace --errors consume_skb
+	grep -q "^Error: consume_skb() returns void: --errors needs" "$tmp/err" &&
+		ok "trace --errors consume_skb names the void return" ||
+		notok "trace --errors consume_skb names the void return" "$(cat "$tmp/err")"
 fi
 
 # --prometheus listens before any attach: a bad or busy address is the one

@@ -209,13 +209,147 @@ static void test_held_bound(void **state UNUSED)
 	free_ctx(c);
 }
 
+/*
+ * --errors: failures as (tid, depth, entry time, return time); an origin
+ * is recorded as "[label label ...]", outermost first.
+ */
+static void record_origin(void *arg, const struct ksnoop_event *const *evs, const size_t *sizes,
+			  int n)
+{
+	struct ctx *c = arg;
+	size_t len = strlen(c->got);
+	int i;
+
+	(void)sizes;
+	len += snprintf(c->got + len, sizeof(c->got) - len, "%s[", len ? " " : "");
+	for (i = 0; i < n && len < sizeof(c->got); i++)
+		len += snprintf(c->got + len, sizeof(c->got) - len, "%s%.*s", i ? " " : "",
+				(int)sizeof(evs[i]->comm), evs[i]->comm);
+	if (len < sizeof(c->got))
+		snprintf(c->got + len, sizeof(c->got) - len, "]");
+	c->nr_emitted++;
+}
+
+static struct ctx *new_errors_ctx(void)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	c->chain = chain__new_errors(record_origin, c);
+	assert_non_null(c->chain);
+	return c;
+}
+
+static void failure(struct ctx *c, __u32 tid, int depth, __u64 entry, __u64 ret, const char *label)
+{
+	memset(&c->ev, 0, KSNOOP_EVENT_HDR_SIZE);
+	c->ev.kind = KSNOOP_EV_COMBINED;
+	c->ev.pid = tid;
+	c->ev.depth = depth;
+	c->ev.ts = ret;
+	c->ev.duration_ns = ret - entry;
+	strncpy(c->ev.comm, label, sizeof(c->ev.comm) - 1);
+	assert_int_equal(chain__failure(c->chain, &c->ev, KSNOOP_EVENT_HDR_SIZE, depth == 0), 0);
+}
+
+static void chain_end_of(struct ctx *c, __u32 tid)
+{
+	memset(&c->ev, 0, KSNOOP_EVENT_HDR_SIZE);
+	c->ev.kind = END;
+	c->ev.pid = tid;
+	assert_int_equal(chain__failure(c->chain, &c->ev, KSNOOP_EVENT_HDR_SIZE, true), 0);
+}
+
+/* Inner failures arrive first (they return first); the outermost releases them. */
+static void test_origin_chain(void **state UNUSED)
+{
+	struct ctx *c = new_errors_ctx();
+
+	failure(c, 1, 2, 30, 40, "path_openat");
+	failure(c, 1, 1, 20, 50, "do_filp_open");
+	expect(c, "");
+	failure(c, 1, 0, 10, 60, "do_sys_openat2");
+	expect(c, "[do_sys_openat2 do_filp_open path_openat]");
+	free_ctx(c);
+}
+
+/* The deepest failure wins; of equals, the last to return; siblings off the chain go. */
+static void test_origin_deepest(void **state UNUSED)
+{
+	struct ctx *c = new_errors_ctx();
+
+	failure(c, 1, 1, 11, 15, "a1");
+	failure(c, 1, 2, 21, 25, "b2");
+	failure(c, 1, 3, 23, 24, "b3");
+	failure(c, 1, 1, 20, 30, "b1");
+	failure(c, 1, 2, 32, 36, "c2");
+	failure(c, 1, 3, 34, 35, "c3");
+	failure(c, 1, 1, 31, 40, "c1");
+	failure(c, 1, 0, 10, 50, "top");
+	expect(c, "[top c1 c2 c3]");
+	free_ctx(c);
+}
+
+/* A chain end (the outermost call succeeded) forgets what was held. */
+static void test_origin_chain_end(void **state UNUSED)
+{
+	struct ctx *c = new_errors_ctx();
+
+	failure(c, 1, 1, 20, 30, "stale");
+	chain_end_of(c, 1);
+	failure(c, 1, 0, 40, 50, "top");
+	expect(c, "[top]");
+	free_ctx(c);
+}
+
+/* Failures from before the outermost call began are not its own. */
+static void test_origin_stale(void **state UNUSED)
+{
+	struct ctx *c = new_errors_ctx();
+
+	failure(c, 1, 1, 5, 8, "old");
+	failure(c, 1, 1, 20, 30, "mine");
+	failure(c, 1, 0, 10, 50, "top");
+	expect(c, "[top mine]");
+	failure(c, 1, 0, 60, 70, "next");
+	expect(c, "[top mine] [next]");
+	free_ctx(c);
+}
+
+/* Threads do not mix, and what one holds is bounded (the oldest go). */
+static void test_origin_threads_bound(void **state UNUSED)
+{
+	struct ctx *c = new_errors_ctx();
+	int i;
+
+	failure(c, 1, 1, 20, 30, "t1in");
+	failure(c, 2, 1, 20, 30, "t2in");
+	failure(c, 2, 0, 10, 40, "t2");
+	expect(c, "[t2 t2in]");
+	for (i = 0; i < 10000; i++)
+		failure(c, 1, 2, 21 + i, 22 + i, "spam");
+	failure(c, 1, 0, 10, 100000, "t1");
+	/* t1in was the oldest of more than could be held */
+	expect(c, "[t2 t2in] [t1 spam]");
+	free_ctx(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_complete),       cmocka_unit_test(test_incomplete),
-		cmocka_unit_test(test_chain_end),      cmocka_unit_test(test_interleaved),
-		cmocka_unit_test(test_missing_events), cmocka_unit_test(test_single_function),
-		cmocka_unit_test(test_held_copy),      cmocka_unit_test(test_held_bound),
+		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_chain_end),
+		cmocka_unit_test(test_interleaved),
+		cmocka_unit_test(test_missing_events),
+		cmocka_unit_test(test_single_function),
+		cmocka_unit_test(test_held_copy),
+		cmocka_unit_test(test_held_bound),
+		cmocka_unit_test(test_origin_chain),
+		cmocka_unit_test(test_origin_deepest),
+		cmocka_unit_test(test_origin_chain_end),
+		cmocka_unit_test(test_origin_stale),
+		cmocka_unit_test(test_origin_threads_bound),
 	};
 
 	return cmocka_run_group_tests_name("chain", tests, NULL, NULL);

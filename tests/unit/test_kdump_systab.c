@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The generated syscall, errno and signal tables and what the recorder
  * derives from them. */
+#include <errno.h>
+
 #include "test_kdump_common.h"
+#include "lib/errnames.h"
 
 static void test_known_numbers(void **state)
 {
@@ -59,13 +62,30 @@ static void test_table_sane(void **state)
 static void test_errno_names(void **state)
 {
 	(void)state;
-	assert_string_equal(ktr_errno_name(1), "EPERM");
-	assert_string_equal(ktr_errno_name(2), "ENOENT");
-	assert_string_equal(ktr_errno_name(11), "EAGAIN");
-	assert_string_equal(ktr_errno_name(35), "EDEADLK");
-	assert_null(ktr_errno_name(0));
-	assert_null(ktr_errno_name(-2));
-	assert_null(ktr_errno_name(100000));
+	assert_string_equal(errno_name(1), "EPERM");
+	assert_string_equal(errno_name(2), "ENOENT");
+	assert_string_equal(errno_name(-2), "ENOENT");
+	assert_string_equal(errno_name(11), "EAGAIN");
+	assert_string_equal(errno_name(35), "EDEADLK");
+	assert_string_equal(errno_name(133), "EHWPOISON");
+	/* kernel-internal: returned by functions, never by syscalls */
+	assert_string_equal(errno_name(512), "ERESTARTSYS");
+	assert_string_equal(errno_name(524), "ENOTSUPP");
+	assert_string_equal(errno_name(531), "ENOGRACE");
+	assert_null(errno_name(0));
+	assert_null(errno_name(520));
+	assert_null(errno_name(100000));
+	assert_int_equal(errno_parse("ENOENT"), 2);
+	assert_int_equal(errno_parse("eacces"), 13);
+	assert_int_equal(errno_parse("EWOULDBLOCK"), 11);
+	assert_int_equal(errno_parse("ERESTARTSYS"), 512);
+	assert_int_equal(errno_parse("17"), 17);
+	assert_int_equal(errno_parse("4095"), 4095);
+	assert_int_equal(errno_parse("0"), -EINVAL);
+	assert_int_equal(errno_parse("4096"), -EINVAL);
+	assert_int_equal(errno_parse("2x"), -EINVAL);
+	assert_int_equal(errno_parse("ENOPE"), -EINVAL);
+	assert_int_equal(errno_parse(""), -EINVAL);
 }
 
 static void test_signal_names(void **state)

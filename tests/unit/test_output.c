@@ -19,6 +19,7 @@
 #include "trace/spec.h"
 
 #define O_ADDR 0xffff888001234560ULL
+#define ERESTARTSYS_NR 512 /* kernel-internal, in no libc header */
 #define L_ADDR 0xffff888001234600ULL
 
 /* Column prefixes of the text layout. */
@@ -153,11 +154,13 @@ static int reset(void **state)
 	c->env.pages = KSNOOP_DEFAULT_PAGES;
 	c->env.cpu = -1;
 	memset(&c->ev, 0, sizeof(c->ev));
+	c->plan.cfg.err_kind = KSNOOP_ERR_NONE;
 	return 0;
 }
 
 static void ev_init(struct ksnoop_event *ev, __u16 kind)
 {
+	memset(ev, 0, KSNOOP_EVENT_HDR_SIZE);
 	ev->kind = kind;
 	ev->ts = 123456789012ULL;
 	ev->duration_ns = 1500;
@@ -463,6 +466,99 @@ static void test_json_return(void **state)
 			       "{\"name\":\"return\",\"type\":\"int\",\"value\":-22}]}\n");
 }
 
+/* --errors: the errno named after the number, and only with --errors. */
+static void test_errors_int(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.errors = true;
+	c->plan.cfg.err_kind = KSNOOP_ERR_INT32;
+	return_event(c, -ENOENT);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "return = \n"
+		      DUMP "(int)-2 (ENOENT)"
+		      CLOSE);
+	/* clang-format on */
+	return_event(c, -4095);
+	expect_output(c, HEAD NAME "return = \n" DUMP "(int)-4095 (errno 4095)" CLOSE);
+	return_event(c, -4096);
+	expect_output(c, HEAD NAME "return = \n" DUMP "(int)-4096" CLOSE);
+	c->env.errors = false;
+	return_event(c, -ENOENT);
+	expect_output(c, HEAD NAME "return = \n" DUMP "(int)-2" CLOSE);
+}
+
+/* A pointer return that failed is no address to dump. */
+static void test_errors_ptr(void **state)
+{
+	struct ctx *c = *state;
+
+	c->env.errors = true;
+	c->plan.cfg.err_kind = KSNOOP_ERR_PTR;
+	return_event(c, -ENOENT);
+	expect_output(c, HEAD NAME "return = \n" DUMP "ERR_PTR(-2) (ENOENT)" CLOSE);
+	ev_init(&c->ev, KSNOOP_EV_RETURN);
+	ev_add(&c->ev, c->ret_idx, 0, NULL, 0, KSNOOP_VR_NULL);
+	expect_output(c, HEAD NAME "return = \n" DUMP "NULL" CLOSE);
+	util_set_json(true);
+	return_event(c, -EACCES);
+	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"depth\":0,\"values\":["
+			       "{\"name\":\"return\",\"type\":\"int\",\"error\":\"ERR_PTR(-13)\","
+			       "\"errno\":\"EACCES\"}]}\n");
+}
+
+static void test_errors_json(void **state)
+{
+	struct ctx *c = *state;
+
+	util_set_json(true);
+	c->env.errors = true;
+	c->plan.cfg.err_kind = KSNOOP_ERR_INT32;
+	return_event(c, -ERESTARTSYS_NR);
+	c->ev.depth = 2;
+	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"depth\":2,\"values\":["
+			       "{\"name\":\"return\",\"type\":\"int\",\"errno\":\"ERESTARTSYS\","
+			       "\"value\":-512}]}\n");
+}
+
+/* The origin, under the chain's events: deepest first, then its callers. */
+static void test_errors_origin(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnoop_event outer, inner;
+	const struct ksnoop_event *evs[] = { &outer, &inner };
+	size_t sizes[2];
+	char *buf = NULL, *tail;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	struct output *o;
+
+	c->env.errors = true;
+	c->plan.cfg.err_kind = KSNOOP_ERR_INT32;
+	return_event(c, -EACCES);
+	memcpy(&outer, &c->ev, sizeof(outer));
+	return_event(c, -ENOENT);
+	memcpy(&inner, &c->ev, sizeof(inner));
+	sizes[0] = sizes[1] = KSNOOP_EVENT_HDR_SIZE + c->ev.data_len;
+	assert_non_null(f);
+	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	assert_non_null(o);
+	output__origin(o, evs, sizes, 2);
+	output__free(o);
+	fclose(f);
+	tail = strstr(buf, "(int)-2 (ENOENT)");
+	assert_non_null(strstr(buf, "(int)-13 (EACCES)"));
+	assert_non_null(tail);
+	assert_true(strstr(buf, "(int)-13 (EACCES)") < tail);
+	assert_non_null(
+		strstr(tail, CLOSE
+		       "                                  error origin: do_thing() = -2 (ENOENT)\n"
+		       "                                     called by: do_thing() = -13 (EACCES)\n"
+		       "\n"));
+	free(buf);
+}
+
 static void test_json_max_depth(void **state)
 {
 	struct ctx *c = *state;
@@ -632,6 +728,10 @@ int main(void)
 		cmocka_unit_test_setup(test_null_pointer, reset),
 		cmocka_unit_test_setup(test_json_entry, reset),
 		cmocka_unit_test_setup(test_json_return, reset),
+		cmocka_unit_test_setup(test_errors_int, reset),
+		cmocka_unit_test_setup(test_errors_ptr, reset),
+		cmocka_unit_test_setup(test_errors_json, reset),
+		cmocka_unit_test_setup(test_errors_origin, reset),
 		cmocka_unit_test_setup(test_json_max_depth, reset),
 		cmocka_unit_test_setup(test_json_truncated, reset),
 		cmocka_unit_test_setup(test_json_null_pointer, reset),

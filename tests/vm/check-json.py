@@ -10,7 +10,8 @@ import sys
 HEX = re.compile(r"^0x[0-9a-f]+( <[^>]+>)?$")
 EVENT_KEYS = {"ts": int, "cpu": int, "pid": int, "tid": int, "comm": str,
               "function": str, "event": str, "values": list}
-OPTIONAL_KEYS = {"duration_ns": int, "wall_ns": int, "kstack": list}
+OPTIONAL_KEYS = {"duration_ns": int, "wall_ns": int, "kstack": list, "depth": int,
+                 "origin": bool}
 FRAME = re.compile(r"^([A-Za-z0-9_.$]+\+0x[0-9a-f]+( \[[^]]+\])?|0x[0-9a-f]+)$")
 
 
@@ -27,7 +28,9 @@ def check_value(v, where, errors):
         errors.append(f"{where}: needs exactly one of 'value' and 'error'")
     if "truncated" in v and v["truncated"] is not True:
         errors.append(f"{where}: 'truncated' must be true when present")
-    extra = set(v) - {"name", "type", "addr", "value", "error", "truncated"}
+    if "errno" in v and not (isinstance(v["errno"], str) and v["errno"]):
+        errors.append(f"{where}: 'errno' is not a name")
+    extra = set(v) - {"name", "type", "addr", "value", "error", "truncated", "errno"}
     if extra:
         errors.append(f"{where}: unexpected keys {sorted(extra)}")
 

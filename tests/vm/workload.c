@@ -223,6 +223,29 @@ static int do_open_missing(const char *path)
 	return 0;
 }
 
+/* n opens of PATH that exist and n of PATH.missing that fail, interleaved. */
+static int do_open_mixed(const char *path, long n)
+{
+	char missing[4096];
+	long i, failed = 0, opened = 0;
+	int fd;
+
+	if (snprintf(missing, sizeof(missing), "%s.missing", path) >= (int)sizeof(missing))
+		return fail("path too long");
+	for (i = 0; i < n; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return fail("open '%s'", path);
+		close(fd);
+		opened++;
+		if (open(missing, O_RDONLY) >= 0 || errno != ENOENT)
+			return fail("open '%s' did not fail with ENOENT", missing);
+		failed++;
+	}
+	printf("open-mixed: %ld opened, %ld ENOENT\n", opened, failed);
+	return 0;
+}
+
 static int do_getppid_loop(long n)
 {
 	long i;
@@ -301,7 +324,8 @@ static int do_fork_signal(void)
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
-	      "                       open-missing PATH | getppid-loop N | read-file PATH |\n"
+	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
+	      "                       read-file PATH |\n"
 	      "                       fork-signal }\n",
 	      stderr);
 	return 2;
@@ -341,6 +365,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "open-missing") && argc == 3)
 		return do_open_missing(argv[2]);
+	if (!strcmp(argv[1], "open-mixed") && argc == 4) {
+		if (parse_count(argv[3], 0, 1000000, &a))
+			return 2;
+		return do_open_mixed(argv[2], a);
+	}
 	if (!strcmp(argv[1], "getppid-loop") && argc == 3) {
 		if (parse_count(argv[2], 0, 1000000000, &a))
 			return 2;

@@ -120,7 +120,7 @@ enum ksnoop_err_kind {
 	KSNOOP_ERR_PTR,
 };
 
-#define KSNOOP_ERRNO_MAX 4095 /* the kernel's MAX_ERRNO */
+#define KSNOOP_ERRNO_MAX 4095				 /* the kernel's MAX_ERRNO */
 #define KSNOOP_ERRNO_WORDS ((KSNOOP_ERRNO_MAX + 1) / 64) /* --errno: a bit per errno */
 
 /*
@@ -207,7 +207,7 @@ struct ksnoop_func_cfg {
 	 * both sides, so a rejected call costs next to nothing.
 	 */
 	__u8 nr_fast_preds;
-	__u8 err_kind; /* enum ksnoop_err_kind: --errors */
+	__u8 err_kind;			 /* enum ksnoop_err_kind: --errors */
 	__u8 side[2][KSNOOP_MAX_VALUES]; /* indexes into values[], per side */
 	__u8 fast_preds[KSNOOP_MAX_FAST_PREDS];
 	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];

@@ -18,7 +18,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile bool filter_tgid; /* -p: only the tgids in kpe_tgids */
+const volatile bool filter_tgid;   /* -p: only the tgids in kpe_tgids */
+const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
 
 #if defined(__TARGET_ARCH_arm64)
 /* arm64 kprobes run with pc at the probed instruction. */
@@ -77,10 +78,10 @@ struct {
 	__type(value, struct scratch);
 } kpe_scratch SEC(".maps");
 
-/* Events the ring buffer had no room for. */
+/* Events, or their stacks, lost: by enum kpe_drop. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, KPE_DROP_NR);
 	__type(key, __u32);
 	__type(value, __u64);
 } kpe_drops SEC(".maps");
@@ -425,19 +426,44 @@ static __always_inline void init_event(struct scratch *s, struct pt_regs *ctx, _
 	s->faulted = 0;
 }
 
-static __always_inline void submit(struct kpe_event *ev)
+static __always_inline void count_drop(__u32 why)
 {
-	__u64 size = KPE_EVENT_HDR_SIZE + ev->data_len;
-	__u32 zero = 0;
-	__u64 *drops;
+	__u64 *drops = bpf_map_lookup_elem(&kpe_drops, &why);
+
+	if (drops)
+		*drops += 1;
+}
+
+/* --kstack: the kernel stack after the data; returns its bytes. */
+static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event *ev)
+{
+	__u32 off = ev->data_len;
+	struct kpe_kstack *ks;
+	long n;
+
+	if (off > KPE_DATA_MAX + KPE_STR_MAX)
+		return 0; /* cannot happen: store_data keeps it below */
+	ks = (void *)&ev->data[off];
+	/* Unwound from the probed registers: no BPF frame is above the function. */
+	n = bpf_get_stack(ctx, ks->ips, kstack_bytes & (KPE_KSTACK_MAX * 8 + 7), 0);
+	if (n <= 0) {
+		count_drop(KPE_DROP_STACK);
+		return 0;
+	}
+	ks->len = n;
+	ks->pad = 0;
+	ev->flags |= KPE_EV_KSTACK;
+	return sizeof(*ks) + n;
+}
+
+static __always_inline void submit(struct kpe_event *ev, __u32 tail)
+{
+	__u64 size = KPE_EVENT_HDR_SIZE + ev->data_len + tail;
 
 	if (size > sizeof(*ev))
 		size = sizeof(*ev);
-	if (!bpf_ringbuf_output(&kpe_events, ev, size, 0))
-		return;
-	drops = bpf_map_lookup_elem(&kpe_drops, &zero);
-	if (drops)
-		*drops += 1;
+	if (bpf_ringbuf_output(&kpe_events, ev, size, 0))
+		count_drop(KPE_DROP_RINGBUF);
 }
 
 SEC("kprobe")
@@ -462,6 +488,6 @@ int kpe_probe(struct pt_regs *ctx)
 	c.s = s;
 	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
 	if (filter_pass(&c))
-		submit(&s->ev);
+		submit(&s->ev, kstack_bytes ? append_kstack(ctx, &s->ev) : 0);
 	return 0;
 }

@@ -159,7 +159,7 @@ static int set_comm(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_kstack(void *ctx, const char *arg)
+int env_set_kstack(void *ctx, const char *arg)
 {
 	struct env *env = ctx;
 
@@ -207,6 +207,12 @@ static int set_errno(void *ctx, const char *arg)
 	return 0;
 }
 
+int env_set_kstack_depth(void *ctx, const char *arg)
+{
+	return opts_int(arg, "--kstack-depth", 1, KSNOOP_KSTACK_MAX,
+			&((struct env *)ctx)->kstack_depth);
+}
+
 static void help(void *ctx)
 {
 	usage(stdout, ((struct env *)ctx)->prog_name);
@@ -230,8 +236,8 @@ const struct opt env_opts[] = {
 	OPT_INT("max-depth", 0, struct env, max_depth, 1, 64),
 	OPT_INT("max-bytes", 0, struct env, max_bytes, 1, KSNOOP_VALUE_MAX),
 	OPT_FLAG("symbolize", 0, struct env, symbolize),
-	OPT_CALL("kstack", 0, false, set_kstack),
-	OPT_INT("kstack-depth", 0, struct env, kstack_depth, 1, KSNOOP_KSTACK_MAX),
+	OPT_CALL("kstack", 0, false, env_set_kstack),
+	OPT_CALL("kstack-depth", 0, true, env_set_kstack_depth),
 	OPT_FLAG("errors", 0, struct env, errors),
 	OPT_CALL("errno", 0, true, set_errno),
 	{},

@@ -75,9 +75,11 @@ int cmd_hist(struct env *env, int argc, char **argv);
  * Setters of struct env's options (ctx is the env) for the commands whose
  * tables share them: opts_parse's 0 or -errno.
  */
-int env_add_pid(void *env, const char *arg);   /* -p, --pid */
-int env_set_pages(void *env, const char *arg); /* -P, --pages */
-int env_set_debug(void *env, const char *arg); /* -d, --debug */
+int env_add_pid(void *env, const char *arg);	      /* -p, --pid */
+int env_set_pages(void *env, const char *arg);	      /* -P, --pages */
+int env_set_debug(void *env, const char *arg);	      /* -d, --debug */
+int env_set_kstack(void *env, const char *arg);	      /* --kstack */
+int env_set_kstack_depth(void *env, const char *arg); /* --kstack-depth N */
 
 /* ksnoop's own options, and count's and hist's, which come first. */
 extern const struct opt env_opts[];

@@ -27,6 +27,7 @@
 #define KPE_MAX_PREDS 32      /* filter comparisons per definition */
 #define KPE_MAX_FILTER_OPS 64 /* comparisons, &&, || and ! in postfix order */
 #define KPE_PRED_STR_MAX 64   /* string/glob filter operand, NUL included */
+#define KPE_KSTACK_MAX 127    /* --kstack frames: trace's KSNOOP_KSTACK_MAX */
 
 enum kpe_op {
 	KPE_OP_REG,	  /* acc = regs[imm] */
@@ -114,6 +115,28 @@ struct kpe_def_cfg {
 
 enum kpe_event_flags {
 	KPE_EV_TRUNCATED = 1 << 0, /* data did not fit: later strings are empty */
+	KPE_EV_KSTACK = 1 << 1,	   /* a struct kpe_kstack follows the data */
+};
+
+/*
+ * --kstack: the event's last record, at data + data_len (8-aligned) to the
+ * end of the ring buffer record: len bytes of frame addresses, innermost
+ * first.
+ */
+struct kpe_kstack {
+	__u32 len; /* 8 a frame */
+	__u32 pad;
+	__u64 ips[];
+};
+
+/* The stack is kept out of data_len: room for it after the fullest data. */
+#define KPE_KSTACK_ROOM (sizeof(struct kpe_kstack) + (KPE_KSTACK_MAX + 1) * 8)
+
+/* Why an event, or part of one, was lost: kpe_drops' keys. */
+enum kpe_drop {
+	KPE_DROP_RINGBUF, /* ring buffer full */
+	KPE_DROP_STACK,	  /* --kstack: the stack was not taken (shown without it) */
+	KPE_DROP_NR,
 };
 
 struct kpe_event {
@@ -129,7 +152,7 @@ struct kpe_event {
 	__u64 faults[KPE_MAX_ARGS / 64];
 	char comm[KSNOOP_COMM_LEN];
 	__u64 vals[KPE_MAX_ARGS];
-	__u8 data[KPE_DATA_MAX + KPE_STR_MAX];
+	__u8 data[KPE_DATA_MAX + KPE_STR_MAX + KPE_KSTACK_ROOM];
 };
 
 #define KPE_EVENT_HDR_SIZE __builtin_offsetof(struct kpe_event, data)
@@ -144,6 +167,7 @@ _Static_assert((KPE_STR_MAX & (KPE_STR_MAX - 1)) == 0, "power of two");
 _Static_assert((KPE_NR_REGS & (KPE_NR_REGS - 1)) == 0, "power of two");
 _Static_assert((KPE_MAX_PREDS & (KPE_MAX_PREDS - 1)) == 0, "power of two");
 _Static_assert((KPE_MAX_FILTER_OPS & (KPE_MAX_FILTER_OPS - 1)) == 0, "power of two");
+_Static_assert(((KPE_KSTACK_MAX + 1) & KPE_KSTACK_MAX) == 0, "KPE_KSTACK_MAX * 8 + 7 is a mask");
 _Static_assert((KPE_STRTAB_MAX & (KPE_STRTAB_MAX - 1)) == 0, "power of two");
 
 #endif

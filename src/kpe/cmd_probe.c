@@ -28,6 +28,9 @@
 #include "lib/util.h"
 #include "kpe.skel.h"
 
+_Static_assert(KPE_KSTACK_MAX == KSNOOP_KSTACK_MAX, "probe and trace take stacks alike");
+_Static_assert(KPE_DROP_NR <= RING_MAX_DROP_REASONS, "the ring loop reads every reason");
+
 /* A --filter and the definition it follows (-1: before any, so all). */
 struct filter_arg {
 	int def;
@@ -66,10 +69,12 @@ static void probe_usage(FILE *f, const char *prog)
 		"  -f, --filter EXPR   event filter for the DEF before it (all DEFs when first)\n"
 		"  -p, --pid PID       only this process (all its threads)\n"
 		"  -P, --pages N       ring buffer pages per CPU (default %d)\n"
+		"      --kstack        the kernel stack under each event, one frame a line\n"
+		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
 		"  -d, --debug         print debug output, including libbpf's\n"
 		"  -h, --help          show this help and exit\n"
 		"See ksnoop-probe(8).\n",
-		prog, KSNOOP_DEFAULT_PAGES);
+		prog, KSNOOP_DEFAULT_PAGES, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
 }
 
 static int add_filter(void *ctx, const char *text)
@@ -109,6 +114,16 @@ static int set_debug(void *ctx, const char *arg)
 	return env_set_debug(((struct kpe_session *)ctx)->env, arg);
 }
 
+static int set_kstack(void *ctx, const char *arg)
+{
+	return env_set_kstack(((struct kpe_session *)ctx)->env, arg);
+}
+
+static int set_kstack_depth(void *ctx, const char *arg)
+{
+	return env_set_kstack_depth(((struct kpe_session *)ctx)->env, arg);
+}
+
 static void help(void *ctx)
 {
 	probe_usage(stdout, ((struct kpe_session *)ctx)->env->prog_name);
@@ -119,6 +134,8 @@ static const struct opt probe_table[] = {
 	OPT_CALL("pid", 'p', true, set_pid),
 	OPT_CALL("pages", 'P', true, set_pages),
 	OPT_CALL("debug", 'd', false, set_debug),
+	OPT_CALL("kstack", 0, false, set_kstack),
+	OPT_CALL("kstack-depth", 0, true, set_kstack_depth),
 	{},
 };
 
@@ -278,6 +295,8 @@ static int load_bpf(struct kpe_session *s)
 		return -EINVAL;
 	}
 	s->skel->rodata->filter_tgid = s->env->nr_pids > 0;
+	/* kprobes unwind from the probed registers: no hidden frames to ask for. */
+	s->skel->rodata->kstack_bytes = 8 * s->env->kstack_depth;
 	err = bpf_map__set_max_entries(s->skel->maps.kpe_events,
 				       ringbuf_size(s->env->pages, nr_cpus));
 	if (!err)
@@ -363,29 +382,36 @@ static int handle_event(void *ctx, const void *data, size_t size)
 		return RING_MALFORMED;
 	sb_reset(&s->line);
 	kpe_format_event(&s->line, &s->probes[ev->def_id], s->syms, ev);
+	kpe_format_kstack(&s->line, &s->probes[ev->def_id], s->syms, ev, s->env->kstack_depth);
 	sb_putc(&s->line, '\n');
 	fputs(sb_str(&s->line), stdout);
 	return 0;
 }
 
-static const char *const drop_names[] = { "ring buffer full" };
+static const char *const drop_names[KPE_DROP_NR] = {
+	[KPE_DROP_RINGBUF] = "ring buffer full",
+	[KPE_DROP_STACK] = "kernel stack not taken",
+};
 
 static int read_drops(void *ctx, __u64 *drops)
 {
 	struct kpe_session *s = ctx;
 	int fd = bpf_map__fd(s->skel->maps.kpe_drops), nr_cpus = libbpf_num_possible_cpus(), c;
 	__u64 *vals = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*vals));
-	__u32 zero = 0;
+	int err = vals ? 0 : -ENOMEM;
+	__u32 why;
 
-	if (!vals || bpf_map_lookup_elem(fd, &zero, vals)) {
-		free(vals);
-		return -ENOENT;
+	for (why = 0; !err && why < KPE_DROP_NR; why++) {
+		if (bpf_map_lookup_elem(fd, &why, vals)) {
+			err = -ENOENT;
+			break;
+		}
+		drops[why] = 0;
+		for (c = 0; c < nr_cpus; c++)
+			drops[why] += vals[c];
 	}
-	drops[0] = 0;
-	for (c = 0; c < nr_cpus; c++)
-		drops[0] += vals[c];
 	free(vals);
-	return 0;
+	return err;
 }
 
 static void detach_all(struct kpe_session *s);
@@ -403,7 +429,7 @@ static int setup_ringbuf(struct kpe_session *s)
 		.read_drops = read_drops,
 		.drop_names = drop_names,
 		.nr_drop_reasons = ARRAY_SIZE(drop_names),
-		.ring_full = 0,
+		.ring_full = KPE_DROP_RINGBUF,
 		.detach = detach,
 		.ctx = s,
 	};

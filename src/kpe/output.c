@@ -5,13 +5,27 @@
 
 #include "kpe/output.h"
 
+/* The --kstack record: whole frames within the bound, ending the record. */
+static int kstack_validate(const struct kpe_event *ev, size_t size)
+{
+	size_t rest = size - KPE_EVENT_HDR_SIZE - ev->data_len;
+	const struct kpe_kstack *ks = (const void *)(ev->data + ev->data_len);
+
+	if (!(ev->flags & KPE_EV_KSTACK))
+		return 0;
+	if (ev->data_len % 8 || rest < sizeof(*ks) || ks->len % 8 || ks->len > KPE_KSTACK_MAX * 8 ||
+	    rest - sizeof(*ks) != ks->len)
+		return -EINVAL;
+	return 0;
+}
+
 int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe_probe *probes,
 		       int nr)
 {
 	if (size < KPE_EVENT_HDR_SIZE || ev->def_id >= (__u32)nr ||
 	    ev->data_len > size - KPE_EVENT_HDR_SIZE || ev->nr_args != probes[ev->def_id].nr_fields)
 		return -EINVAL;
-	return 0;
+	return kstack_validate(ev, size);
 }
 
 /* %pS: "sym+0xoff/0xsize [mod]", or the bare address without a symbol. */
@@ -129,4 +143,33 @@ void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct
 		sb_printf(sb, " %s=", p->fields[i].name);
 		kpe_format_value(sb, &p->fields[i], syms, ev, i);
 	}
+}
+
+void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struct kpe_event *ev,
+		      int depth, void (*fn)(void *ctx, const char *frame, int i), void *ctx)
+{
+	const struct kpe_kstack *ks = (const void *)(ev->data + ev->data_len);
+	uint64_t ips[KPE_KSTACK_MAX];
+
+	/*
+	 * At entry the first frame is the probed function's and the next its
+	 * caller's. A return probe's first is already the caller's, and the
+	 * function may be further out again (recursion): nothing is cut there.
+	 */
+	if (!(ev->flags & KPE_EV_KSTACK))
+		return;
+	memcpy(ips, ks->ips, ks->len);
+	ksyms__stack_frames(syms, ips, ks->len / 8, p->is_return ? NULL : p->func, depth, fn, ctx);
+}
+
+static void text_frame(void *ctx, const char *frame, int i)
+{
+	(void)i;
+	sb_printf(ctx, "\n => %s", frame);
+}
+
+void kpe_format_kstack(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
+		       const struct kpe_event *ev, int depth)
+{
+	kpe_stack_frames(p, syms, ev, depth, text_frame, sb);
 }

@@ -22,6 +22,16 @@ int kpe_event_validate(const struct kpe_event *ev, size_t size, const struct kpe
 void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct ksyms *syms,
 		      const struct kpe_event *ev);
 
+/*
+ * Each frame of a validated event's --kstack record, innermost first, at
+ * most depth of them: "func+0xoff [module]". syms may be NULL.
+ */
+void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struct kpe_event *ev,
+		      int depth, void (*fn)(void *ctx, const char *frame, int i), void *ctx);
+/* Appends them as lines of their own, " => frame", each after a newline. */
+void kpe_format_kstack(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
+		       const struct kpe_event *ev, int depth);
+
 /* One value as the kernel prints it: 178, 0xffff..., "text", (fault). */
 void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct ksyms *syms,
 		      const struct kpe_event *ev, int i);

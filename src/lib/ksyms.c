@@ -632,6 +632,21 @@ int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char 
 	return 0;
 }
 
+void ksyms__stack_frames(struct ksyms *ks, const uint64_t *ips, int n, const char *func, int depth,
+			 void (*fn)(void *ctx, const char *frame, int i), void *ctx)
+{
+	struct strbuf sb;
+	int i, shown = 0;
+
+	sb_init(&sb);
+	for (i = func ? ksyms__stack_start(ks, ips, n, func) : 0; i < n && shown < depth; i++) {
+		sb_reset(&sb);
+		ksyms__frame(ks, ips[i], &sb);
+		fn(ctx, sb_str(&sb), shown++);
+	}
+	sb_free(&sb);
+}
+
 bool ksyms__has_func(struct ksyms *ks, const char *name)
 {
 	need_kallsyms(ks);

@@ -41,6 +41,13 @@ void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb);
  * read, so they go by position, not by name.
  */
 int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func);
+/*
+ * Names the frames of a stack from ksyms__stack_start(func) (the first
+ * frame when func is NULL) outwards, at most depth of them, and hands each
+ * to fn with its position among those shown.
+ */
+void ksyms__stack_frames(struct ksyms *ks, const uint64_t *ips, int n, const char *func, int depth,
+			 void (*fn)(void *ctx, const char *frame, int i), void *ctx);
 bool ksyms__has_func(struct ksyms *ks, const char *name);
 
 /*

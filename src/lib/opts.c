@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one option parser: tables in, setters called, one error wording out. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/opts.h"
@@ -114,19 +115,26 @@ static void label_of(const struct opt *o, struct opt_label *l)
 	l->name = o->name ? o->name : l->buf;
 }
 
-static int set_int(const struct opt *o, const char *arg, int *out)
+int opts_int(const char *arg, const char *what, long long min, long long max, int *out)
 {
-	struct opt_label l;
 	long long v;
 
-	if (!parse_long(arg, o->min, o->max, &v)) {
+	if (!parse_long(arg, min, max, &v)) {
 		*out = v;
 		return 0;
 	}
-	label_of(o, &l);
-	p_err("invalid %s%s '%.32s': need a number from %lld to %lld", l.dashes, l.name, arg,
-	      o->min, o->max);
+	p_err("invalid %s '%.32s': need a number from %lld to %lld", what, arg, min, max);
 	return -EINVAL;
+}
+
+static int set_int(const struct opt *o, const char *arg, int *out)
+{
+	struct opt_label l;
+	char what[64];
+
+	label_of(o, &l);
+	snprintf(what, sizeof(what), "%s%s", l.dashes, l.name);
+	return opts_int(arg, what, o->min, o->max, out);
 }
 
 static int set_duration(const struct opt *o, const char *arg, unsigned long long *out)

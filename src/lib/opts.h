@@ -123,6 +123,8 @@ int opts_parse(const struct opts_spec *spec, void *ctx, int argc, char **argv,
 
 /* Typed values, for setters. Each prints one error naming `what` and fails with -EINVAL. */
 int opts_pid(const char *arg, const char *what, pid_t *pid);
+/* An int from min to max; what names it in the error ("--kstack-depth"). */
+int opts_int(const char *arg, const char *what, long long min, long long max, int *out);
 /* A ring buffer size: a power of two of pages, 1 to 65536. */
 int opts_pages(const char *arg, int *pages);
 

@@ -497,36 +497,31 @@ static const struct ksnoop_vrec *iter_kstack(struct vrec_iter *it)
  * (at entry the caller is the next one, so it is never lost) outwards.
  */
 static void for_each_frame(struct output *o, struct vrec_iter *it,
-			   void (*fn)(struct output *o, const char *frame, int n))
+			   void (*fn)(void *o, const char *frame, int n))
 {
 	const struct ksnoop_event *ev = it->ev;
 	const struct ksnoop_vrec *vr = iter_kstack(it);
 	uint64_t ips[KSNOOP_KSTACK_MAX];
-	struct strbuf sb;
-	int i, n, shown = 0;
 
 	if (!vr)
 		return;
-	n = vr->len / 8;
 	memcpy(ips, vr + 1, vr->len);
-	sb_init(&sb);
-	for (i = ksyms__stack_start(o->ks, ips, n, o->plans[ev->func_id].attach_name);
-	     i < n && shown < o->env->kstack_depth; i++) {
-		sb_reset(&sb);
-		ksyms__frame(o->ks, ips[i], &sb);
-		fn(o, sb_str(&sb), shown++);
-	}
-	sb_free(&sb);
+	ksyms__stack_frames(o->ks, ips, vr->len / 8, o->plans[ev->func_id].attach_name,
+			    o->env->kstack_depth, fn, o);
 }
 
-static void text_frame(struct output *o, const char *frame, int n)
+static void text_frame(void *ctx, const char *frame, int n)
 {
+	struct output *o = ctx;
+
 	(void)n;
 	fprintf(o->out, "%*s%s\n", NAME_INDENT, "", frame);
 }
 
-static void json_frame(struct output *o, const char *frame, int n)
+static void json_frame(void *ctx, const char *frame, int n)
 {
+	struct output *o = ctx;
+
 	if (n)
 		sb_putc(&o->line, ',');
 	json_string(&o->line, frame, 1024);

@@ -45,3 +45,14 @@ if [ -n "$agg_help" ] && [ -z "$diff_agg" ]; then
 else
 	echo "not ok - docs: count --help (<) and ksnoop(8) (>) differ: ${diff_agg:-no options parsed}"
 fi
+
+# ksnoop probe --help and ksnoop-probe(8)'s OPTIONS name the same options.
+probe_help=$(./ksnoop probe --help | sed -n '/^OPTIONS:/,$p' | grep -oE -- '--[a-z][a-z-]+' | grep -vx -- --help | sort -u)
+probe_man=$(sed -n '/^\.SH OPTIONS/,/^\.SH KPROBE-EVENTS/p' doc/ksnoop-probe.8 |
+	grep -E '^\.(B|BI|BR) ' | sed 's/\\-/-/g' | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+diff_probe=$(diff <(echo "$probe_help") <(echo "$probe_man") | grep '^[<>]' | tr '\n' ' ')
+if [ -n "$probe_help" ] && [ -z "$diff_probe" ]; then
+	echo "ok - docs: probe --help and ksnoop-probe(8)'s OPTIONS name the same options"
+else
+	echo "not ok - docs: probe --help (<) and ksnoop-probe(8) (>) differ: ${diff_probe:-no options parsed}"
+fi

@@ -62,6 +62,14 @@ bad "no definition" "probe needs at least one" probe
 bad "unknown option" "unknown option '--nope' for probe" probe --nope 'p:a f'
 bad "ambiguous option" "ambiguous option '--p' for probe" probe --p 1 'p:a f'
 bad "missing option argument" "option '--filter' for probe needs an argument" probe 'p:a f' --filter
+for d in 0 128 x 3x -1 99999999999999999999; do
+	bad "--kstack-depth $d" "invalid --kstack-depth '$d': need a number from 1 to 127$" \
+		probe --kstack-depth "$d" 'p:a ip_send_skb'
+done
+bad "--kstack-depth without N" "option '--kstack-depth' for probe needs an argument" \
+	probe 'p:a ip_send_skb' --kstack-depth
+bad "--kstack takes no argument" "option '--kstack' for probe takes no argument" \
+	probe --kstack=3 'p:a ip_send_skb'
 bad "65 definitions" "at most 64 definitions" probe $(for i in $(seq 65); do echo "p:e$i:x"; done)
 
 long=$(printf 'p:a ip_send_skb'; for i in $(seq 200); do printf ' a%d=%%di' "$i"; done)

@@ -512,6 +512,117 @@ static void test_output(void **state)
 	free(ev);
 }
 
+/* --kstack: n frames after the event's data, as BPF appends them; the record's size. */
+static size_t put_kstack(struct kpe_event *ev, const __u64 *ips, __u32 len)
+{
+	struct kpe_kstack ks = { .len = len };
+	__u8 *rec = ev->data + ev->data_len; /* aligned only when data_len is */
+
+	memcpy(rec, &ks, sizeof(ks));
+	memcpy(rec + sizeof(ks), ips, len);
+	ev->flags |= KPE_EV_KSTACK;
+	return KPE_EVENT_HDR_SIZE + ev->data_len + sizeof(ks) + len;
+}
+
+static struct kpe_event *stack_event(const struct kpe_probe *p)
+{
+	struct kpe_event *ev = calloc(1, sizeof(*ev));
+
+	assert_non_null(ev);
+	ev->nr_args = p->nr_fields;
+	ev->ip = SKB_ADDR + 1;
+	strcpy(ev->comm, "workload");
+	return ev;
+}
+
+static const char *format_kstack(struct ctx *c, struct strbuf *sb, const struct kpe_probe *p,
+				 const struct kpe_event *ev, int depth)
+{
+	sb_reset(sb);
+	kpe_format_kstack(sb, p, c->syms, ev, depth);
+	return sb_str(sb);
+}
+
+/* Frames under the line, innermost first: the function's own, then its callers. */
+static void test_kstack(void **state)
+{
+	struct ctx *c = *state;
+	const __u64 ips[] = { SKB_ADDR + 0x600, SKB_ADDR + 1, SKB_ADDR + 0x90 + 0x20,
+			      SKB_ADDR + 0x704, 0x1234 };
+	struct kpe_probe *p = compile(c, "p:kprobes/a ip_send_skb len=+0x70(%si):u32");
+	struct kpe_event *ev = stack_event(p);
+	struct strbuf sb;
+	size_t size;
+
+	sb_init(&sb);
+	/* no record, no frames */
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX), "");
+	ev->vals[0] = 178;
+	ev->data_len = 8;
+	size = put_kstack(ev, ips + 1, sizeof(ips) - 8);
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), 0);
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX),
+			    "\n => ip_send_skb+0x1\n => udp_send_skb+0x20"
+			    "\n => mod_func+0x4 [fakemod]\n => 0x1234");
+	/* --kstack-depth 2: the caller is the second frame, never lost */
+	assert_string_equal(format_kstack(c, &sb, p, ev, 2),
+			    "\n => ip_send_skb+0x1\n => udp_send_skb+0x20");
+	/* a frame above the probed function is not the kernel's stack: cut */
+	ev->data_len = 8;
+	size = put_kstack(ev, ips, sizeof(ips));
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), 0);
+	assert_string_equal(format_kstack(c, &sb, p, ev, 1), "\n => ip_send_skb+0x1");
+	free(ev);
+
+	/* a return probe's stack starts at the caller; recursion cuts nothing */
+	p = compile(c, "r:kprobes/r ip_send_skb ret=$retval");
+	ev = stack_event(p);
+	size = put_kstack(ev, ips + 2, 16);
+	ev->ip = ips[2];
+	((struct kpe_kstack *)ev->data)->ips[1] = SKB_ADDR + 0x10;
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), 0);
+	assert_string_equal(format_kstack(c, &sb, p, ev, 9),
+			    "\n => udp_send_skb+0x20\n => ip_send_skb+0x10");
+	sb_free(&sb);
+	free(ev);
+}
+
+/* A stack record that is not whole frames, too long, or not last is refused. */
+static void test_kstack_malformed(void **state)
+{
+	struct ctx *c = *state;
+	const __u64 ips[KPE_KSTACK_MAX + 1] = { SKB_ADDR + 1, SKB_ADDR + 0x90 };
+	struct kpe_probe *p = compile(c, "p:kprobes/a ip_send_skb");
+	struct kpe_event *ev = stack_event(p), *short_rec;
+	size_t size;
+
+	size = put_kstack(ev, ips, 16);
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), 0);
+	/* something after it: not the last record */
+	assert_int_equal(kpe_event_validate(ev, size + 8, p, 1), -EINVAL);
+	/* cut short by the ring record */
+	assert_int_equal(kpe_event_validate(ev, size - 8, p, 1), -EINVAL);
+	/* no room for its header, which is not read (ASan sees the record's end) */
+	short_rec = malloc(KPE_EVENT_HDR_SIZE);
+	assert_non_null(short_rec);
+	memcpy(short_rec, ev, KPE_EVENT_HDR_SIZE);
+	assert_int_equal(kpe_event_validate(short_rec, KPE_EVENT_HDR_SIZE, p, 1), -EINVAL);
+	free(short_rec);
+	/* part of a frame */
+	size = put_kstack(ev, ips, 12);
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), -EINVAL);
+	/* more frames than the bound */
+	size = put_kstack(ev, ips, sizeof(ips));
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), -EINVAL);
+	size = put_kstack(ev, ips, sizeof(ips) - 8);
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), 0);
+	/* after data that does not end on a frame boundary */
+	ev->data_len = 4;
+	size = put_kstack(ev, ips, 16);
+	assert_int_equal(kpe_event_validate(ev, size, p, 1), -EINVAL);
+	free(ev);
+}
+
 /*
  * %pS names a vmlinux address only inside what kallsyms covers: all of
  * [_stext, _end) with data symbols listed (CONFIG_KALLSYMS_ALL), else the
@@ -603,6 +714,8 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_filter_errors),
 		cmocka_unit_test(test_output),
+		cmocka_unit_test(test_kstack),
+		cmocka_unit_test(test_kstack_malformed),
 		cmocka_unit_test(test_sym_bounds),
 		cmocka_unit_test(test_type_names),
 	};

@@ -24,9 +24,24 @@ const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
 #if defined(__TARGET_ARCH_arm64)
 /* arm64 kprobes run with pc at the probed instruction. */
 #define KPROBE_IP_ADJ 0
+
+/* A function is entered with its return address in lr. */
+static __always_inline __u64 entry_ra(struct pt_regs *ctx)
+{
+	return PT_REGS_RET(ctx);
+}
 #else
 /* x86 kprobes run with ip just past the int3 at the probed address. */
 #define KPROBE_IP_ADJ 1
+
+/* A function is entered with its return address on top of the stack. */
+static __always_inline __u64 entry_ra(struct pt_regs *ctx)
+{
+	__u64 ra = 0;
+
+	bpf_probe_read_kernel(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
+	return ra;
+}
 #endif
 
 _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the register copy");
@@ -435,7 +450,8 @@ static __always_inline void count_drop(__u32 why)
 }
 
 /* --kstack: the kernel stack after the data; returns its bytes. */
-static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event *ev)
+static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event *ev,
+					   const struct kpe_def_cfg *cfg)
 {
 	__u32 off = ev->data_len;
 	struct kpe_kstack *ks;
@@ -452,6 +468,7 @@ static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event
 	}
 	ks->len = n;
 	ks->pad = 0;
+	ks->entry_ra = cfg->flags & KPE_DEF_RETURN ? 0 : entry_ra(ctx);
 	ev->flags |= KPE_EV_KSTACK;
 	return sizeof(*ks) + n;
 }
@@ -488,6 +505,6 @@ int kpe_probe(struct pt_regs *ctx)
 	c.s = s;
 	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
 	if (filter_pass(&c))
-		submit(&s->ev, kstack_bytes ? append_kstack(ctx, &s->ev) : 0);
+		submit(&s->ev, kstack_bytes ? append_kstack(ctx, &s->ev, cfg) : 0);
 	return 0;
 }

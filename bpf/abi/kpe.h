@@ -126,6 +126,13 @@ enum kpe_event_flags {
 struct kpe_kstack {
 	__u32 len; /* 8 a frame */
 	__u32 pad;
+	/*
+	 * A p probe's return address as the function was entered with it
+	 * (x86-64: on top of the stack, arm64: in lr), 0 for r probes. At
+	 * entry the prologue has not run, so a frame-pointer unwinder skips
+	 * the caller (bpftrace#4159); user space puts it back from this.
+	 */
+	__u64 entry_ra;
 	__u64 ips[];
 };
 

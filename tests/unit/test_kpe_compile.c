@@ -580,9 +580,55 @@ static void test_kstack(void **state)
 	size = put_kstack(ev, ips + 2, 16);
 	ev->ip = ips[2];
 	((struct kpe_kstack *)ev->data)->ips[1] = SKB_ADDR + 0x10;
+	/* nor is a caller put back there (BPF sends no entry return address) */
+	((struct kpe_kstack *)ev->data)->entry_ra = SKB_ADDR + 0x604;
 	assert_int_equal(kpe_event_validate(ev, size, p, 1), 0);
 	assert_string_equal(format_kstack(c, &sb, p, ev, 9),
 			    "\n => udp_send_skb+0x20\n => ip_send_skb+0x10");
+	sb_free(&sb);
+	free(ev);
+}
+
+/*
+ * At a function's first instruction a frame-pointer unwinder skips the
+ * caller: the return address the function was entered with puts it back.
+ */
+static void test_kstack_entry_caller(void **state)
+{
+	struct ctx *c = *state;
+	const __u64 caller = SKB_ADDR + 0x90 + 0x20, fp_ips[] = { SKB_ADDR + 1, SKB_ADDR + 0x604 },
+		    orc_ips[] = { SKB_ADDR + 1, caller, SKB_ADDR + 0x604 };
+	const char *want = "\n => ip_send_skb+0x1\n => udp_send_skb+0x20\n => six+0x4";
+	struct kpe_probe *p = compile(c, "p:kprobes/a ip_send_skb");
+	struct kpe_event *ev = stack_event(p);
+	struct kpe_kstack *ks = (void *)ev->data;
+	struct strbuf sb;
+
+	sb_init(&sb);
+	assert_int_equal(kpe_event_validate(ev, put_kstack(ev, fp_ips, sizeof(fp_ips)), p, 1), 0);
+	ks->entry_ra = caller;
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX), want);
+	/* --kstack-depth 2 keeps the caller, not the caller's caller */
+	assert_string_equal(format_kstack(c, &sb, p, ev, 2),
+			    "\n => ip_send_skb+0x1\n => udp_send_skb+0x20");
+	/* an unwinder that found it (ORC) gets no second copy */
+	put_kstack(ev, orc_ips, sizeof(orc_ips));
+	ks->entry_ra = caller;
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX), want);
+	/* it goes after the probed function's frame, wherever that is */
+	put_kstack(ev, (const __u64[]){ SKB_ADDR + 0x600, SKB_ADDR + 1, SKB_ADDR + 0x604 }, 24);
+	ks->entry_ra = caller;
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX), want);
+	/* an entry return address that is no kernel text is not a frame */
+	put_kstack(ev, fp_ips, sizeof(fp_ips));
+	ks->entry_ra = 0x1234;
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX),
+			    "\n => ip_send_skb+0x1\n => six+0x4");
+	/* past the first instruction the stack's top is no return address */
+	p = compile(c, "p:kprobes/b ip_send_skb+4");
+	ks->entry_ra = caller;
+	assert_string_equal(format_kstack(c, &sb, p, ev, KPE_KSTACK_MAX),
+			    "\n => ip_send_skb+0x1\n => six+0x4");
 	sb_free(&sb);
 	free(ev);
 }
@@ -715,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_filter_errors),
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_kstack),
+		cmocka_unit_test(test_kstack_entry_caller),
 		cmocka_unit_test(test_kstack_malformed),
 		cmocka_unit_test(test_sym_bounds),
 		cmocka_unit_test(test_type_names),

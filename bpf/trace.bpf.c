@@ -1181,19 +1181,30 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	return 0;
 }
 
+/*
+ * The innermost frame of fid, and the frames above it go too: their
+ * returns were missed (a kretprobe out of instances, maxactive), and
+ * left there they would fill the stack for the task's life. A return
+ * without a frame (a missed entry) pops nothing.
+ */
 static __always_inline bool pop_frame(struct task_state *ts, __u32 fid, struct frame *out)
 {
+	__u32 i, d = ts->depth;
 	struct frame *f;
 
-	if (ts->depth == 0 || ts->depth > KSNOOP_MAX_DEPTH)
+	if (d > KSNOOP_MAX_DEPTH)
 		return false;
-	f = &ts->frames[(ts->depth - 1) & (KSNOOP_MAX_DEPTH - 1)];
-	/* A missed entry (e.g. kretprobe maxactive) must not unbalance us. */
-	if (f->func_id != fid)
-		return false;
-	*out = *f;
-	ts->depth--;
-	return true;
+	for (i = 0; i < KSNOOP_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		f = &ts->frames[(d - 1 - i) & (KSNOOP_MAX_DEPTH - 1)];
+		if (f->func_id != fid)
+			continue;
+		*out = *f;
+		ts->depth = d - 1 - i;
+		return true;
+	}
+	return false;
 }
 
 static __always_inline bool unstash(struct scratch *s, __u32 depth)

@@ -31,6 +31,7 @@ static int cmd_help(struct env *env, int argc, char **argv);
 static const struct cmd cmds[] = {
 	{ "info", cmd_info, &cmd_opts, false },
 	{ "trace", cmd_trace, &cmd_opts, false },
+	{ "graph", cmd_graph, &cmd_opts, false },
 	{ "count", cmd_count, &agg_cmd_opts, false },
 	{ "hist", cmd_hist, &agg_cmd_opts, false },
 	{ "feature", cmd_feature, &cmd_opts, false },
@@ -55,7 +56,7 @@ void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [OPTIONS] { COMMAND FUNC [FUNC...] | FUNC [FUNC...] | help }\n"
 		"\n"
-		"COMMAND := { trace | count | hist | info | feature | ktrace | kdump | probe | kprobe-events }\n"
+		"COMMAND := { trace | graph | count | hist | info | feature | ktrace | kdump | probe | kprobe-events }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
 		"  arg := parameter | return | parameter->member... | predicate\n"
 		"\n"
@@ -83,7 +84,8 @@ void usage(FILE *f, const char *prog)
 		"      --errors          only calls that fail (an errno, NULL or ERR_PTR return),\n"
 		"                        with the error's origin when FUNCs nest\n"
 		"      --errno LIST      only failures with these errnos (ENOENT,EACCES,13;\n"
-		"                        implies --errors)\n",
+		"                        implies --errors)\n"
+		"      --max-nodes N     graph: at most N calls in one tree (default 1024)\n",
 		prog, KSNOOP_DEFAULT_PAGES, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
 }
 
@@ -239,6 +241,7 @@ const struct opt env_opts[] = {
 	OPT_CALL("kstack", 0, false, env_set_kstack),
 	OPT_CALL("kstack-depth", 0, true, env_set_kstack_depth),
 	OPT_FLAG("errors", 0, struct env, errors),
+	OPT_INT("max-nodes", 0, struct env, max_nodes, 1, 65536),
 	OPT_CALL("errno", 0, true, set_errno),
 	{},
 };

@@ -50,6 +50,8 @@ struct env {
 	int max_bytes;			    /* --max-bytes per value, 0 = default */
 	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
 	bool errors;			    /* --errors: failing calls only */
+	bool graph;			    /* ksnoop graph: call trees under ENTRY */
+	int max_nodes;			    /* graph --max-nodes per tree */
 	bool errno_filter;		    /* --errno: only these errnos */
 	unsigned long long errno_mask[64];  /* --errno, a bit per errno 0-4095 */
 	const char *btf_path;		    /* --btf */
@@ -63,6 +65,7 @@ typedef int (*cmd_fn)(struct env *env, int argc, char **argv);
 
 int cmd_info(struct env *env, int argc, char **argv);
 int cmd_trace(struct env *env, int argc, char **argv);
+int cmd_graph(struct env *env, int argc, char **argv);
 int cmd_feature(struct env *env, int argc, char **argv);
 int cmd_ktrace(struct env *env, int argc, char **argv);
 int cmd_kdump(struct env *env, int argc, char **argv);

@@ -93,7 +93,7 @@ static void set_errors_rodata(const struct env *env, struct trace_bpf *skel)
 	_Static_assert(sizeof(env->errno_mask) == sizeof(skel->rodata->errno_mask),
 		       "one bit per errno on both sides");
 
-	skel->rodata->errors_only = env->errors;
+	skel->rodata->errors_only = env->errors && !env->graph;
 	skel->rodata->errno_filter = env->errno_filter;
 	memcpy((void *)skel->rodata->errno_mask, env->errno_mask, sizeof(env->errno_mask));
 }
@@ -143,8 +143,9 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->filter_tgid = t->env->nr_pids > 0;
 	skel->rodata->filter_cpu = t->env->cpu;
 	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
-	skel->rodata->chain_mode = t->env->stack_mode;
-	skel->rodata->min_duration_ns = t->env->min_duration_ns;
+	skel->rodata->chain_mode = t->env->stack_mode || t->env->graph;
+	/* graph keeps or drops whole trees, by ENTRY's duration and error */
+	skel->rodata->min_duration_ns = t->env->graph ? 0 : t->env->min_duration_ns;
 	/* Room for the frames above the function at fentry, which output cuts. */
 	skel->rodata->kstack_bytes =
 		t->env->kstack_depth

@@ -20,6 +20,7 @@ struct pending {
 	__u32 tid;
 	__u64 chain_id;
 	int complete;
+	int cut; /* graph: calls past max_nodes */
 	struct held *events;
 	size_t nr, cap;
 };
@@ -28,6 +29,7 @@ struct chain {
 	int len;
 	chain_emit_fn emit;
 	chain_origin_fn origin;
+	int max_nodes; /* graph: calls in one tree; 0 for --errors */
 	void *ctx;
 	struct pending *p;
 	size_t nr, cap;
@@ -53,6 +55,15 @@ struct chain *chain__new_errors(chain_origin_fn origin, void *ctx)
 		return NULL;
 	c->origin = origin;
 	c->ctx = ctx;
+	return c;
+}
+
+struct chain *chain__new_graph(chain_origin_fn tree, int max_nodes, void *ctx)
+{
+	struct chain *c = chain__new_errors(tree, ctx);
+
+	if (c)
+		c->max_nodes = max_nodes;
 	return c;
 }
 
@@ -152,6 +163,12 @@ int chain__event(struct chain *c, const struct ksnoop_event *ev, size_t size, in
 	return 0;
 }
 
+static void forget_oldest(struct pending *p)
+{
+	free(p->events[0].data);
+	memmove(p->events, p->events + 1, --p->nr * sizeof(*p->events));
+}
+
 static __u64 entry_ts(const struct ksnoop_event *ev)
 {
 	return ev->ts - ev->duration_ns;
@@ -206,36 +223,105 @@ static void release_origin(struct chain *c, struct pending *p, const struct ksno
 			}
 		}
 	}
-	c->origin(c->ctx, evs, sizes, n);
+	c->origin(c->ctx, evs, sizes, n, 0);
 }
 
-static void forget_oldest(struct pending *p)
+/* graph: top and every call held within it, as they were held. */
+static int release_tree(struct chain *c, struct pending *p, const struct ksnoop_event *top,
+			size_t top_size)
 {
-	free(p->events[0].data);
-	memmove(p->events, p->events + 1, --p->nr * sizeof(*p->events));
+	const struct ksnoop_event **evs = calloc(p->nr + 1, sizeof(*evs));
+	size_t *sizes = calloc(p->nr + 1, sizeof(*sizes));
+	size_t i;
+	int n = 1;
+
+	if (!evs || !sizes) {
+		free(evs);
+		free(sizes);
+		return -ENOMEM;
+	}
+	evs[0] = top;
+	sizes[0] = top_size;
+	for (i = 0; i < p->nr; i++) {
+		if (!within(p->events[i].data, top))
+			continue;
+		evs[n] = p->events[i].data;
+		sizes[n++] = p->events[i].size;
+	}
+	c->origin(c->ctx, evs, sizes, n, p->cut);
+	free(evs);
+	free(sizes);
+	return 0;
 }
 
-int chain__failure(struct chain *c, const struct ksnoop_event *ev, size_t size, bool outermost)
+/* The deepest held call, the last of equals: the first a full tree gives up. */
+static size_t deepest_held(const struct pending *p)
+{
+	size_t i, best = 0;
+
+	for (i = 1; i < p->nr; i++) {
+		const struct ksnoop_event *ev = p->events[i].data, *b = p->events[best].data;
+
+		if (ev->depth >= b->depth)
+			best = i;
+	}
+	return best;
+}
+
+/*
+ * A full tree keeps its outer calls: inner ones return, and arrive,
+ * first, and a shallower call takes the place of the deepest held.
+ */
+static int replace_deepest(struct pending *p, const struct ksnoop_event *ev, size_t size)
+{
+	size_t d = deepest_held(p);
+	const struct ksnoop_event *old = p->events[d].data;
+	void *copy;
+
+	p->cut++;
+	if (!p->nr || old->depth <= ev->depth)
+		return 0;
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, ev, size);
+	free(p->events[d].data);
+	p->events[d].data = copy;
+	p->events[d].size = size;
+	return 0;
+}
+
+/* Bounded: --errors forgets its oldest failures, a graph cuts its tree. */
+static int hold_nested(struct chain *c, struct pending *p, const struct ksnoop_event *ev,
+		       size_t size)
+{
+	if (c->max_nodes && (int)p->nr >= c->max_nodes)
+		return replace_deepest(p, ev, size);
+	if (!c->max_nodes && p->nr >= CHAIN_MAX_FAILURES)
+		forget_oldest(p);
+	return hold(p, ev, size);
+}
+
+int chain__nested(struct chain *c, const struct ksnoop_event *ev, size_t size, bool outermost)
 {
 	struct pending *p = find(c, ev->pid, 0, !outermost && ev->kind != KSNOOP_EV_CHAIN_END);
+	int err = 0;
 
 	if (ev->kind == KSNOOP_EV_CHAIN_END) {
 		if (p)
 			drop_pending(c, p);
 		return 0;
 	}
-	if (!outermost) {
-		if (!p)
-			return -ENOMEM;
-		if (p->nr >= CHAIN_MAX_FAILURES)
-			forget_oldest(p);
-		return hold(p, ev, size);
-	}
+	if (!outermost)
+		return p ? hold_nested(c, p, ev, size) : -ENOMEM;
 	if (!p) {
-		c->origin(c->ctx, &ev, &size, 1);
+		c->origin(c->ctx, &ev, &size, 1, 0);
 		return 0;
 	}
-	release_origin(c, p, ev, size);
+	if (c->max_nodes)
+		err = release_tree(c, p, ev, size);
+	else
+		release_origin(c, p, ev, size);
 	drop_pending(c, p);
-	return 0;
+	return err;
 }

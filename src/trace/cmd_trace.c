@@ -19,6 +19,8 @@
 #include "lib/ring.h"
 #include "lib/util.h"
 
+#define GRAPH_DEFAULT_NODES 1024 /* calls shown in one tree */
+
 struct trace_run {
 	struct session ses;
 	struct ring_loop *ring;
@@ -34,24 +36,34 @@ static int emit_event(void *ctx, const struct ksnoop_event *ev, size_t size)
 }
 
 static void emit_origin(void *ctx, const struct ksnoop_event *const *evs, const size_t *sizes,
-			int n)
+			int n, int cut)
 {
 	struct trace_run *s = ctx;
 
+	(void)cut;
 	output__origin(s->out, evs, sizes, n);
+}
+
+static void emit_tree(void *ctx, const struct ksnoop_event *const *evs, const size_t *sizes, int n,
+		      int cut)
+{
+	struct trace_run *s = ctx;
+
+	output__tree(s->out, evs, sizes, n, cut);
 }
 
 /* --errors: the call whose failure releases the origin chain under it. */
 static bool outermost(const struct trace_run *s, const struct ksnoop_event *ev)
 {
-	return ev->depth == 0 ||
-	       (s->ses.env->stack_mode && s->ses.plans[ev->func_id].cfg.chain_pos == 0);
+	return ev->depth == 0 || ((s->ses.env->stack_mode || s->ses.env->graph) &&
+				  s->ses.plans[ev->func_id].cfg.chain_pos == 0);
 }
 
 /* --errors names a failure's origin when the traced functions can nest. */
 static bool wants_origin(const struct trace_run *s)
 {
-	return s->ses.env->errors && (s->ses.nr > 1 || s->ses.env->stack_mode);
+	return s->ses.env->errors && !s->ses.env->graph &&
+	       (s->ses.nr > 1 || s->ses.env->stack_mode);
 }
 
 static int handle_event(void *ctx, const void *data, size_t size)
@@ -61,8 +73,8 @@ static int handle_event(void *ctx, const void *data, size_t size)
 
 	if (event_validate(ev, size, s->ses.nr))
 		return RING_MALFORMED;
-	if (s->chain && wants_origin(s))
-		return chain__failure(s->chain, ev, size, outermost(s, ev));
+	if (s->chain && (wants_origin(s) || s->ses.env->graph))
+		return chain__nested(s->chain, ev, size, outermost(s, ev));
 	if (s->chain)
 		return chain__event(s->chain, ev, size, s->ses.plans[ev->func_id].cfg.chain_pos);
 	return emit_event(s, ev, size);
@@ -106,7 +118,11 @@ static int setup_output(struct trace_run *s)
 		/* Small blocks stay in the heap unless given back: peak RSS. */
 		malloc_trim(0);
 	}
-	if (wants_origin(s)) {
+	if (s->ses.env->graph) {
+		s->chain = chain__new_graph(emit_tree, s->ses.env->max_nodes, s);
+		if (!s->chain)
+			return -ENOMEM;
+	} else if (wants_origin(s)) {
 		s->chain = chain__new_errors(emit_origin, s);
 		if (!s->chain)
 			return -ENOMEM;
@@ -149,12 +165,16 @@ static void cleanup(struct trace_run *s)
 static int check_args(const struct env *env, int argc)
 {
 	if (argc < 1) {
-		p_err("trace needs at least one function");
+		p_err("%s needs at least one function", env->graph ? "graph" : "trace");
 		return -EINVAL;
 	}
 	if (argc > KSNOOP_MAX_FUNCS) {
 		p_err("at most %d functions can be traced at once", KSNOOP_MAX_FUNCS);
 		return -E2BIG;
+	}
+	if (env->graph && env->stack_mode) {
+		p_err("graph's callees count inside ENTRY at any depth; -s does not apply");
+		return -EINVAL;
 	}
 	if (env->stack_mode && argc > KSNOOP_MAX_CHAIN) {
 		p_err("a -s chain has at most %d functions", KSNOOP_MAX_CHAIN);
@@ -174,6 +194,7 @@ static int trace_opts(const struct env *env, struct plan_opts *po)
 				  /* JSON shows every return's duration. */
 				  .frames = util_json() || env->stack_mode,
 				  .errors = env->errors,
+				  .graph = env->graph,
 				  .max_bytes = env->max_bytes };
 	return 0;
 }
@@ -205,4 +226,13 @@ int cmd_trace(struct env *env, int argc, char **argv)
 out:
 	cleanup(&s);
 	return err;
+}
+
+/* graph ENTRY [CALLEE...]: trace's engine, every call at its return, in trees. */
+int cmd_graph(struct env *env, int argc, char **argv)
+{
+	env->graph = true;
+	if (!env->max_nodes)
+		env->max_nodes = GRAPH_DEFAULT_NODES;
+	return cmd_trace(env, argc, argv);
 }

@@ -366,18 +366,25 @@ static __u8 failure_kind(const struct output *o, const struct func_plan *plan,
 	return o->env->errors && plan_value_is_ret(pv) ? plan->cfg.err_kind : KSNOOP_ERR_NONE;
 }
 
-/* "-2 (ENOENT)", "ERR_PTR(-2) (ENOENT)" or "NULL". */
-static void failure_text(__u8 kind, const struct ksnoop_vrec *vr, struct strbuf *sb)
+/* A return as the origin and graph show it: "-2 (ENOENT)", "ERR_PTR(-2) (ENOENT)", "NULL", "0xffff888004f1c000", "3". */
+static void ret_text(__u8 kind, const struct ksnoop_vrec *vr, struct strbuf *sb)
 {
 	int e = failure_errno(kind, vr);
 	char buf[24];
 
-	if (!e) {
-		sb_printf(sb, kind == KSNOOP_ERR_PTR ? "NULL" : "%lld", (long long)vr->raw);
-		return;
-	}
-	sb_printf(sb, kind == KSNOOP_ERR_PTR ? "ERR_PTR(%d) (%s)" : "%d (%s)", -e,
-		  bpfutil_errno_name(e, buf, sizeof(buf)));
+	if (e)
+		sb_printf(sb, kind == KSNOOP_ERR_PTR ? "ERR_PTR(%d) (%s)" : "%d (%s)", -e,
+			  bpfutil_errno_name(e, buf, sizeof(buf)));
+	else if (kind == KSNOOP_ERR_PTR && (!vr->raw || vr->flags & KSNOOP_VR_NULL))
+		sb_printf(sb, "NULL");
+	else if (kind == KSNOOP_ERR_PTR)
+		sb_printf(sb, "0x%llx", (unsigned long long)vr->raw);
+	else if (kind == KSNOOP_ERR_INT32)
+		sb_printf(sb, "%d", (int)vr->raw);
+	else if (kind == KSNOOP_ERR_INT64)
+		sb_printf(sb, "%lld", (long long)vr->raw);
+	else
+		sb_printf(sb, "%llu", (unsigned long long)vr->raw);
 }
 
 /* --errors: an ERR_PTR or NULL return, which no dump could show. */
@@ -391,7 +398,7 @@ static void print_failed_ptr(struct output *o, __u8 kind, const struct ksnoop_vr
 	struct strbuf sb;
 
 	sb_init(&sb);
-	failure_text(kind, vr, &sb);
+	ret_text(kind, vr, &sb);
 	fprintf(o->out, "\n%*s%s", DUMP_INDENT, "", sb_str(&sb));
 	sb_free(&sb);
 }
@@ -578,13 +585,36 @@ static bool json_failure(struct strbuf *sb, __u8 kind, const struct ksnoop_vrec 
 	return kind == KSNOOP_ERR_PTR;
 }
 
-static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
-			   const struct ksnoop_vrec *vr, __u8 fail_kind)
+/* A captured value as JSON, or an "error" member (leading comma) if unreadable. */
+static void json_value_of(struct output *o, const struct plan_value *pv,
+			  const struct ksnoop_vrec *vr, struct strbuf *sb)
 {
 	struct json_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
 				.ks = o->ks };
-	struct strbuf *sb = &o->line;
 	const void *data = vr + 1;
+
+	if (pv->show == SHOW_STRING) {
+		json_string(sb, data, vr->len);
+	} else if (pv->show == SHOW_SCALAR) {
+		json_value(sb, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
+	} else if (pv->bit_size) {
+		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
+
+		json_value(sb, pv->btf, pv->type_id, &v, sizeof(v), &jo);
+	} else {
+		json_value(sb, pv->btf, pv->type_id, data, vr->len, &jo);
+	}
+}
+
+static const char *unreadable(const struct ksnoop_vrec *vr)
+{
+	return vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory";
+}
+
+static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
+			   const struct ksnoop_vrec *vr, __u8 fail_kind)
+{
+	struct strbuf *sb = &o->line;
 
 	sb_printf(sb, "{\"name\":");
 	json_string(sb, pv->name, 1024);
@@ -597,22 +627,11 @@ static void json_one_value(struct output *o, const struct plan_value *pv, const 
 		return;
 	}
 	if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
-		sb_printf(sb, ",\"error\":\"%s\"}",
-			  vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory");
+		sb_printf(sb, ",\"error\":\"%s\"}", unreadable(vr));
 		return;
 	}
 	sb_printf(sb, ",\"value\":");
-	if (pv->show == SHOW_STRING) {
-		json_string(sb, data, vr->len);
-	} else if (pv->show == SHOW_SCALAR) {
-		json_value(sb, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
-	} else if (pv->bit_size) {
-		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
-
-		json_value(sb, pv->btf, pv->type_id, &v, sizeof(v), &jo);
-	} else {
-		json_value(sb, pv->btf, pv->type_id, data, vr->len, &jo);
-	}
+	json_value_of(o, pv, vr, sb);
 	if (vr->flags & KSNOOP_VR_TRUNCATED ||
 	    (pv->show != SHOW_SCALAR && pv->show != SHOW_STRING && vr->len < pv->full_size))
 		sb_printf(sb, ",\"truncated\":true");
@@ -640,7 +659,7 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 	sb_printf(sb, ",\"event\":\"%s\"", event_kind_name(ev->kind));
 	if (ev->kind != KSNOOP_EV_ENTRY)
 		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
-	if (o->env->errors)
+	if (o->env->errors || o->env->graph)
 		sb_printf(sb, ",\"depth\":%u", ev->depth);
 	if (origin)
 		sb_printf(sb, ",\"origin\":true");
@@ -699,7 +718,7 @@ static void origin_line(struct output *o, const char *label, const struct ksnoop
 
 	sb_init(&sb);
 	if (vr)
-		failure_text(plan->cfg.err_kind, vr, &sb);
+		ret_text(plan->cfg.err_kind, vr, &sb);
 	fprintf(o->out, "%*s%s %s() = %s\n", NAME_INDENT, "", label, plan->name, sb_str(&sb));
 	sb_free(&sb);
 }
@@ -725,4 +744,190 @@ void output__origin(struct output *o, const struct ksnoop_event *const *evs, con
 	for (i = n - 2; i >= 0; i--)
 		origin_line(o, "   called by:", evs[i]);
 	fputc('\n', o->out);
+}
+
+/* graph: a whole tree is shown when ENTRY's call passes --errors and --duration. */
+static bool tree_kept(const struct output *o, const struct ksnoop_event *top)
+{
+	const struct func_plan *plan = &o->plans[top->func_id];
+	const struct ksnoop_vrec *vr = return_vrec(plan, top);
+	int e;
+
+	if (top->duration_ns < o->env->min_duration_ns)
+		return false;
+	if (!o->env->errors)
+		return true;
+	e = vr ? failure_errno(plan->cfg.err_kind, vr) : 0;
+	if (!e)
+		return vr && plan->cfg.err_kind == KSNOOP_ERR_PTR && !o->env->errno_filter &&
+		       (!vr->raw || vr->flags & KSNOOP_VR_NULL);
+	return !o->env->errno_filter || (o->env->errno_mask[e / 64] >> (e % 64) & 1);
+}
+
+static __u64 ev_entry(const struct ksnoop_event *ev)
+{
+	return ev->ts - ev->duration_ns;
+}
+
+static bool ev_within(const struct ksnoop_event *in, const struct ksnoop_event *out)
+{
+	return ev_entry(in) >= ev_entry(out) && in->ts <= out->ts;
+}
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct ksnoop_event *x = *(const struct ksnoop_event *const *)a;
+	const struct ksnoop_event *y = *(const struct ksnoop_event *const *)b;
+
+	if (ev_entry(x) != ev_entry(y))
+		return ev_entry(x) < ev_entry(y) ? -1 : 1;
+	return x->depth - y->depth;
+}
+
+/* "path_openat(flags=65)": the node's shown values but the return, inline. */
+static void node_call(struct output *o, const struct ksnoop_event *ev, struct strbuf *sb)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct vrec_iter it = vrec_iter(plan, ev);
+	const struct ksnoop_vrec *vr;
+	int n = 0;
+
+	sb_printf(sb, "%s(", plan->name);
+	while ((vr = next_shown(&it))) {
+		const struct plan_value *pv = &plan->values[vr->idx];
+
+		if (plan_value_is_ret(pv))
+			continue;
+		sb_printf(sb, "%s%s=", n++ ? ", " : "", pv->name);
+		if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT))
+			sb_printf(sb, "<%s>", unreadable(vr));
+		else
+			json_value_of(o, pv, vr, sb);
+	}
+	sb_putc(sb, ')');
+}
+
+/* " = -2 (ENOENT)   3.4 us", nothing for a void function's return. */
+static void node_result(struct output *o, const struct ksnoop_event *ev, struct strbuf *sb)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	const struct ksnoop_vrec *vr = return_vrec(plan, ev);
+
+	if (vr) {
+		sb_printf(sb, " = ");
+		ret_text(plan->cfg.err_kind, vr, sb);
+	}
+	sb_printf(sb, "   %.1f us", ev->duration_ns / 1000.0);
+}
+
+#define TREE_INDENT 31 /* under FUNCTION/ARGS, after TIME CPU PID */
+
+struct tree_printer {
+	struct output *o;
+	const struct ksnoop_event *top;
+	const struct ksnoop_event *open[KSNOOP_MAX_DEPTH + 1];
+	int nr_open;
+	bool elided; /* a "deeper than --max-depth" marker is out */
+	struct strbuf sb;
+};
+
+static int level_of(const struct tree_printer *t, const struct ksnoop_event *ev)
+{
+	return ev->depth > t->top->depth ? ev->depth - t->top->depth : 0;
+}
+
+static void tree_line(struct tree_printer *t, int level)
+{
+	if (level == 0) {
+		print_time(t->o, t->top->ts - t->top->duration_ns);
+		fprintf(t->o->out, " %4u %8u ", t->top->cpu, t->top->pid);
+	} else {
+		fprintf(t->o->out, "%*s", TREE_INDENT + 2 * level, "");
+	}
+	fprintf(t->o->out, "%s\n", sb_str(&t->sb));
+	sb_reset(&t->sb);
+}
+
+static void tree_close(struct tree_printer *t)
+{
+	const struct ksnoop_event *ev = t->open[--t->nr_open];
+
+	sb_printf(&t->sb, "}");
+	node_result(t->o, ev, &t->sb);
+	if (level_of(t, ev) == 0) {
+		fprintf(t->o->out, "%*s%s\n", TREE_INDENT, "", sb_str(&t->sb));
+		sb_reset(&t->sb);
+		return;
+	}
+	tree_line(t, level_of(t, ev));
+}
+
+static void tree_node(struct tree_printer *t, const struct ksnoop_event *ev,
+		      const struct ksnoop_event *next)
+{
+	int level = level_of(t, ev), max = t->o->env->max_depth;
+	bool parent = next && ev_within(next, ev) && t->nr_open <= KSNOOP_MAX_DEPTH;
+
+	while (t->nr_open && !ev_within(ev, t->open[t->nr_open - 1]))
+		tree_close(t);
+	if (max && level > max) {
+		if (!t->elided)
+			fprintf(t->o->out, "%*s... /* deeper than --max-depth %d */\n",
+				TREE_INDENT + 2 * level, "", max);
+		t->elided = true;
+		return;
+	}
+	t->elided = false;
+	node_call(t->o, ev, &t->sb);
+	if (parent) {
+		sb_printf(&t->sb, " {");
+		t->open[t->nr_open++] = ev;
+	} else {
+		node_result(t->o, ev, &t->sb);
+	}
+	tree_line(t, level);
+}
+
+static void text_tree(struct output *o, const struct ksnoop_event **evs, int n, int cut)
+{
+	struct tree_printer t = { .o = o, .top = evs[0] };
+	int i;
+
+	sb_init(&t.sb);
+	for (i = 0; i < n; i++)
+		tree_node(&t, evs[i], i + 1 < n ? evs[i + 1] : NULL);
+	if (cut)
+		fprintf(o->out, "%*s... %d more call%s not shown (--max-nodes %d)\n",
+			TREE_INDENT + 2, "", cut, cut > 1 ? "s" : "", o->env->max_nodes);
+	while (t.nr_open)
+		tree_close(&t);
+	fputc('\n', o->out);
+	sb_free(&t.sb);
+}
+
+void output__tree(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
+		  int n, int cut)
+{
+	const struct ksnoop_event **sorted;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (event_validate(evs[i], sizes[i], o->nr))
+			return;
+	}
+	if (!n || !tree_kept(o, evs[0]))
+		return;
+	sorted = calloc(n, sizeof(*sorted));
+	if (!sorted)
+		return;
+	memcpy(sorted, evs, n * sizeof(*sorted));
+	/* ENTRY began first: it stays first */
+	qsort(sorted + 1, n - 1, sizeof(*sorted), by_entry);
+	if (util_json()) {
+		for (i = 0; i < n; i++)
+			json_event(o, sorted[i], false);
+	} else {
+		text_tree(o, sorted, n, cut);
+	}
+	free(sorted);
 }

@@ -27,6 +27,14 @@ int output__event(struct output *o, const struct ksnoop_event *ev, size_t size);
 void output__origin(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
 		    int n);
 
+/*
+ * graph: ENTRY's call first, then the calls within it, in any order;
+ * cut calls were left out (--max-nodes). Kept only when ENTRY's call
+ * passes --errors, --errno and --duration.
+ */
+void output__tree(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
+		  int n, int cut);
+
 /* Checks a ring buffer record before anything reads it. */
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs);
 

@@ -696,22 +696,30 @@ static int add_return(struct func_plan *plan)
 	return idx < 0 ? idx : 0;
 }
 
-/* --errors: how the return type says the call failed. */
-static int set_err_kind(struct func_plan *plan)
+/* How the return type says the call failed, ERR_NONE if it cannot. */
+static __u8 err_kind_of(const struct func_plan *plan)
 {
 	const struct btf *btf = plan->func.btf;
 	__u32 ret = btf__type_by_id(btf, btf__type_by_id(btf, plan->func.id)->type)->type;
 	const struct btf_type *t = ret ? real_type(btf, ret) : NULL;
+
+	if (t && btf_is_ptr(t))
+		return KSNOOP_ERR_PTR;
+	if (t && (btf_is_int(t) || btf_is_any_enum(t)) && (t->size == 4 || t->size == 8))
+		return t->size == 4 ? KSNOOP_ERR_INT32 : KSNOOP_ERR_INT64;
+	return KSNOOP_ERR_NONE;
+}
+
+/* --errors: the function must be able to fail. */
+static int set_err_kind(struct func_plan *plan)
+{
+	const struct btf *btf = plan->func.btf;
+	__u32 ret = btf__type_by_id(btf, btf__type_by_id(btf, plan->func.id)->type)->type;
 	char *ts;
 
-	if (t && btf_is_ptr(t)) {
-		plan->cfg.err_kind = KSNOOP_ERR_PTR;
+	plan->cfg.err_kind = err_kind_of(plan);
+	if (plan->cfg.err_kind != KSNOOP_ERR_NONE)
 		return 0;
-	}
-	if (t && (btf_is_int(t) || btf_is_any_enum(t)) && (t->size == 4 || t->size == 8)) {
-		plan->cfg.err_kind = t->size == 4 ? KSNOOP_ERR_INT32 : KSNOOP_ERR_INT64;
-		return 0;
-	}
 	ts = ret ? type_str(btf, ret) : NULL;
 	p_err("%s() returns %s: --errors needs an int, a long or a pointer return", plan->name,
 	      ts ? ts : "void");
@@ -739,6 +747,13 @@ static bool has_return(const struct func_plan *plan)
 static int plan_errors(struct func_plan *plan)
 {
 	return set_err_kind(plan) ?: has_return(plan) ? 0 : add_return(plan);
+}
+
+/* A graph node shows its return, and its errno when it has one. */
+static int plan_graph(struct func_plan *plan)
+{
+	plan->cfg.err_kind = err_kind_of(plan);
+	return has_return(plan) ? 0 : add_return(plan);
 }
 
 /* Which sides the values need; comm is the same on both and follows the rest. */
@@ -979,13 +994,15 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	plan->cfg.nr_args = plan->nr_args;
 	plan->bare = !spec->has_list;
 	/* A bare count or hist counts calls: it captures nothing. */
-	if (plan->bare && opts->sample == PLAN_EVENTS)
+	if (plan->bare && opts->sample == PLAN_EVENTS && !opts->graph)
 		err = add_all_params(plan) ?: add_return(plan);
 	else if (!plan->bare)
 		err = add_items(plan, spec);
 	else
 		err = 0;
-	if (!err && opts->errors)
+	if (!err && opts->graph)
+		err = plan_graph(plan);
+	else if (!err && opts->errors)
 		err = plan_errors(plan);
 	if (!err && opts->comm)
 		err = add_comm_filter(plan, opts->comm);
@@ -994,7 +1011,7 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	if (opts->max_bytes)
 		cap_sizes(plan, opts->max_bytes);
 	if (opts->sample == PLAN_EVENTS)
-		set_emit(plan, opts->combined || opts->errors);
+		set_emit(plan, opts->combined || opts->errors || opts->graph);
 	else
 		set_sample(plan, opts->sample);
 	set_fast_paths(plan, opts);

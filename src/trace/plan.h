@@ -60,6 +60,7 @@ struct plan_opts {
 	int max_bytes;	  /* cap on bytes captured per value, 0 for the default */
 	bool frames;	  /* pair returns with entries always (-s, durations shown) */
 	bool errors;	  /* --errors: one event per failing call, at return */
+	bool graph;	  /* graph: one event per call, at return; bare: the return only */
 	/*
 	 * The name came from a pattern: one without BTF fails with -ENOENT
 	 * at once, without a message or the costly "did you mean".

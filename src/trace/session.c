@@ -64,6 +64,9 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 	s->nr++;
 	if (s->env->stack_mode)
 		p->cfg.chain_pos = s->nr - 1;
+	/* graph: every callee counts while its task is inside ENTRY, the first */
+	if (s->env->graph)
+		p->cfg.chain_pos = s->nr > 1;
 	if (p->note[0])
 		p_warn("%s", p->note);
 	return 0;
@@ -125,6 +128,10 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 		}
 		if (is_glob(spec.func) && s->env->stack_mode) {
 			p_err("-s chains take exact function names, not '%s'", spec.func);
+			err = -EINVAL;
+		} else if (is_glob(spec.func) && s->env->graph && i == 0) {
+			p_err("graph's ENTRY is one function, not '%s'; callees may be patterns",
+			      spec.func);
 			err = -EINVAL;
 		} else {
 			err = is_glob(spec.func) ? add_glob(s, &spec, &popts)

@@ -69,16 +69,17 @@ has()
 	fi
 }
 
-cmds=(trace count hist info feature ktrace kdump probe kprobe-events help)
+cmds=(trace graph count hist info feature ktrace kdump probe kprobe-events help)
 check "ksnoop " "${cmds[@]}"
 check "ksnoop c" count
 check "ksnoop -p 1 -j tr" trace
 check "ksnoop k" ktrace kdump kprobe-events
 
 # options, per command
-check "ksnoop trace --max-" --max-depth --max-bytes
+check "ksnoop trace --max-" --max-depth --max-bytes --max-nodes
 check "ksnoop info --s" --stack --symbolize
-check "ksnoop count --max-" --max-keys --max-depth --max-bytes
+check "ksnoop graph --err" --errors --errno
+check "ksnoop count --max-" --max-keys --max-depth --max-bytes --max-nodes
 check "ksnoop hist --l" --linear --latency
 check "ksnoop info --l"
 check "ksnoop probe --" --filter --pid --pages --kstack --kstack-depth --debug --help

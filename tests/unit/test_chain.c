@@ -214,13 +214,16 @@ static void test_held_bound(void **state UNUSED)
  * is recorded as "[label label ...]", outermost first.
  */
 static void record_origin(void *arg, const struct ksnoop_event *const *evs, const size_t *sizes,
-			  int n)
+			  int n, int cut)
 {
 	struct ctx *c = arg;
 	size_t len = strlen(c->got);
 	int i;
 
 	(void)sizes;
+	if (cut)
+		len += snprintf(c->got + len, sizeof(c->got) - len, "%scut=%d", len ? " " : "",
+				cut);
 	len += snprintf(c->got + len, sizeof(c->got) - len, "%s[", len ? " " : "");
 	for (i = 0; i < n && len < sizeof(c->got); i++)
 		len += snprintf(c->got + len, sizeof(c->got) - len, "%s%.*s", i ? " " : "",
@@ -249,7 +252,7 @@ static void failure(struct ctx *c, __u32 tid, int depth, __u64 entry, __u64 ret,
 	c->ev.ts = ret;
 	c->ev.duration_ns = ret - entry;
 	strncpy(c->ev.comm, label, sizeof(c->ev.comm) - 1);
-	assert_int_equal(chain__failure(c->chain, &c->ev, KSNOOP_EVENT_HDR_SIZE, depth == 0), 0);
+	assert_int_equal(chain__nested(c->chain, &c->ev, KSNOOP_EVENT_HDR_SIZE, depth == 0), 0);
 }
 
 static void chain_end_of(struct ctx *c, __u32 tid)
@@ -257,7 +260,7 @@ static void chain_end_of(struct ctx *c, __u32 tid)
 	memset(&c->ev, 0, KSNOOP_EVENT_HDR_SIZE);
 	c->ev.kind = END;
 	c->ev.pid = tid;
-	assert_int_equal(chain__failure(c->chain, &c->ev, KSNOOP_EVENT_HDR_SIZE, true), 0);
+	assert_int_equal(chain__nested(c->chain, &c->ev, KSNOOP_EVENT_HDR_SIZE, true), 0);
 }
 
 /* Inner failures arrive first (they return first); the outermost releases them. */
@@ -334,6 +337,47 @@ static void test_origin_threads_bound(void **state UNUSED)
 	free_ctx(c);
 }
 
+static struct ctx *new_graph_ctx(int max_nodes)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	c->chain = chain__new_graph(record_origin, max_nodes, c);
+	assert_non_null(c->chain);
+	return c;
+}
+
+/* graph: ENTRY releases every call within it, successes too; none from before. */
+static void test_graph_tree(void **state UNUSED)
+{
+	struct ctx *c = new_graph_ctx(100);
+
+	failure(c, 1, 1, 1, 2, "before");
+	failure(c, 1, 2, 12, 13, "leaf");
+	failure(c, 1, 1, 11, 14, "mid");
+	failure(c, 1, 1, 15, 16, "sib");
+	failure(c, 2, 1, 12, 13, "other");
+	failure(c, 1, 0, 10, 20, "entry");
+	expect(c, "[entry leaf mid sib]");
+	failure(c, 1, 0, 30, 40, "again");
+	expect(c, "[entry leaf mid sib] [again]");
+	free_ctx(c);
+}
+
+/* A full tree counts what it cut and keeps its shallowest calls. */
+static void test_graph_cut(void **state UNUSED)
+{
+	struct ctx *c = new_graph_ctx(2);
+
+	failure(c, 1, 3, 13, 14, "d3");
+	failure(c, 1, 2, 12, 15, "d2");
+	failure(c, 1, 1, 11, 16, "d1");
+	failure(c, 1, 3, 17, 18, "e3");
+	failure(c, 1, 0, 10, 20, "entry");
+	expect(c, "cut=2 [entry d1 d2]");
+	free_ctx(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +394,8 @@ int main(void)
 		cmocka_unit_test(test_origin_chain_end),
 		cmocka_unit_test(test_origin_stale),
 		cmocka_unit_test(test_origin_threads_bound),
+		cmocka_unit_test(test_graph_tree),
+		cmocka_unit_test(test_graph_cut),
 	};
 
 	return cmocka_run_group_tests_name("chain", tests, NULL, NULL);

@@ -292,6 +292,11 @@ for e in "" , ENOENT, ",ENOENT" EFOO 0 4096 2x "ENOENT,$A300" "$ESC[31m"; do
 	one trace --errno "$e" do_sys_openat2
 done
 one count --errors ip_send_skb
+one graph
+one graph 'do_*' do_filp_open
+one -s graph do_sys_openat2 do_filp_open
+one graph --max-nodes 0 do_sys_openat2
+one graph --max-nodes 65537 do_sys_openat2
 one hist --errno ENOENT "do_sys_openat2(return)"
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	one count "ip_send_skb(skb)"

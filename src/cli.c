@@ -85,7 +85,10 @@ void usage(FILE *f, const char *prog)
 		"                        with the error's origin when FUNCs nest\n"
 		"      --errno LIST      only failures with these errnos (ENOENT,EACCES,13;\n"
 		"                        implies --errors)\n"
-		"      --max-nodes N     graph: at most N calls in one tree (default 1024)\n",
+		"      --max-nodes N     graph: at most N calls in one tree (default 1024)\n"
+		"      --format FMT      text (the default) or chrome: Chrome Trace Event JSON\n"
+		"                        for Perfetto, one complete event per call\n"
+		"  -o, --output FILE     write events to FILE instead of stdout\n",
 		prog, KSNOOP_DEFAULT_PAGES, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
 }
 
@@ -215,6 +218,19 @@ int env_set_kstack_depth(void *ctx, const char *arg)
 			&((struct env *)ctx)->kstack_depth);
 }
 
+static int set_format(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+	char clip[CLIP_BUF];
+
+	if (strcmp(arg, "text") && strcmp(arg, "chrome")) {
+		p_err("invalid --format '%s': use text or chrome", str_clip(arg, clip));
+		return -EINVAL;
+	}
+	env->chrome = !strcmp(arg, "chrome");
+	return 0;
+}
+
 static void help(void *ctx)
 {
 	usage(stdout, ((struct env *)ctx)->prog_name);
@@ -242,6 +258,8 @@ const struct opt env_opts[] = {
 	OPT_CALL("kstack-depth", 0, true, env_set_kstack_depth),
 	OPT_FLAG("errors", 0, struct env, errors),
 	OPT_INT("max-nodes", 0, struct env, max_nodes, 1, 65536),
+	OPT_CALL("format", 0, true, set_format),
+	OPT_STRING("output", 'o', struct env, output_path),
 	OPT_CALL("errno", 0, true, set_errno),
 	{},
 };

@@ -51,6 +51,8 @@ struct env {
 	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
 	bool errors;			    /* --errors: failing calls only */
 	bool graph;			    /* ksnoop graph: call trees under ENTRY */
+	bool chrome;			    /* --format=chrome: Chrome Trace Event JSON */
+	const char *output_path;	    /* -o FILE, else stdout */
 	int max_nodes;			    /* graph --max-nodes per tree */
 	bool errno_filter;		    /* --errno: only these errnos */
 	unsigned long long errno_mask[64];  /* --errno, a bit per errno 0-4095 */

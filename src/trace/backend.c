@@ -153,7 +153,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 			: 0;
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
 	skel->rodata->fentry_cookie = t->fentry_cookie;
-	skel->rodata->want_comm = util_json();
+	skel->rodata->want_comm = util_json() || t->env->chrome;
 	set_agg_rodata(&t->env->agg, skel);
 	set_errors_rodata(t->env, skel);
 }

@@ -26,6 +26,7 @@ struct trace_run {
 	struct ring_loop *ring;
 	struct output *out;
 	struct chain *chain;
+	FILE *file; /* where events go */
 };
 
 static int emit_event(void *ctx, const struct ksnoop_event *ev, size_t size)
@@ -100,11 +101,28 @@ static bool output_needs_ksyms(const struct env *env)
 	return util_json() || env->symbolize || env->kstack_depth;
 }
 
+/* -o FILE, or stdout; fully buffered unless a terminal reads it. */
+static int open_events_file(struct trace_run *s)
+{
+	const char *path = s->ses.env->output_path;
+
+	s->file = path ? fopen(path, "w") : stdout;
+	if (!s->file) {
+		p_err("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!isatty(fileno(s->file)))
+		setvbuf(s->file, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
 static int setup_output(struct trace_run *s)
 {
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	s->out = output__new(s->ses.env, s->ses.plans, s->ses.nr, stdout,
+	int err = open_events_file(s);
+
+	if (err)
+		return err;
+	s->out = output__new(s->ses.env, s->ses.plans, s->ses.nr, s->file,
 			     output_needs_ksyms(s->ses.env) ? s->ses.ks : NULL);
 	if (!s->out)
 		return -ENOMEM;
@@ -151,15 +169,27 @@ static int setup_ringbuf(struct trace_run *s)
 	return s->ring ? 0 : -ENOMEM;
 }
 
-static void cleanup(struct trace_run *s)
+/* 0, or -EIO when the events could not all be written. */
+static int cleanup(struct trace_run *s)
 {
+	int err = 0;
+
 	ring_loop__free(s->ring);
 	/* The probes go first; the output reads the plans and their BTF. */
 	tracer__free(s->ses.tracer);
 	s->ses.tracer = NULL;
 	chain__free(s->chain);
+	if (s->out && output__finish(s->out)) {
+		p_err("writing %s failed", s->ses.env->output_path ?: "the events");
+		err = -EIO;
+	}
 	output__free(s->out);
+	if (s->file && s->file != stdout && fclose(s->file) && !err) {
+		p_err("writing %s failed: %s", s->ses.env->output_path, strerror(errno));
+		err = -EIO;
+	}
 	session__close(&s->ses);
+	return err;
 }
 
 static int check_args(const struct env *env, int argc)
@@ -171,6 +201,10 @@ static int check_args(const struct env *env, int argc)
 	if (argc > KSNOOP_MAX_FUNCS) {
 		p_err("at most %d functions can be traced at once", KSNOOP_MAX_FUNCS);
 		return -E2BIG;
+	}
+	if (env->chrome && util_json()) {
+		p_err("-j and --format=chrome are two formats; choose one");
+		return -EINVAL;
 	}
 	if (env->graph && env->stack_mode) {
 		p_err("graph's callees count inside ENTRY at any depth; -s does not apply");
@@ -190,7 +224,8 @@ static int check_args(const struct env *env, int argc)
 static int trace_opts(const struct env *env, struct plan_opts *po)
 {
 	*po = (struct plan_opts){ .comm = env->comm,
-				  .combined = env->min_duration_ns > 0,
+				  /* a timeline shows each call once, whole */
+				  .combined = env->min_duration_ns > 0 || env->chrome,
 				  /* JSON shows every return's duration. */
 				  .frames = util_json() || env->stack_mode,
 				  .errors = env->errors,
@@ -224,8 +259,7 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	if (stop_signal)
 		p_dbg("stopped by signal %d", (int)stop_signal);
 out:
-	cleanup(&s);
-	return err;
+	return cleanup(&s) ?: err;
 }
 
 /* graph ENTRY [CALLEE...]: trace's engine, every call at its return, in trees. */

@@ -5,15 +5,17 @@
 #include <time.h>
 
 #include "lib/bpfutil.h"
+#include "lib/chrome.h"
 #include "lib/errnames.h"
 #include "lib/json.h"
 #include "trace/output.h"
 #include "lib/util.h"
 
 /* Columns of ksnoop(8)'s layout. */
-#define NAME_INDENT 34	/* "%34s %s = " */
-#define DUMP_INDENT 36	/* btf_dump indent level, in spaces */
-#define CLOSE_INDENT 31 /* "%31s);" */
+#define NAME_INDENT 34		 /* "%34s %s = " */
+#define DUMP_INDENT 36		 /* btf_dump indent level, in spaces */
+#define CLOSE_INDENT 31		 /* "%31s);" */
+#define CHROME_MAX_THREADS 65536 /* threads named in a timeline */
 
 struct output {
 	const struct env *env;
@@ -25,7 +27,10 @@ struct output {
 	char ***type_names;	 /* [plan][value], for JSON */
 	struct strbuf buf;	 /* one value's dump, before filtering */
 	struct strbuf line;	 /* one JSON event */
-	__s64 wall_offset_ns;	 /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct chrome *chrome;	 /* --format=chrome */
+	unsigned int *named;	 /* threads whose name the timeline has */
+	size_t nr_named, cap_named;
+	__s64 wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
 /* Whether fmt's only conversions are %s, which need no formatter. */
@@ -145,6 +150,8 @@ struct output *output__new(const struct env *env, const struct func_plan *plans,
 	o->dumps = calloc(nr, sizeof(*o->dumps));
 	if (!o->dumps || (util_json() && init_type_names(o)) || new_dumps(o))
 		goto err;
+	if (env->chrome && !(o->chrome = chrome__new(out)))
+		goto err;
 	return o;
 err:
 	output__free(o);
@@ -157,6 +164,7 @@ void output__free(struct output *o)
 
 	if (!o)
 		return;
+	output__finish(o);
 	for (i = 0; o->dumps && i < o->nr; i++) {
 		if (o->dumps[i] && dump_of_btf(o, i, o->plans[i].func.btf) != o->dumps[i])
 			btf_dump__free(o->dumps[i]);
@@ -168,14 +176,23 @@ void output__free(struct output *o)
 	}
 	free(o->type_names);
 	free(o->dumps);
+	free(o->named);
 	sb_free(&o->buf);
 	sb_free(&o->line);
 	free(o);
 }
 
+int output__finish(struct output *o)
+{
+	int err = o->chrome ? chrome__finish(o->chrome) : 0;
+
+	o->chrome = NULL;
+	return err;
+}
+
 void output__header(struct output *o)
 {
-	if (!util_json())
+	if (!util_json() && !o->chrome)
 		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
 }
 
@@ -682,13 +699,72 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 	fputs(sb_str(sb), o->out);
 }
 
+/* The timeline names each thread once, after its comm. */
+static void chrome_thread(struct output *o, const struct ksnoop_event *ev)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_named; i++) {
+		if (o->named[i] == ev->pid)
+			return;
+	}
+	if (o->nr_named >= CHROME_MAX_THREADS ||
+	    !grow_array(&o->named, &o->cap_named, o->nr_named, sizeof(*o->named), 64))
+		return;
+	o->named[o->nr_named++] = ev->pid;
+	chrome__thread_name(o->chrome, ev->tgid, ev->pid, ev->comm);
+}
+
+/* A call as a complete event, its values as args: {"filename":"/x","return":-2}. */
+static void chrome_event(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct vrec_iter it = vrec_iter(plan, ev);
+	struct strbuf *sb = &o->line;
+	const struct ksnoop_vrec *vr;
+	char buf[24];
+	int n = 0, e;
+
+	if (ev->kind == KSNOOP_EV_ENTRY)
+		return; /* a call shows once it returned */
+	chrome_thread(o, ev);
+	sb_reset(sb);
+	sb_putc(sb, '{');
+	while ((vr = next_shown(&it))) {
+		const struct plan_value *pv = &plan->values[vr->idx];
+
+		if (n++)
+			sb_putc(sb, ',');
+		json_string(sb, pv->name, 1024);
+		sb_putc(sb, ':');
+		if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
+			json_string(sb, unreadable(vr), 64);
+			continue;
+		}
+		json_value_of(o, pv, vr, sb);
+		e = plan_value_is_ret(pv) ? failure_errno(plan->cfg.err_kind, vr) : 0;
+		if (e)
+			sb_printf(sb, ",\"errno\":\"%s\"", bpfutil_errno_name(e, buf, sizeof(buf)));
+	}
+	sb_putc(sb, '}');
+	chrome__complete(o->chrome, &(struct chrome_event){ .name = plan->name,
+							    .cat = "ksnoop",
+							    .ts_ns = ev->ts - ev->duration_ns,
+							    .dur_ns = ev->duration_ns,
+							    .pid = ev->tgid,
+							    .tid = ev->pid,
+							    .args_json = sb_str(sb) });
+}
+
 int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
 {
 	if (event_validate(ev, size, o->nr))
 		return -EINVAL;
 	if (ev->kind == KSNOOP_EV_CHAIN_END)
 		return 0;
-	if (util_json())
+	if (o->chrome)
+		chrome_event(o, ev);
+	else if (util_json())
 		json_event(o, ev, false);
 	else
 		text_event(o, ev);
@@ -733,12 +809,14 @@ void output__origin(struct output *o, const struct ksnoop_event *const *evs, con
 			return;
 	}
 	for (i = 0; i < n; i++) {
-		if (util_json())
+		if (o->chrome)
+			chrome_event(o, evs[i]);
+		else if (util_json())
 			json_event(o, evs[i], n > 1 && i == n - 1);
 		else
 			text_event(o, evs[i]);
 	}
-	if (util_json() || n < 2)
+	if (o->chrome || util_json() || n < 2)
 		return;
 	origin_line(o, "error origin:", evs[n - 1]);
 	for (i = n - 2; i >= 0; i--)
@@ -923,7 +1001,10 @@ void output__tree(struct output *o, const struct ksnoop_event *const *evs, const
 	memcpy(sorted, evs, n * sizeof(*sorted));
 	/* ENTRY began first: it stays first */
 	qsort(sorted + 1, n - 1, sizeof(*sorted), by_entry);
-	if (util_json()) {
+	if (o->chrome) {
+		for (i = 0; i < n; i++)
+			chrome_event(o, sorted[i]);
+	} else if (util_json()) {
 		for (i = 0; i < n; i++)
 			json_event(o, sorted[i], false);
 	} else {

@@ -15,6 +15,8 @@ struct output;
 
 struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
 			   struct ksyms *ks);
+/* Ends a --format=chrome file: 0 or -EIO (a write failed); also done by free. */
+int output__finish(struct output *o);
 void output__free(struct output *o);
 void output__header(struct output *o);
 /* Validates the record; returns 0, or -EINVAL for a malformed one. */

@@ -1004,6 +1004,8 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		err = plan_graph(plan);
 	else if (!err && opts->errors)
 		err = plan_errors(plan);
+	else if (!err) /* for the errno a timeline names */
+		plan->cfg.err_kind = err_kind_of(plan);
 	if (!err && opts->comm)
 		err = add_comm_filter(plan, opts->comm);
 	if (err)

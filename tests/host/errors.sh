@@ -293,6 +293,9 @@ for e in "" , ENOENT, ",ENOENT" EFOO 0 4096 2x "ENOENT,$A300" "$ESC[31m"; do
 done
 one count --errors ip_send_skb
 one graph
+one trace --format x do_sys_openat2
+one trace --format "" do_sys_openat2
+one -j trace --format chrome do_sys_openat2
 one graph 'do_*' do_filp_open
 one -s graph do_sys_openat2 do_filp_open
 one graph --max-nodes 0 do_sys_openat2
@@ -307,6 +310,7 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 	one hist "do_sys_openat2(filename)"
 	one count "no_such_function_xyz(a)"
 	one count "ip_send_skb(skb->no_such_member)"
+	one trace --format=chrome -o /nonexistent-dir/t.json do_sys_openat2
 	# a function that cannot fail, named in the message with its type
 	one trace --errors fput
 	one trace --errors "capable(cap)"

@@ -295,7 +295,10 @@ one count --errors ip_send_skb
 one graph
 one trace --format x do_sys_openat2
 one trace --format "" do_sys_openat2
-one -j trace --format chrome do_sys_openat2
+run -j trace --format chrome do_sys_openat2
+[ $st -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^{"error": "-j and --format=chrome' "$tmp/err" &&
+	ok "-j trace --format chrome: one JSON error" ||
+	notok "-j trace --format chrome: one JSON error (exit $st)" "$(cat "$tmp/err")"
 one graph 'do_*' do_filp_open
 one -s graph do_sys_openat2 do_filp_open
 one graph --max-nodes 0 do_sys_openat2

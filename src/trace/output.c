@@ -737,12 +737,13 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 			sb_putc(sb, ',');
 		json_string(sb, pv->name, 1024);
 		sb_putc(sb, ':');
-		if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
-			json_string(sb, unreadable(vr), 64);
-			continue;
-		}
-		json_value_of(o, pv, vr, sb);
 		e = plan_value_is_ret(pv) ? failure_errno(plan->cfg.err_kind, vr) : 0;
+		if (e && plan->cfg.err_kind == KSNOOP_ERR_PTR)
+			sb_printf(sb, "\"ERR_PTR(%d)\"", -e);
+		else if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT))
+			json_string(sb, unreadable(vr), 64);
+		else
+			json_value_of(o, pv, vr, sb);
 		if (e)
 			sb_printf(sb, ",\"errno\":\"%s\"", bpfutil_errno_name(e, buf, sizeof(buf)));
 	}

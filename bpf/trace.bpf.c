@@ -286,6 +286,7 @@ struct regs {
 	__u64 arg[8];
 	__u64 sp;
 	__u64 rc;
+	__u64 lr; /* arm64: the return address at entry */
 };
 
 #if defined(__TARGET_ARCH_arm64)
@@ -312,6 +313,13 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 	r->arg[7] = u->regs[7];
 	r->sp = u->sp;
 	r->rc = u->regs[0];
+	r->lr = u->regs[30];
+}
+
+/* At a function's first instruction its caller is in lr. */
+static __always_inline __u64 entry_ra(struct regs *r)
+{
+	return r->lr;
 }
 #else
 /* x86-64: past the return address, the seventh argument and on. */
@@ -327,6 +335,15 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 	r->arg[5] = ctx->r9;
 	r->sp = ctx->sp;
 	r->rc = ctx->ax;
+}
+
+/* At a function's first instruction its caller is on top of the stack. */
+static __always_inline __u64 entry_ra(struct regs *r)
+{
+	__u64 ra = 0;
+
+	bpf_probe_read_kernel(&ra, sizeof(ra), (void *)r->sp);
+	return ra;
 }
 #endif
 
@@ -922,8 +939,11 @@ static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoo
 }
 
 /* An event into the ring, or a sample into the aggregates. */
-/* --kstack: the kernel stack as the event's last record. */
-static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev)
+/*
+ * --kstack: the kernel stack as the event's last record, with the return
+ * address a kprobe's function was entered with (0 elsewhere).
+ */
+static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __u64 ra)
 {
 	__u32 off = ev->data_len;
 	struct ksnoop_vrec *vr;
@@ -937,7 +957,7 @@ static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev)
 		count_drop(KSNOOP_DROP_STACK);
 		return;
 	}
-	vr->raw = n / 8;
+	vr->raw = ra;
 	vr->len = n;
 	vr->idx = KSNOOP_VREC_KSTACK;
 	vr->flags = 0;
@@ -945,10 +965,11 @@ static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev)
 	ev->nr_vrecs++;
 }
 
-static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
+				    __u64 ra)
 {
 	if (agg_mode == KSNOOP_AGG_NONE && kstack_bytes)
-		append_kstack(ctx, &s->ev);
+		append_kstack(ctx, &s->ev, ra);
 	if (agg_mode == KSNOOP_AGG_NONE)
 		submit(&s->ev);
 	else
@@ -1176,7 +1197,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else
-		deliver(ctx, c.s, cfg);
+		deliver(ctx, c.s, cfg, kstack_bytes && !trampoline ? entry_ra(regs) : 0);
 	scratch_put();
 	return 0;
 }
@@ -1365,7 +1386,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c, trampoline);
 	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
-		deliver(ctx, c.s, cfg);
+		deliver(ctx, c.s, cfg, 0);
 	else if (ends_chain)
 		chain_end(c.s, id, &f, now);
 out:

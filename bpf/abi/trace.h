@@ -231,7 +231,9 @@ enum ksnoop_vrec_flags {
 
 /*
  * --kstack: the event's last record has this idx, no value of its own;
- * raw is the number of frames, the data their addresses, innermost first.
+ * the data are the frames' addresses, innermost first; raw is, at a
+ * kprobe's entry, the return address the function was entered with
+ * (ksyms__restore_caller), else 0.
  */
 #define KSNOOP_VREC_KSTACK 0xff
 #define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */

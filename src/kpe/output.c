@@ -145,32 +145,6 @@ void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct
 	}
 }
 
-/*
- * A probe on a function's first instruction fires before its prologue: a
- * frame-pointer unwinder (arm64, x86-64 without ORC) goes from the probed
- * function straight to its caller's caller. The return address it was
- * entered with is the caller; it goes back after the function's frame
- * unless it is there.
- */
-static int restore_caller(const struct kpe_probe *p, struct ksyms *syms,
-			  const struct kpe_kstack *ks, uint64_t *ips, int n)
-{
-	const char *name;
-	uint64_t start;
-	int at;
-
-	if (p->is_return || p->offset || !n || !ks->entry_ra || !syms ||
-	    !ksyms__find_text(syms, ks->entry_ra, &start))
-		return n;
-	at = ksyms__stack_start(syms, ips, n, p->func);
-	name = ksyms__find_text(syms, ips[at], &start);
-	if (!name || strcmp(name, p->func) || (at + 1 < n && ips[at + 1] == ks->entry_ra))
-		return n;
-	memmove(ips + at + 2, ips + at + 1, (n - at - 1) * sizeof(*ips));
-	ips[at + 1] = ks->entry_ra;
-	return n + 1;
-}
-
 void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struct kpe_event *ev,
 		      int depth, void (*fn)(void *ctx, const char *frame, int i), void *ctx)
 {
@@ -186,7 +160,9 @@ void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struc
 	if (!(ev->flags & KPE_EV_KSTACK))
 		return;
 	memcpy(ips, ks->ips, ks->len);
-	n = restore_caller(p, syms, ks, ips, ks->len / 8);
+	n = ks->len / 8;
+	if (!p->is_return && !p->offset)
+		n = ksyms__restore_caller(syms, ips, n, p->func, ks->entry_ra);
 	ksyms__stack_frames(syms, ips, n, p->is_return ? NULL : p->func, depth, fn, ctx);
 }
 

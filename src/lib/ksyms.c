@@ -647,6 +647,28 @@ void ksyms__stack_frames(struct ksyms *ks, const uint64_t *ips, int n, const cha
 	sb_free(&sb);
 }
 
+int ksyms__restore_caller(struct ksyms *ks, uint64_t *ips, int n, const char *func,
+			  uint64_t entry_ra)
+{
+	const char *name;
+	uint64_t start;
+	int at;
+
+	if (!n || !entry_ra || !ks)
+		return n;
+	name = ksyms__find_text(ks, entry_ra, &start);
+	/* a return probe's trampoline stands in for the caller: no telling who */
+	if (!name || strstr(name, "kretprobe_trampoline") || strstr(name, "rethook_trampoline"))
+		return n;
+	at = ksyms__stack_start(ks, ips, n, func);
+	name = ksyms__find_text(ks, ips[at], &start);
+	if (!name || strcmp(name, func) || (at + 1 < n && ips[at + 1] == entry_ra))
+		return n;
+	memmove(ips + at + 2, ips + at + 1, (n - at - 1) * sizeof(*ips));
+	ips[at + 1] = entry_ra;
+	return n + 1;
+}
+
 bool ksyms__has_func(struct ksyms *ks, const char *name)
 {
 	need_kallsyms(ks);

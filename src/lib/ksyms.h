@@ -48,6 +48,15 @@ int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char 
  */
 void ksyms__stack_frames(struct ksyms *ks, const uint64_t *ips, int n, const char *func, int depth,
 			 void (*fn)(void *ctx, const char *frame, int i), void *ctx);
+/*
+ * At a kprobe on func's first instruction, a frame-pointer unwinder (arm64,
+ * x86-64 without ORC) goes from func straight to its caller's caller.
+ * entry_ra, the return address func was entered with, is the caller: it
+ * goes back after func's frame unless it is there. ips has room for n + 1;
+ * returns the new n.
+ */
+int ksyms__restore_caller(struct ksyms *ks, uint64_t *ips, int n, const char *func,
+			  uint64_t entry_ra);
 bool ksyms__has_func(struct ksyms *ks, const char *name);
 
 /*

@@ -523,17 +523,24 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	if (t->kprobe_load_err)
 		return t->kprobe_load_err;
 	*op = BPFUTIL_ATTACH;
-	if (backend_wants_prog(&t->plans[func].cfg, true)) {
-		fs->entry =
-			bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
-		if (!fs->entry)
+	/*
+	 * The return probe first: kprobes on one address run newest first,
+	 * so the entry program reads the return address before the kretprobe
+	 * swaps in its trampoline (--kstack puts the caller back from it),
+	 * and no call opens a frame before its return is probed.
+	 */
+	if (backend_wants_prog(&t->plans[func].cfg, false)) {
+		opts.retprobe = true;
+		fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name,
+							  &opts);
+		if (!fs->ret)
 			return -errno;
 	}
-	if (!backend_wants_prog(&t->plans[func].cfg, false))
+	if (!backend_wants_prog(&t->plans[func].cfg, true))
 		return 0;
-	opts.retprobe = true;
-	fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name, &opts);
-	return fs->ret ? 0 : -errno;
+	opts.retprobe = false;
+	fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
+	return fs->entry ? 0 : -errno;
 }
 
 static void detach_func(struct tracer *t, struct func_state *fs)

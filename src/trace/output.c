@@ -525,13 +525,15 @@ static void for_each_frame(struct output *o, struct vrec_iter *it,
 {
 	const struct ksnoop_event *ev = it->ev;
 	const struct ksnoop_vrec *vr = iter_kstack(it);
-	uint64_t ips[KSNOOP_KSTACK_MAX];
+	const char *func = o->plans[ev->func_id].attach_name;
+	uint64_t ips[KSNOOP_KSTACK_MAX + 1];
+	int n;
 
 	if (!vr)
 		return;
 	memcpy(ips, vr + 1, vr->len);
-	ksyms__stack_frames(o->ks, ips, vr->len / 8, o->plans[ev->func_id].attach_name,
-			    o->env->kstack_depth, fn, o);
+	n = ksyms__restore_caller(o->ks, ips, vr->len / 8, func, vr->raw);
+	ksyms__stack_frames(o->ks, ips, n, func, o->env->kstack_depth, fn, o);
 }
 
 static void text_frame(void *ctx, const char *frame, int n)

@@ -16,6 +16,8 @@
 
 #define NAMED_SLOTS (2 * KDUMP_CHROME_NAMED) /* open addressing, at most half full */
 #define CAT_SYSCALL "syscall"
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct pending {
 	uint32_t pid, tid;
@@ -209,7 +211,10 @@ static void on_call(struct kdump_chrome *k, const struct ktr_rec *h, const struc
 		};
 
 		format_call_args(k, &over.call, c);
-		emit_call(k, &over, 0, "(not paired: more than 1024 threads were in calls)", true);
+		emit_call(k, &over, 0,
+			  "(not paired: more than " STR(
+				  KDUMP_CHROME_PENDING) " threads were in calls)",
+			  true);
 		sb_free(&over.call);
 		sb_free(&over.members);
 		return;

@@ -304,7 +304,9 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	       -std=gnu11 -D_GNU_SOURCE -I$(OUT) -Isrc -Ibpf
 FUZZ_SRCS   := tests/fuzz/kdump_fuzz.c src/ktr/file.c src/ktr/print.c src/ktr/args.c \
-	       src/ktr/syscalls.c src/lib/errnames.c src/lib/util.c $(OUT)/ktr_systab.c
+	       src/ktr/syscalls.c src/lib/errnames.c src/lib/util.c $(OUT)/ktr_systab.c \
+	       src/ktr/print_chrome.c src/lib/chrome.c src/lib/json.c src/lib/kbtf.c src/lib/ksyms.c \
+	       src/lib/btfcheck.c
 fuzz-kdump: $(OUT)/fuzz/kdump_fuzz
 $(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 	@mkdir -p $(dir $@)

@@ -1,27 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kdump [-dHlnRTXx] [-f file] [-m maxdata] [-p pid] [-t trstr]
+ * kdump [-dHlnRTXx] [-f file] [--format=text|chrome] [-m maxdata] [-o file] [-p pid]
+ *       [-t trstr]
  *
- * Decode a ktrace trace file, after OpenBSD's kdump(1).
+ * Decode a ktrace trace file, after OpenBSD's kdump(1): as its text lines,
+ * or as Chrome Trace Event JSON for the timeline viewers.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "env.h"
 #include "ktr/print.h"
+#include "ktr/print_chrome.h"
 #include "ktr/systab.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
-#define KDUMP_USAGE "usage: kdump [-dHlnRTXx] [-f file] [-m maxdata] [-p pid] [-t trstr]"
+#define KDUMP_USAGE                                                                         \
+	"usage: kdump [-dHlnRTXx] [-f file] [--format=text|chrome] [-m maxdata] [-o file] " \
+	"[-p pid] [-t trstr]"
 #define DEFAULT_TRFILE "ktrace.out"
 
 struct kdump_args {
 	struct kdump_opts opts;
 	const char *file;
+	const char *output; /* -o, NULL: stdout */
+	bool chrome;	    /* --format=chrome */
 };
 
 static int set_hex(void *ctx, const char *arg)
@@ -77,6 +85,18 @@ static int set_trstr(void *ctx, const char *arg)
 	return 0;
 }
 
+static int set_format(void *ctx, const char *arg)
+{
+	char clip[CLIP_BUF];
+
+	if (strcmp(arg, "text") && strcmp(arg, "chrome")) {
+		p_err("unknown --format '%s': use text or chrome", str_clip(arg, clip));
+		return -EINVAL;
+	}
+	((struct kdump_args *)ctx)->chrome = !strcmp(arg, "chrome");
+	return 0;
+}
+
 static void kdump_help(void *ctx)
 {
 	(void)ctx;
@@ -93,6 +113,8 @@ static const struct opt kdump_table[] = {
 	OPT_CALL(NULL, 'X', false, set_hex_ascii),
 	OPT_CALL(NULL, 'x', false, set_hex),
 	OPT_STRING(NULL, 'f', struct kdump_args, file),
+	OPT_CALL("format", 0, true, set_format),
+	OPT_STRING(NULL, 'o', struct kdump_args, output),
 	OPT_CALL(NULL, 'm', true, set_maxdata),
 	OPT_CALL(NULL, 'p', true, set_pid),
 	OPT_CALL(NULL, 't', true, set_trstr),
@@ -113,6 +135,8 @@ static int parse_kdump_args(struct kdump_args *a, int argc, char **argv)
 
 	kdump_opts_default(&a->opts);
 	a->file = DEFAULT_TRFILE;
+	a->output = NULL;
+	a->chrome = false;
 	ret = opts_parse(&kdump_opts, a, argc, argv, &rest);
 	if (ret)
 		return ret;
@@ -120,6 +144,10 @@ static int parse_kdump_args(struct kdump_args *a, int argc, char **argv)
 		char clip[CLIP_BUF];
 
 		p_err("unexpected argument '%s'; %s", str_clip(rest.argv[0], clip), KDUMP_USAGE);
+		return -EINVAL;
+	}
+	if (a->chrome && a->opts.follow) {
+		p_err("-l cannot be combined with --format=chrome: its JSON ends at the end of the file");
 		return -EINVAL;
 	}
 	return 0;
@@ -138,11 +166,79 @@ static int open_input(const char *file)
 	return fd;
 }
 
+/* -o: the output file, or stdout; never the trace file being read. */
+static FILE *open_output(const char *path, int in_fd)
+{
+	struct stat in, st;
+	char clip[CLIP_BUF];
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	if (!stat(path, &st) && !fstat(in_fd, &in) && st.st_dev == in.st_dev &&
+	    st.st_ino == in.st_ino && S_ISREG(st.st_mode)) {
+		p_err("refusing to write the output '%s' over the trace file it reads",
+		      str_clip(path, clip));
+		return NULL;
+	}
+	f = fopen(path, "we");
+	if (!f)
+		p_err("cannot create output file '%s': %s", str_clip(path, clip), strerror(errno));
+	return f;
+}
+
+/* Close out (stdout is flushed): 0, or -EIO after saying so. */
+static int close_output(FILE *out, const char *path, bool quiet)
+{
+	char clip[CLIP_BUF];
+	int bad = fflush(out) || ferror(out);
+
+	if (out != stdout)
+		bad |= fclose(out);
+	if (bad && !quiet)
+		p_err("cannot write %s%s%s: %s", path ? "'" : "",
+		      path ? str_clip(path, clip) : "standard output", path ? "'" : "",
+		      strerror(errno ? errno : EIO));
+	return bad ? -EIO : 0;
+}
+
+/* Decode the trace into c->out: as text lines, or as chrome JSON. */
+static int dump(struct kdump_args *a, struct ktr_reader *r, struct kdump_ctx *c)
+{
+	struct kdump_chrome *k = NULL;
+	int ret = kdump_begin(c, r);
+
+	if (ret > 0)
+		p_warn("'%s' was recorded on ELF machine %u, kdump decodes %u: raw numbers shown",
+		       a->file, ktr_reader__header(r)->machine, ktr_systab_machine);
+	if (ret < 0) {
+		p_err("%s", ktr_reader__error(r));
+		return -EINVAL;
+	}
+	if (a->chrome) {
+		k = kdump_chrome__new(c, c->out);
+		if (!k) {
+			p_err("out of memory");
+			return -ENOMEM;
+		}
+		c->emit = kdump_chrome__record;
+		c->emit_arg = k;
+	}
+	ret = kdump_run(c, r);
+	if (ret)
+		p_err("%s", ktr_reader__error(r));
+	/* After a corrupt record too: the JSON of the records before it. */
+	if (k)
+		kdump_chrome__finish(k);
+	return ret ? -EINVAL : 0;
+}
+
 int cmd_kdump(struct env *env, int argc, char **argv)
 {
 	struct ktr_reader *r = NULL;
 	struct kdump_args a;
 	struct kdump_ctx ctx;
+	FILE *out = NULL;
 	int fd, ret;
 
 	(void)env;
@@ -152,24 +248,22 @@ int cmd_kdump(struct env *env, int argc, char **argv)
 	fd = open_input(a.file);
 	if (fd < 0)
 		return -errno;
+	ret = -EINVAL;
+	out = open_output(a.output, fd);
+	if (!out)
+		goto out;
 	r = ktr_reader__new_fd(fd, !strcmp(a.file, "-") ? "stdin" : a.file, a.opts.follow);
 	if (!r) {
 		p_err("out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
-	kdump_ctx_init(&ctx, &a.opts, stdout);
-	ret = kdump_begin(&ctx, r);
-	if (ret > 0)
-		p_warn("'%s' was recorded on ELF machine %u, kdump decodes %u: raw numbers shown",
-		       a.file, ktr_reader__header(r)->machine, ktr_systab_machine);
-	if (ret >= 0)
-		ret = kdump_run(&ctx, r);
-	fflush(stdout);
-	if (ret)
-		p_err("%s", ktr_reader__error(r));
+	kdump_ctx_init(&ctx, &a.opts, out);
+	ret = dump(&a, r, &ctx);
 	kdump_ctx_free(&ctx);
 out:
+	if (out && close_output(out, a.output, ret) && !ret)
+		ret = -EIO;
 	ktr_reader__free(r);
 	if (fd != STDIN_FILENO)
 		close(fd);

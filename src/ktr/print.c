@@ -315,6 +315,10 @@ void kdump_print(struct kdump_ctx *c, const struct ktr_rec *h, const void *paylo
 {
 	if (!wanted(c, h))
 		return;
+	if (c->emit) {
+		c->emit(c->emit_arg, h, payload);
+		return;
+	}
 	sb_reset(&c->line);
 	put_prefix(c, h);
 	print_body(c, h, payload);

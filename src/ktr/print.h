@@ -30,6 +30,9 @@ struct kdump_ctx {
 	struct strbuf line;
 	uint64_t prev_ts;
 	bool have_prev;
+	/* Where each wanted record goes instead of the text lines, when set. */
+	void (*emit)(void *arg, const struct ktr_rec *h, const void *payload);
+	void *emit_arg;
 };
 
 void kdump_opts_default(struct kdump_opts *o);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "ktr/print.h"
+#include "ktr/print_chrome.h"
 
 static void set_variant(struct kdump_opts *o, int v)
 {
@@ -39,12 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!sink)
 		sink = fopen("/dev/null", "w");
-	for (v = 0; v < 3 && sink; v++) {
+	for (v = 0; v < 4 && sink; v++) {
 		set_variant(&o, v);
 		r = ktr_reader__new_mem(data, size, "fuzz");
 		if (!r)
 			return 0;
 		kdump_ctx_init(&c, &o, sink);
+		/* Variant 3: --format=chrome. */
+		c.emit_arg = v == 3 ? kdump_chrome__new(&c, sink) : NULL;
+		if (c.emit_arg)
+			c.emit = kdump_chrome__record;
 		ret = kdump_begin(&c, r);
 		if (ret >= 0)
 			ret = kdump_run(&c, r);
@@ -54,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* ... and success means every byte was a valid record. */
 		if (ret >= 0 && ktr_reader__offset(r) != size)
 			__builtin_trap();
+		if (c.emit_arg)
+			kdump_chrome__finish(c.emit_arg);
 		kdump_ctx_free(&c);
 		ktr_reader__free(r);
 	}

@@ -85,7 +85,9 @@ check "ksnoop info --l"
 check "ksnoop probe --" --filter --pid --pages --kstack --kstack-depth --debug --help
 check "ksnoop kprobe-events -" -F --fprobe -g --group --btf -d --debug -h --help
 check "ksnoop ktrace -" -a -C -c -d -i -f -g -p -t -h
-check "kdump -" -d -H -l -n -R -T -X -x -f -m -p -t -h
+check "kdump -" -d -H -l -n -R -T -X -x -f --format -m -o -p -t -h
+check "kdump --format " text chrome
+check "kdump --format=c" chrome
 check "/usr/bin/ktrace -" -a -C -c -d -i -f -g -p -t -h
 # -i takes a value in count, not in ktrace
 check "ktrace -i -" -a -C -c -d -i -f -g -p -t -h
@@ -134,6 +136,7 @@ check "ksnoop info --btf $t/some" "$t/some.btf"
 check "ksnoop count --textfile $t/met" "$t/metrics.prom"
 check "kdump -f $t/some" "$t/some.btf"
 check "ksnoop ktrace -f $t/met" "$t/metrics.prom"
+check "ksnoop kdump -o $t/met" "$t/metrics.prom"
 # a probe filter is an expression, not a file
 check "ksnoop probe -f $t/some"
 

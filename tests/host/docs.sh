@@ -35,24 +35,37 @@ else
 	echo "not ok - docs: commands without a man page entry:${bad:- (no commands parsed)}"
 fi
 
+# same_opts WHAT HELP-LIST MAN-LIST: one TAP line, the lists must be equal.
+same_opts() {
+	local what=$1 help=$2 man=$3 d
+	d=$(diff <(echo "$help") <(echo "$man") | grep '^[<>]' | tr '\n' ' ')
+	if [ -n "$help" ] && [ -z "$d" ]; then
+		echo "ok - docs: $what name the same options"
+	else
+		echo "not ok - docs: $what differ (< help, > man page): ${d:-no options parsed}"
+	fi
+}
+
 # count and hist: their own options, in their own section.
 agg_help=$(./ksnoop count --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 agg_man=$(sed -n '/^\.SH COUNT AND HIST OPTIONS/,/^\.SH COUNT AND HIST JSON/p' doc/ksnoop.8 |
 	grep -oE -- '\\-\\-[a-z]([a-z]|\\-)+' | sed 's/\\//g' | sort -u)
-diff_agg=$(diff <(echo "$agg_help") <(echo "$agg_man") | grep '^[<>]' | tr '\n' ' ')
-if [ -n "$agg_help" ] && [ -z "$diff_agg" ]; then
-	echo "ok - docs: count --help and ksnoop(8)'s COUNT AND HIST OPTIONS name the same options"
-else
-	echo "not ok - docs: count --help (<) and ksnoop(8) (>) differ: ${diff_agg:-no options parsed}"
-fi
+same_opts "count --help and ksnoop(8)'s COUNT AND HIST OPTIONS" "$agg_help" "$agg_man"
 
 # ksnoop probe --help and ksnoop-probe(8)'s OPTIONS name the same options.
 probe_help=$(./ksnoop probe --help | sed -n '/^OPTIONS:/,$p' | grep -oE -- '--[a-z][a-z-]+' | grep -vx -- --help | sort -u)
 probe_man=$(sed -n '/^\.SH OPTIONS/,/^\.SH KPROBE-EVENTS/p' doc/ksnoop-probe.8 |
 	grep -E '^\.(B|BI|BR) ' | sed 's/\\-/-/g' | grep -oE -- '--[a-z][a-z-]+' | sort -u)
-diff_probe=$(diff <(echo "$probe_help") <(echo "$probe_man") | grep '^[<>]' | tr '\n' ' ')
-if [ -n "$probe_help" ] && [ -z "$diff_probe" ]; then
-	echo "ok - docs: probe --help and ksnoop-probe(8)'s OPTIONS name the same options"
-else
-	echo "not ok - docs: probe --help (<) and ksnoop-probe(8) (>) differ: ${diff_probe:-no options parsed}"
-fi
+same_opts "probe --help and ksnoop-probe(8)'s OPTIONS" "$probe_help" "$probe_man"
+
+# kdump: the options of its -h synopsis are those kdump(1) describes.
+kdump_help=$(./ksnoop kdump -h | sed 's/^usage: kdump //' | grep -oE -- '--?[a-zA-Z][a-zA-Z-]*' |
+	while read -r o; do
+		case $o in
+		--*) echo "$o" ;;
+		*) echo "${o#-}" | grep -o . | sed 's/^/-/' ;;
+		esac
+	done | sort -u)
+kdump_man=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' doc/kdump.1 |
+	grep -oE -- '^\.B[IR]? \\-(\\-[a-z][a-z-]*|[a-zA-Z])' | sed 's/^\.B[IR]* //; s/\\//g' | sort -u)
+same_opts "kdump -h and kdump(1)'s OPTIONS" "$kdump_help" "$kdump_man"

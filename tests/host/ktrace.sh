@@ -178,7 +178,33 @@ trace_tests() {
 		bash -c "! grep -vE '^( *$child |	|       )' '$W/child.txt'"
 
 	kdump_option_tests "$out" "$dump" "$pid"
+	chrome_tests "$out" "$pid"
 	trace_variants "$pid"
+}
+
+#
+# kdump --format=chrome on the trace of the target: checked by Python's
+# json module against the text of the same file.
+#
+chrome_tests() {
+	local out=$1 pid=$2
+	./kdump --format=chrome -f "$out" -o "$W/t.json" 2>"$W/chrome.err"
+	check "kdump --format=chrome -o FILE: no error" [ $? -eq 0 -a ! -s "$W/chrome.err" ]
+	if ! command -v python3 >/dev/null; then
+		skip "kdump --format=chrome: the JSON" "python3 missing"
+		return
+	fi
+	./kdump -T -H -f "$out" >"$W/TH.txt"
+	python3 tests/host/lib/chrome-check.py "$W/t.json" "$W/TH.txt" "$pid"
+	./kdump --format=chrome -f "$out" >"$W/stdout.json"
+	check "kdump --format=chrome without -o: the same JSON on stdout" cmp -s "$W/t.json" "$W/stdout.json"
+	./kdump --format=text -f "$out" >"$W/text.txt"
+	check "kdump --format=text: the text, as without --format" cmp -s "$W/text.txt" <(./kdump -f "$out")
+	./kdump --format=chrome -p "$pid" -t s -f "$out" >"$W/psig.json"
+	check "kdump --format=chrome -t s -p PID: only the signal and thread names" python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+sys.exit(not ev or any(e["ph"] != "M" and e["name"] != "SIGUSR1" for e in ev))' "$W/psig.json"
 }
 
 #
@@ -407,6 +433,7 @@ error_tests() {
 	./kdump -f "$W/empty.ktr" >/dev/null 2>"$e"
 	one_error "kdump: empty file" $? "$e" \
 		".*: truncated record at byte offset 0: the file header needs 24 bytes, the file ends after 0"
+	chrome_error_tests
 
 	ln -s "$W/victim" "$W/link.out"
 	./ktrace -f "$W/link.out" true >/dev/null 2>"$e"
@@ -454,6 +481,9 @@ error_tests() {
 			[ $? -eq 1 ] || rc=1
 		done
 		$vg ./ksnoop kdump -X -T -f "$corpus/target-all-types.ktr" >/dev/null 2>&1 || rc=1
+		$vg ./ksnoop kdump --format=chrome -f "$corpus/target-all-types.ktr" >/dev/null 2>&1 || rc=1
+		$vg ./ksnoop kdump --format=chrome -f "$W/trunc.ktr" >/dev/null 2>&1
+		[ $? -eq 1 ] || rc=1
 		$vg ./ksnoop kdump -q >/dev/null 2>&1
 		[ $? -eq 1 ] || rc=1
 		$vg ./ksnoop ktrace -f "$W/link.out" true >/dev/null 2>&1
@@ -462,6 +492,44 @@ error_tests() {
 		[ $? -eq 1 ] || rc=1
 		check "error paths are clean under valgrind" [ $rc -eq 0 ]
 	fi
+}
+
+# kdump --format=chrome and -o on bad input: one error line, exit 1.
+chrome_error_tests() {
+	local e=$W/err
+	./kdump --format=chrome -f "$W/trunc.ktr" -o "$W/trunc.json" 2>"$e"
+	one_error "kdump --format=chrome: truncated file" $? "$e" \
+		"$(q "$W/trunc.ktr"): truncated record at byte offset 568: record header needs 40 bytes, the file ends after 32"
+	if command -v python3 >/dev/null; then
+		check "kdump --format=chrome: the records before the truncation are valid JSON" \
+			python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["traceEvents"]' \
+			"$W/trunc.json"
+	fi
+	./kdump --format=chrome -f "$W/badlen.ktr" >/dev/null 2>"$e"
+	one_error "kdump --format=chrome: corrupt record" $? "$e" \
+		"$(q "$W/badlen.ktr"): bad record at byte offset 120: record longer than any record type"
+	./kdump --format=chrome -f "$W/garbage.ktr" >"$W/garbage.json" 2>"$e"
+	one_error "kdump --format=chrome: not a trace file" $? "$e" \
+		"$(q "$W/garbage.ktr"): bad file header at byte offset 0: not a ksnoop trace file \(bad magic\)"
+	check "kdump --format=chrome: no JSON for a file that is not a trace" [ ! -s "$W/garbage.json" ]
+	./kdump --format=xml -f "$W/trunc.ktr" >/dev/null 2>"$e"
+	one_error "kdump: unknown --format" $? "$e" "unknown --format 'xml': use text or chrome"
+	./kdump --format -f "$W/trunc.ktr" >/dev/null 2>"$e"
+	one_error "kdump: --format without text or chrome" $? "$e" "unknown --format '-f': use text or chrome"
+	./kdump -l --format=chrome -f "$W/trunc.ktr" >/dev/null 2>"$e"
+	one_error "kdump: -l with --format=chrome" $? "$e" \
+		"-l cannot be combined with --format=chrome: its JSON ends at the end of the file"
+	cp "$W/trunc.ktr" "$W/self.ktr"
+	./kdump -f "$W/self.ktr" -o "$W/self.ktr" 2>"$e"
+	one_error "kdump -o: refuses to overwrite the trace it reads" $? "$e" \
+		"refusing to write the output '$(q "$W/self.ktr")' over the trace file it reads"
+	check "kdump -o: the trace file is left intact" cmp -s "$W/self.ktr" "$W/trunc.ktr"
+	./kdump -f "$W/trunc.ktr" -o "$W/no-dir/x.json" 2>"$e"
+	one_error "kdump -o: cannot create" $? "$e" \
+		"cannot create output file '$(q "$W/no-dir/x.json")': No such file or directory"
+	./kdump --format=chrome -f tests/fuzz/corpus/target-all-types.ktr -o /dev/full 2>"$e"
+	one_error "kdump --format=chrome -o /dev/full: the write error" $? "$e" \
+		"cannot write '/dev/full': No space left on device"
 }
 
 # The pid of the recorder writing FILE, once it runs.

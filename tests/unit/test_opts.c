@@ -533,7 +533,15 @@ static void test_every_command_shares_errors(void **state)
 	assert_string_equal(r.err, "Error: invalid -p pid '0'\n");
 	RUN_CMD(&r, cmd_kdump, "-x", "--", "extra");
 	assert_string_equal(r.err, "Error: unexpected argument 'extra'; usage: kdump [-dHlnRTXx] "
-				   "[-f file] [-m maxdata] [-p pid] [-t trstr]\n");
+				   "[-f file] [--format=text|chrome] [-m maxdata] [-o file] "
+				   "[-p pid] [-t trstr]\n");
+	RUN_CMD(&r, cmd_kdump, "--format=json");
+	assert_int_equal(r.ret, -EINVAL);
+	assert_string_equal(r.err, "Error: unknown --format 'json': use text or chrome\n");
+	RUN_CMD(&r, cmd_kdump, "--format", "chrome", "-l");
+	assert_int_equal(r.ret, -EINVAL);
+	assert_string_equal(r.err, "Error: -l cannot be combined with --format=chrome: its JSON "
+				   "ends at the end of the file\n");
 }
 
 /* count and hist: their table first, then ksnoop's own (opts_spec.more). */

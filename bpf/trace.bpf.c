@@ -180,8 +180,9 @@ struct frame {
 };
 
 enum frame_flags {
-	FRAME_SKIP = 1 << 0,	  /* filtered at entry: no return event */
-	FRAME_ERR_BELOW = 1 << 1, /* --errors: a call inside this one failed */
+	FRAME_SKIP = 1 << 0,	    /* filtered at entry: no return event */
+	FRAME_ERR_BELOW = 1 << 1,   /* --errors: a call inside this one failed */
+	FRAME_STASH_SMALL = 1 << 2, /* its entry values are in stash_small */
 };
 
 /* Freed by the kernel when the task exits. */
@@ -210,6 +211,26 @@ struct {
 	__type(key, struct stash_key);
 	__type(value, struct scratch);
 } stash SEC(".maps");
+
+/*
+ * The stash copies a whole value per call: most entries need the scratch
+ * up to the event's first STASH_SMALL_DATA bytes of values (1.7 KB, not
+ * 19), and go here.
+ */
+#define STASH_SMALL_DATA 1024
+#define STASH_SMALL_SIZE (__builtin_offsetof(struct scratch, ev.data) + STASH_SMALL_DATA)
+
+struct stash_small_val {
+	__u8 bytes[STASH_SMALL_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, struct stash_key);
+	__type(value, struct stash_small_val);
+} stash_small SEC(".maps");
 
 static __always_inline void count_drop(__u32 reason)
 {
@@ -1026,11 +1047,29 @@ static __always_inline struct stash_key stash_key_of(__u32 depth)
 static __always_inline void stash_entry(struct scratch *s, __u32 depth, struct frame *f)
 {
 	struct stash_key key = stash_key_of(depth);
+	long err;
 
-	if (bpf_map_update_elem(&stash, &key, s, BPF_ANY)) {
+	if (s->ev.data_len <= STASH_SMALL_DATA) {
+		f->flags |= FRAME_STASH_SMALL;
+		err = bpf_map_update_elem(&stash_small, &key, s, BPF_ANY);
+	} else {
+		err = bpf_map_update_elem(&stash, &key, s, BPF_ANY);
+	}
+	if (err) {
 		count_drop(KSNOOP_DROP_STASH);
 		f->flags |= FRAME_SKIP;
 	}
+}
+
+/* The stash of a call whose return sends nothing. */
+static __always_inline void drop_stash(__u32 depth, const struct frame *f)
+{
+	struct stash_key key = stash_key_of(depth);
+
+	if (f->flags & FRAME_STASH_SMALL)
+		bpf_map_delete_elem(&stash_small, &key);
+	else
+		bpf_map_delete_elem(&stash, &key);
 }
 
 static __always_inline bool is_trampoline(enum prog_kind kind)
@@ -1228,11 +1267,20 @@ static __always_inline bool pop_frame(struct task_state *ts, __u32 fid, struct f
 	return false;
 }
 
-static __always_inline bool unstash(struct scratch *s, __u32 depth)
+static __always_inline bool unstash(struct scratch *s, __u32 depth, const struct frame *f)
 {
 	struct stash_key key = stash_key_of(depth);
-	struct scratch *saved = bpf_map_lookup_elem(&stash, &key);
+	void *saved;
 
+	if (f->flags & FRAME_STASH_SMALL) {
+		saved = bpf_map_lookup_elem(&stash_small, &key);
+		if (!saved)
+			return false;
+		bpf_probe_read_kernel(s, STASH_SMALL_SIZE, saved);
+		bpf_map_delete_elem(&stash_small, &key);
+		return true;
+	}
+	saved = bpf_map_lookup_elem(&stash, &key);
 	if (!saved)
 		return false;
 	bpf_probe_read_kernel(s, sizeof(*s), saved);
@@ -1249,13 +1297,14 @@ static __always_inline void chain_end(struct scratch *s, __u32 id, struct frame 
 }
 
 static __always_inline bool start_return_event(struct scratch *s, struct ksnoop_func_cfg *cfg,
-					       __u32 id, __u32 depth, __u64 now)
+					       __u32 id, __u32 depth, const struct frame *f,
+					       __u64 now)
 {
 	if (!(cfg->emit & KSNOOP_EMIT_COMBINED)) {
 		init_event(&s->ev, KSNOOP_EV_RETURN, id, now);
 		return true;
 	}
-	if (!unstash(s, depth))
+	if (!unstash(s, depth, f))
 		return false;
 	s->ev.kind = KSNOOP_EV_COMBINED;
 	s->ev.ts = now;
@@ -1314,8 +1363,6 @@ static __always_inline bool keep_failure(void *ctx, struct regs *regs, struct ks
 					 bool trampoline, struct task_state *ts, __u32 id,
 					 struct frame *f, __u32 depth)
 {
-	struct stash_key key;
-
 	if (!errors_only)
 		return true;
 	if (call_failed(ctx, regs, cfg, trampoline)) {
@@ -1323,10 +1370,8 @@ static __always_inline bool keep_failure(void *ctx, struct regs *regs, struct ks
 			ts->frames[0].flags |= FRAME_ERR_BELOW;
 		return true;
 	}
-	if (cfg->emit & KSNOOP_EMIT_COMBINED) {
-		key = stash_key_of(depth);
-		bpf_map_delete_elem(&stash, &key);
-	}
+	if (cfg->emit & KSNOOP_EMIT_COMBINED)
+		drop_stash(depth, f);
 	if (chain_mode && cfg->chain_pos == 0)
 		send_chain_end(id, f);
 	else
@@ -1378,7 +1423,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 		chain_end(c.s, id, &f, now);
 		goto out;
 	}
-	if (!start_return_event(c.s, cfg, id, depth, now))
+	if (!start_return_event(c.s, cfg, id, depth, &f, now))
 		goto out;
 	c.s->ev.duration_ns = f.entry_ts ? now - f.entry_ts : 0;
 	c.s->ev.chain_id = f.chain_id;
@@ -1452,6 +1497,7 @@ int BPF_PROG(ksnoop_task_exit, struct task_struct *task)
 	for (d = 0; d < KSNOOP_MAX_DEPTH; d++) {
 		key.depth = d;
 		bpf_map_delete_elem(&stash, &key);
+		bpf_map_delete_elem(&stash_small, &key);
 	}
 	return 0;
 }

@@ -794,8 +794,11 @@ static void set_emit(struct func_plan *plan, bool combined)
 	bool entry = false, ret = false;
 
 	value_sides(plan, &entry, &ret);
-	if (combined || (entry && ret && !plan->bare))
+	/* one event per call: entry values wait in the stash, if there are any */
+	if ((combined && entry) || (entry && ret && !plan->bare))
 		plan->cfg.emit = KSNOOP_EMIT_COMBINED;
+	else if (combined)
+		plan->cfg.emit = KSNOOP_EMIT_RETURN;
 	else if (plan->bare)
 		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
 	else
@@ -902,8 +905,8 @@ static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
 	if (cfg->nr_pred_ops)
 		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);
 	/* A return must know that a slow comparison rejected its entry. */
-	if (opts->frames || (cfg->emit & KSNOOP_EMIT_COMBINED) ||
-	    (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))
+	if (opts->frames || opts->combined || opts->errors || opts->graph ||
+	    (cfg->emit & KSNOOP_EMIT_COMBINED) || (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))
 		cfg->flags |= KSNOOP_CFG_FRAME;
 }
 

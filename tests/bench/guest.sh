@@ -17,7 +17,7 @@
 #                   as "ksnoop-before" (fentry, text) beside the others
 set -uo pipefail
 
-SECTIONS=${BENCH_SECTIONS:-percall agg startup throughput attach countglob predicate ktrace}
+SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom startup throughput attach countglob predicate ktrace}
 CALLS=${BENCH_CALLS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
@@ -331,6 +331,40 @@ section_agg() {
 	done
 	summarize ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency \
 		ksnoop-kstack bpftrace-kstack
+}
+
+# ----------------------------------------------------------------------
+# Where from, per call: one return event without and with --kstack (the
+# cost of the stack alone), --errors on a function that never fails (no
+# event at all), and a graph of one call, beside bpftrace's kstack printf.
+
+BT_RET_KSTACK='kretfunc:__do_sys_getppid { printf("ret %d %d %s\n", retval, pid, kstack(8)); } BEGIN { printf("READY\n"); }'
+
+section_wherefrom() {
+	local r w="getppid $CALLS" f='__do_sys_getppid(return)'
+	SEC=wherefrom
+	: >"$T/$SEC.runs"
+	result wherefrom.calls "$CALLS"
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "$w"
+		floor_loop __do_sys_getppid "$w"
+		plain_loop base "$w"
+		traced_loop ksnoop-return text 'FUNCTION/ARGS' 1 "$w" -- $KSNOOP trace -b fentry "$f"
+		plain_loop base "$w"
+		traced_loop ksnoop-kstack text 'FUNCTION/ARGS' 1 "$w" -- \
+			$KSNOOP trace -b fentry --kstack-depth 8 "$f"
+		plain_loop base "$w"
+		traced_loop bpftrace-kstack bpftrace '^READY' 1 "$w" -- bpftrace -e "$BT_RET_KSTACK"
+		plain_loop base "$w"
+		traced_loop ksnoop-errors none 'FUNCTION/ARGS' 0 "$w" -- \
+			$KSNOOP trace -b fentry --errors __do_sys_getppid
+		plain_loop base "$w"
+		traced_loop ksnoop-graph none 'FUNCTION/ARGS' 0 "$w" -- \
+			$KSNOOP graph -b fentry __do_sys_getppid
+		plain_loop base "$w"
+	done
+	summarize ksnoop-return ksnoop-kstack bpftrace-kstack ksnoop-errors ksnoop-graph
 }
 
 # ----------------------------------------------------------------------

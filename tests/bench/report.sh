@@ -77,6 +77,16 @@ table() {
 			for (i = 1; i <= n; i++)
 				row("agg", ks[i], ks[i], "-")
 		}
+		if ("wherefrom.calls" in v) {
+			printf "\nWhere from: __do_sys_getppid, %s getppid() calls per run\n",
+				g("wherefrom.calls")
+			hdr()
+			printf "%-15s %8s\n", "no tracing", g("wherefrom.base.ns_per_call")
+			row("wherefrom", "floor", "empty floor", "-")
+			n = split("ksnoop-return ksnoop-kstack bpftrace-kstack ksnoop-errors ksnoop-graph", ks, " ")
+			for (i = 1; i <= n; i++)
+				row("wherefrom", ks[i], ks[i], "-")
+		}
 		if ("throughput.skb-text.events" in v || "throughput.scalar-text.events" in v) {
 			printf "\nConsumer throughput to /dev/null (ksnoop stopped while events queue)\n"
 			printf "%-13s %9s %7s %8s %10s\n", "case", "events", "drops", "CPU s", "events/s"

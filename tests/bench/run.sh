@@ -46,7 +46,7 @@ ICOUNT_SECTIONS=
 PLAIN_SECTIONS=
 for s in $ALL_SECTIONS; do
 	case "${BENCH_ICOUNT:-1}:$s" in
-	1:percall | 1:predicate | 1:agg) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
+	1:percall | 1:predicate | 1:agg | 1:wherefrom) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
 	*) PLAIN_SECTIONS="$PLAIN_SECTIONS $s" ;;
 	esac
 done

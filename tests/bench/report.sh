@@ -27,6 +27,16 @@ table() {
 			g(sec "." k ".drops_reported"), g(sec "." k ".shortfall"),
 			startup, mib(sec "." k ".rss_peak_kb"), g(sec "." k ".consumer_events_per_s")
 	}
+	# A section of rows beside the empty floor: title, then one row per key.
+	function floor_section(sec, title, keys,    ks, n, i) {
+		print title
+		hdr()
+		printf "%-15s %8s\n", "no tracing", g(sec ".base.ns_per_call")
+		row(sec, "floor", "empty floor", "-")
+		n = split(keys, ks, " ")
+		for (i = 1; i <= n; i++)
+			row(sec, ks[i], ks[i], "-")
+	}
 	function hdr() {
 		printf "%-15s %8s %8s %7s %17s %6s %9s %9s %8s %10s\n", "", "ns/call", "added",
 			"x floor", "delivered/gen.", "drops", "shortfall", "start ms", "RSS MiB", "consumer/s"
@@ -57,36 +67,21 @@ table() {
 				printf "startup: bpftrace takes %sx as long as ksnoop -b fentry to its first event\n",
 					g("startup.ratio_bpftrace_to_ksnoop_fentry")
 		}
-		if ("predicate.calls" in v) {
-			printf "\nPredicate rejecting 99%%: write_null(count == 7), %s write()s, %s match per run\n",
-				g("predicate.calls"), g("predicate.matching")
-			hdr()
-			printf "%-15s %8s\n", "no tracing", g("predicate.base.ns_per_call")
-			row("predicate", "floor", "empty floor", "-")
-			n = split("ksnoop-fentry ksnoop-kprobe bpftrace", ks, " ")
-			for (i = 1; i <= n; i++)
-				row("predicate", ks[i], ks[i], "-")
-		}
-		if ("agg.calls" in v) {
-			printf "\nAggregation in the kernel: __do_sys_getppid, %s getppid() calls per run\n",
-				g("agg.calls")
-			hdr()
-			printf "%-15s %8s\n", "no tracing", g("agg.base.ns_per_call")
-			row("agg", "floor", "empty floor", "-")
-			n = split("ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency ksnoop-kstack bpftrace-kstack", ks, " ")
-			for (i = 1; i <= n; i++)
-				row("agg", ks[i], ks[i], "-")
-		}
-		if ("wherefrom.calls" in v) {
-			printf "\nWhere from: __do_sys_getppid, %s getppid() calls per run\n",
-				g("wherefrom.calls")
-			hdr()
-			printf "%-15s %8s\n", "no tracing", g("wherefrom.base.ns_per_call")
-			row("wherefrom", "floor", "empty floor", "-")
-			n = split("ksnoop-return ksnoop-kstack bpftrace-kstack ksnoop-errors ksnoop-graph", ks, " ")
-			for (i = 1; i <= n; i++)
-				row("wherefrom", ks[i], ks[i], "-")
-		}
+		if ("predicate.calls" in v)
+			floor_section("predicate",
+				sprintf("\nPredicate rejecting 99%%: write_null(count == 7), %s write()s, %s match per run",
+					g("predicate.calls"), g("predicate.matching")),
+				"ksnoop-fentry ksnoop-kprobe bpftrace")
+		if ("agg.calls" in v)
+			floor_section("agg",
+				sprintf("\nAggregation in the kernel: __do_sys_getppid, %s getppid() calls per run",
+					g("agg.calls")),
+				"ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency ksnoop-kstack bpftrace-kstack")
+		if ("wherefrom.calls" in v)
+			floor_section("wherefrom",
+				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",
+					g("wherefrom.calls")),
+				"ksnoop-return ksnoop-kstack bpftrace-kstack ksnoop-errors ksnoop-graph")
 		if ("throughput.skb-text.events" in v || "throughput.scalar-text.events" in v) {
 			printf "\nConsumer throughput to /dev/null (ksnoop stopped while events queue)\n"
 			printf "%-13s %9s %7s %8s %10s\n", "case", "events", "drops", "CPU s", "events/s"

@@ -8,6 +8,8 @@
 #include "lib/util.h"
 
 #define CHAIN_MAX_HELD 4096 /* events held for one thread */
+/* Threads holding events: one that died inside a call never releases its own. */
+#define CHAIN_MAX_THREADS 4096
 /* Failures under one outermost call: as deep as calls nest, and some more. */
 #define CHAIN_MAX_FAILURES 256
 
@@ -89,6 +91,12 @@ void chain__free(struct chain *c)
 	free(c);
 }
 
+static void drop_pending(struct chain *c, struct pending *p)
+{
+	pending_clear(p);
+	*p = c->p[--c->nr];
+}
+
 static struct pending *find(struct chain *c, __u32 tid, __u64 chain_id, bool create)
 {
 	size_t i;
@@ -99,18 +107,16 @@ static struct pending *find(struct chain *c, __u32 tid, __u64 chain_id, bool cre
 	}
 	if (!create)
 		return NULL;
+	if (c->nr >= CHAIN_MAX_THREADS) {
+		pending_clear(&c->p[0]);
+		memmove(c->p, c->p + 1, --c->nr * sizeof(*c->p));
+	}
 	if (!grow_array(&c->p, &c->cap, c->nr, sizeof(*c->p), 16))
 		return NULL;
 	memset(&c->p[c->nr], 0, sizeof(c->p[0]));
 	c->p[c->nr].tid = tid;
 	c->p[c->nr].chain_id = chain_id;
 	return &c->p[c->nr++];
-}
-
-static void drop_pending(struct chain *c, struct pending *p)
-{
-	pending_clear(p);
-	*p = c->p[--c->nr];
 }
 
 static int hold(struct pending *p, const struct ksnoop_event *ev, size_t size)

@@ -337,6 +337,23 @@ static void test_origin_threads_bound(void **state UNUSED)
 	free_ctx(c);
 }
 
+/* So are the threads holding events: the oldest goes first. */
+static void test_origin_threads_max(void **state UNUSED)
+{
+	struct ctx *c = new_errors_ctx();
+	__u32 tid;
+
+	failure(c, 1, 1, 20, 30, "t1in");
+	for (tid = 2; tid < 5000; tid++)
+		failure(c, tid, 1, 20, 30, "in");
+	failure(c, 1, 0, 10, 40, "t1");
+	failure(c, 1000, 0, 10, 40, "t1000");
+	failure(c, 4999, 0, 10, 40, "t4999");
+	/* 1 and 2-904 went to make room for 4097-4999 */
+	expect(c, "[t1] [t1000 in] [t4999 in]");
+	free_ctx(c);
+}
+
 static struct ctx *new_graph_ctx(int max_nodes)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -396,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_origin_threads_bound),
 		cmocka_unit_test(test_graph_tree),
 		cmocka_unit_test(test_graph_cut),
+		cmocka_unit_test(test_origin_threads_max),
 	};
 
 	return cmocka_run_group_tests_name("chain", tests, NULL, NULL);

@@ -119,6 +119,13 @@ static struct pending *find(struct chain *c, __u32 tid, __u64 chain_id, bool cre
 	return &c->p[c->nr++];
 }
 
+static void *copy_event(const struct ksnoop_event *ev, size_t size)
+{
+	void *copy = malloc(size);
+
+	return copy ? memcpy(copy, ev, size) : NULL;
+}
+
 static int hold(struct pending *p, const struct ksnoop_event *ev, size_t size)
 {
 	struct held *h;
@@ -128,10 +135,9 @@ static int hold(struct pending *p, const struct ksnoop_event *ev, size_t size)
 	if (!grow_array(&p->events, &p->cap, p->nr, sizeof(*p->events), 8))
 		return -ENOMEM;
 	h = &p->events[p->nr];
-	h->data = malloc(size);
+	h->data = copy_event(ev, size);
 	if (!h->data)
 		return -ENOMEM;
-	memcpy(h->data, ev, size);
 	h->size = size;
 	p->nr++;
 	return 0;
@@ -175,17 +181,6 @@ static void forget_oldest(struct pending *p)
 	memmove(p->events, p->events + 1, --p->nr * sizeof(*p->events));
 }
 
-static __u64 entry_ts(const struct ksnoop_event *ev)
-{
-	return ev->ts - ev->duration_ns;
-}
-
-/* Whether the call of in ran within the call of out. */
-static bool within(const struct ksnoop_event *in, const struct ksnoop_event *out)
-{
-	return entry_ts(in) >= entry_ts(out) && in->ts <= out->ts;
-}
-
 /* The deepest failure within top, the latest of equals; NULL for none. */
 static const struct ksnoop_event *deepest_within(const struct pending *p,
 						 const struct ksnoop_event *top)
@@ -195,7 +190,7 @@ static const struct ksnoop_event *deepest_within(const struct pending *p,
 
 	for (i = 0; i < p->nr; i++) {
 		ev = p->events[i].data;
-		if (!within(ev, top) || ev->depth <= top->depth)
+		if (!chain_within(ev, top) || ev->depth <= top->depth)
 			continue;
 		if (!best || ev->depth > best->depth ||
 		    (ev->depth == best->depth && ev->ts > best->ts))
@@ -222,7 +217,7 @@ static void release_origin(struct chain *c, struct pending *p, const struct ksno
 		for (i = 0; i < p->nr; i++) {
 			const struct ksnoop_event *ev = p->events[i].data;
 
-			if (ev->depth == d && within(deepest, ev) && within(ev, top)) {
+			if (ev->depth == d && chain_within(deepest, ev) && chain_within(ev, top)) {
 				evs[n] = ev;
 				sizes[n++] = p->events[i].size;
 				break;
@@ -249,7 +244,7 @@ static int release_tree(struct chain *c, struct pending *p, const struct ksnoop_
 	evs[0] = top;
 	sizes[0] = top_size;
 	for (i = 0; i < p->nr; i++) {
-		if (!within(p->events[i].data, top))
+		if (!chain_within(p->events[i].data, top))
 			continue;
 		evs[n] = p->events[i].data;
 		sizes[n++] = p->events[i].size;
@@ -287,10 +282,9 @@ static int replace_deepest(struct pending *p, const struct ksnoop_event *ev, siz
 	p->cut++;
 	if (!p->nr || old->depth <= ev->depth)
 		return 0;
-	copy = malloc(size);
+	copy = copy_event(ev, size);
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, ev, size);
 	free(p->events[d].data);
 	p->events[d].data = copy;
 	p->events[d].size = size;

@@ -24,6 +24,18 @@
 
 struct chain;
 
+/* When a return event's call began. */
+static inline __u64 chain_entry_ts(const struct ksnoop_event *ev)
+{
+	return ev->ts - ev->duration_ns;
+}
+
+/* Whether the call of return event in ran within the call of out. */
+static inline bool chain_within(const struct ksnoop_event *in, const struct ksnoop_event *out)
+{
+	return chain_entry_ts(in) >= chain_entry_ts(out) && in->ts <= out->ts;
+}
+
 typedef int (*chain_emit_fn)(void *ctx, const struct ksnoop_event *ev, size_t size);
 
 typedef void (*chain_origin_fn)(void *ctx, const struct ksnoop_event *const *evs,

@@ -8,6 +8,7 @@
 #include "lib/chrome.h"
 #include "lib/errnames.h"
 #include "lib/json.h"
+#include "trace/chain.h"
 #include "trace/output.h"
 #include "lib/util.h"
 
@@ -845,23 +846,13 @@ static bool tree_kept(const struct output *o, const struct ksnoop_event *top)
 	return !o->env->errno_filter || (o->env->errno_mask[e / 64] >> (e % 64) & 1);
 }
 
-static __u64 ev_entry(const struct ksnoop_event *ev)
-{
-	return ev->ts - ev->duration_ns;
-}
-
-static bool ev_within(const struct ksnoop_event *in, const struct ksnoop_event *out)
-{
-	return ev_entry(in) >= ev_entry(out) && in->ts <= out->ts;
-}
-
 static int by_entry(const void *a, const void *b)
 {
 	const struct ksnoop_event *x = *(const struct ksnoop_event *const *)a;
 	const struct ksnoop_event *y = *(const struct ksnoop_event *const *)b;
 
-	if (ev_entry(x) != ev_entry(y))
-		return ev_entry(x) < ev_entry(y) ? -1 : 1;
+	if (chain_entry_ts(x) != chain_entry_ts(y))
+		return chain_entry_ts(x) < chain_entry_ts(y) ? -1 : 1;
 	return x->depth - y->depth;
 }
 
@@ -947,9 +938,9 @@ static void tree_node(struct tree_printer *t, const struct ksnoop_event *ev,
 		      const struct ksnoop_event *next)
 {
 	int level = level_of(t, ev), max = t->o->env->max_depth;
-	bool parent = next && ev_within(next, ev) && t->nr_open <= KSNOOP_MAX_DEPTH;
+	bool parent = next && chain_within(next, ev) && t->nr_open <= KSNOOP_MAX_DEPTH;
 
-	while (t->nr_open && !ev_within(ev, t->open[t->nr_open - 1]))
+	while (t->nr_open && !chain_within(ev, t->open[t->nr_open - 1]))
 		tree_close(t);
 	if (max && level > max) {
 		if (!t->elided)

@@ -7,23 +7,53 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 T=$(mktemp -d /tmp/agg-bt.XXXXXX) || exit 125
-trap 'kill $kpid $bpid 2>/dev/null; rm -rf "$T"' EXIT
+kpid= bpid=
+trap 'kill -KILL $kpid $bpid 2>/dev/null; rm -rf "$T"' EXIT
 
-ksnoop hist "ip_send_skb(skb->len)" --comm workload >"$T/k.out" 2>"$T/k.err" &
-kpid=$!
-bpftrace -e 'kprobe:ip_send_skb /comm == "workload"/ {
+# Whether FILE has a line starting with PREFIX (builtins: no exec per poll).
+has_line() {
+	local l
+	while IFS= read -r l; do
+		[[ $l == "$2"* ]] && return 0
+	done <"$1"
+	return 1
+}
+
+# What a tracer that outlived its deadline is doing, for the case's output.
+stuck() {
+	local w=? st=?
+	read -r w <"/proc/$2/wchan" 2>/dev/null
+	read -r st <"/proc/$2/stat" 2>/dev/null
+	echo "stuck: $1 (pid $2) $3; wchan $w; state ${st##*) }" | cut -c1-200
+	head -c 2000 "/proc/$2/stack" 2>/dev/null | sed "s/^/stuck: $1 kernel stack: /"
+	tail -5 "$T/${1:0:1}.err" | sed "s/^/stuck: $1 stderr: /"
+}
+
+spawn ksnoop hist "ip_send_skb(skb->len)" --comm workload >"$T/k.out" 2>"$T/k.err"
+kpid=$SPAWNED
+spawn bpftrace -e 'kprobe:ip_send_skb /comm == "workload"/ {
 	@len = hist(((struct sk_buff *)arg1)->len); }
-	BEGIN { printf("ready\n"); }' >"$T/b.out" 2>"$T/b.err" &
-bpid=$!
-for ((i = 0; i < 1200; i++)); do
-	grep -q '^Tracing' "$T/k.err" && grep -q '^ready' "$T/b.out" && break
+	BEGIN { printf("ready\n"); }' >"$T/b.out" 2>"$T/b.err"
+bpid=$SPAWNED
+now
+deadline=$((NOW + 150000000))
+until has_line "$T/k.err" Tracing && has_line "$T/b.out" ready; do
+	now
+	if [ "$NOW" -ge "$deadline" ]; then
+		has_line "$T/k.err" Tracing || stuck ksnoop $kpid "not attached after 150 s"
+		has_line "$T/b.out" ready || stuck bpftrace $bpid "not attached after 150 s"
+		exit 1
+	fi
 	kill -0 $kpid 2>/dev/null && kill -0 $bpid 2>/dev/null || break
 	sleep_s 0.1
 done
 workload udp-send 50 3 >/dev/null && workload udp-send 150 5 >/dev/null &&
 	workload udp-send 1000 2 >/dev/null
 kill -INT $kpid $bpid
-wait $kpid $bpid
+now
+deadline=$((NOW + 30000000))
+wait_until $kpid $deadline || stuck ksnoop $kpid "still running 30 s after SIGINT"
+wait_until $bpid $deadline || stuck bpftrace $bpid "still running 30 s after SIGINT"
 # "[128, 256)   5 |@@@|" -> "[128, 256) 5", empty buckets left out
 buckets() {
 	sed -n 's/^\(\[[^)]*[])]\) *\([1-9][0-9]*\) |.*/\1 \2/p' "$1"

@@ -65,7 +65,8 @@ void usage(FILE *f, const char *prog)
 		"  -V, --version         show the version and exit\n"
 		"  -d, --debug           print debug output, including libbpf's\n"
 		"  -p, --pid PID         trace only this process (all its threads)\n"
-		"  -P, --pages N         ring buffer pages per CPU (default %d)\n"
+		"  -P, --pages N         ring buffer pages per CPU (default: sized from the\n"
+		"                        events for a 100,000-call burst, at most 64 MiB)\n"
 		"  -s, --stack           trace only when FUNCs are called in the order given\n"
 		"  -b, --backend KIND    fentry, kprobe or auto (default auto)\n"
 		"      --btf FILE        read BTF from FILE (raw BTF or vmlinux ELF; info only)\n"
@@ -89,7 +90,7 @@ void usage(FILE *f, const char *prog)
 		"      --format FMT      text (the default) or chrome: Chrome Trace Event JSON\n"
 		"                        for Perfetto, one complete event per call\n"
 		"  -o, --output FILE     write events to FILE instead of stdout\n",
-		prog, KSNOOP_DEFAULT_PAGES, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
+		prog, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
 }
 
 int env_add_pid(void *ctx, const char *arg)

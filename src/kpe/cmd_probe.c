@@ -298,7 +298,7 @@ static int load_bpf(struct kpe_session *s)
 	/* kprobes unwind from the probed registers: no hidden frames to ask for. */
 	s->skel->rodata->kstack_bytes = 8 * s->env->kstack_depth;
 	err = bpf_map__set_max_entries(s->skel->maps.kpe_events,
-				       ringbuf_size(s->env->pages, nr_cpus));
+				       ringbuf_size_unplanned(s->env->pages, nr_cpus));
 	if (!err)
 		err = kpe_bpf__load(s->skel);
 	if (err) {

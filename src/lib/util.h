@@ -14,6 +14,9 @@
 #ifndef min
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #endif
+#ifndef max
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#endif
 
 /*
  * One line on stderr, "Error: ...". Never exits: callers unwind. Every

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,9 +42,17 @@ struct tracer {
 	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
 	int nr_cpus;
-	int ring_fd;		       /* created ahead, or negative */
+	int ring_fd; /* the session's (-P), or ours, or negative */
+	unsigned long ring_size;
+	bool own_ring;	  /* ring_fd is ours to close */
+	struct ring_job { /* creating the ring beside libbpf's open */
+		pthread_t thread;
+		bool started;
+		int fd;
+	} ring_job;
 	bool fentry_cookie;	       /* the kernel has fentry attach cookies */
 	struct trace_bpf *fentry_tmpl; /* first fentry instance, for the rest */
+	int owner_fentry;	       /* function whose fentry programs the owner holds, or -1 */
 	struct fast_prog {	       /* what loading like it needs, per program */
 		int btf_fd;
 		struct bpf_func_info *finfo;
@@ -52,11 +61,13 @@ struct tracer {
 };
 
 /*
- * A 100,000-call burst of a function traced with its defaults (an entry
- * event with the arguments, a return event) can take 35 MB, e.g. the
- * getppid syscall's pt_regs argument; the reader may be far slower.
+ * Without -P the ring holds a burst of RING_BURST_CALLS calls of the
+ * plan's largest (see backend_ring_bytes), up to RINGBUF_DEFAULT_MAX: the
+ * reader may be far slower than the traced code. Its pages are the
+ * tracer's memory, and a 6.12 kernel counts its mapping twice in RSS.
  */
-#define RINGBUF_MIN (64UL << 20)
+#define RING_BURST_CALLS 100000UL
+#define RINGBUF_DEFAULT_MAX (64UL << 20)
 #define RINGBUF_MAX (1UL << 30)
 
 const char *backend_name(enum backend_kind k)
@@ -66,20 +77,86 @@ const char *backend_name(enum backend_kind k)
 	return k < BK_NR ? names[k] : "?";
 }
 
-unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
+/* The kernel wants a power of two. */
+static unsigned long ring_pow2(unsigned long want)
 {
-	unsigned long want = (unsigned long)pages_per_cpu * nr_cpus * getpagesize();
 	unsigned long size = getpagesize();
 
-	/*
-	 * The default must absorb a 100,000-call burst, so it never goes
-	 * below RINGBUF_MIN; -P raises it. The kernel wants a power of two.
-	 */
-	if (pages_per_cpu == KSNOOP_DEFAULT_PAGES && want < RINGBUF_MIN)
-		want = RINGBUF_MIN;
 	while (size < want && size < RINGBUF_MAX)
 		size <<= 1;
 	return size;
+}
+
+unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
+{
+	return ring_pow2((unsigned long)pages_per_cpu * nr_cpus * getpagesize());
+}
+
+/* The BPF program's and the trampoline's frames, and one spare. */
+#define KSTACK_HIDDEN 3
+
+/* Room for the frames above the function at fentry, which output cuts. */
+static int kstack_bytes_of(const struct env *env)
+{
+	return env->kstack_depth ? 8 * min(env->kstack_depth + KSTACK_HIDDEN, KSNOOP_KSTACK_MAX)
+				 : 0;
+}
+
+unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus)
+{
+	unsigned long size = ringbuf_size(pages_per_cpu, nr_cpus);
+
+	return pages_per_cpu == KSNOOP_DEFAULT_PAGES ? max(size, RINGBUF_DEFAULT_MAX) : size;
+}
+
+/* What one event of these values can take in the ring, record header included. */
+static unsigned long event_bytes(const struct ksnoop_func_cfg *cfg, int side0, int side1,
+				 int kstack_bytes)
+{
+	unsigned long n = 8 + KSNOOP_EVENT_HDR_SIZE;
+	int s, i;
+
+	for (s = side0; s <= side1; s++) {
+		for (i = 0; i < cfg->nr_side[s] && i < KSNOOP_MAX_VALUES; i++) {
+			const struct ksnoop_value *v =
+				&cfg->values[cfg->side[s][i] % KSNOOP_MAX_VALUES];
+
+			n += sizeof(struct ksnoop_vrec) + ((v->size + 7UL) & ~7UL);
+		}
+	}
+	if (kstack_bytes)
+		n += sizeof(struct ksnoop_vrec) + kstack_bytes;
+	return n;
+}
+
+/* The most one call of cfg sends: its events, and a chain end (-s, graph, --errors). */
+unsigned long backend_call_bytes(const struct ksnoop_func_cfg *cfg, int kstack_bytes,
+				 bool chain_end)
+{
+	unsigned long n = chain_end ? 8 + KSNOOP_EVENT_HDR_SIZE : 0;
+
+	if (cfg->emit & KSNOOP_EMIT_ENTRY)
+		n += event_bytes(cfg, 0, 0, kstack_bytes);
+	if (cfg->emit & KSNOOP_EMIT_RETURN)
+		n += event_bytes(cfg, 1, 1, kstack_bytes);
+	if (cfg->emit & KSNOOP_EMIT_COMBINED)
+		n += event_bytes(cfg, 0, 1, kstack_bytes);
+	return n;
+}
+
+unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *plans, int nr,
+				 int nr_cpus)
+{
+	unsigned long most = 0, want;
+	int i;
+
+	if (env->pages != KSNOOP_DEFAULT_PAGES)
+		return ringbuf_size(env->pages, nr_cpus);
+	for (i = 0; i < nr; i++)
+		most = max(most, backend_call_bytes(&plans[i].cfg, kstack_bytes_of(env),
+						    env->stack_mode || env->graph || env->errors));
+	want = min(most * RING_BURST_CALLS, RINGBUF_DEFAULT_MAX);
+	return max(ring_pow2(want), ringbuf_size(env->pages, nr_cpus));
 }
 
 /* A batch, well before the ring fills. */
@@ -134,9 +211,6 @@ static int size_agg_maps(const struct env_agg *a, int nr_funcs, struct trace_bpf
 					a->mode == KSNOOP_AGG_HIST ? nr_funcs : 1);
 }
 
-/* The BPF program's and the trampoline's frames, and one spare. */
-#define KSTACK_HIDDEN 3
-
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -146,12 +220,8 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->chain_mode = t->env->stack_mode || t->env->graph;
 	/* graph keeps or drops whole trees, by ENTRY's duration and error */
 	skel->rodata->min_duration_ns = t->env->graph ? 0 : t->env->min_duration_ns;
-	/* Room for the frames above the function at fentry, which output cuts. */
-	skel->rodata->kstack_bytes =
-		t->env->kstack_depth
-			? 8 * min(t->env->kstack_depth + KSTACK_HIDDEN, KSNOOP_KSTACK_MAX)
-			: 0;
-	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(ringbuf_size(t->env->pages, t->nr_cpus));
+	skel->rodata->kstack_bytes = kstack_bytes_of(t->env);
+	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = util_json() || t->env->chrome;
 	set_agg_rodata(&t->env->agg, skel);
@@ -193,18 +263,124 @@ static bool needs_exit_cleanup(const struct tracer *t)
 	return false;
 }
 
+/*
+ * From this many named functions, auto attaches them through kprobe.multi
+ * rather than fentry: each fentry function costs a verifier pass and a
+ * trampoline of its own (0.4 s under TCG, 214 s for 500), while one
+ * kprobe.multi link each way takes them all. Below it, fentry's cheaper
+ * calls win.
+ */
+bool backend_multi_member(enum backend_choice want, int nr, const struct func_plan *p)
+{
+	if (want == BACKEND_FENTRY)
+		return false;
+	if (p->from_glob)
+		return true;
+	/* Before Linux 6.3 kprobe.multi resolves vmlinux symbols only. */
+	if (p->func.module)
+		return false;
+	return want == BACKEND_KPROBE ? nr > 1 : nr >= BACKEND_MULTI_NAMED_MIN;
+}
+
+static bool multi_member(const struct tracer *t, int i)
+{
+	return backend_multi_member(t->env->backend, t->nr, &t->plans[i]);
+}
+
 static bool wants_multi(const struct tracer *t)
 {
 	int i;
 
 	for (i = 0; i < t->nr; i++) {
-		if (t->plans[i].from_glob)
-			return t->env->backend != BACKEND_FENTRY;
+		if (multi_member(t, i))
+			return true;
 	}
 	return false;
 }
 
-enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2 };
+enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2, OWN_FENTRY = 4 };
+
+/*
+ * The first function fentry is tried for loads its programs with the
+ * owner: an object of its own would parse the kernel's BTF once more
+ * (180 ms of a 1.9 s start in a VM). The others load like them
+ * (attach_fentry_fast), so it takes attach cookies, and vmlinux BTF.
+ */
+static int first_fentry_func(const struct tracer *t)
+{
+	int i;
+
+	if (!t->fentry_cookie || !backend_allows(t->env->backend, BK_FENTRY))
+		return -1;
+	for (i = 0; i < t->nr; i++) {
+		if (multi_member(t, i))
+			continue;
+		if (!backend_can_fentry(&t->plans[i]) || t->plans[i].func.module)
+			return -1;
+		return i;
+	}
+	return -1;
+}
+
+static int set_owner_fentry(struct tracer *t, struct trace_bpf *skel)
+{
+	const char *target = t->plans[t->owner_fentry].attach_name;
+
+	bpf_program__set_autoload(skel->progs.ksnoop_fentry, true);
+	bpf_program__set_autoload(skel->progs.ksnoop_fexit, true);
+	return bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target)
+		       ?: bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target);
+}
+
+static int create_ring(unsigned long size)
+{
+	union bpf_attr attr;
+	int fd;
+
+	/*
+	 * The bare syscall: libbpf's bpf_map_create would first probe whether
+	 * maps may have names by loading a program. The name must be the
+	 * skeleton's, which finds maps by name (share_maps).
+	 */
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_RINGBUF;
+	attr.max_entries = size;
+	strncpy(attr.map_name, "events", sizeof(attr.map_name) - 1);
+	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+static void *ring_thread(void *arg)
+{
+	struct tracer *t = arg;
+
+	t->ring_job.fd = create_ring(t->ring_size);
+	return NULL;
+}
+
+/*
+ * A ring sized from the plans is allocated (tens of MB take the kernel a
+ * while) while libbpf opens the object; the session made a -P one earlier.
+ */
+static void start_ring(struct tracer *t)
+{
+	if (t->ring_fd >= 0)
+		return;
+	t->ring_job.fd = -1;
+	t->ring_job.started = !pthread_create(&t->ring_job.thread, NULL, ring_thread, t);
+}
+
+/* The ring's fd once created, or negative: libbpf then creates it, and says why not. */
+static int ring_ready(struct tracer *t)
+{
+	if (t->ring_job.started) {
+		pthread_join(t->ring_job.thread, NULL);
+		t->ring_job.started = false;
+		t->ring_fd = t->ring_job.fd;
+		t->own_ring = t->ring_fd >= 0;
+	}
+	return t->ring_fd;
+}
 
 static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 {
@@ -223,11 +399,11 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	bpf_program__set_autoload(skel->progs.ksnoop_kmulti, progs & OWN_MULTI);
 	bpf_program__set_autoload(skel->progs.ksnoop_kretmulti, progs & OWN_MULTI);
 	bpf_program__set_autoload(skel->progs.ksnoop_task_exit, needs_exit_cleanup(t));
-	if (t->ring_fd >= 0)
+	*err = progs & OWN_FENTRY ? set_owner_fentry(t, skel) : 0;
+	if (!*err && ring_ready(t) >= 0)
 		*err = bpf_map__reuse_fd(skel->maps.events, t->ring_fd);
-	else
-		*err = bpf_map__set_max_entries(skel->maps.events,
-						ringbuf_size(t->env->pages, t->nr_cpus));
+	else if (!*err)
+		*err = bpf_map__set_max_entries(skel->maps.events, t->ring_size);
 	if (!*err)
 		*err = size_agg_maps(&t->env->agg, t->nr, skel);
 	if (!*err)
@@ -239,26 +415,36 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	return skel;
 }
 
-/* Prefer an owner with kprobe (and multi) programs; fall back to maps only. */
+/*
+ * Prefer an owner with kprobe (and multi) programs; fall back to maps only.
+ * Each is tried first with the first fentry function's programs: if those
+ * fail, that function is loaded alone later, and reports why.
+ */
 static int load_owner(struct tracer *t)
 {
 	static const int tries[] = { OWN_KPROBE | OWN_MULTI, OWN_KPROBE, 0 };
 	/* -b fentry never attaches kprobes: spare the verifier their programs. */
 	size_t i = t->env->backend == BACKEND_FENTRY ? 2 : wants_multi(t) ? 0 : 1;
-	int err = 0;
+	int fentry = t->owner_fentry >= 0 ? OWN_FENTRY : 0, progs = 0, err = 0;
 
-	for (; i < ARRAY_SIZE(tries) && !t->owner; i++) {
-		t->owner = open_owner(t, tries[i], &err);
+	while (i < ARRAY_SIZE(tries) && !t->owner) {
+		progs = tries[i] | fentry;
+		t->owner = open_owner(t, progs, &err);
 		if (t->owner) {
-			t->has_multi = tries[i] & OWN_MULTI;
-			if (!(tries[i] & OWN_KPROBE))
+			t->has_multi = progs & OWN_MULTI;
+			if (!(progs & OWN_KPROBE))
 				t->kprobe_load_err = err ? err : -EINVAL;
-		} else if (tries[i] & OWN_KPROBE) {
+		} else if ((progs & OWN_KPROBE) && !fentry) {
 			t->kprobe_load_err = err;
 		}
-		p_dbg("owner object (progs %#x): %s", tries[i],
-		      t->owner ? "loaded" : strerror(-err));
+		p_dbg("owner object (progs %#x): %s", progs, t->owner ? "loaded" : strerror(-err));
+		if (!t->owner && fentry)
+			fentry = 0;
+		else
+			i++;
 	}
+	if (!(progs & OWN_FENTRY))
+		t->owner_fentry = -1;
 	if (!t->owner)
 		p_err("cannot load ksnoop's BPF object: %s%s", strerror(-err),
 		      bpfutil_perm_hint(err));
@@ -473,6 +659,26 @@ static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
 	return 0;
 }
 
+/* Its programs were loaded with the owner (first_fentry_func). */
+static int attach_fentry_owner(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	struct func_state *fs = &t->fs[func];
+
+	*op = BPFUTIL_ATTACH;
+	if (backend_wants_prog(&t->plans[func].cfg, true)) {
+		fs->entry = attach_trace(t, t->owner->progs.ksnoop_fentry, func);
+		if (!fs->entry)
+			return -errno;
+	}
+	if (backend_wants_prog(&t->plans[func].cfg, false)) {
+		fs->ret = attach_trace(t, t->owner->progs.ksnoop_fexit, func);
+		if (!fs->ret)
+			return -errno;
+	}
+	set_fentry_tmpl(t, t->owner);
+	return 0;
+}
+
 static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 {
 	const char *target = t->plans[func].attach_name;
@@ -480,6 +686,8 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	struct trace_bpf *skel;
 	int err;
 
+	if (func == t->owner_fentry)
+		return attach_fentry_owner(t, func, op);
 	/* Module functions need their module's BTF object: libbpf finds it. */
 	if (t->fentry_tmpl && !t->plans[func].func.module)
 		return attach_fentry_fast(t, func, op);
@@ -691,7 +899,10 @@ static int attach_func(struct tracer *t, int func, struct progress *progress)
 	return err;
 }
 
-/* Glob-expanded functions: one kprobe.multi link each way, if we can. */
+/*
+ * Globs, and lists of named functions (see multi_member): one kprobe.multi
+ * link each way, if the kernel takes them all; else each is attached alone.
+ */
 static int attach_multi(struct tracer *t)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
@@ -704,7 +915,7 @@ static int attach_multi(struct tracer *t)
 		goto out;
 	}
 	for (i = 0; i < t->nr; i++) {
-		if (!t->plans[i].from_glob)
+		if (!multi_member(t, i))
 			continue;
 		syms[n] = t->plans[i].attach_name;
 		cookies[n++] = i;
@@ -712,24 +923,25 @@ static int attach_multi(struct tracer *t)
 	opts.syms = syms;
 	opts.cookies = cookies;
 	opts.cnt = n;
-	t->multi_entry =
-		bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kmulti, NULL, &opts);
+	/* The return side first, for the reason given in attach_kprobe. */
 	opts.retprobe = true;
-	if (t->multi_entry)
-		t->multi_ret = bpf_program__attach_kprobe_multi_opts(
-			t->owner->progs.ksnoop_kretmulti, NULL, &opts);
-	if (!t->multi_ret) {
+	t->multi_ret = bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kretmulti, NULL,
+							     &opts);
+	opts.retprobe = false;
+	if (t->multi_ret)
+		t->multi_entry = bpf_program__attach_kprobe_multi_opts(
+			t->owner->progs.ksnoop_kmulti, NULL, &opts);
+	if (!t->multi_entry) {
 		err = -errno;
-		bpf_link__destroy(t->multi_entry);
-		t->multi_entry = NULL;
-		p_dbg("kprobe.multi for %d functions failed: %s", n, strerror(-err));
+		bpf_link__destroy(t->multi_ret);
+		t->multi_ret = NULL;
+		p_dbg("kprobe.multi for %d functions failed: %s; attaching one by one", n,
+		      strerror(-err));
 		goto out;
 	}
-	for (i = 0; i < t->nr; i++) {
-		if (t->plans[i].from_glob) {
-			t->fs[i].kind = BK_KPROBE_MULTI;
-			t->fs[i].attached = true;
-		}
+	for (i = 0; i < n; i++) {
+		t->fs[cookies[i]].kind = BK_KPROBE_MULTI;
+		t->fs[cookies[i]].attached = true;
 	}
 	p_dbg("kprobe.multi: attached %d functions with one link each way", n);
 out:
@@ -796,8 +1008,8 @@ static int attach_all(struct tracer *t)
 {
 	int err;
 
-	if (t->has_multi && wants_multi(t) && attach_multi(t) == 0)
-		p_dbg("glob functions attached through kprobe.multi");
+	if (t->has_multi && wants_multi(t))
+		attach_multi(t);
 	err = attach_each(t);
 	if (err)
 		return err;
@@ -813,22 +1025,11 @@ static int attach_all(struct tracer *t)
 
 int tracer__create_ring(const struct env *env)
 {
-	int nr_cpus = libbpf_num_possible_cpus(), fd;
-	union bpf_attr attr;
+	int nr_cpus = libbpf_num_possible_cpus();
 
 	if (nr_cpus <= 0)
 		return nr_cpus ? nr_cpus : -EINVAL;
-	/*
-	 * The bare syscall: libbpf's bpf_map_create would first probe whether
-	 * maps may have names by loading a program. The name must be the
-	 * skeleton's, which finds maps by name (share_maps).
-	 */
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_RINGBUF;
-	attr.max_entries = ringbuf_size(env->pages, nr_cpus);
-	strncpy(attr.map_name, "events", sizeof(attr.map_name) - 1);
-	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
-	return fd < 0 ? -errno : fd;
+	return create_ring(ringbuf_size(env->pages, nr_cpus));
 }
 
 struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr, int ring_fd)
@@ -843,9 +1044,14 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
 	t->fentry_cookie = nr && backend_has_fentry_cookie(plans[0].func.btf);
+	t->owner_fentry = first_fentry_func(t);
 	t->fs = calloc(nr, sizeof(*t->fs));
 	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;
+	t->ring_size = ring_fd >= 0 ? ringbuf_size(env->pages, t->nr_cpus)
+				    : backend_ring_bytes(env, plans, nr, t->nr_cpus);
+	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
+	start_ring(t);
 	/* Configuration is in place before the first program can run. */
 	if (load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t))
 		goto fail;
@@ -876,7 +1082,11 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	tracer__detach(t);
-	trace_bpf__destroy(t->fentry_tmpl);
+	if (t->fentry_tmpl != t->owner)
+		trace_bpf__destroy(t->fentry_tmpl);
+	ring_ready(t); /* a thread still creating it */
+	if (t->own_ring)
+		close(t->ring_fd);
 	free(t->fast[0].finfo);
 	free(t->fast[1].finfo);
 	trace_bpf__destroy(t->owner);

@@ -17,9 +17,11 @@ enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 struct tracer;
 
 /*
- * The events ring, for tracer__open: an fd, or -errno (tracer__open then
- * creates it and reports the error). Allocating tens of MB takes the
- * kernel a while, so callers create it early, beside other start-up work.
+ * The events ring of -P's size, for tracer__open: an fd, or -errno
+ * (tracer__open then creates it and reports the error). Allocating tens
+ * of MB takes the kernel a while, so callers create it early, beside
+ * other start-up work. Without -P the size comes from the plans, and
+ * tracer__open makes it.
  */
 int tracer__create_ring(const struct env *env);
 /*
@@ -46,6 +48,14 @@ enum backend_kind tracer__backend(const struct tracer *t, int func);
 const char *backend_name(enum backend_kind k);
 /* Ring buffer bytes for -P pages per CPU (see ksnoop(8)). */
 unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus);
+/* Without a plan to size it from: -P's, else at least 64 MiB. */
+unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus);
+/* The most bytes one call of cfg puts in the ring. */
+unsigned long backend_call_bytes(const struct ksnoop_func_cfg *cfg, int kstack_bytes,
+				 bool chain_end);
+/* The ring for these plans: -P's, else a 100,000-call burst, up to 64 MiB. */
+unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *plans, int nr,
+				 int nr_cpus);
 /* Queued bytes of a ring of that size that wake the reader. */
 __u64 ringbuf_wakeup_bytes(unsigned long ring);
 
@@ -53,6 +63,12 @@ __u64 ringbuf_wakeup_bytes(unsigned long ring);
 
 /* Whether -b want lets a function be tried with kind (fentry, then kprobe). */
 bool backend_allows(enum backend_choice want, enum backend_kind kind);
+/*
+ * Whether a function of a list of nr goes in the kprobe.multi link (tried
+ * before each is attached alone): globs, named lists from this long.
+ */
+#define BACKEND_MULTI_NAMED_MIN 16
+bool backend_multi_member(enum backend_choice want, int nr, const struct func_plan *p);
 /* Whether a function's entry (else return) program must run at all. */
 bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry);
 /* fentry attaches to a BTF function: a compiler clone has none. */

@@ -150,7 +150,7 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 
 /*
  * Start-up work that needs no BTF runs beside the BTF parse, each piece
- * mostly waiting on the kernel: allocating the ring (64 MiB by default),
+ * mostly waiting on the kernel: allocating a -P ring,
  * and formatting available_filter_functions and the kprobe blacklist.
  * On a small VM the three took 0.5, 0.4 and 0.2 s of a 2.2 s start.
  */
@@ -164,7 +164,9 @@ static void *early_ring(void *arg)
 {
 	struct session *s = arg;
 
-	s->ring_fd = tracer__create_ring(s->env);
+	/* Without -P the plans size it: tracer__open makes it then. */
+	if (s->env->pages != KSNOOP_DEFAULT_PAGES)
+		s->ring_fd = tracer__create_ring(s->env);
 	return NULL;
 }
 

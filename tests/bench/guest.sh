@@ -12,6 +12,7 @@
 #   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
 #                   sections; medians are reported (default 3)
 #   BENCH_ATTACH    function counts for the attach section (default "1 50 500")
+#   BENCH_FENTRY_MAX  the most functions -b fentry attaches there (50)
 #   BENCH_KTRACE_COUNT  bytes dd copies in the ktrace section (200000)
 #   BENCH_BEFORE    another ksnoop binary (e.g. before a change), measured
 #                   as "ksnoop-before" (fentry, text) beside the others
@@ -456,24 +457,54 @@ attach_candidates() {
 	log "attach: $(wc -l <"$T/cands") candidate functions"
 }
 
+# One attach row: exec to the header and SIGINT to exit, for $KSNOOP -d
+# trace with backend $2 ("auto" for the default) over the names $3...
+attach_row() {
+	local key=$1 b=$2 line multi opt=()
+	shift 2
+	[ "$b" = auto ] || opt=(-b "$b")
+	line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP -d trace "${opt[@]}" "$@" 2>"$T/attach.err")
+	log "attach $key: $line $(grep -m1 -E '^Error|kprobe\.multi: attached' "$T/attach.err")"
+	if [ "$(field match_ms "$line")" = -1.0 ]; then
+		result "$key.error" "\"$(grep -m1 -o 'Error.*' "$T/attach.err" | head -c 200 | tr -d '"\\')\""
+		return
+	fi
+	result "$key.attach_ms" "$(field match_ms "$line")"
+	result "$key.detach_ms" "$(field stop_ms "$line")"
+	result "$key.rss_kb" "$(field hwm_kb "$line")"
+	multi=$(sed -n 's/.*kprobe\.multi: attached \([0-9]*\) functions.*/\1/p' "$T/attach.err" | head -1)
+	result "$key.multi" "${multi:-0}"
+}
+
+# bpftrace 0.17 attaches a list of named kprobes one by one.
+attach_bpftrace_row() {
+	local key=$1 line prog
+	shift
+	prog="$(printf 'kprobe:%s,' "$@")"
+	prog="${prog%,} { @[probe] = count(); } BEGIN { printf(\"READY\\n\"); }"
+	line=$(timeout 900 $BENCH run 600 'READY' -- bpftrace -e "$prog")
+	log "attach $key: $line"
+	result "$key.attach_ms" "$(field match_ms "$line")"
+	result "$key.detach_ms" "$(field stop_ms "$line")"
+	result "$key.rss_kb" "$(field hwm_kb "$line")"
+}
+
+# fentry past BENCH_FENTRY_MAX functions (one verifier pass and one
+# trampoline each: 214 s for 500 on 6.1) only when asked for.
+FENTRY_MAX=${BENCH_FENTRY_MAX:-50}
+
 section_attach() {
-	local n b line names
+	local n b names
 	attach_candidates
 	result attach.candidates "$(wc -l <"$T/cands")"
 	for n in $ATTACH_COUNTS; do
 		[ "$(wc -l <"$T/cands")" -ge "$n" ] || { log "attach: fewer than $n candidates"; continue; }
 		mapfile -t names < <(head -n "$n" "$T/cands")
-		for b in fentry kprobe; do
-			line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP trace -b $b "${names[@]}" 2>"$T/attach.err")
-			log "attach $b $n: $line $(grep -m1 Error "$T/attach.err")"
-			if [ "$(field match_ms "$line")" = -1.0 ]; then
-				result "attach.$b.n$n.error" "\"$(grep -m1 -o 'Error.*' "$T/attach.err" | head -c 200 | tr -d '"\\')\""
-				continue
-			fi
-			result "attach.$b.n$n.attach_ms" "$(field match_ms "$line")"
-			result "attach.$b.n$n.detach_ms" "$(field stop_ms "$line")"
-			result "attach.$b.n$n.rss_kb" "$(field hwm_kb "$line")"
+		for b in fentry kprobe auto; do
+			[ $b = fentry ] && [ "$n" -gt "$FENTRY_MAX" ] && continue
+			attach_row "attach.$b.n$n" $b "${names[@]}"
 		done
+		[ "$n" -gt 1 ] && attach_bpftrace_row "attach.bpftrace.n$n" "${names[@]}"
 	done
 	# A glob: kprobe.multi (one link each way) where the kernel has it.
 	line=$(timeout 2400 $BENCH run 1800 'FUNCTION/ARGS' -- $KSNOOP -d trace -b kprobe 'acpi_ut_*' 2>"$T/attach.err")

@@ -95,8 +95,8 @@ table() {
 		}
 		if ("attach.candidates" in v) {
 			printf "\nAttach (exec to header) and detach (SIGINT to exit), ms\n"
-			printf "%-10s %8s %10s %10s %8s\n", "backend", "funcs", "attach", "detach", "RSS MiB"
-			n = split("fentry kprobe", bs, " ")
+			printf "%-10s %8s %10s %10s %8s %6s\n", "backend", "funcs", "attach", "detach", "RSS MiB", "multi"
+			n = split("fentry kprobe auto bpftrace", bs, " ")
 			for (i = 1; i <= n; i++) {
 				m = 0
 				for (key in v) {
@@ -111,10 +111,22 @@ table() {
 					}
 				for (x = 1; x <= m; x++) {
 					pre = "attach." bs[i] ".n" c[x]
-					printf "%-10s %8s %10s %10s %8s%s\n", bs[i], c[x], g(pre ".attach_ms"),
+					printf "%-10s %8s %10s %10s %8s %6s%s\n", bs[i], c[x], g(pre ".attach_ms"),
 						g(pre ".detach_ms"), mib(pre ".rss_kb"),
+						(pre ".multi") in v ? v[pre ".multi"] : "",
 						(pre ".error") in v ? "  " dq(v[pre ".error"]) : ""
 				}
+			}
+			for (key in v) {
+				if (key !~ /^attach\.bpftrace\.n[0-9]+\.attach_ms$/)
+					continue
+				split(key, p, ".")
+				pre = "attach.auto." p[3]
+				if (!((pre ".attach_ms") in v) || v[pre ".attach_ms"] <= 0)
+					continue
+				dr = v[pre ".detach_ms"] > 0 ? v["attach.bpftrace." p[3] ".detach_ms"] / v[pre ".detach_ms"] : 0
+				printf "attach of %s: bpftrace / ksnoop auto = %.2f, detach %.2f\n", substr(p[3], 2),
+					v[key] / v[pre ".attach_ms"], dr
 			}
 			if ("attach.glob.attach_ms" in v)
 				printf "%-10s %8s %10s %10s  (glob acpi_ut_*)\n", dq(g("attach.glob.backend")),

@@ -64,15 +64,17 @@ static void test_names(void **state UNUSED)
 	assert_string_equal(backend_name((enum backend_kind)99), "?");
 }
 
-/* The default absorbs a burst (64 MiB at least); -P is taken as asked. */
+/* -P is taken as asked, in powers of two; unplanned, the default is 64 MiB at least. */
 static void test_ringbuf_size(void **state UNUSED)
 {
 	unsigned long page = getpagesize();
 
-	assert_int_equal(ringbuf_size(KSNOOP_DEFAULT_PAGES, 1), 64 * MB);
-	assert_int_equal(ringbuf_size(KSNOOP_DEFAULT_PAGES, 2), 64 * MB);
+	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 1), 64 * MB);
+	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 2), 64 * MB);
 	/* many CPUs: the default grows past the floor */
-	assert_int_equal(ringbuf_size(KSNOOP_DEFAULT_PAGES, 2 * 64 * MB / (16 * page)), 128 * MB);
+	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 2 * 64 * MB / (16 * page)),
+			 128 * MB);
+	assert_int_equal(ringbuf_size_unplanned(1, 1), page);
 	/* powers of two, rounded up */
 	assert_int_equal(ringbuf_size(1, 1), page);
 	assert_int_equal(ringbuf_size(3, 1), 4 * page);
@@ -80,6 +82,66 @@ static void test_ringbuf_size(void **state UNUSED)
 	assert_int_equal(ringbuf_size(33, 2), 128 * page);
 	/* and at most 1 GiB */
 	assert_int_equal(ringbuf_size(1 << 20, 64), 1024 * MB);
+}
+
+/* Record header, event header, and per value a record and its 8-byte-aligned data. */
+static void test_call_bytes(void **state UNUSED)
+{
+	struct ksnoop_func_cfg cfg = { .emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN };
+	unsigned long ev = 8 + KSNOOP_EVENT_HDR_SIZE;
+
+	/* entry: a 168-byte pt_regs; return: a long */
+	cfg.nr_side[0] = 1;
+	cfg.side[0][0] = 0;
+	cfg.values[0].size = 168;
+	cfg.nr_side[1] = 1;
+	cfg.side[1][0] = 1;
+	cfg.values[1].size = 8;
+	assert_int_equal(backend_call_bytes(&cfg, 0, false), (ev + 16 + 168) + (ev + 16 + 8));
+	/* -s, graph and --errors may send a chain end too */
+	assert_int_equal(backend_call_bytes(&cfg, 0, true), ev + (ev + 16 + 168) + (ev + 16 + 8));
+	/* --kstack adds a record to each event */
+	assert_int_equal(backend_call_bytes(&cfg, 88, false),
+			 (ev + 16 + 168 + 16 + 88) + (ev + 16 + 8 + 16 + 88));
+	/* combined: one event with both sides; odd sizes round up */
+	cfg.emit = KSNOOP_EMIT_COMBINED;
+	cfg.values[1].size = 5;
+	assert_int_equal(backend_call_bytes(&cfg, 0, false), ev + 16 + 168 + 16 + 8);
+	cfg.emit = 0;
+	assert_int_equal(backend_call_bytes(&cfg, 0, false), 0);
+}
+
+/* A 100,000-call burst of the largest plan, in powers of two, up to 64 MiB; -P wins. */
+static void test_ring_bytes(void **state UNUSED)
+{
+	struct env env = { .pages = KSNOOP_DEFAULT_PAGES };
+	struct func_plan plans[2] = { 0 };
+
+	/* the return alone: 8 + 64 + 16 + 8 = 96 bytes a call, 9.6 MB */
+	plans[0].cfg.emit = KSNOOP_EMIT_RETURN;
+	plans[0].cfg.nr_side[1] = 1;
+	plans[0].cfg.values[0].size = 8;
+	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2), 16 * MB);
+	/* the largest of the functions counts: a 168-byte entry dump, 35 MB */
+	plans[1].cfg = plans[0].cfg;
+	plans[1].cfg.emit |= KSNOOP_EMIT_ENTRY;
+	plans[1].cfg.nr_side[0] = 1;
+	plans[1].cfg.side[0][0] = 1;
+	plans[1].cfg.values[1].size = 168;
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), 64 * MB);
+	/* a 2 KiB struct would want 200 MB: the default stops at 64 MiB */
+	plans[1].cfg.values[1].size = 2048;
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), 64 * MB);
+	/* nothing sent: the default pages per CPU */
+	plans[0].cfg.emit = 0;
+	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2),
+			 ringbuf_size(KSNOOP_DEFAULT_PAGES, 2));
+	/* -s: room for the chain ends, 168 bytes a call */
+	plans[0].cfg.emit = KSNOOP_EMIT_RETURN;
+	env.stack_mode = true;
+	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2), 32 * MB);
+	env.pages = 4;
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), ringbuf_size(4, 2));
 }
 
 static void test_wakeup_bytes(void **state UNUSED)
@@ -149,6 +211,27 @@ static void test_can_fentry(void **state)
 	assert_true(backend_can_fentry(plan(c, "ip_send_skb")));
 	assert_false(backend_can_fentry(plan(c, "ip_send_skb.isra.0")));
 	assert_false(backend_can_fentry(plan(c, "six.constprop.0(a)")));
+}
+
+static void test_multi_member(void **state UNUSED)
+{
+	struct func_plan named = { .name = "f" }, glob = { .name = "g", .from_glob = true };
+	struct func_plan mod = { .name = "m", .func.module = "nf_tables" };
+	int many = BACKEND_MULTI_NAMED_MIN;
+
+	assert_false(backend_multi_member(BACKEND_FENTRY, 1000, &glob));
+	assert_false(backend_multi_member(BACKEND_FENTRY, 1000, &named));
+	assert_true(backend_multi_member(BACKEND_AUTO, 1, &glob));
+	assert_true(backend_multi_member(BACKEND_KPROBE, 1, &glob));
+	/* auto: fentry for a short list, kprobe.multi from BACKEND_MULTI_NAMED_MIN */
+	assert_false(backend_multi_member(BACKEND_AUTO, many - 1, &named));
+	assert_true(backend_multi_member(BACKEND_AUTO, many, &named));
+	/* -b kprobe: any list */
+	assert_false(backend_multi_member(BACKEND_KPROBE, 1, &named));
+	assert_true(backend_multi_member(BACKEND_KPROBE, 2, &named));
+	/* module functions one by one, named or not */
+	assert_false(backend_multi_member(BACKEND_KPROBE, many, &mod));
+	assert_false(backend_multi_member(BACKEND_AUTO, many, &mod));
 }
 
 /* bpf_tramp_link { ...cookie } in base, or not. */
@@ -222,7 +305,8 @@ int main(void)
 		cmocka_unit_test(test_wakeup_bytes),   cmocka_unit_test(test_allows),
 		cmocka_unit_test(test_wants_prog),     cmocka_unit_test(test_wants_prog_cfg),
 		cmocka_unit_test(test_can_fentry),     cmocka_unit_test(test_fentry_cookie),
-		cmocka_unit_test(test_explain_fentry),
+		cmocka_unit_test(test_explain_fentry), cmocka_unit_test(test_multi_member),
+		cmocka_unit_test(test_call_bytes),     cmocka_unit_test(test_ring_bytes),
 	};
 
 	return cmocka_run_group_tests_name("backend", tests, setup, teardown);

@@ -52,8 +52,17 @@ workload udp-send 50 3 >/dev/null && workload udp-send 150 5 >/dev/null &&
 kill -INT $kpid $bpid
 now
 deadline=$((NOW + 30000000))
+# ksnoop must stop at the first SIGINT.
 wait_until $kpid $deadline || stuck ksnoop $kpid "still running 30 s after SIGINT"
-wait_until $bpid $deadline || stuck bpftrace $bpid "still running 30 s after SIGINT"
+# bpftrace 0.17 now and then sleeps on in epoll_wait after a SIGINT
+# (seen on 6.12 under load, 1 run in 5); a user would press Ctrl-C again.
+for ((i = 1; i <= 6; i++)); do
+	now
+	wait_until $bpid $((NOW + 5000000)) && break
+	kill -INT $bpid
+done
+[ $i -le 6 ] || stuck bpftrace $bpid "still running after 6 SIGINTs"
+[ $i -gt 1 ] && echo "note: bpftrace exited after SIGINT number $i"
 # "[128, 256)   5 |@@@|" -> "[128, 256) 5", empty buckets left out
 buckets() {
 	sed -n 's/^\(\[[^)]*[])]\) *\([1-9][0-9]*\) |.*/\1 \2/p' "$1"

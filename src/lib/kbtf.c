@@ -49,7 +49,11 @@ struct kbtf *kbtf__new(const char *btf_path, int *err)
 	}
 	kb->offline = btf_path != NULL;
 	kb->vmlinux = btf__parse(path, NULL);
+	if (kb->vmlinux)
+		p_dbg("%s: %u types parsed", path, btf__type_cnt(kb->vmlinux));
 	*err = kb->vmlinux ? check_btf(kb->vmlinux, path) : -errno;
+	if (!*err)
+		p_dbg("%s: checked", path);
 	if (*err) {
 		btf__free(kb->vmlinux);
 		free(kb);

@@ -145,6 +145,8 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 		if (!s->spec_funcs[i])
 			err = -ENOMEM;
 	}
+	if (!err)
+		p_dbg("planned %d functions", s->nr);
 	return err;
 }
 
@@ -210,6 +212,7 @@ int session__open(struct session *s, struct env *env)
 	start_early(s, jobs, ARRAY_SIZE(jobs));
 	s->kb = open_kernel_btf(env);
 	finish_early(jobs, ARRAY_SIZE(jobs));
+	p_dbg("symbols read");
 	return s->kb && s->ks ? 0 : -ENOENT;
 }
 

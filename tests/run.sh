@@ -21,12 +21,14 @@ trap 'rm -f "$log"' EXIT
 suite() {
 	local name=$1
 	shift
-	local out
+	local out rc start=$SECONDS
 	out=$(mktemp /tmp/ksnoop-suite.XXXXXX)
 	echo "# suite: $name"
 	"$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	echo "# suite: $name took $((SECONDS - start)) s"
 	# A suite that fails without reporting a failing test still fails.
-	if [ "${PIPESTATUS[0]}" -ne 0 ] && ! grep -qE '^not ok' "$out"; then
+	if [ "$rc" -ne 0 ] && ! grep -qE '^not ok' "$out"; then
 		echo "not ok - suite $name exited non-zero" | tee -a "$out"
 	fi
 	cat "$out" >>"$log"

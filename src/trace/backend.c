@@ -42,9 +42,8 @@ struct tracer {
 	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
 	int nr_cpus;
-	int ring_fd; /* the session's (-P), or ours, or negative */
+	int ring_fd; /* once created, or negative */
 	unsigned long ring_size;
-	bool own_ring;	  /* ring_fd is ours to close */
 	struct ring_job { /* creating the ring beside libbpf's open */
 		pthread_t thread;
 		bool started;
@@ -358,14 +357,9 @@ static void *ring_thread(void *arg)
 	return NULL;
 }
 
-/*
- * A ring sized from the plans is allocated (tens of MB take the kernel a
- * while) while libbpf opens the object; the session made a -P one earlier.
- */
+/* Tens of MB take the kernel a while: allocated while libbpf opens the object. */
 static void start_ring(struct tracer *t)
 {
-	if (t->ring_fd >= 0)
-		return;
 	t->ring_job.fd = -1;
 	t->ring_job.started = !pthread_create(&t->ring_job.thread, NULL, ring_thread, t);
 }
@@ -377,7 +371,6 @@ static int ring_ready(struct tracer *t)
 		pthread_join(t->ring_job.thread, NULL);
 		t->ring_job.started = false;
 		t->ring_fd = t->ring_job.fd;
-		t->own_ring = t->ring_fd >= 0;
 	}
 	return t->ring_fd;
 }
@@ -659,23 +652,24 @@ static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
 	return 0;
 }
 
-/* Its programs were loaded with the owner (first_fentry_func). */
-static int attach_fentry_owner(struct tracer *t, int func, enum bpfutil_op *op)
+/* The loaded fentry/fexit pair of skel, as func wants; the first becomes the template. */
+static int attach_fentry_pair(struct tracer *t, int func, struct trace_bpf *skel,
+			      enum bpfutil_op *op)
 {
 	struct func_state *fs = &t->fs[func];
 
 	*op = BPFUTIL_ATTACH;
 	if (backend_wants_prog(&t->plans[func].cfg, true)) {
-		fs->entry = attach_trace(t, t->owner->progs.ksnoop_fentry, func);
+		fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
 		if (!fs->entry)
 			return -errno;
 	}
 	if (backend_wants_prog(&t->plans[func].cfg, false)) {
-		fs->ret = attach_trace(t, t->owner->progs.ksnoop_fexit, func);
+		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
 		if (!fs->ret)
 			return -errno;
 	}
-	set_fentry_tmpl(t, t->owner);
+	set_fentry_tmpl(t, skel);
 	return 0;
 }
 
@@ -686,8 +680,9 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	struct trace_bpf *skel;
 	int err;
 
+	/* Its programs were loaded with the owner (first_fentry_func). */
 	if (func == t->owner_fentry)
-		return attach_fentry_owner(t, func, op);
+		return attach_fentry_pair(t, func, t->owner, op);
 	/* Module functions need their module's BTF object: libbpf finds it. */
 	if (t->fentry_tmpl && !t->plans[func].func.module)
 		return attach_fentry_fast(t, func, op);
@@ -706,19 +701,7 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 		return err;
 	}
 	fs->fentry = skel;
-	*op = BPFUTIL_ATTACH;
-	if (backend_wants_prog(&t->plans[func].cfg, true)) {
-		fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
-		if (!fs->entry)
-			return -errno;
-	}
-	if (backend_wants_prog(&t->plans[func].cfg, false)) {
-		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
-		if (!fs->ret)
-			return -errno;
-	}
-	set_fentry_tmpl(t, skel);
-	return 0;
+	return attach_fentry_pair(t, func, skel, op);
 }
 
 static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
@@ -1023,22 +1006,13 @@ static int attach_all(struct tracer *t)
 	return 0;
 }
 
-int tracer__create_ring(const struct env *env)
-{
-	int nr_cpus = libbpf_num_possible_cpus();
-
-	if (nr_cpus <= 0)
-		return nr_cpus ? nr_cpus : -EINVAL;
-	return create_ring(ringbuf_size(env->pages, nr_cpus));
-}
-
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr, int ring_fd)
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	t->ring_fd = ring_fd;
+	t->ring_fd = -1;
 	t->env = env;
 	t->plans = plans;
 	t->nr = nr;
@@ -1048,8 +1022,7 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->fs = calloc(nr, sizeof(*t->fs));
 	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;
-	t->ring_size = ring_fd >= 0 ? ringbuf_size(env->pages, t->nr_cpus)
-				    : backend_ring_bytes(env, plans, nr, t->nr_cpus);
+	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus);
 	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
 	start_ring(t);
 	/* Configuration is in place before the first program can run. */
@@ -1085,7 +1058,7 @@ void tracer__free(struct tracer *t)
 	if (t->fentry_tmpl != t->owner)
 		trace_bpf__destroy(t->fentry_tmpl);
 	ring_ready(t); /* a thread still creating it */
-	if (t->own_ring)
+	if (t->ring_fd >= 0)
 		close(t->ring_fd);
 	free(t->fast[0].finfo);
 	free(t->fast[1].finfo);

@@ -17,18 +17,10 @@ enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 struct tracer;
 
 /*
- * The events ring of -P's size, for tracer__open: an fd, or -errno
- * (tracer__open then creates it and reports the error). Allocating tens
- * of MB takes the kernel a while, so callers create it early, beside
- * other start-up work. Without -P the size comes from the plans, and
- * tracer__open makes it.
+ * Loads and attaches everything, or reports one error line and fails. The
+ * events ring is -P's size, else sized from the plans (backend_ring_bytes).
  */
-int tracer__create_ring(const struct env *env);
-/*
- * Loads and attaches everything, or reports one error line and fails.
- * ring_fd is tracer__create_ring's, or negative; the caller keeps it.
- */
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr, int ring_fd);
+struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr);
 /* Stops every probe; the maps (events, drops) stay. Safe on NULL, and twice. */
 void tracer__detach(struct tracer *t);
 /* Detaches and frees everything; safe on NULL. */

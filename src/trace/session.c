@@ -151,26 +151,16 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 }
 
 /*
- * Start-up work that needs no BTF runs beside the BTF parse, each piece
- * mostly waiting on the kernel: allocating a -P ring,
- * and formatting available_filter_functions and the kprobe blacklist.
- * On a small VM the three took 0.5, 0.4 and 0.2 s of a 2.2 s start.
+ * Start-up work that needs no BTF runs beside the BTF parse, mostly
+ * waiting on the kernel to format available_filter_functions and the
+ * kprobe blacklist (0.4 and 0.2 s of a 2.2 s start on a small VM). The
+ * ring comes later, beside libbpf's open: its size needs the plans.
  */
 struct early_job {
 	pthread_t thread;
 	bool started;
 	void *(*fn)(void *);
 };
-
-static void *early_ring(void *arg)
-{
-	struct session *s = arg;
-
-	/* Without -P the plans size it: tracer__open makes it then. */
-	if (s->env->pages != KSNOOP_DEFAULT_PAGES)
-		s->ring_fd = tracer__create_ring(s->env);
-	return NULL;
-}
 
 static void *early_ksyms(void *arg)
 {
@@ -204,11 +194,10 @@ static void finish_early(struct early_job *jobs, int n)
 
 int session__open(struct session *s, struct env *env)
 {
-	struct early_job jobs[] = { { .fn = early_ring }, { .fn = early_ksyms } };
+	struct early_job jobs[] = { { .fn = early_ksyms } };
 
 	memset(s, 0, sizeof(*s));
 	s->env = env;
-	s->ring_fd = -1;
 	start_early(s, jobs, ARRAY_SIZE(jobs));
 	s->kb = open_kernel_btf(env);
 	finish_early(jobs, ARRAY_SIZE(jobs));
@@ -219,7 +208,7 @@ int session__open(struct session *s, struct env *env)
 int session__attach(struct session *s)
 {
 	raise_fd_limit();
-	s->tracer = tracer__open(s->env, s->plans, s->nr, s->ring_fd);
+	s->tracer = tracer__open(s->env, s->plans, s->nr);
 	return s->tracer ? 0 : -EINVAL;
 }
 
@@ -236,8 +225,5 @@ void session__close(struct session *s)
 	free(s->spec_funcs);
 	ksyms__free(s->ks);
 	kbtf__free(s->kb);
-	if (s->ring_fd >= 0)
-		close(s->ring_fd);
 	memset(s, 0, sizeof(*s));
-	s->ring_fd = -1;
 }

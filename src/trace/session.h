@@ -17,7 +17,6 @@
 
 struct session {
 	struct env *env;
-	int ring_fd; /* created beside the BTF parse, for tracer__open */
 	struct kbtf *kb;
 	struct ksyms *ks;
 	struct func_plan *plans;
@@ -29,7 +28,7 @@ struct session {
 };
 
 /*
- * BTF, symbols and the events ring, the last two beside the BTF parse.
+ * BTF and symbols, the symbols read beside the BTF parse.
  * Errors are said; returns 0 or -errno. session__close frees it either way.
  */
 int session__open(struct session *s, struct env *env);

@@ -6,7 +6,8 @@
  * Only tracepoints and BTF-typed raw tracepoints (tp_btf) are used: they
  * exist on every kernel ksnoop targets, including hosts without kprobes
  * or fentry. Records go to one ring buffer in the layout of the trace file
- * (bpf/ksnoop.h); user space only rewrites the timestamp.
+ * (abi/ktrace.h); user space only rewrites the timestamp. A record names
+ * its thread alone: a KTR_THREAD record says who the thread is first.
  *
  * Paths (NAMI) and I/O data (GIO) are read at sys_exit, after the kernel
  * copied them from or to user memory: a string the kernel just read is
@@ -43,6 +44,20 @@ struct {
 	__type(value, struct ktr_sysinfo);
 } sysinfo SEC(".maps");
 
+/* What this task was last announced as, in a KTR_THREAD record. */
+struct thread_id {
+	__u32 tid;
+	__u32 pid;
+	char comm[KTR_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_id);
+} announced SEC(".maps");
+
 struct drop_state {
 	__u64 pending; /* lost since the last KTR_DROP record on this CPU */
 	__u64 total;   /* lost since load */
@@ -60,7 +75,7 @@ struct {
  * payload is a path, or a fixed part (GIO, ARGS) followed by data.
  */
 struct scratch {
-	struct ktr_rec hdr;
+	struct ktr_hdr hdr;
 	char payload[sizeof(struct ktr_genio) + KTR_EXEC_MAX];
 };
 
@@ -88,24 +103,28 @@ const volatile __u64 wakeup_bytes = 256 << 10;
  * intact at sys_exit too: the syscall ABI preserves them (arm64 keeps its
  * first argument in orig_x0, x0 becomes the return value).
  */
+/*
+ * regs is a BTF-typed tracepoint argument: plain loads read it, with no
+ * helper call per register.
+ */
 #if defined(__TARGET_ARCH_x86)
-#define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
+#define SYSCALL_NR(regs) ((regs)->orig_ax)
 
 static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
 {
 	switch (n) {
 	case 0:
-		return BPF_CORE_READ(regs, di);
+		return regs->di;
 	case 1:
-		return BPF_CORE_READ(regs, si);
+		return regs->si;
 	case 2:
-		return BPF_CORE_READ(regs, dx);
+		return regs->dx;
 	case 3:
-		return BPF_CORE_READ(regs, r10);
+		return regs->r10;
 	case 4:
-		return BPF_CORE_READ(regs, r8);
+		return regs->r8;
 	default:
-		return BPF_CORE_READ(regs, r9);
+		return regs->r9;
 	}
 }
 #elif defined(__TARGET_ARCH_arm64)
@@ -116,23 +135,23 @@ struct pt_regs___ktr_arm64 {
 	int syscallno;
 } __attribute__((preserve_access_index));
 #define ARM64_REGS(regs) ((struct pt_regs___ktr_arm64 *)(regs))
-#define SYSCALL_NR(regs) BPF_CORE_READ(ARM64_REGS(regs), syscallno)
+#define SYSCALL_NR(regs) (ARM64_REGS(regs)->syscallno)
 
 static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
 {
 	switch (n) {
 	case 0:
-		return BPF_CORE_READ(ARM64_REGS(regs), orig_x0);
+		return ARM64_REGS(regs)->orig_x0;
 	case 1:
-		return BPF_CORE_READ(ARM64_REGS(regs), regs[1]);
+		return ARM64_REGS(regs)->regs[1];
 	case 2:
-		return BPF_CORE_READ(ARM64_REGS(regs), regs[2]);
+		return ARM64_REGS(regs)->regs[2];
 	case 3:
-		return BPF_CORE_READ(ARM64_REGS(regs), regs[3]);
+		return ARM64_REGS(regs)->regs[3];
 	case 4:
-		return BPF_CORE_READ(ARM64_REGS(regs), regs[4]);
+		return ARM64_REGS(regs)->regs[4];
 	default:
-		return BPF_CORE_READ(ARM64_REGS(regs), regs[5]);
+		return ARM64_REGS(regs)->regs[5];
 	}
 }
 #else
@@ -142,17 +161,13 @@ static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
 #define SIGKILL_NR 9
 #define SI_KERNEL_CODE 0x80
 
-static __always_inline void fill_hdr(struct ktr_rec *h, __u16 type, __u32 len)
+static __always_inline void fill_hdr(struct ktr_hdr *h, __u8 type, __u32 len)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-
 	h->type = type;
 	h->flags = 0;
 	h->len = len;
-	h->pid = pid_tgid >> 32;
-	h->tid = (__u32)pid_tgid;
+	h->tid = (__u32)bpf_get_current_pid_tgid();
 	h->ts_ns = bpf_ktime_get_boot_ns();
-	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
 static __always_inline long wake_flag(void)
@@ -177,7 +192,7 @@ static __always_inline void note_drop(void)
 static __always_inline void flush_drops(void)
 {
 	struct {
-		struct ktr_rec hdr;
+		struct ktr_hdr hdr;
 		struct ktr_drop drop;
 	} * rec;
 	__u32 zero = 0;
@@ -194,12 +209,63 @@ static __always_inline void flush_drops(void)
 	bpf_ringbuf_submit(rec, wake_flag());
 }
 
+static __always_inline bool same_thread(const struct thread_id *a, const struct thread_id *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+}
+
+/*
+ * Say who the current thread is, in a KTR_THREAD record, unless the last
+ * one still holds: its tid, process and command name. False when that
+ * record was lost: the record it was for is dropped too, so that no
+ * record in the file names a thread the file has not introduced.
+ */
+static __always_inline bool announce_thread(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct thread_id now = { .tid = (__u32)pid_tgid, .pid = pid_tgid >> 32 };
+	struct thread_id *seen;
+	struct {
+		struct ktr_hdr hdr;
+		struct ktr_thread thr;
+	} * rec;
+
+	bpf_get_current_comm(now.comm, sizeof(now.comm));
+	seen = bpf_task_storage_get(&announced, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (seen && same_thread(seen, &now))
+		return true;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec)
+		return false;
+	fill_hdr(&rec->hdr, KTR_THREAD, sizeof(rec->thr));
+	rec->thr.pid = now.pid;
+	rec->thr.pad = 0;
+	__builtin_memcpy(rec->thr.comm, now.comm, sizeof(now.comm));
+	bpf_ringbuf_submit(rec, wake_flag());
+	if (seen)
+		*seen = now;
+	return true;
+}
+
+/* Before any record: its thread introduced, earlier losses marked. */
+static __always_inline bool begin_record(void)
+{
+	if (!announce_thread()) {
+		note_drop();
+		return false;
+	}
+	flush_drops();
+	return true;
+}
+
 /* Copy a built record of hdr + len payload bytes into the ring. */
 static __always_inline void output(struct scratch *s, __u32 len)
 {
-	if (len > sizeof(*s) - sizeof(s->hdr))
+	if (len > sizeof(*s) - sizeof(s->hdr) || !begin_record())
 		return;
-	flush_drops();
 	if (bpf_ringbuf_output(&events, s, sizeof(s->hdr) + len, wake_flag()))
 		note_drop();
 }
@@ -231,39 +297,38 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(ktr_sys_enter, struct pt_regs *regs, long id)
 {
 	struct {
-		struct ktr_rec hdr;
+		struct ktr_hdr hdr;
 		struct ktr_syscall call;
-	} * rec;
+	} rec;
 	struct ktr_target *t = lookup_target();
 	struct ktr_sysinfo *si;
+	__u32 nargs;
 
 	if (!t)
 		return 0;
+	si = lookup_sysinfo(id);
 	if (t->flags & KTR_T_AWAIT_EXEC) {
 		/* ktrace cmd: everything before the command's exec is ktrace's. */
-		si = lookup_sysinfo(id);
 		if (!si || !si->is_exec)
 			return 0;
 		t->flags &= ~KTR_T_AWAIT_EXEC; /* only its one thread runs yet */
 	}
-	if (!(t->facs & KTRFAC_SYSCALL))
+	if (!(t->facs & KTRFAC_SYSCALL) || !begin_record())
 		return 0;
-	flush_drops();
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
+	/* The prototype's arguments only: a read(2) record is 24 bytes less. */
+	nargs = si && si->nargs < KTR_SYSCALL_ARGS ? si->nargs : KTR_SYSCALL_ARGS;
+	fill_hdr(&rec.hdr, KTR_SYSCALL, KTR_SYSCALL_LEN(nargs));
+	rec.call.code = id;
+	rec.call.nargs = nargs;
+	rec.call.args[0] = syscall_arg(regs, 0);
+	rec.call.args[1] = syscall_arg(regs, 1);
+	rec.call.args[2] = syscall_arg(regs, 2);
+	rec.call.args[3] = syscall_arg(regs, 3);
+	rec.call.args[4] = syscall_arg(regs, 4);
+	rec.call.args[5] = syscall_arg(regs, 5);
+	if (bpf_ringbuf_output(&events, &rec, sizeof(rec.hdr) + KTR_SYSCALL_LEN(nargs),
+			       wake_flag()))
 		note_drop();
-		return 0;
-	}
-	fill_hdr(&rec->hdr, KTR_SYSCALL, sizeof(rec->call));
-	rec->call.code = id;
-	rec->call.nargs = KTR_SYSCALL_ARGS;
-	rec->call.args[0] = syscall_arg(regs, 0);
-	rec->call.args[1] = syscall_arg(regs, 1);
-	rec->call.args[2] = syscall_arg(regs, 2);
-	rec->call.args[3] = syscall_arg(regs, 3);
-	rec->call.args[4] = syscall_arg(regs, 4);
-	rec->call.args[5] = syscall_arg(regs, 5);
-	bpf_ringbuf_submit(rec, wake_flag());
 	return 0;
 }
 
@@ -386,11 +451,12 @@ static __always_inline void emit_gio(struct pt_regs *regs, struct ktr_sysinfo *s
 static __always_inline void emit_sysret(long nr, long ret)
 {
 	struct {
-		struct ktr_rec hdr;
+		struct ktr_hdr hdr;
 		struct ktr_sysret ret;
 	} * rec;
 
-	flush_drops();
+	if (!begin_record())
+		return;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		note_drop();
@@ -545,7 +611,7 @@ SEC("tp_btf/signal_deliver")
 int BPF_PROG(ktr_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
 	struct {
-		struct ktr_rec hdr;
+		struct ktr_hdr hdr;
 		struct ktr_psig psig;
 	} * rec;
 	struct ktr_target *t = lookup_target();
@@ -553,7 +619,8 @@ int BPF_PROG(ktr_signal_deliver, int sig, struct kernel_siginfo *info, struct k_
 
 	if (!t || (t->flags & KTR_T_AWAIT_EXEC) || !(t->facs & KTRFAC_PSIG))
 		return 0;
-	flush_drops();
+	if (!begin_record())
+		return 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		note_drop();

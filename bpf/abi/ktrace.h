@@ -14,16 +14,24 @@
 /*
  * ktrace(1) trace file and ring buffer records, after BSD's ktrace(9).
  *
- * A trace file is one struct ktr_file_header, then records. Every record is
- * a struct ktr_rec header followed by exactly ktr_rec.len payload bytes, no
- * padding. The BPF program emits the very same records into its ring
- * buffer, with ts_ns on CLOCK_BOOTTIME; the recorder rewrites ts_ns to
- * CLOCK_REALTIME before writing the file. Everything is little-endian
- * (native x86-64 and arm64); doc/ktrace.1 documents the layout.
+ * A trace file is one struct ktr_file_header, then records. In version 2
+ * every record is a struct ktr_hdr followed by exactly ktr_hdr.len payload
+ * bytes, no padding. The header names the thread only: a KTR_THREAD record
+ * gives its process and command name before its first record, and again
+ * whenever either changes (exec, prctl PR_SET_NAME). The BPF program emits
+ * the very same records into its ring buffer, with ts_ns on CLOCK_BOOTTIME;
+ * the recorder rewrites ts_ns to CLOCK_REALTIME before writing the file.
+ *
+ * Version 1 files, which kdump still reads, had a struct ktr_rec header on
+ * every record (pid and comm in each) and six arguments in every CALL.
+ * kdump hands every record out in that form, whatever the version.
+ * Everything is little-endian (native x86-64 and arm64); doc/ktrace.1
+ * documents the layout.
  */
 #define KTR_MAGIC "KSNKTRC\0"
 #define KTR_MAGIC_LEN 8
-#define KTR_VERSION 1
+#define KTR_VERSION 2	 /* what ktrace writes */
+#define KTR_VERSION_V1 1 /* the older one kdump reads */
 #define KTR_BYTE_ORDER 0x01020304u
 #define KTR_COMM_LEN 16
 
@@ -31,7 +39,7 @@ struct ktr_file_header {
 	char magic[KTR_MAGIC_LEN]; /* KTR_MAGIC */
 	__u16 version;		   /* KTR_VERSION */
 	__u16 hdr_len;		   /* sizeof(struct ktr_file_header) */
-	__u16 rec_hdr_len;	   /* sizeof(struct ktr_rec) */
+	__u16 rec_hdr_len;	   /* sizeof(struct ktr_hdr); ktr_rec in version 1 */
 	__u16 machine;		   /* ELF e_machine of the traced kernel */
 	__u32 byte_order;	   /* KTR_BYTE_ORDER as written */
 	__u32 reserved;
@@ -46,10 +54,27 @@ enum ktr_type {
 	KTR_PSIG = 5,
 	KTR_EXECARGS = 10,
 	KTR_EXECENV = 11,
-	KTR_DROP = 16, /* records lost before this point */
-	KTR_TYPE_MAX = 16,
+	KTR_DROP = 16,	 /* records lost before this point */
+	KTR_THREAD = 17, /* version 2: who a thread is (struct ktr_thread) */
+	KTR_TYPE_MAX = 17,
 };
 
+/* The record header of version 2 files and of the ring buffer. */
+struct ktr_hdr {
+	__u8 type;   /* enum ktr_type */
+	__u8 flags;  /* KTR_F_* */
+	__u16 len;   /* payload bytes following this header */
+	__u32 tid;   /* thread id */
+	__u64 ts_ns; /* CLOCK_REALTIME ns in files */
+};
+
+struct ktr_thread { /* KTR_THREAD */
+	__u32 pid;  /* process (thread group) id */
+	__u32 pad;
+	char comm[KTR_COMM_LEN];
+};
+
+/* A record as kdump reads it, and the record header of version 1 files. */
 struct ktr_rec {
 	__u16 type;  /* enum ktr_type */
 	__u16 flags; /* KTR_F_* */
@@ -70,11 +95,16 @@ struct ktr_rec {
 #define KTR_EXEC_MAX 8192     /* ARGS or ENV strings */
 #define KTR_MAX_PAYLOAD 65536 /* any record */
 
-struct ktr_syscall { /* KTR_SYSCALL */
+/*
+ * KTR_SYSCALL. Version 2 records hold the nargs arguments the syscall's
+ * prototype has (all six when it is unknown); version 1 held six always.
+ */
+struct ktr_syscall {
 	__u32 code;  /* syscall number */
-	__u32 nargs; /* KTR_SYSCALL_ARGS: all argument registers */
+	__u32 nargs; /* arguments recorded, at most KTR_SYSCALL_ARGS */
 	__u64 args[KTR_SYSCALL_ARGS];
 };
+#define KTR_SYSCALL_LEN(nargs) (8 + 8 * (nargs)) /* its payload bytes */
 
 struct ktr_sysret { /* KTR_SYSRET */
 	__u32 code;
@@ -119,6 +149,8 @@ struct ktr_drop {    /* KTR_DROP */
 };
 
 _Static_assert(sizeof(struct ktr_file_header) == 24, "ktr_file_header layout");
+_Static_assert(sizeof(struct ktr_hdr) == 16, "ktr_hdr layout");
+_Static_assert(sizeof(struct ktr_thread) == 24, "ktr_thread layout");
 _Static_assert(sizeof(struct ktr_rec) == 40, "ktr_rec layout");
 _Static_assert(sizeof(struct ktr_syscall) == 56, "ktr_syscall layout");
 _Static_assert(sizeof(struct ktr_sysret) == 16, "ktr_sysret layout");
@@ -156,9 +188,11 @@ struct ktr_sysinfo {
 	__u8 gio;	/* enum ktr_gio_kind */
 	__u8 gio_rw;	/* enum ktr_rw */
 	__u8 is_exec;	/* execve, execveat */
+	__u8 nargs;	/* arguments to record: the prototype's, or all six */
+	__u8 pad[3];
 };
 _Static_assert(sizeof(struct ktr_target) == 8, "ktr_target layout");
-_Static_assert(sizeof(struct ktr_sysinfo) == 4, "ktr_sysinfo layout");
+_Static_assert(sizeof(struct ktr_sysinfo) == 8, "ktr_sysinfo layout");
 
 #define KTR_MAX_SYSCALLS 1024 /* syscall numbers the sysinfo map covers */
 #define KTR_GIO_MAX_IOV 8     /* iovec entries followed per GIO record */

@@ -383,7 +383,7 @@ void ktr_format_call(struct strbuf *sb, const struct ktr_syscall *c, const struc
 
 	sb_printf(sb, "%s(", ktr_syscall_name(c->code, o->names, buf, sizeof(buf)));
 	if (!e || e->nargs < 0) {
-		format_raw_args(sb, c, KTR_SYSCALL_ARGS, o->decimal);
+		format_raw_args(sb, c, c->nargs, o->decimal); /* at most 6: checked */
 	} else if (o->raw) {
 		format_raw_args(sb, c, e->nargs, o->decimal);
 	} else {

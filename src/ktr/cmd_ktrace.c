@@ -194,7 +194,8 @@ static int prepare_header(const char *path, int fd, bool truncate)
 		}
 	} else {
 		n = pread(fd, &h, sizeof(h), 0);
-		why = n != sizeof(h) ? "too short for a trace file" : ktr_file_header_check(&h);
+		why = n != sizeof(h) ? "too short for a trace file"
+				     : ktr_file_header_check_append(&h);
 		if (!why && h.machine != ktr_systab_machine)
 			why = "recorded on another architecture";
 		if (why) {

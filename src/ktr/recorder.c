@@ -59,7 +59,7 @@ static void flush_out(struct recorder *r)
 	r->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
 }
 
-static void append_record(struct recorder *r, const struct ktr_rec *h, const void *payload)
+static void append_record(struct recorder *r, const struct ktr_hdr *h, const void *payload)
 {
 	size_t need = sizeof(*h) + h->len;
 
@@ -73,12 +73,12 @@ static void append_record(struct recorder *r, const struct ktr_rec *h, const voi
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
-	struct ktr_rec h;
+	struct ktr_hdr h;
 
 	if (size < sizeof(h))
 		return 0;
 	memcpy(&h, data, sizeof(h));
-	if (h.len > size - sizeof(h) || h.len > KTR_MAX_PAYLOAD)
+	if (h.len > size - sizeof(h))
 		return 0;
 	h.ts_ns += r->boot_to_real_ns;
 	append_record(r, &h, (const char *)data + sizeof(h));
@@ -128,8 +128,6 @@ static int fill_sysinfo(struct recorder *r)
 
 	for (nr = 0; nr < KTR_MAX_SYSCALLS; nr++) {
 		ktr_sysinfo_for(nr, &si);
-		if (!si.path_args && !si.gio && !si.is_exec)
-			continue;
 		if (bpf_map_update_elem(fd, &nr, &si, BPF_ANY))
 			return -errno;
 	}

@@ -81,8 +81,11 @@ void ktr_sysinfo_for(unsigned int nr, struct ktr_sysinfo *out)
 	int a;
 
 	memset(out, 0, sizeof(*out));
+	out->nargs = KTR_SYSCALL_ARGS;
 	if (!e)
 		return;
+	if (e->nargs >= 0 && e->nargs < KTR_SYSCALL_ARGS)
+		out->nargs = e->nargs;
 	for (a = 0; a < e->nargs && a < KTR_SYSCALL_ARGS; a++) {
 		if (is_path_arg(&e->args[a]))
 			out->path_args |= 1u << a;

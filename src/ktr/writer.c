@@ -15,7 +15,7 @@
 #define NO_DROP UINT64_MAX
 
 struct drop_rec {
-	struct ktr_rec hdr;
+	struct ktr_hdr hdr;
 	struct ktr_drop drop;
 };
 
@@ -57,7 +57,7 @@ static size_t pwrite_most(int fd, const char *buf, size_t len, uint64_t off, int
 
 static size_t rec_size(const char *rec, size_t left)
 {
-	struct ktr_rec h;
+	struct ktr_hdr h;
 
 	if (left < sizeof(h))
 		return left;
@@ -98,9 +98,9 @@ static void drop_init(struct drop_rec *d, unsigned long long count)
 	memset(d, 0, sizeof(*d));
 	d->hdr.type = KTR_DROP;
 	d->hdr.len = sizeof(d->drop);
-	d->hdr.pid = d->hdr.tid = getpid();
+	/* No THREAD record: kdump shows a DROP of an unknown thread as ktrace's. */
+	d->hdr.tid = getpid();
 	d->hdr.ts_ns = clock_ns(CLOCK_REALTIME);
-	snprintf(d->hdr.comm, sizeof(d->hdr.comm), "ktrace");
 	d->drop.count = count;
 }
 

@@ -597,6 +597,7 @@ section_ktrace() {
 	result ktrace.strace_s "$(awk '$1 == "strace" && $2 == "-f" { print $5 }' <<<"$out")"
 	result ktrace.ktrace_s "$(awk '$1 == "ktrace" && $2 == "-t" { print $4 }' <<<"$out")"
 	result ktrace.records "$(awk '$1 == "trace" && $2 == "file" { print $3 }' <<<"$out")"
+	result ktrace.bytes_per_syscall "$(sed -n 's/.* \([0-9.]*\) bytes per syscall.*/\1/p' <<<"$out")"
 	result ktrace.ratio_to_strace "$(sed -n 's/.*ktrace\/strace = \([0-9.]*\).*/\1/p' <<<"$out")"
 }
 

@@ -147,9 +147,12 @@ table() {
 			printf "%-24s %9s\n", "plain", g("ktrace.plain_s")
 			printf "%-24s %9s %9.3f\n", "strace -f -o /dev/null", g("ktrace.strace_s"),
 				v["ktrace.strace_s"] - v["ktrace.plain_s"]
-			printf "%-24s %9s %9.3f   (%s records)\n", "ksnoop ktrace -t c", g("ktrace.ktrace_s"),
-				v["ktrace.ktrace_s"] - v["ktrace.plain_s"], g("ktrace.records")
-			printf "added overhead ktrace/strace = %s\n", g("ktrace.ratio_to_strace")
+			printf "%-24s %9s %9.3f   (%s records, %s bytes per syscall; target <= 96)\n",
+				"ksnoop ktrace -t c", g("ktrace.ktrace_s"),
+				v["ktrace.ktrace_s"] - v["ktrace.plain_s"], g("ktrace.records"),
+				g("ktrace.bytes_per_syscall")
+			printf "added overhead ktrace/strace = %s (target <= 1/40 = 0.025)\n",
+				g("ktrace.ratio_to_strace")
 		}
 		for (key in v)
 			if (key ~ /\.error$/ && key !~ /^attach/)

@@ -298,6 +298,33 @@ trace_variants() {
 	timeout 60 ./ktrace -f "$W/a.out" true >/dev/null 2>&1
 	check "ktrace without -a truncates" \
 		bash -c "[ \"\$(./kdump -f '$W/a.out' | grep -c ' ARGS  ')\" = 1 ]"
+	cp tests/fuzz/corpus/crafted-each-type.ktr "$W/v1.out"
+	./ktrace -a -f "$W/v1.out" true >/dev/null 2>"$W/err"
+	one_error "ktrace -a refuses a version 1 file" $? "$W/err" \
+		"cannot append to '$(q "$W/v1.out")': an older trace file version \(ktrace writes version 2: use a new file\)" 125
+	format_v2_tests
+}
+
+# Version 2 files: a thread is named once, and again when its name changes;
+# a read or write costs 80 bytes (CALL with its 3 arguments, RET).
+format_v2_tests() {
+	local f=$W/v2
+	timeout 60 ./ktrace -t cn -f "$f.rename" bash -c \
+		'read -r x </etc/hostname; printf kt-renamed >/proc/$$/comm; read -r x </etc/hostname' \
+		>/dev/null 2>&1
+	check "a thread renamed by /proc/PID/comm: its later records carry the new name" \
+		has_seq <(./kdump -t n -f "$f.rename" | grep -E '"/etc/hostname"|/comm"') \
+		" *[0-9]+ bash     NAMI  \"/etc/hostname\"" \
+		" *[0-9]+ bash     NAMI  \"/proc/[0-9]+/comm\"" \
+		" *[0-9]+ kt-renamed NAMI  \"/etc/hostname\""
+	check "the file header says version 2" \
+		[ "$(od -An -tu2 -j8 -N2 "$f.rename" | tr -d ' ')" = 2 ]
+	timeout 60 ./ktrace -t c -f "$f.1000" dd if=/dev/zero of=/dev/null bs=1 count=1000 \
+		>/dev/null 2>&1
+	timeout 60 ./ktrace -t c -f "$f.3000" dd if=/dev/zero of=/dev/null bs=1 count=3000 \
+		>/dev/null 2>&1
+	check "ktrace -t c: 4000 more 1-byte reads and writes take 80 bytes each" \
+		[ $(($(stat -c %s "$f.3000") - $(stat -c %s "$f.1000"))) = $((4000 * 80)) ]
 }
 
 # The state file of the recorder writing FILE, if one runs.
@@ -429,6 +456,15 @@ error_tests() {
 	./kdump -f "$W/badlen.ktr" >/dev/null 2>"$e"
 	one_error "kdump: absurd record length" $? "$e" \
 		"$(q "$W/badlen.ktr"): bad record at byte offset 120: record longer than any record type"
+	head -c 600 "$corpus/target-all-types-v2.ktr" >"$W/trunc2.ktr"
+	./kdump -f "$W/trunc2.ktr" >/dev/null 2>"$e"
+	one_error "kdump: truncated version 2 file" $? "$e" \
+		"$(q "$W/trunc2.ktr"): truncated record at byte offset 585: record header needs 16 bytes, the file ends after 15"
+	(head -c 24 "$corpus/target-all-types-v2.ktr" && tail -c +65 "$corpus/target-all-types-v2.ktr") \
+		>"$W/nothread.ktr"
+	./kdump -f "$W/nothread.ktr" >/dev/null 2>"$e"
+	one_error "kdump: a record before its thread's THREAD record" $? "$e" \
+		"$(q "$W/nothread.ktr"): bad record at byte offset 24: record of a thread no THREAD record introduced"
 	: >"$W/empty.ktr"
 	./kdump -f "$W/empty.ktr" >/dev/null 2>"$e"
 	one_error "kdump: empty file" $? "$e" \
@@ -706,7 +742,8 @@ fuzz_tests() {
 		return
 	fi
 	check "decoder under ASan on corrupt files" quietly "$W/replay.log" \
-		"$fz" "$W/trunc.ktr" "$W/garbage.ktr" "$W/badlen.ktr" "$W/empty.ktr" \
+		"$fz" "$W/trunc.ktr" "$W/trunc2.ktr" "$W/nothread.ktr" "$W/garbage.ktr" \
+		"$W/badlen.ktr" "$W/empty.ktr" \
 		tests/fuzz/corpus/*
 	mkdir -p "$W/fuzz"
 	check "short fuzz run of the decoder" quietly "$W/fuzz.log" \

@@ -95,12 +95,16 @@ static void test_raw_keeps_registers(void **state)
 
 static void test_unknown_syscall(void **state)
 {
-	struct ktr_syscall c = { .code = 999, .args = { 1, 2, 3, 4, 5, 6 } };
+	struct ktr_syscall c = { .code = 999, .nargs = 6, .args = { 1, 2, 3, 4, 5, 6 } };
 	struct ktr_fmt_opts foreign = { .raw = true };
 
 	(void)state;
 	expect_call(&c, &fancy, "[999](0x1,0x2,0x3,0x4,0x5,0x6)");
+	/* No prototype: the arguments the record holds, no more. */
+	c.nargs = 2;
+	expect_call(&c, &fancy, "[999](0x1,0x2)");
 	c.code = 0;
+	c.nargs = 6;
 	expect_call(&c, &foreign, "[0](0x1,0x2,0x3,0x4,0x5,0x6)");
 }
 

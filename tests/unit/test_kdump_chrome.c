@@ -7,13 +7,12 @@
 #include "ktr/print.h"
 #include "ktr/print_chrome.h"
 
+/* A record of thread tid, which a THREAD record introduces each time. */
 static void rec(struct strbuf *sb, unsigned int type, unsigned int tid, uint64_t ts,
 		const void *payload, size_t len)
 {
-	struct ktr_rec h = { .type = type, .pid = 42, .tid = tid, .ts_ns = ts };
-
-	memcpy(h.comm, "unit", 5);
-	ktr_encode(sb, &h, payload, len);
+	ktr_encode_thread(sb, tid, TEST_PID, "unit", ts);
+	ktr_encode(sb, type, tid, ts, payload, len);
 }
 
 static void call(struct strbuf *sb, unsigned int tid, uint64_t ts, const char *name)

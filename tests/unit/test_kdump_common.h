@@ -15,7 +15,17 @@
 #include "ktr/file.h"
 #include "ktr/systab.h"
 
-/* A trace file image: header, then records appended with test_rec(). */
+#define TEST_PID 42
+#define TEST_TID 43
+#define TEST_TS 1000000000ULL
+
+/*
+ * A trace file image: header, the THREAD record of the test thread, then
+ * records appended with test_rec(). TEST_PREFIX is its size before them.
+ */
+#define TEST_PREFIX \
+	(sizeof(struct ktr_file_header) + sizeof(struct ktr_hdr) + sizeof(struct ktr_thread))
+
 static inline void test_trace_init(struct strbuf *sb)
 {
 	struct ktr_file_header h;
@@ -23,14 +33,36 @@ static inline void test_trace_init(struct strbuf *sb)
 	sb_init(sb);
 	ktr_file_header_init(&h, ktr_systab_machine);
 	sb_write(sb, &h, sizeof(h));
+	ktr_encode_thread(sb, TEST_TID, TEST_PID, "unit", TEST_TS);
 }
 
 static inline void test_rec(struct strbuf *sb, unsigned int type, const void *payload, size_t len)
 {
-	struct ktr_rec h = { .type = type, .pid = 42, .tid = 43, .ts_ns = 1000000000ULL };
+	ktr_encode(sb, type, TEST_TID, TEST_TS, payload, len);
+}
+
+/* Version 1 images, which kdump still reads: pid and comm in every record. */
+static inline void test_trace_init_v1(struct strbuf *sb)
+{
+	struct ktr_file_header h;
+
+	sb_init(sb);
+	ktr_file_header_init(&h, ktr_systab_machine);
+	h.version = KTR_VERSION_V1;
+	h.rec_hdr_len = sizeof(struct ktr_rec);
+	sb_write(sb, &h, sizeof(h));
+}
+
+static inline void test_rec_v1(struct strbuf *sb, unsigned int type, const void *payload,
+			       size_t len)
+{
+	struct ktr_rec h = {
+		.type = type, .len = len, .pid = TEST_PID, .tid = TEST_TID, .ts_ns = TEST_TS
+	};
 
 	memcpy(h.comm, "unit", 5);
-	ktr_encode(sb, &h, payload, len);
+	sb_write(sb, &h, sizeof(h));
+	sb_write(sb, payload, len);
 }
 
 #endif

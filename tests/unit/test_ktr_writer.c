@@ -18,10 +18,10 @@
 #include "ktr/trfile.h"
 #include "ktr/writer.h"
 
-#define REC_PAYLOAD 60 /* a 100-byte record */
-#define REC_SIZE (sizeof(struct ktr_rec) + REC_PAYLOAD)
-#define HDR_SIZE sizeof(struct ktr_file_header)
-#define DROP_SIZE (sizeof(struct ktr_rec) + sizeof(struct ktr_drop))
+#define REC_PAYLOAD 84 /* a 100-byte record */
+#define REC_SIZE (sizeof(struct ktr_hdr) + REC_PAYLOAD)
+#define HDR_SIZE TEST_PREFIX /* the file header and the test thread's THREAD record */
+#define DROP_SIZE (sizeof(struct ktr_hdr) + sizeof(struct ktr_drop))
 
 /* n NAMI records of REC_SIZE bytes. */
 static void make_recs(struct strbuf *sb, int n)
@@ -35,15 +35,16 @@ static void make_recs(struct strbuf *sb, int n)
 		test_rec(sb, KTR_NAMEI, path, sizeof(path));
 }
 
-/* A trace file of just its header, open O_APPEND as ktrace leaves it. */
+/* A trace file of its header and one THREAD record, open O_APPEND as ktrace leaves it. */
 static int new_trace(char *path)
 {
-	struct ktr_file_header h;
+	struct strbuf sb;
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
-	ktr_file_header_init(&h, ktr_systab_machine);
-	assert_int_equal(write(fd, &h, sizeof(h)), sizeof(h));
+	test_trace_init(&sb);
+	assert_int_equal(write(fd, sb.buf, sb.len), HDR_SIZE);
+	sb_free(&sb);
 	assert_int_equal(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND), 0);
 	return fd;
 }
@@ -139,12 +140,15 @@ static void write_ten_two_mark_five(struct ktr_writer *w, int fd)
 	ktr_writer_mark(w, 5);
 }
 
-/* A write cut at 350 bytes: 3 records stay, a DROP over the 4th counts 7. */
+/*
+ * A write cut at 340 bytes: 3 records stay, a DROP over the 4th counts 7,
+ * and the 16 bytes left hold no second DROP.
+ */
 static void test_short_write_ends_in_drop(void **state)
 {
 	char path[] = "/tmp/ktr-writer.XXXXXX";
 	int fd = new_trace(path);
-	struct ktr_writer w = run_limited(write_ten_two_mark_five, fd, HDR_SIZE + 350);
+	struct ktr_writer w = run_limited(write_ten_two_mark_five, fd, HDR_SIZE + 340);
 	struct decoded d = decode(path);
 
 	(void)state;

@@ -25,20 +25,6 @@ int ktr_state_path(dev_t dev, ino_t ino, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static int ensure_dir(void)
-{
-	struct stat st;
-
-	if (mkdir(KTR_STATE_DIR, 0700) && errno != EEXIST)
-		return -errno;
-	/* Only root's own private directory holds the map ids. */
-	if (lstat(KTR_STATE_DIR, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-		return -EPERM;
-	return 0;
-}
-
 /* The lock is only meaningful while fd is still the file at path. */
 static bool still_linked(int fd, const char *path)
 {
@@ -52,7 +38,7 @@ int ktr_state_open(const char *path, bool create, bool *locked)
 	int fd, tries, err;
 
 	if (create) {
-		err = ensure_dir();
+		err = private_dir(KTR_STATE_DIR); /* only ours may hold the map ids */
 		if (err)
 			return err;
 	}

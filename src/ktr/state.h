@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define KTR_STATE_DIR "/run/ksnoop"
+#include "lib/util.h"
+
+#define KTR_STATE_DIR KSNOOP_RUN_DIR
 
 struct ktr_state {
 	pid_t pid;		     /* the recorder */

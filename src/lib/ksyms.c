@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "lib/ksyms.h"
-#include "lib/util.h"
+#include "lib/symcache.h"
 #include "lib/util.h"
 
 #define TRACEFS "/sys/kernel/tracing"
@@ -197,12 +197,14 @@ static bool set_add(struct ksyms *ks, struct name_set *s, const char *name, size
  * Calls fn for each line of path (NUL-terminated, without the newline);
  * overlong lines are skipped. Returns -errno when path cannot be opened,
  * -ENOMEM when fn fails; a read error later ends the file early (EPERM on
- * locked-down tracefs).
+ * locked-down tracefs). With a cache name, path is read from this boot's
+ * copy when it holds, and copied when not (lib/symcache.h).
  */
-static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, size_t),
-			 struct ksyms *ks)
+static int for_each_line(const char *path, const char *cache,
+			 bool (*fn)(struct ksyms *, char *, size_t), struct ksyms *ks)
 {
 	char *buf = malloc(READ_CHUNK + 1), *line, *nl;
+	struct symcache_copy *copy = NULL;
 	size_t have = 0;
 	bool skipping = false;
 	int fd, err = 0;
@@ -210,12 +212,14 @@ static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, si
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = cache ? symcache_open(&symcache_system, path, cache, &copy)
+		   : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		free(buf);
-		return -errno;
+		return cache ? fd : -errno;
 	}
 	while ((n = read(fd, buf + have, READ_CHUNK - have)) > 0) {
+		symcache_write(copy, buf + have, n);
 		have += n;
 		line = buf;
 		while ((nl = memchr(line, '\n', buf + have - line))) {
@@ -240,6 +244,7 @@ static int for_each_line(const char *path, bool (*fn)(struct ksyms *, char *, si
 			err = -ENOMEM;
 	}
 out:
+	symcache_end(copy, !err && n == 0);
 	close(fd);
 	free(buf);
 	return err;
@@ -390,7 +395,7 @@ static int read_kallsyms(struct ksyms *ks)
 
 	if (!ks->kallsyms_path)
 		return -ENOENT;
-	err = for_each_line(ks->kallsyms_path, kallsyms_line, ks);
+	err = for_each_line(ks->kallsyms_path, NULL, kallsyms_line, ks);
 	if (err)
 		return err;
 	ks->by_name.loaded = true;
@@ -466,12 +471,6 @@ void ksyms__load_kallsyms(struct ksyms *ks)
 	need_kallsyms(ks);
 }
 
-struct ksyms *ksyms__load(void)
-{
-	return ksyms__load_from("/proc/kallsyms", TRACEFS "/available_filter_functions",
-				"/sys/kernel/debug/kprobes/blacklist");
-}
-
 /* An empty table that reads kallsyms from path on need (NULL: never). */
 static struct ksyms *new_table(const char *kallsyms)
 {
@@ -487,21 +486,35 @@ static struct ksyms *new_table(const char *kallsyms)
 	return ks;
 }
 
-struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
-			       const char *blacklist)
+/* Tracefs lists, read from this boot's copies when they hold. */
+static struct ksyms *load_lists(const char *kallsyms, const char *filter_funcs,
+				const char *blacklist, bool cached)
 {
 	struct ksyms *ks = new_table(kallsyms);
 
 	if (!ks)
 		return NULL;
 	if (filter_funcs)
-		for_each_line(filter_funcs, ftrace_line, ks);
+		for_each_line(filter_funcs, cached ? "available_filter_functions" : NULL,
+			      ftrace_line, ks);
 	if (blacklist)
-		for_each_line(blacklist, blacklist_line, ks);
+		for_each_line(blacklist, cached ? "kprobes_blacklist" : NULL, blacklist_line, ks);
 	if (!ks->ftrace.loaded)
 		need_kallsyms(ks);
 	trim(ks);
 	return ks;
+}
+
+struct ksyms *ksyms__load(void)
+{
+	return load_lists("/proc/kallsyms", TRACEFS "/available_filter_functions",
+			  "/sys/kernel/debug/kprobes/blacklist", true);
+}
+
+struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
+			       const char *blacklist)
+{
+	return load_lists(kallsyms, filter_funcs, blacklist, false);
 }
 
 struct ksyms *ksyms__load_all(const char *path)

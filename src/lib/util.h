@@ -54,6 +54,13 @@ extern volatile sig_atomic_t stop_count;
 int setup_stop_signals(void);
 void raise_fd_limit(void);
 int flush_stdout(void);
+/* Root's private run-time directory: ktrace's state files, symbol copies. */
+#define KSNOOP_RUN_DIR "/run/ksnoop"
+/*
+ * Make dir (mode 0700) unless it exists. 0 when it is a directory of this
+ * user's that nobody else may write to, else -errno (-EPERM).
+ */
+int private_dir(const char *dir);
 /* Nanoseconds on clock id. */
 long long clock_ns(clockid_t id);
 /* Strict decimal/hex/octal parse of the whole string into [min, max]. */

@@ -63,9 +63,21 @@ table() {
 			row("percall", "floor-events", "event floor", "-")
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i] "-paused", ks[i], "-")
+		}
+		if ("startup.ksnoop-fentry.first_event_ms" in v) {
+			printf "\nStart-up, exec to the first event, ms (medians of 2 rounds after a warm-up):\n"
+			n = split("ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json reference bpftrace", ks, " ")
+			for (i = 1; i <= n; i++)
+				if (("startup." ks[i] ".first_event_ms") in v)
+					printf "%-15s %8s\n", ks[i], g("startup." ks[i] ".first_event_ms")
 			if ("startup.ratio_bpftrace_to_ksnoop_fentry" in v)
 				printf "startup: bpftrace takes %sx as long as ksnoop -b fentry to its first event\n",
 					g("startup.ratio_bpftrace_to_ksnoop_fentry")
+			if ("startup.reference.delivered" in v)
+				printf "startup: the reference ksnoop attached but delivered no event: no ratio\n"
+			if ("startup.ratio_fentry_to_reference" in v)
+				printf "startup: ksnoop -b fentry takes %sx, -b kprobe %sx as long as the reference ksnoop (target <= 0.8)\n",
+					g("startup.ratio_fentry_to_reference"), g("startup.ratio_kprobe_to_reference")
 		}
 		if ("predicate.calls" in v)
 			floor_section("predicate",
@@ -168,6 +180,8 @@ json_one() {
 		awk -F '\t' '
 		function ind(n) { return sprintf("%" (2 * n + 2) "s", "") }
 		function item(level) { printf "%s\n", has[level] ? "," : ""; has[level] = 1 }
+		# Numeric from the start: has[d] with d unset would be has[""], not has[0].
+		BEGIN { d = 0 }
 		{
 			n = split($1, p, ".")
 			c = 0

@@ -5,7 +5,7 @@
 #
 #   KERNELS="6.1 6.12"   kernels to run, one VM boot each
 #   BENCH_ICOUNT=0       every section in real time (see below)
-#   BENCH_SECTIONS, BENCH_CALLS, BENCH_ROUNDS, BENCH_ATTACH, BENCH_BEFORE,
+#   BENCH_SECTIONS, BENCH_CALLS, BENCH_ROUNDS, BENCH_ATTACH, BENCH_BEFORE, BENCH_REF,
 #   BENCH_KTRACE_COUNT:  see guest.sh
 #   VM_EXEC              the VM runner (default tests/vm/vm-exec.sh)
 #   BENCH_OUT            output directory (default build)
@@ -23,7 +23,7 @@ KERNELS=${KERNELS:-6.1 6.12}
 OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
-for v in BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_KTRACE_COUNT; do
+for v in BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 

@@ -65,9 +65,11 @@ HAVE_MHD ?= 0
 else
 HAVE_MHD ?= $(shell $(PKG_CONFIG) --exists libmicrohttpd && echo 1 || echo 0)
 endif
+# It is opened (dlopen) for --prometheus only, not linked: see prom_server.c.
 ifeq ($(HAVE_MHD),1)
-CFLAGS   += -DHAVE_MHD
-LDLIBS   += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+MHD_SONAME ?= $(shell readelf -d $$($(PKG_CONFIG) --variable=libdir libmicrohttpd)/libmicrohttpd.so \
+		2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+CFLAGS   += -DHAVE_MHD $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
 endif
 ifeq ($(ASAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer

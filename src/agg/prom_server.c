@@ -4,7 +4,9 @@
  * own polling thread. Built only with HAVE_MHD (the Makefile's default
  * where pkg-config finds libmicrohttpd and the build is not static:
  * Debian's libmicrohttpd.a needs GnuTLS, and GnuTLS's p11-kit ships no
- * static library).
+ * static library). The library is opened when --prometheus is given, not
+ * linked: it brings GnuTLS and eight more libraries into every start,
+ * 85 ms of each under emulation.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
 #include <microhttpd.h>
 
 /* Bounds on what clients can hold: connections, idle seconds, header bytes. */
@@ -31,6 +34,63 @@
 /* "[" IPv6 with a zone id "]:" port: far below this. */
 #define HOSTPORT_MAX 128
 #define MHD_MSG_MAX 160
+
+#ifndef MHD_SONAME
+#define MHD_SONAME "libmicrohttpd.so.12"
+#endif
+
+static struct mhd_api {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+} mhd;
+
+#define MHD_SYM(field, name)                           \
+	{                                              \
+#name, offsetof(struct mhd_api, field) \
+	}
+
+static int mhd_open(void)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} syms[] = {
+		MHD_SYM(start_daemon, MHD_start_daemon),
+		MHD_SYM(stop_daemon, MHD_stop_daemon),
+		MHD_SYM(create_response_from_buffer, MHD_create_response_from_buffer),
+		MHD_SYM(add_response_header, MHD_add_response_header),
+		MHD_SYM(queue_response, MHD_queue_response),
+		MHD_SYM(destroy_response, MHD_destroy_response),
+		MHD_SYM(lookup_connection_value, MHD_lookup_connection_value),
+	};
+	void *lib, *fn;
+	size_t i;
+
+	if (mhd.start_daemon)
+		return 0;
+	lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		p_err("--prometheus needs %s: %s; --textfile PATH works without it", MHD_SONAME,
+		      dlerror());
+		return -ENOENT;
+	}
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
+		fn = dlsym(lib, syms[i].name);
+		if (!fn) {
+			p_err("--prometheus: %s has no %s", MHD_SONAME, syms[i].name);
+			memset(&mhd, 0, sizeof(mhd));
+			dlclose(lib);
+			return -ENOENT;
+		}
+		memcpy((char *)&mhd + syms[i].off, &fn, sizeof(fn));
+	}
+	return 0; /* kept open: the daemon's thread runs its code */
+}
 
 struct prom_server {
 	struct MHD_Daemon *daemon;
@@ -64,14 +124,14 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int stat
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	resp = mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
+		mhd.add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = mhd.queue_response(conn, status, resp);
+	mhd.destroy_response(resp);
 	return ret;
 }
 
@@ -95,21 +155,21 @@ static enum MHD_Result reply_metrics(struct prom_server *srv, struct MHD_Connect
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "ksnoop could not render its metrics\n");
 	}
-	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	resp = mhd.create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(buf);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
+	mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	ret = mhd.queue_response(conn, MHD_HTTP_OK, resp);
+	mhd.destroy_response(resp);
 	return ret;
 }
 
 static bool has_body(struct MHD_Connection *conn)
 {
-	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
-	       MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	return mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+	       mhd.lookup_connection_value(conn, MHD_HEADER_KIND,
 					   MHD_HTTP_HEADER_TRANSFER_ENCODING);
 }
 
@@ -248,7 +308,7 @@ struct prom_server *prom_server__listen(const char *hostport)
 	char clip[CLIP_BUF];
 	int fd;
 
-	if (parse_hostport(hostport, &addr))
+	if (mhd_open() || parse_hostport(hostport, &addr))
 		return NULL;
 	fd = listen_on(str_clip(hostport, clip), &addr);
 	if (fd < 0)
@@ -276,7 +336,7 @@ int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx
 	/* The server thread inherits the mask: SIGINT must reach the tracer's thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	srv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, srv,
+	srv->daemon = mhd.start_daemon(flags, 0, NULL, NULL, answer, srv,
 				       MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
 				       MHD_OPTION_LISTEN_SOCKET, srv->fd,
 				       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PROM_CONNECTIONS,
@@ -309,7 +369,7 @@ void prom_server__stop(struct prom_server *srv)
 		return;
 	/* MHD_stop_daemon closes the listening socket it was given. */
 	if (srv->daemon)
-		MHD_stop_daemon(srv->daemon);
+		mhd.stop_daemon(srv->daemon);
 	else
 		close(srv->fd);
 	free(srv);

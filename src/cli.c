@@ -331,7 +331,7 @@ static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv
 
 int ksnoop_main(int argc, char **argv)
 {
-	struct env env = { .pages = KSNOOP_DEFAULT_PAGES, .cpu = -1 };
+	struct env env = { .cpu = -1 };
 	const struct cmd *cmd;
 	struct opts_rest rest;
 	bool ambiguous;

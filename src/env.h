@@ -39,7 +39,7 @@ struct env {
 	bool compact;	 /* --compact */
 	bool wallclock;	 /* -T */
 	bool symbolize;	 /* --symbolize */
-	int pages;	 /* -P */
+	int pages;	 /* -P; 0 when not given */
 	pid_t pids[KSNOOP_MAX_PIDS];
 	int nr_pids;
 	int cpu;			    /* --cpu, -1 for all */

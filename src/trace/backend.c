@@ -103,9 +103,9 @@ static int kstack_bytes_of(const struct env *env)
 
 unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus)
 {
-	unsigned long size = ringbuf_size(pages_per_cpu, nr_cpus);
-
-	return pages_per_cpu == KSNOOP_DEFAULT_PAGES ? max(size, RINGBUF_DEFAULT_MAX) : size;
+	if (pages_per_cpu)
+		return ringbuf_size(pages_per_cpu, nr_cpus);
+	return max(ringbuf_size(KSNOOP_DEFAULT_PAGES, nr_cpus), RINGBUF_DEFAULT_MAX);
 }
 
 /* What one event of these values can take in the ring, record header included. */
@@ -149,13 +149,13 @@ unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *
 	unsigned long most = 0, want;
 	int i;
 
-	if (env->pages != KSNOOP_DEFAULT_PAGES)
+	if (env->pages) /* -P, even -P 16, is taken as given */
 		return ringbuf_size(env->pages, nr_cpus);
 	for (i = 0; i < nr; i++)
 		most = max(most, backend_call_bytes(&plans[i].cfg, kstack_bytes_of(env),
 						    env->stack_mode || env->graph || env->errors));
 	want = min(most * RING_BURST_CALLS, RINGBUF_DEFAULT_MAX);
-	return max(ring_pow2(want), ringbuf_size(env->pages, nr_cpus));
+	return max(ring_pow2(want), ringbuf_size(KSNOOP_DEFAULT_PAGES, nr_cpus));
 }
 
 /* A batch, well before the ring fills. */

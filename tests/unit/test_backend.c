@@ -69,11 +69,12 @@ static void test_ringbuf_size(void **state UNUSED)
 {
 	unsigned long page = getpagesize();
 
-	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 1), 64 * MB);
-	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 2), 64 * MB);
+	assert_int_equal(ringbuf_size_unplanned(0, 1), 64 * MB);
+	assert_int_equal(ringbuf_size_unplanned(0, 2), 64 * MB);
 	/* many CPUs: the default grows past the floor */
-	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 2 * 64 * MB / (16 * page)),
-			 128 * MB);
+	assert_int_equal(ringbuf_size_unplanned(0, 2 * 64 * MB / (16 * page)), 128 * MB);
+	/* -P 16 given is taken as asked, not as the default */
+	assert_int_equal(ringbuf_size_unplanned(KSNOOP_DEFAULT_PAGES, 1), 16 * page);
 	assert_int_equal(ringbuf_size_unplanned(1, 1), page);
 	/* powers of two, rounded up */
 	assert_int_equal(ringbuf_size(1, 1), page);
@@ -114,7 +115,7 @@ static void test_call_bytes(void **state UNUSED)
 /* A 100,000-call burst of the largest plan, in powers of two, up to 64 MiB; -P wins. */
 static void test_ring_bytes(void **state UNUSED)
 {
-	struct env env = { .pages = KSNOOP_DEFAULT_PAGES };
+	struct env env = { .pages = 0 }; /* no -P */
 	struct func_plan plans[2] = { 0 };
 
 	/* the return alone: 8 + 64 + 16 + 8 = 96 bytes a call, 9.6 MB */
@@ -142,6 +143,9 @@ static void test_ring_bytes(void **state UNUSED)
 	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2), 32 * MB);
 	env.pages = 4;
 	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), ringbuf_size(4, 2));
+	/* -P 16, the default's own number, still wins over the plan */
+	env.pages = KSNOOP_DEFAULT_PAGES;
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), ringbuf_size(16, 2));
 }
 
 static void test_wakeup_bytes(void **state UNUSED)

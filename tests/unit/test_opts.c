@@ -456,7 +456,7 @@ struct cmd_run {
 
 static void run_cmd(struct cmd_run *r, cmd_fn fn, const char *const *args)
 {
-	struct env env = { .pages = KSNOOP_DEFAULT_PAGES, .cpu = -1, .prog_name = "ksnoop" };
+	struct env env = { .cpu = -1, .prog_name = "ksnoop" };
 	struct stderr_capture out, err;
 	char *argv[16];
 	int argc;

@@ -151,7 +151,6 @@ static int reset(void **state)
 
 	memset(&c->env, 0, sizeof(c->env));
 	util_set_json(false);
-	c->env.pages = KSNOOP_DEFAULT_PAGES;
 	c->env.cpu = -1;
 	memset(&c->ev, 0, sizeof(c->ev));
 	c->plan.cfg.err_kind = KSNOOP_ERR_NONE;

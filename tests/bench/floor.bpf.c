@@ -5,7 +5,8 @@
  * itself, the least any fentry-based tracer can add. With with_events,
  * each side also sends a 48-byte record (time, pid, CPU, return value)
  * through a ring buffer nobody reads: the least a tracer that delivers an
- * event at entry and at return can add.
+ * event at entry and at return can add. The kprobe/kretprobe pair is the
+ * same for tracers on kprobes (floor --kprobe).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -61,5 +62,21 @@ int BPF_PROG(floor_exit)
 		bpf_get_func_ret(ctx, &ret);
 		emit(2, ret);
 	}
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(floor_kentry)
+{
+	if (with_events)
+		emit(1, 0);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(floor_kexit, long ret)
+{
+	if (with_events)
+		emit(2, ret);
 	return 0;
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * floor [--events] FUNC: attach the fentry/fexit pair of
- * tests/bench/floor.bpf.c to FUNC (empty, or with --events sending a small
- * record from each side), print "ready", and stay attached until SIGINT
- * or SIGTERM.
+ * floor [--kprobe] [--events] FUNC: attach the fentry/fexit pair of
+ * tests/bench/floor.bpf.c to FUNC, or with --kprobe its kprobe/kretprobe
+ * pair (empty, or with --events sending a small record from each side),
+ * print "ready", and stay attached until SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,17 +23,47 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* The pair for FUNC: fentry/fexit targets set, or the kprobes left to attach. */
+static int choose(struct floor_bpf *skel, bool kprobe, const char *func)
+{
+	bpf_program__set_autoload(skel->progs.floor_entry, !kprobe);
+	bpf_program__set_autoload(skel->progs.floor_exit, !kprobe);
+	bpf_program__set_autoload(skel->progs.floor_kentry, kprobe);
+	bpf_program__set_autoload(skel->progs.floor_kexit, kprobe);
+	if (kprobe)
+		return 0;
+	return bpf_program__set_attach_target(skel->progs.floor_entry, 0, func)
+		       ?: bpf_program__set_attach_target(skel->progs.floor_exit, 0, func);
+}
+
+static int attach(struct floor_bpf *skel, bool kprobe, const char *func, struct bpf_link **l)
+{
+	if (!kprobe)
+		return floor_bpf__attach(skel);
+	l[0] = bpf_program__attach_kprobe(skel->progs.floor_kentry, false, func);
+	l[1] = bpf_program__attach_kprobe(skel->progs.floor_kexit, true, func);
+	return libbpf_get_error(l[0]) ?: libbpf_get_error(l[1]);
+}
+
 int main(int argc, char **argv)
 {
+	struct bpf_link *links[2] = { NULL, NULL };
+	bool events = false, kprobe = false;
 	struct floor_bpf *skel;
-	bool events = argc == 3 && !strcmp(argv[1], "--events");
-	int err;
+	int i, err;
 
-	if (argc != 2 && !events) {
-		fputs("usage: floor [--events] FUNC\n", stderr);
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "--events"))
+			events = true;
+		else if (!strcmp(argv[i], "--kprobe"))
+			kprobe = true;
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fputs("usage: floor [--kprobe] [--events] FUNC\n", stderr);
 		return 2;
 	}
-	argv += events;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	skel = floor_bpf__open();
@@ -41,18 +72,20 @@ int main(int argc, char **argv)
 	skel->rodata->with_events = events;
 	/* Room for a 100,000-call burst of two records each, never read. */
 	err = (events ? bpf_map__set_max_entries(skel->maps.events, 32 << 20) : 0) ?:
-	      bpf_program__set_attach_target(skel->progs.floor_entry, 0, argv[1]) ?:
-	      bpf_program__set_attach_target(skel->progs.floor_exit, 0, argv[1]) ?:
-	      floor_bpf__load(skel) ?: floor_bpf__attach(skel);
+	      choose(skel, kprobe, argv[i]) ?: floor_bpf__load(skel) ?:
+	      attach(skel, kprobe, argv[i], links);
 	if (err) {
-		fprintf(stderr, "floor: cannot attach to %s: %s\n", argv[1], strerror(-err));
-		floor_bpf__destroy(skel);
-		return 1;
+		fprintf(stderr, "floor: cannot attach to %s: %s\n", argv[i], strerror(-err));
+	} else {
+		printf("ready\n");
+		fflush(stdout);
+		while (!stop)
+			pause();
 	}
-	printf("ready\n");
-	fflush(stdout);
-	while (!stop)
-		pause();
+	for (i = 0; i < 2; i++) {
+		if (!libbpf_get_error(links[i]))
+			bpf_link__destroy(links[i]);
+	}
 	floor_bpf__destroy(skel);
-	return 0;
+	return err ? 1 : 0;
 }

@@ -203,13 +203,16 @@ plain_loop() { # KEY WORKLOAD
 	log "$SEC $1 round $ROUND: $(field ns_per_call "$out") ns/call"
 }
 
-floor_loop() { # FUNC WORKLOAD [--events]
-	local out key=floor${3:+-events} events=${3:-}
-	if ! start_tracer $key "^ready" -- $FLOOR $events "$1"; then
+floor_loop() { # FUNC WORKLOAD [--kprobe] [--events]: key floor[-kprobe][-events]
+	local out key=floor func=$1 work=$2
+	shift 2
+	[[ " $* " == *" --kprobe "* ]] && key+=-kprobe
+	[[ " $* " == *" --events "* ]] && key+=-events
+	if ! start_tracer $key "^ready" -- $FLOOR "$@" "$func"; then
 		result "$SEC.$key.error" '"floor did not attach"'
 		return 1
 	fi
-	out=$(timeout 1800 $BENCH $2)
+	out=$(timeout 1800 $BENCH $work)
 	stop_tracer
 	echo "$key $(field ns_per_call "$out") 0 0 0 0 0 0" >>"$T/$SEC.runs"
 	log "$SEC $key round $ROUND: $(field ns_per_call "$out") ns/call"
@@ -275,6 +278,10 @@ section_percall() {
 		plain_loop base "getppid $CALLS"
 		floor_loop __do_sys_getppid "getppid $CALLS" --events
 		plain_loop base "getppid $CALLS"
+		floor_loop __do_sys_getppid "getppid $CALLS" --kprobe
+		plain_loop base "getppid $CALLS"
+		floor_loop __do_sys_getppid "getppid $CALLS" --kprobe --events
+		plain_loop base "getppid $CALLS"
 		traced_loop ksnoop-fentry text 'FUNCTION/ARGS' 2 "getppid $CALLS" -- \
 			$KSNOOP trace -b fentry __do_sys_getppid
 		plain_loop base "getppid $CALLS"
@@ -294,9 +301,23 @@ section_percall() {
 		plain_loop base "getppid $CALLS"
 	done
 	PAUSED=0
-	summarize floor-events ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace \
-		ksnoop-fentry-paused ksnoop-before-paused ksnoop-kprobe-paused ksnoop-json-paused \
-		bpftrace-paused
+	summarize floor-events floor-kprobe floor-kprobe-events ksnoop-fentry ksnoop-before \
+		ksnoop-kprobe ksnoop-json bpftrace ksnoop-fentry-paused ksnoop-before-paused \
+		ksnoop-kprobe-paused ksnoop-json-paused bpftrace-paused
+	kprobe_floor_ratios ksnoop-kprobe ksnoop-kprobe-paused
+}
+
+# The kprobe backend beside its own floor, the kprobe/kretprobe pair
+# sending the same two records (target: at most 1.2x).
+kprobe_floor_ratios() { # KEYS...
+	local k floor
+	floor=$(awk '$1 == "floor-kprobe-events" { print $2 }' "$T/$SEC.added" | median)
+	[ "$floor" = null ] && return
+	for k in "$@"; do
+		grep -q "^$k " "$T/$SEC.added" || continue
+		result "$SEC.$k.ratio_kprobe_event_floor" \
+			"$(calc "$(awk -v k="$k" '$1 == k { print $2 }' "$T/$SEC.added" | median) / $floor" 2)"
+	done
 }
 
 # ----------------------------------------------------------------------

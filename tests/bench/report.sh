@@ -61,8 +61,14 @@ table() {
 			hdr()
 			row("percall", "floor", "empty floor", "-")
 			row("percall", "floor-events", "event floor", "-")
+			row("percall", "floor-kprobe", "kprobe floor", "-")
+			row("percall", "floor-kprobe-events", "kprobe events", "-")
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i] "-paused", ks[i], "-")
+			if ("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor" in v)
+				printf "ksnoop -b kprobe: %sx the kprobe event floor, %sx with the reader running (target <= 1.2)\n",
+					g("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor"),
+					g("percall.ksnoop-kprobe.ratio_kprobe_event_floor")
 		}
 		if ("startup.ksnoop-fentry.first_event_ms" in v) {
 			printf "\nStart-up, exec to the first event, ms (medians of 2 rounds after a warm-up):\n"

@@ -14,7 +14,7 @@ const char *bpfutil_errno_name(int err, char *buf, size_t size)
 
 	if (name)
 		return name;
-	snprintf(buf, size, "errno %d", abs(err));
+	snprintf(buf, size, "errno %u", err < 0 ? 0u - (unsigned int)err : (unsigned int)err);
 	return buf;
 }
 

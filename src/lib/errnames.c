@@ -176,11 +176,12 @@ static const struct {
 
 const char *errno_name(int err)
 {
-	if (err < 0)
-		err = -err;
-	if (err <= 0 || (size_t)err >= ARRAY_SIZE(names))
+	/* Unsigned, so that INT_MIN from a crafted trace file negates safely. */
+	unsigned int n = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;
+
+	if (n == 0 || n >= ARRAY_SIZE(names))
 		return NULL;
-	return names[err];
+	return names[n];
 }
 
 static int errno_by_name(const char *s)

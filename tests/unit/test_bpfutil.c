@@ -5,9 +5,11 @@
  * whether kprobes exist, so each test asks the same questions the code does.
  */
 #include <errno.h>
+#include <limits.h>
 
 #include "testutil.h"
 #include "lib/bpfutil.h"
+#include "lib/errnames.h"
 #include "lib/util.h"
 
 #ifndef ENOTSUPP
@@ -37,6 +39,9 @@ static void test_errno_names(void **state UNUSED)
 	assert_string_equal(bpfutil_errno_name(-EOPNOTSUPP, buf, sizeof(buf)), "EOPNOTSUPP");
 	assert_string_equal(bpfutil_errno_name(ENOTSUPP, buf, sizeof(buf)), "ENOTSUPP");
 	assert_string_equal(bpfutil_errno_name(4242, buf, sizeof(buf)), "errno 4242");
+	/* A crafted trace file can carry any error; negating INT_MIN is UB. */
+	assert_null(errno_name(INT_MIN));
+	assert_string_equal(bpfutil_errno_name(INT_MIN, buf, sizeof(buf)), "errno 2147483648");
 }
 
 static void test_explain_permission(void **state UNUSED)

@@ -41,6 +41,18 @@ const volatile __u64 latency_div; /* --latency: ns per unit */
 const volatile bool errors_only;
 const volatile bool errno_filter;
 const volatile __u64 errno_mask[KSNOOP_ERRNO_WORDS];
+/*
+ * KSNOOP_CFG_LITE, per side (enum ksnoop_side): the bytes each event
+ * reserves, 0 for no lite events; and for value slot k, the furthest its
+ * record starts in the data and the most bytes it reads. The verifier
+ * checks every write of lite_event against these, as constants.
+ */
+const volatile __u32 lite_rec[2];
+const volatile __u16 lite_off[2][KSNOOP_LITE_VALUES];
+const volatile __u16 lite_len[2][KSNOOP_LITE_VALUES];
+const volatile __u8 lite_slots[2]; /* the most values any lite plan has, by side */
+/* Every function is lite on both sides: the verifier never walks the rest. */
+const volatile bool lite_only;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -455,14 +467,15 @@ static __always_inline __u64 follow_steps(const struct ksnoop_value *v, __u64 p,
 	return p;
 }
 
+/* At most max bytes (a constant), flagged truncated past KSNOOP_VALUE_MAX. */
 static __always_inline __u32 read_final(const struct ksnoop_value *v, __u8 *dst, __u64 addr,
-					__u8 *flags)
+					__u8 *flags, __u32 max)
 {
 	__u32 size = v->size;
 	long n;
 
-	if (size > KSNOOP_VALUE_MAX)
-		size = KSNOOP_VALUE_MAX;
+	if (size > max)
+		size = max;
 	if (!addr) {
 		*flags |= KSNOOP_VR_NULL;
 		return 0;
@@ -484,30 +497,20 @@ static __always_inline __u32 read_final(const struct ksnoop_value *v, __u8 *dst,
 	return size;
 }
 
-static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool trampoline)
+/*
+ * One value into vr and the max bytes after it (a constant). with_comm is
+ * a constant too: lite events have no comm values, and their slots may be
+ * smaller than a comm.
+ */
+static __always_inline __u32 capture_value(struct capture_ctx *c, const struct ksnoop_value *v,
+					   struct ksnoop_vrec *vr, __u32 max, bool with_comm,
+					   bool trampoline)
 {
-	struct ksnoop_event *ev = &c->s->ev;
-	struct ksnoop_value *v;
-	struct ksnoop_vrec *vr;
-	__u32 off = ev->data_len, len = 0, i, side;
+	__u32 len = 0;
 	__u8 flags = 0;
-	__u64 p;
+	__u64 p = 0;
 
-	/* Re-bound after the compiler has had its way with them. */
-	barrier_var(n);
-	side = c->side;
-	barrier_var(side);
-	i = c->cfg->side[side & 1][n & (KSNOOP_MAX_VALUES - 1)];
-	barrier_var(i);
-	i &= KSNOOP_MAX_VALUES - 1;
-	v = &c->cfg->values[i];
-	if (off >= KSNOOP_DATA_MAX)
-		return 1;
-	barrier_var(off);
-	off &= KSNOOP_DATA_MAX - 1;
-	vr = (void *)&ev->data[off];
-	if (v->base == KSNOOP_BASE_COMM) {
-		p = 0;
+	if (with_comm && v->base == KSNOOP_BASE_COMM) {
 		len = KSNOOP_COMM_LEN;
 		bpf_get_current_comm(vr + 1, KSNOOP_COMM_LEN);
 	} else {
@@ -517,15 +520,38 @@ static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool tram
 	}
 	if ((v->flags & KSNOOP_V_READ) && !flags) {
 		p += v->final_off;
-		len = read_final(v, (__u8 *)(vr + 1), p, &flags);
+		len = read_final(v, (__u8 *)(vr + 1), p, &flags, max);
 	}
-	c->s->scalars[i] = len ? load_scalar((__u8 *)(vr + 1), len) : p;
-	c->s->str_off[i] = off + sizeof(*vr);
-	c->s->str_len[i] = len;
 	vr->raw = p;
 	vr->len = len;
-	vr->idx = i;
 	vr->flags = flags;
+	vr->pad = 0;
+	return len;
+}
+
+static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool trampoline)
+{
+	struct ksnoop_event *ev = &c->s->ev;
+	struct ksnoop_vrec *vr;
+	__u32 off = ev->data_len, len, i, side;
+
+	/* Re-bound after the compiler has had its way with them. */
+	barrier_var(n);
+	side = c->side;
+	barrier_var(side);
+	i = c->cfg->side[side & 1][n & (KSNOOP_MAX_VALUES - 1)];
+	barrier_var(i);
+	i &= KSNOOP_MAX_VALUES - 1;
+	if (off >= KSNOOP_DATA_MAX)
+		return 1;
+	barrier_var(off);
+	off &= KSNOOP_DATA_MAX - 1;
+	vr = (void *)&ev->data[off];
+	len = capture_value(c, &c->cfg->values[i], vr, KSNOOP_VALUE_MAX, true, trampoline);
+	c->s->scalars[i] = len ? load_scalar((__u8 *)(vr + 1), len) : vr->raw;
+	c->s->str_off[i] = off + sizeof(*vr);
+	c->s->str_len[i] = len;
+	vr->idx = i;
 	ev->data_len = off + sizeof(*vr) + ((len + 7) & ~7U);
 	ev->nr_vrecs++;
 	return 0;
@@ -765,6 +791,63 @@ static __always_inline void submit(struct ksnoop_event *ev)
 		len = sizeof(*ev);
 	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len)))
 		count_drop(KSNOOP_DROP_RINGBUF);
+}
+
+/*
+ * KSNOOP_CFG_LITE: the event is built in its ring record, reserved at the
+ * session's lite_rec size, with no scratch and no copy. Slot k's record
+ * starts at most lite_off[side][k] into the data and reads at most
+ * lite_len[side][k] bytes, which user space made room for (lite.c,
+ * lite_layout_plans); side and k are constants here, so these are too.
+ */
+static __always_inline __u32 lite_slot(struct capture_ctx *c, struct ksnoop_event *ev, __u32 off,
+				       __u32 side, __u32 k, bool trampoline)
+{
+	__u32 i = c->cfg->side[side][k] & (KSNOOP_MAX_VALUES - 1), len;
+	struct ksnoop_vrec *vr;
+
+	if (off > lite_off[side][k])
+		return off;
+	vr = (void *)&ev->data[off];
+	len = capture_value(c, &c->cfg->values[i], vr, lite_len[side][k], false, trampoline);
+	vr->idx = i;
+	ev->nr_vrecs++;
+	return off + sizeof(*vr) + ((len + 7) & ~7U);
+}
+
+static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 side, bool trampoline)
+{
+	__u32 n = c->cfg->nr_side[side], off = 0;
+	struct ksnoop_event *ev;
+
+	ev = bpf_ringbuf_reserve(&events, lite_rec[side], 0);
+	if (!ev) {
+		count_drop(KSNOOP_DROP_RINGBUF);
+		return;
+	}
+	init_event(ev, side == KSNOOP_SIDE_ENTRY ? KSNOOP_EV_ENTRY : KSNOOP_EV_RETURN, id,
+		   bpf_ktime_get_ns());
+	/*
+	 * Unrolled by hand: clang will not, around follow_steps' loop. The
+	 * constant lite_slots leaves the verifier no unused slot to walk.
+	 */
+#define LITE_SLOT(k)                             \
+	if (n <= (k) || lite_slots[side] <= (k)) \
+		goto done;                       \
+	off = lite_slot(c, ev, off, side, k, trampoline)
+	LITE_SLOT(0);
+	LITE_SLOT(1);
+	LITE_SLOT(2);
+	LITE_SLOT(3);
+	LITE_SLOT(4);
+	LITE_SLOT(5);
+	LITE_SLOT(6);
+	LITE_SLOT(7);
+#undef LITE_SLOT
+	_Static_assert(KSNOOP_LITE_VALUES == 8, "one LITE_SLOT per lite value");
+done:
+	ev->data_len = off;
+	bpf_ringbuf_submit(ev, wakeup_flag(KSNOOP_EVENT_HDR_SIZE + off));
 }
 
 /*
@@ -1183,6 +1266,36 @@ static __always_inline bool uses_frame(struct ksnoop_func_cfg *cfg, bool trampol
 	       (!trampoline && cfg->nr_fast_preds && (cfg->emit & KSNOOP_EMIT_RETURN));
 }
 
+/* Whether this side of cfg goes the lite way; lite_rec is 0 where none may. */
+static __always_inline bool lite_side(struct ksnoop_func_cfg *cfg, __u32 side, bool trampoline)
+{
+	return lite_rec[side] && (cfg->flags & KSNOOP_CFG_LITE) && !uses_frame(cfg, trampoline);
+}
+
+/*
+ * lite_only: one side of a call, all of it. Taken first and apart, so the
+ * verifier sees lite_only decide a branch and walks nothing else.
+ */
+static __always_inline int lite_call(void *ctx, struct regs *regs, enum prog_kind kind, __u32 side)
+{
+	bool trampoline = is_trampoline(kind), entry = side == KSNOOP_SIDE_ENTRY;
+	__u32 id = get_func_id(ctx, trampoline);
+	struct ksnoop_func_cfg *cfg;
+	struct capture_ctx c;
+
+	if (!pass_filters())
+		return 0;
+	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	if (!cfg || !(cfg->emit & (entry ? KSNOOP_EMIT_ENTRY : KSNOOP_EMIT_RETURN)))
+		return 0;
+	/* No kretprobe here has fast comparisons (lite.c): they need a frame. */
+	if ((entry || trampoline) && !fast_preds_pass(ctx, regs, cfg, trampoline))
+		return 0;
+	init_capture(&c, ctx, regs, kind, cfg, entry);
+	lite_event(&c, id, side, trampoline);
+	return 0;
+}
+
 static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind)
 {
 	bool trampoline = is_trampoline(kind), pass;
@@ -1193,6 +1306,8 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	struct capture_ctx c;
 	__u64 now;
 
+	if (lite_only)
+		return lite_call(ctx, regs, kind, KSNOOP_SIDE_ENTRY);
 	if (!pass_filters())
 		return 0;
 	cfg = bpf_map_lookup_elem(&func_cfg, &id);
@@ -1201,6 +1316,13 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	pass = fast_preds_pass(ctx, regs, cfg, trampoline);
 	if (!pass && (trampoline || !uses_frame(cfg, trampoline)))
 		return 0;
+	if (lite_side(cfg, KSNOOP_SIDE_ENTRY, trampoline)) {
+		if (cfg->emit & KSNOOP_EMIT_ENTRY) {
+			init_capture(&c, ctx, regs, kind, cfg, true);
+			lite_event(&c, id, KSNOOP_SIDE_ENTRY, trampoline);
+		}
+		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	if (uses_frame(cfg, trampoline)) {
 		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
@@ -1389,11 +1511,20 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	struct frame f = {};
 	__u64 now;
 
+	if (lite_only)
+		return lite_call(ctx, regs, kind, KSNOOP_SIDE_RETURN);
 	if (!pass_filters())
 		return 0;
 	cfg = bpf_map_lookup_elem(&func_cfg, &id);
 	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, trampoline)))
 		return 0;
+	if (lite_side(cfg, KSNOOP_SIDE_RETURN, trampoline)) {
+		if (cfg->emit & KSNOOP_EMIT_RETURN) {
+			init_capture(&c, ctx, regs, kind, cfg, false);
+			lite_event(&c, id, KSNOOP_SIDE_RETURN, trampoline);
+		}
+		return 0;
+	}
 	if (uses_frame(cfg, trampoline)) {
 		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
 		if (!ts || !pop_frame(ts, id, &f))

@@ -104,7 +104,15 @@ enum ksnoop_cfg_flags {
 	 * touches task storage.
 	 */
 	KSNOOP_CFG_FRAME = 1 << 0,
+	/*
+	 * Captured straight into the ring record, in the layout the lite_*
+	 * constants bound (see trace.bpf.c, lite_event): no predicate beyond
+	 * the fast ones, no frame, stash, aggregate or stack.
+	 */
+	KSNOOP_CFG_LITE = 1 << 1,
 };
+
+#define KSNOOP_LITE_VALUES 8 /* values per side that a lite event holds */
 
 enum ksnoop_side { KSNOOP_SIDE_ENTRY, KSNOOP_SIDE_RETURN };
 

@@ -44,6 +44,7 @@ struct tracer {
 	int nr_cpus;
 	int ring_fd; /* once created, or negative */
 	unsigned long ring_size;
+	struct lite_layout lite;
 	struct ring_job { /* creating the ring beside libbpf's open */
 		pthread_t thread;
 		bool started;
@@ -144,16 +145,23 @@ unsigned long backend_call_bytes(const struct ksnoop_func_cfg *cfg, int kstack_b
 }
 
 unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *plans, int nr,
-				 int nr_cpus)
+				 int nr_cpus, const struct lite_layout *lite)
 {
 	unsigned long most = 0, want;
 	int i;
 
 	if (env->pages) /* -P, even -P 16, is taken as given */
 		return ringbuf_size(env->pages, nr_cpus);
-	for (i = 0; i < nr; i++)
-		most = max(most, backend_call_bytes(&plans[i].cfg, kstack_bytes_of(env),
-						    env->stack_mode || env->graph || env->errors));
+	for (i = 0; i < nr; i++) {
+		const struct ksnoop_func_cfg *cfg = &plans[i].cfg;
+
+		if (cfg->flags & KSNOOP_CFG_LITE)
+			most = max(most, lite_call_bytes(lite, cfg));
+		else
+			most = max(most, backend_call_bytes(cfg, kstack_bytes_of(env),
+							    env->stack_mode || env->graph ||
+								    env->errors));
+	}
 	want = min(most * RING_BURST_CALLS, RINGBUF_DEFAULT_MAX);
 	return max(ring_pow2(want), ringbuf_size(KSNOOP_DEFAULT_PAGES, nr_cpus));
 }
@@ -223,6 +231,14 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = util_json() || t->env->chrome;
+	_Static_assert(sizeof(t->lite.off) == sizeof(skel->rodata->lite_off) &&
+			       sizeof(t->lite.len) == sizeof(skel->rodata->lite_len),
+		       "one lite layout on both sides");
+	memcpy((void *)skel->rodata->lite_rec, t->lite.rec, sizeof(t->lite.rec));
+	memcpy((void *)skel->rodata->lite_off, t->lite.off, sizeof(t->lite.off));
+	memcpy((void *)skel->rodata->lite_len, t->lite.len, sizeof(t->lite.len));
+	memcpy((void *)skel->rodata->lite_slots, t->lite.slots, sizeof(t->lite.slots));
+	skel->rodata->lite_only = t->lite.only;
 	set_agg_rodata(&t->env->agg, skel);
 	set_errors_rodata(t->env, skel);
 }
@@ -1022,7 +1038,8 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->fs = calloc(nr, sizeof(*t->fs));
 	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;
-	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus);
+	lite_layout_plans(env, plans, nr, &t->lite);
+	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus, &t->lite);
 	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
 	start_ring(t);
 	/* Configuration is in place before the first program can run. */

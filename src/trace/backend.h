@@ -10,6 +10,7 @@
 #include "env.h"
 #include "abi/trace.h"
 #include "lib/bpfutil.h"
+#include "trace/lite.h"
 #include "trace/plan.h"
 
 enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
@@ -45,9 +46,12 @@ unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus);
 /* The most bytes one call of cfg puts in the ring. */
 unsigned long backend_call_bytes(const struct ksnoop_func_cfg *cfg, int kstack_bytes,
 				 bool chain_end);
-/* The ring for these plans: -P's, else a 100,000-call burst, up to 64 MiB. */
+/*
+ * The ring for these plans: -P's, else a 100,000-call burst, up to 64 MiB.
+ * The lite plans' calls take what the layout reserves.
+ */
 unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *plans, int nr,
-				 int nr_cpus);
+				 int nr_cpus, const struct lite_layout *lite);
 /* Queued bytes of a ring of that size that wake the reader. */
 __u64 ringbuf_wakeup_bytes(unsigned long ring);
 

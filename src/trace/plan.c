@@ -904,6 +904,7 @@ static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
 	}
 	if (cfg->nr_pred_ops)
 		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);
+	plan->preds_fast = all_fast;
 	/* A return must know that a slow comparison rejected its entry. */
 	if (opts->frames || opts->combined || opts->errors || opts->graph ||
 	    (cfg->emit & KSNOOP_EMIT_COMBINED) || (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))

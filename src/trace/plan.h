@@ -43,7 +43,8 @@ struct func_plan {
 	int spec_idx;	/* the FUNC argument it came from */
 	struct plan_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_func_cfg cfg;
-	char note[160]; /* a warning shown at start (clones, duplicates) */
+	bool preds_fast; /* no comparison but fast ones (cfg.fast_preds) */
+	char note[160];	 /* a warning shown at start (clones, duplicates) */
 };
 
 /* How a call reaches user space. */

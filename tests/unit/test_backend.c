@@ -122,30 +122,30 @@ static void test_ring_bytes(void **state UNUSED)
 	plans[0].cfg.emit = KSNOOP_EMIT_RETURN;
 	plans[0].cfg.nr_side[1] = 1;
 	plans[0].cfg.values[0].size = 8;
-	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2), 16 * MB);
+	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2, NULL), 16 * MB);
 	/* the largest of the functions counts: a 168-byte entry dump, 35 MB */
 	plans[1].cfg = plans[0].cfg;
 	plans[1].cfg.emit |= KSNOOP_EMIT_ENTRY;
 	plans[1].cfg.nr_side[0] = 1;
 	plans[1].cfg.side[0][0] = 1;
 	plans[1].cfg.values[1].size = 168;
-	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), 64 * MB);
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2, NULL), 64 * MB);
 	/* a 2 KiB struct would want 200 MB: the default stops at 64 MiB */
 	plans[1].cfg.values[1].size = 2048;
-	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), 64 * MB);
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2, NULL), 64 * MB);
 	/* nothing sent: the default pages per CPU */
 	plans[0].cfg.emit = 0;
-	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2),
+	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2, NULL),
 			 ringbuf_size(KSNOOP_DEFAULT_PAGES, 2));
 	/* -s: room for the chain ends, 168 bytes a call */
 	plans[0].cfg.emit = KSNOOP_EMIT_RETURN;
 	env.stack_mode = true;
-	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2), 32 * MB);
+	assert_int_equal(backend_ring_bytes(&env, plans, 1, 2, NULL), 32 * MB);
 	env.pages = 4;
-	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), ringbuf_size(4, 2));
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2, NULL), ringbuf_size(4, 2));
 	/* -P 16, the default's own number, still wins over the plan */
 	env.pages = KSNOOP_DEFAULT_PAGES;
-	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2), ringbuf_size(16, 2));
+	assert_int_equal(backend_ring_bytes(&env, plans, 2, 2, NULL), ringbuf_size(16, 2));
 }
 
 static void test_wakeup_bytes(void **state UNUSED)

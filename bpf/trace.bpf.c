@@ -1053,8 +1053,11 @@ static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __
 	struct ksnoop_vrec *vr;
 	long n;
 
-	if (off > KSNOOP_DATA_MAX)
+	if (off >= KSNOOP_DATA_MAX)
 		return;
+	/* Re-bound: clang may test one copy of off and index with another. */
+	barrier_var(off);
+	off &= KSNOOP_DATA_MAX - 1;
 	vr = (void *)&ev->data[off];
 	n = bpf_get_stack(ctx, vr + 1, kstack_bytes & (KSNOOP_KSTACK_MAX * 8 + 7), 0);
 	if (n <= 0) {

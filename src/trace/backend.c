@@ -1039,6 +1039,9 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	if (!t->fs || t->nr_cpus <= 0)
 		goto fail;
 	lite_layout_plans(env, plans, nr, &t->lite);
+	if (t->lite.rec[0] || t->lite.rec[1])
+		p_dbg("lite events: %u bytes at entry, %u at return%s", t->lite.rec[0],
+		      t->lite.rec[1], t->lite.only ? ", every function" : "");
 	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus, &t->lite);
 	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
 	start_ring(t);

@@ -255,6 +255,9 @@ struct ksnoop_vrec {
 	__u32 pad;
 };
 
+/* The bytes a vrec with len bytes of data takes: its header, the data padded to 8. */
+#define KSNOOP_VREC_SIZE(len) (sizeof(struct ksnoop_vrec) + (((len) + 7) & ~7U))
+
 struct ksnoop_event {
 	__u16 kind;
 	__u8 nr_vrecs;

@@ -121,7 +121,7 @@ static unsigned long event_bytes(const struct ksnoop_func_cfg *cfg, int side0, i
 			const struct ksnoop_value *v =
 				&cfg->values[cfg->side[s][i] % KSNOOP_MAX_VALUES];
 
-			n += sizeof(struct ksnoop_vrec) + ((v->size + 7UL) & ~7UL);
+			n += KSNOOP_VREC_SIZE(v->size);
 		}
 	}
 	if (kstack_bytes)

@@ -19,11 +19,6 @@ static __u32 value_bytes(const struct ksnoop_value *v)
 	return v->size < KSNOOP_VALUE_MAX ? v->size : KSNOOP_VALUE_MAX;
 }
 
-static __u32 round8(__u32 n)
-{
-	return (n + 7) & ~7U;
-}
-
 /*
  * The slots of one side of cfg: where each record starts at most, and how
  * much it reads. False when the side does not fit a lite event.
@@ -42,7 +37,7 @@ static bool side_layout(const struct ksnoop_func_cfg *cfg, int side, __u16 off[K
 			return false;
 		off[k] = o;
 		len[k] = value_bytes(v);
-		o += sizeof(struct ksnoop_vrec) + round8(len[k]);
+		o += KSNOOP_VREC_SIZE(len[k]);
 	}
 	*rec = KSNOOP_EVENT_HDR_SIZE + o;
 	return *rec <= LITE_REC_MAX;
@@ -75,13 +70,11 @@ static void merge_side(struct lite_layout *l, int side, const __u16 off[KSNOOP_L
  */
 static __u32 side_rec(const struct lite_layout *l, int side)
 {
-	__u32 k, end, rec = KSNOOP_EVENT_HDR_SIZE + sizeof(struct ksnoop_vrec);
+	__u32 k, rec = KSNOOP_EVENT_HDR_SIZE + KSNOOP_VREC_SIZE(0);
 
-	for (k = 0; k < KSNOOP_LITE_VALUES; k++) {
-		end = KSNOOP_EVENT_HDR_SIZE + l->off[side][k] + sizeof(struct ksnoop_vrec) +
-		      round8(l->len[side][k]);
-		rec = max(rec, end);
-	}
+	for (k = 0; k < KSNOOP_LITE_VALUES; k++)
+		rec = max(rec, (__u32)(KSNOOP_EVENT_HDR_SIZE + l->off[side][k] +
+				       KSNOOP_VREC_SIZE(l->len[side][k])));
 	return rec;
 }
 

@@ -217,7 +217,7 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 							    vr->len > KSNOOP_KSTACK_MAX * 8
 						  : vr->idx >= KSNOOP_MAX_VALUES)
 			return -EINVAL;
-		p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		p += KSNOOP_VREC_SIZE(vr->len);
 		if (p > end)
 			return -EINVAL;
 	}
@@ -499,7 +499,7 @@ static const struct ksnoop_vrec *next_shown(struct vrec_iter *it)
 		const struct ksnoop_vrec *vr = (const void *)it->p;
 		const struct plan_value *pv = &it->plan->values[vr->idx & (KSNOOP_MAX_VALUES - 1)];
 
-		it->p += sizeof(*vr) + ((vr->len + 7) & ~7U);
+		it->p += KSNOOP_VREC_SIZE(vr->len);
 		it->i++;
 		if (vr->idx == KSNOOP_VREC_KSTACK)
 			it->kstack = vr;

@@ -332,9 +332,21 @@ struct regs {
  */
 #define STACK_ARG_OFF(n) (((n)-KSNOOP_REG_ARGS) * 8)
 
+/*
+ * The register frame as the ptrace ABI fixes it (uapi user_pt_regs), read
+ * at plain offsets: a CO-RE relocation here would make libbpf parse the
+ * kernel's BTF on every start only to find offsets that cannot move.
+ */
+struct abi_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+};
+
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
-	struct user_pt_regs *u = (void *)ctx;
+	const struct abi_regs *u = (void *)ctx;
 
 	r->arg[0] = u->regs[0];
 	r->arg[1] = u->regs[1];
@@ -358,16 +370,29 @@ static __always_inline __u64 entry_ra(struct regs *r)
 /* x86-64: past the return address, the seventh argument and on. */
 #define STACK_ARG_OFF(n) (8 + ((n)-KSNOOP_REG_ARGS) * 8)
 
+/*
+ * The register frame in the order the entry code pushes it, which the
+ * ptrace ABI fixes (uapi asm/ptrace.h), read at plain offsets: a CO-RE
+ * relocation here would make libbpf parse the kernel's BTF on every start
+ * only to find offsets that cannot move.
+ */
+struct abi_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
-	r->arg[0] = ctx->di;
-	r->arg[1] = ctx->si;
-	r->arg[2] = ctx->dx;
-	r->arg[3] = ctx->cx;
-	r->arg[4] = ctx->r8;
-	r->arg[5] = ctx->r9;
-	r->sp = ctx->sp;
-	r->rc = ctx->ax;
+	const struct abi_regs *u = (void *)ctx;
+
+	r->arg[0] = u->di;
+	r->arg[1] = u->si;
+	r->arg[2] = u->dx;
+	r->arg[3] = u->cx;
+	r->arg[4] = u->r8;
+	r->arg[5] = u->r9;
+	r->sp = u->sp;
+	r->rc = u->ax;
 }
 
 /* At a function's first instruction its caller is on top of the stack. */
@@ -1573,13 +1598,14 @@ out:
 	return 0;
 }
 
-SEC("fentry")
+/* Sections of ksnoop's own: see register_fentry_sections() in backend.c. */
+SEC("ksnoop.fentry")
 int BPF_PROG(ksnoop_fentry)
 {
 	return on_entry(ctx, NULL, PK_FENTRY);
 }
 
-SEC("fexit")
+SEC("ksnoop.fexit")
 int BPF_PROG(ksnoop_fexit)
 {
 	return on_return(ctx, NULL, PK_FEXIT);
@@ -1621,11 +1647,15 @@ int ksnoop_kretmulti(struct pt_regs *ctx)
 	return on_return(ctx, &r, PK_KRETPROBE);
 }
 
-/* A task that dies inside a traced call leaves its stash behind. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(ksnoop_task_exit, struct task_struct *task)
+/*
+ * A task that dies inside a traced call leaves its stash behind. The raw
+ * tracepoint, not tp_btf, which would need the kernel's BTF in libbpf for
+ * its attach id; do_exit() fires it for current.
+ */
+SEC("raw_tp/sched_process_exit")
+int ksnoop_task_exit(void *ctx)
 {
-	struct stash_key key = { .tid = task->pid };
+	struct stash_key key = { .tid = (__u32)bpf_get_current_pid_tgid() };
 	__u32 d;
 
 	for (d = 0; d < KSNOOP_MAX_DEPTH; d++) {

@@ -337,14 +337,54 @@ static int first_fentry_func(const struct tracer *t)
 	return -1;
 }
 
+/*
+ * libbpf 1.1 parses the kernel's BTF for any tracing program it loads
+ * without a target program (a sixth of a start under emulation), only to
+ * find the attach id that ksnoop's own parse already has. So the fentry
+ * and fexit programs sit in sections of ksnoop's own. A placeholder target
+ * program tells libbpf the target comes later; load_deferred() swaps in
+ * the kernel function when the program is loaded. Should a libbpf refuse
+ * this, the owner loads without them and the function goes the long way.
+ */
+#define DEFERRED_TARGET_FD 1
+static __u32 deferred_btf_id;
+
+static int load_deferred(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
+{
+	(void)prog;
+	(void)cookie;
+	if (opts->attach_prog_fd == DEFERRED_TARGET_FD && !opts->attach_btf_id) {
+		opts->attach_prog_fd = 0;
+		opts->attach_btf_obj_fd = 0;
+		opts->attach_btf_id = deferred_btf_id;
+	}
+	return 0;
+}
+
+static int register_fentry_sections(void)
+{
+	LIBBPF_OPTS(libbpf_prog_handler_opts, opts, .prog_prepare_load_fn = load_deferred);
+	static int err = 1;
+
+	if (err > 0) {
+		err = libbpf_register_prog_handler("ksnoop.fentry", BPF_PROG_TYPE_TRACING,
+						   BPF_TRACE_FENTRY, &opts);
+		if (err >= 0)
+			err = libbpf_register_prog_handler("ksnoop.fexit", BPF_PROG_TYPE_TRACING,
+							   BPF_TRACE_FEXIT, &opts);
+		err = err < 0 ? err : 0;
+	}
+	return err;
+}
+
 static int set_owner_fentry(struct tracer *t, struct trace_bpf *skel)
 {
-	const char *target = t->plans[t->owner_fentry].attach_name;
-
+	deferred_btf_id = t->plans[t->owner_fentry].func.id;
 	bpf_program__set_autoload(skel->progs.ksnoop_fentry, true);
 	bpf_program__set_autoload(skel->progs.ksnoop_fexit, true);
-	return bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target)
-		       ?: bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target);
+	return bpf_program__set_attach_target(skel->progs.ksnoop_fentry, DEFERRED_TARGET_FD, NULL)
+		       ?: bpf_program__set_attach_target(skel->progs.ksnoop_fexit,
+							 DEFERRED_TARGET_FD, NULL);
 }
 
 static int create_ring(unsigned long size)
@@ -511,10 +551,9 @@ bool backend_has_fentry_cookie(const struct btf *btf)
 
 static struct bpf_link *attach_trace(struct tracer *t, struct bpf_program *prog, int func)
 {
-	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = func);
+	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = t->fentry_cookie ? func : 0);
 
-	return t->fentry_cookie ? bpf_program__attach_trace_opts(prog, &opts)
-				: bpf_program__attach(prog);
+	return bpf_program__attach_trace_opts(prog, &opts);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1036,7 +1075,7 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->fentry_cookie = nr && backend_has_fentry_cookie(plans[0].func.btf);
 	t->owner_fentry = first_fentry_func(t);
 	t->fs = calloc(nr, sizeof(*t->fs));
-	if (!t->fs || t->nr_cpus <= 0)
+	if (!t->fs || t->nr_cpus <= 0 || register_fentry_sections())
 		goto fail;
 	lite_layout_plans(env, plans, nr, &t->lite);
 	if (t->lite.rec[0] || t->lite.rec[1])

@@ -768,7 +768,8 @@ static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scrat
 	return !(s->ps.sk & 1) || (s->ps.sv & 1);
 }
 
-static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid, __u64 now)
+/* The header a lite event has: its first KSNOOP_LITE_HDR_SIZE bytes. */
+static __always_inline void init_head(struct ksnoop_event *ev, __u16 kind, __u32 fid, __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
@@ -777,16 +778,21 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 	ev->depth = 0;
 	ev->func_id = fid;
 	ev->ts = now;
-	ev->duration_ns = 0;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->tgid = id >> 32;
 	ev->pid = (__u32)id;
 	ev->data_len = 0;
-	ev->chain_id = 0;
 	if (want_comm)
 		bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	else
 		ev->comm[0] = 0;
+}
+
+static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid, __u64 now)
+{
+	init_head(ev, kind, fid, now);
+	ev->duration_ns = 0;
+	ev->chain_id = 0;
 }
 
 /*
@@ -833,7 +839,7 @@ static __always_inline __u32 lite_slot(struct capture_ctx *c, struct ksnoop_even
 
 	if (off > lite_off[side][k])
 		return off;
-	vr = (void *)&ev->data[off];
+	vr = (void *)ev + KSNOOP_LITE_HDR_SIZE + off;
 	len = capture_value(c, &c->cfg->values[i], vr, lite_len[side][k], false, trampoline);
 	vr->idx = i;
 	ev->nr_vrecs++;
@@ -850,8 +856,9 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 		count_drop(KSNOOP_DROP_RINGBUF);
 		return;
 	}
-	init_event(ev, side == KSNOOP_SIDE_ENTRY ? KSNOOP_EV_ENTRY : KSNOOP_EV_RETURN, id,
-		   bpf_ktime_get_ns());
+	init_head(ev,
+		  KSNOOP_EV_LITE | (side == KSNOOP_SIDE_ENTRY ? KSNOOP_EV_ENTRY : KSNOOP_EV_RETURN),
+		  id, bpf_ktime_get_ns());
 	/*
 	 * Unrolled by hand: clang will not, around follow_steps' loop. The
 	 * constant lite_slots leaves the verifier no unused slot to walk.
@@ -872,7 +879,7 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 	_Static_assert(KSNOOP_LITE_VALUES == 8, "one LITE_SLOT per lite value");
 done:
 	ev->data_len = off;
-	bpf_ringbuf_submit(ev, wakeup_flag(KSNOOP_EVENT_HDR_SIZE + off));
+	bpf_ringbuf_submit(ev, wakeup_flag(KSNOOP_LITE_HDR_SIZE + off));
 }
 
 /*

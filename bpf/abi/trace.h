@@ -229,6 +229,13 @@ enum ksnoop_event_kind {
 	KSNOOP_EV_RETURN = 2,
 	KSNOOP_EV_COMBINED = 3,	 /* return event carrying stashed entry values */
 	KSNOOP_EV_CHAIN_END = 4, /* -s: the chain's first function returned */
+	/*
+	 * ORed into an entry or return kind: the event has the short header
+	 * of KSNOOP_LITE_HDR_SIZE bytes, with no duration and no chain. Lite
+	 * events need neither, and the 16 bytes they spare keep the default
+	 * plan's 100,000-call burst inside a ring of half the size.
+	 */
+	KSNOOP_EV_LITE = 1 << 8,
 };
 
 enum ksnoop_vrec_flags {
@@ -263,14 +270,15 @@ struct ksnoop_event {
 	__u8 nr_vrecs;
 	__u8 depth; /* traced calls of this task around this one */
 	__u32 func_id;
-	__u64 ts;	   /* CLOCK_MONOTONIC ns at the event */
-	__u64 duration_ns; /* return events: time since entry */
+	__u64 ts; /* CLOCK_MONOTONIC ns at the event */
 	__u32 cpu;
 	__u32 tgid;
 	__u32 pid;	/* thread id */
 	__u32 data_len; /* bytes of vrecs that follow */
-	__u64 chain_id; /* -s: entry time of the chain's first call */
 	char comm[KSNOOP_COMM_LEN];
+	/* A lite event (KSNOOP_EV_LITE) stops here: its vrecs follow at once. */
+	__u64 duration_ns; /* return events: time since entry */
+	__u64 chain_id;	   /* -s: entry time of the chain's first call */
 	__u8 data[KSNOOP_DATA_MAX + KSNOOP_VALUE_MAX + 64];
 };
 
@@ -285,8 +293,10 @@ enum ksnoop_drop_reason {
 };
 
 #define KSNOOP_EVENT_HDR_SIZE __builtin_offsetof(struct ksnoop_event, data)
+#define KSNOOP_LITE_HDR_SIZE __builtin_offsetof(struct ksnoop_event, duration_ns)
 
 _Static_assert(KSNOOP_EVENT_HDR_SIZE == 64, "ksnoop_event header layout");
+_Static_assert(KSNOOP_LITE_HDR_SIZE == 48, "lite event header layout");
 _Static_assert(sizeof(struct ksnoop_func_cfg) == 2120, "ksnoop_func_cfg layout");
 
 _Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");

@@ -1072,10 +1072,7 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->plans = plans;
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
-	t->fentry_cookie = nr && backend_has_fentry_cookie(plans[0].func.btf);
-	t->owner_fentry = first_fentry_func(t);
-	t->fs = calloc(nr, sizeof(*t->fs));
-	if (!t->fs || t->nr_cpus <= 0 || register_fentry_sections())
+	if (t->nr_cpus <= 0)
 		goto fail;
 	lite_layout_plans(env, plans, nr, &t->lite);
 	if (t->lite.rec[0] || t->lite.rec[1])
@@ -1083,7 +1080,13 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 		      t->lite.rec[1], t->lite.only ? ", every function" : "");
 	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus, &t->lite);
 	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
+	/* First: under emulation the kernel zeroes a 32 MiB ring for 120 ms. */
 	start_ring(t);
+	t->fentry_cookie = nr && backend_has_fentry_cookie(plans[0].func.btf);
+	t->owner_fentry = first_fentry_func(t);
+	t->fs = calloc(nr, sizeof(*t->fs));
+	if (!t->fs || register_fentry_sections())
+		goto fail;
 	/* Configuration is in place before the first program can run. */
 	if (load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t))
 		goto fail;

@@ -26,7 +26,8 @@ struct trace_run {
 	struct ring_loop *ring;
 	struct output *out;
 	struct chain *chain;
-	FILE *file; /* where events go */
+	FILE *file;		   /* where events go */
+	struct ksnoop_event *wide; /* the last lite event, in the full layout */
 };
 
 static int emit_event(void *ctx, const struct ksnoop_event *ev, size_t size)
@@ -72,6 +73,11 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	struct trace_run *s = ctx;
 	const struct ksnoop_event *ev = data;
 
+	if (size >= KSNOOP_LITE_HDR_SIZE && (ev->kind & KSNOOP_EV_LITE)) {
+		if (event_widen(data, size, s->wide, &size))
+			return RING_MALFORMED;
+		ev = s->wide;
+	}
 	if (event_validate(ev, size, s->ses.nr))
 		return RING_MALFORMED;
 	if (s->chain && (wants_origin(s) || s->ses.env->graph))
@@ -129,7 +135,10 @@ static int setup_output(struct trace_run *s)
 	/* Not while events stream: naming a pointer would stall the first. */
 	if (output_needs_ksyms(s->ses.env))
 		ksyms__load_kallsyms(s->ses.ks);
-	/* Some MB, freed before libbpf parses the kernel's BTF once more. */
+	s->wide = malloc(sizeof(*s->wide));
+	if (!s->wide)
+		return -ENOMEM;
+	/* Some MB, freed before libbpf opens its object and the ring is made. */
 	if (!output_needs_ksyms(s->ses.env)) {
 		ksyms__free(s->ses.ks);
 		s->ses.ks = NULL;
@@ -179,6 +188,7 @@ static int cleanup(struct trace_run *s)
 	tracer__free(s->ses.tracer);
 	s->ses.tracer = NULL;
 	chain__free(s->chain);
+	free(s->wide);
 	if (s->out && output__finish(s->out)) {
 		p_err("writing %s failed", s->ses.env->output_path ?: "the events");
 		err = -EIO;

@@ -39,7 +39,7 @@ static bool side_layout(const struct ksnoop_func_cfg *cfg, int side, __u16 off[K
 		len[k] = value_bytes(v);
 		o += KSNOOP_VREC_SIZE(len[k]);
 	}
-	*rec = KSNOOP_EVENT_HDR_SIZE + o;
+	*rec = KSNOOP_LITE_HDR_SIZE + o;
 	return *rec <= LITE_REC_MAX;
 }
 
@@ -70,10 +70,10 @@ static void merge_side(struct lite_layout *l, int side, const __u16 off[KSNOOP_L
  */
 static __u32 side_rec(const struct lite_layout *l, int side)
 {
-	__u32 k, rec = KSNOOP_EVENT_HDR_SIZE + KSNOOP_VREC_SIZE(0);
+	__u32 k, rec = KSNOOP_LITE_HDR_SIZE + KSNOOP_VREC_SIZE(0);
 
 	for (k = 0; k < KSNOOP_LITE_VALUES; k++)
-		rec = max(rec, (__u32)(KSNOOP_EVENT_HDR_SIZE + l->off[side][k] +
+		rec = max(rec, (__u32)(KSNOOP_LITE_HDR_SIZE + l->off[side][k] +
 				       KSNOOP_VREC_SIZE(l->len[side][k])));
 	return rec;
 }

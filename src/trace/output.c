@@ -224,6 +224,21 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 	return 0;
 }
 
+int event_widen(const void *lite, size_t size, struct ksnoop_event *out, size_t *out_size)
+{
+	size_t data = size - KSNOOP_LITE_HDR_SIZE;
+
+	if (size < KSNOOP_LITE_HDR_SIZE || data > sizeof(out->data))
+		return -EINVAL;
+	memcpy(out, lite, KSNOOP_LITE_HDR_SIZE);
+	out->kind &= ~KSNOOP_EV_LITE;
+	out->duration_ns = 0;
+	out->chain_id = 0;
+	memcpy(out->data, (const __u8 *)lite + KSNOOP_LITE_HDR_SIZE, data);
+	*out_size = KSNOOP_EVENT_HDR_SIZE + data;
+	return 0;
+}
+
 static void print_string(FILE *out, const char *s, size_t len)
 {
 	size_t i;

@@ -40,4 +40,11 @@ void output__tree(struct output *o, const struct ksnoop_event *const *evs, const
 /* Checks a ring buffer record before anything reads it. */
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs);
 
+/*
+ * A lite event (KSNOOP_EV_LITE) of size bytes, copied to out in the full
+ * layout that event_validate and the printers read; *out_size is its size
+ * there. -EINVAL if it is too short or too long for that.
+ */
+int event_widen(const void *lite, size_t size, struct ksnoop_event *out, size_t *out_size);
+
 #endif

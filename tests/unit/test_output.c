@@ -710,6 +710,39 @@ static void test_malformed(void **state)
 	free(buf);
 }
 
+/* A lite event reads as the full event with no duration and no chain. */
+static void test_lite_widen(void **state)
+{
+	struct ctx *c = *state;
+	size_t size = KSNOOP_LITE_HDR_SIZE, wide_size;
+	struct ksnoop_event *wide = malloc(sizeof(*wide));
+	__u8 *lite = calloc(1, KSNOOP_LITE_HDR_SIZE + sizeof(c->ev.data) + 8);
+
+	assert_non_null(wide);
+	assert_non_null(lite);
+	entry_event(c, sizeof(sample));
+	c->ev.kind |= KSNOOP_EV_LITE;
+	memcpy(lite, &c->ev, KSNOOP_LITE_HDR_SIZE);
+	memcpy(lite + size, c->ev.data, c->ev.data_len);
+	size += c->ev.data_len;
+	assert_int_equal(event_widen(lite, size, wide, &wide_size), 0);
+	assert_int_equal(wide_size, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len);
+	assert_int_equal(wide->kind, KSNOOP_EV_ENTRY);
+	assert_int_equal(wide->duration_ns, 0);
+	assert_int_equal(wide->chain_id, 0);
+	assert_int_equal(wide->pid, 4243);
+	assert_string_equal(wide->comm, "tester");
+	assert_memory_equal(wide->data, c->ev.data, c->ev.data_len);
+	assert_int_equal(event_validate(wide, wide_size, 1), 0);
+	/* shorter than its header, longer than any event */
+	assert_int_equal(event_widen(lite, KSNOOP_LITE_HDR_SIZE - 1, wide, &wide_size), -EINVAL);
+	assert_int_equal(event_widen(lite, KSNOOP_LITE_HDR_SIZE + sizeof(wide->data) + 1, wide,
+				     &wide_size),
+			 -EINVAL);
+	free(lite);
+	free(wide);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +768,7 @@ int main(void)
 		cmocka_unit_test_setup(test_json_truncated, reset),
 		cmocka_unit_test_setup(test_json_null_pointer, reset),
 		cmocka_unit_test_setup(test_malformed, reset),
+		cmocka_unit_test_setup(test_lite_widen, reset),
 		cmocka_unit_test_setup(test_kstack, reset),
 		cmocka_unit_test_setup(test_json_kstack_depth, reset),
 		cmocka_unit_test_setup(test_kstack_malformed, reset),

@@ -10,6 +10,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include "trace/backend.h"
 #include "lib/bpfutil.h"
@@ -373,6 +375,8 @@ static int register_fentry_sections(void)
 			err = libbpf_register_prog_handler("ksnoop.fexit", BPF_PROG_TYPE_TRACING,
 							   BPF_TRACE_FEXIT, &opts);
 		err = err < 0 ? err : 0;
+		if (err)
+			p_err("libbpf refused ksnoop's fentry sections: %s", strerror(-err));
 	}
 	return err;
 }
@@ -563,25 +567,13 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * The kernel wants BTF func_info for programs with callbacks (bpf_loop):
- * one record per subprogram, at its first instruction. libbpf keeps its
- * records to itself, so they are rebuilt: subprograms start where calls
- * and callback references point (the verifier's own rule), in the order
- * of the loaded template's records, whose BTF type ids they reuse.
- */
-static int prepare_fast(struct fast_prog *fp, const struct bpf_program *prog, struct btf *btf)
+/* Where subprograms start: where calls and callback references point (the verifier's rule). */
+static __u32 *subprog_starts(const struct bpf_insn *insn, size_t n, __u32 *nr_out)
 {
-	const struct bpf_insn *insn = bpf_program__insns(prog);
-	size_t i, n = bpf_program__insn_cnt(prog);
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), nr = 1, k, *starts, rec;
-	struct bpf_func_info *kinfo = NULL;
-	int err = -EINVAL;
+	__u32 *starts = calloc(n + 1, sizeof(*starts)), nr = 1, i, k;
 
-	starts = calloc(n + 1, sizeof(*starts));
 	if (!starts)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < n; i++) {
 		bool call = insn[i].code == (BPF_JMP | BPF_CALL) &&
 			    insn[i].src_reg == BPF_PSEUDO_CALL;
@@ -598,23 +590,123 @@ static int prepare_fast(struct fast_prog *fp, const struct bpf_program *prog, st
 		if (starts[i] != starts[k - 1])
 			starts[k++] = starts[i];
 	}
-	nr = k;
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) || info.nr_func_info != nr)
+	*nr_out = k;
+	return starts;
+}
+
+/* The BTF FUNC of the .text function of the object that is len instructions long, if one is. */
+static __u32 func_of_len(Elf *elf, const struct btf *btf, size_t len)
+{
+	size_t shstrndx, text = 0;
+	Elf_Scn *scn = NULL, *symtab = NULL;
+	GElf_Shdr sh;
+	const char *found = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) && gelf_getshdr(scn, &sh)) {
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (name && !strcmp(name, ".text"))
+			text = elf_ndxscn(scn);
+	}
+	if (symtab && text && gelf_getshdr(symtab, &sh) && sh.sh_entsize) {
+		Elf_Data *d = elf_getdata(symtab, NULL);
+		size_t i, nr = d ? d->d_size / sh.sh_entsize : 0;
+		GElf_Sym sym;
+
+		for (i = 0; i < nr && gelf_getsym(d, i, &sym); i++) {
+			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx != text ||
+			    sym.st_size != len * sizeof(struct bpf_insn))
+				continue;
+			if (found) /* two of one length: no telling them apart */
+				return 0;
+			found = elf_strptr(elf, sh.sh_link, sym.st_name);
+		}
+	}
+	if (!found)
+		return 0;
+	return max(btf__find_by_name_kind(btf, found, BTF_KIND_FUNC), 0);
+}
+
+/*
+ * When the verifier dropped subprograms that the session's constants left
+ * dead (a session of lite events drops the predicate loops), the loaded
+ * program reports fewer records than its instructions have subprograms.
+ * Each subprogram is then named by its length, as the object's symbols
+ * give it.
+ */
+static int finfo_from_symbols(struct fast_prog *fp, const __u32 *starts, __u32 nr, size_t n,
+			      const struct btf *btf)
+{
+	size_t size;
+	const void *bytes = trace_bpf__elf_bytes(&size);
+	Elf *elf;
+	__u32 k;
+	int err = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	elf = elf_memory((char *)bytes, size);
+	if (!elf)
+		return -EINVAL;
+	for (k = 1; k < nr && !err; k++) {
+		fp->finfo[k].insn_off = starts[k];
+		fp->finfo[k].type_id =
+			func_of_len(elf, btf, (k + 1 < nr ? starts[k + 1] : n) - starts[k]);
+		err = fp->finfo[k].type_id ? 0 : -ENOENT;
+	}
+	elf_end(elf);
+	return err;
+}
+
+/*
+ * The kernel wants BTF func_info for programs with callbacks (bpf_loop):
+ * one record per subprogram, at its first instruction. libbpf keeps its
+ * records to itself, so they are rebuilt from the loaded template's: its
+ * BTF type ids, in the order of its records, or its symbols when the
+ * verifier dropped some.
+ */
+static int prepare_fast(struct fast_prog *fp, const struct bpf_program *prog, struct btf *btf)
+{
+	size_t n = bpf_program__insn_cnt(prog);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr, k, *starts, rec;
+	struct bpf_func_info *kinfo = NULL;
+	int err = -EINVAL;
+
+	starts = subprog_starts(bpf_program__insns(prog), n, &nr);
+	if (!starts)
+		return -ENOMEM;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) || !info.nr_func_info ||
+	    info.nr_func_info > nr)
 		goto out;
 	rec = info.func_info_rec_size;
-	kinfo = calloc(nr, rec);
+	kinfo = calloc(info.nr_func_info, rec);
 	fp->finfo = calloc(nr, sizeof(*fp->finfo));
 	if (!kinfo || !fp->finfo || rec < sizeof(*kinfo))
 		goto out;
+	k = info.nr_func_info;
 	memset(&info, 0, sizeof(info));
-	info.nr_func_info = nr;
+	info.nr_func_info = k;
 	info.func_info_rec_size = rec;
 	info.func_info = (__u64)(unsigned long)kinfo;
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 		goto out;
-	for (k = 0; k < nr; k++) {
-		fp->finfo[k].insn_off = starts[k];
-		fp->finfo[k].type_id = ((struct bpf_func_info *)((char *)kinfo + k * rec))->type_id;
+	fp->finfo[0].type_id = kinfo->type_id;
+	if (info.nr_func_info == nr) {
+		for (k = 0; k < nr; k++) {
+			fp->finfo[k].insn_off = starts[k];
+			fp->finfo[k].type_id =
+				((struct bpf_func_info *)((char *)kinfo + k * rec))->type_id;
+		}
+	} else if (finfo_from_symbols(fp, starts, nr, n, btf)) {
+		goto out;
+	} else {
+		p_dbg("%s: the verifier kept %u of %u subprograms; the rest named by their symbols",
+		      bpf_program__name(prog), info.nr_func_info, nr);
 	}
 	fp->nr_finfo = nr;
 	fp->btf_fd = btf__fd(btf);

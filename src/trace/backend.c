@@ -594,41 +594,48 @@ static __u32 *subprog_starts(const struct bpf_insn *insn, size_t n, __u32 *nr_ou
 	return starts;
 }
 
-/* The BTF FUNC of the .text function of the object that is len instructions long, if one is. */
-static __u32 func_of_len(Elf *elf, const struct btf *btf, size_t len)
+/* The object's symbol table and the index of its .text, where subprograms live. */
+static Elf_Scn *text_symbols(Elf *elf, size_t *text)
 {
-	size_t shstrndx, text = 0;
 	Elf_Scn *scn = NULL, *symtab = NULL;
+	size_t shstrndx;
 	GElf_Shdr sh;
-	const char *found = NULL;
 
+	*text = 0;
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn)) && gelf_getshdr(scn, &sh)) {
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 
 		if (sh.sh_type == SHT_SYMTAB)
 			symtab = scn;
 		else if (name && !strcmp(name, ".text"))
-			text = elf_ndxscn(scn);
+			*text = elf_ndxscn(scn);
 	}
-	if (symtab && text && gelf_getshdr(symtab, &sh) && sh.sh_entsize) {
-		Elf_Data *d = elf_getdata(symtab, NULL);
-		size_t i, nr = d ? d->d_size / sh.sh_entsize : 0;
-		GElf_Sym sym;
+	return *text ? symtab : NULL;
+}
 
-		for (i = 0; i < nr && gelf_getsym(d, i, &sym); i++) {
-			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx != text ||
-			    sym.st_size != len * sizeof(struct bpf_insn))
-				continue;
-			if (found) /* two of one length: no telling them apart */
-				return 0;
-			found = elf_strptr(elf, sh.sh_link, sym.st_name);
-		}
-	}
-	if (!found)
+/* The BTF FUNC of the .text function that is len instructions long, if one is. */
+static __u32 func_of_len(Elf *elf, Elf_Scn *symtab, size_t text, const struct btf *btf, size_t len)
+{
+	Elf_Data *d = elf_getdata(symtab, NULL);
+	const char *found = NULL;
+	size_t i, nr;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	if (!d || !gelf_getshdr(symtab, &sh) || !sh.sh_entsize)
 		return 0;
-	return max(btf__find_by_name_kind(btf, found, BTF_KIND_FUNC), 0);
+	nr = d->d_size / sh.sh_entsize;
+	for (i = 0; i < nr && gelf_getsym(d, i, &sym); i++) {
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx != text ||
+		    sym.st_size != len * sizeof(struct bpf_insn))
+			continue;
+		if (found) /* two of one length: no telling them apart */
+			return 0;
+		found = elf_strptr(elf, sh.sh_link, sym.st_name);
+	}
+	return found ? max(btf__find_by_name_kind(btf, found, BTF_KIND_FUNC), 0) : 0;
 }
 
 /*
@@ -643,19 +650,23 @@ static int finfo_from_symbols(struct fast_prog *fp, const __u32 *starts, __u32 n
 {
 	size_t size;
 	const void *bytes = trace_bpf__elf_bytes(&size);
+	Elf_Scn *symtab;
+	size_t text;
 	Elf *elf;
 	__u32 k;
-	int err = 0;
+	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	elf = elf_memory((char *)bytes, size);
 	if (!elf)
 		return -EINVAL;
+	symtab = text_symbols(elf, &text);
+	err = symtab ? 0 : -ENOENT;
 	for (k = 1; k < nr && !err; k++) {
 		fp->finfo[k].insn_off = starts[k];
-		fp->finfo[k].type_id =
-			func_of_len(elf, btf, (k + 1 < nr ? starts[k + 1] : n) - starts[k]);
+		fp->finfo[k].type_id = func_of_len(elf, symtab, text, btf,
+						   (k + 1 < nr ? starts[k + 1] : n) - starts[k]);
 		err = fp->finfo[k].type_id ? 0 : -ENOENT;
 	}
 	elf_end(elf);

@@ -243,7 +243,7 @@ $(KTR_SYSTAB): $(OUT)/ktr_systab.c
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 
-.PHONY: ktr-protos ktrace-links ktrace-target fuzz-kdump
+.PHONY: ktr-protos ktrace-links ktrace-target ringbuf-driver fuzz-kdump
 ktr-protos:
 	./scripts/gen-ktr-protos.sh > $(KTR_PROTOS).tmp && mv $(KTR_PROTOS).tmp $(KTR_PROTOS)
 
@@ -300,6 +300,12 @@ uninstall:
 ktrace-target: $(OUT)/ktrace_target
 $(OUT)/ktrace_target: tests/host/ktrace_target.c | $(OUT)
 	$(CC) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(if $(filter 1,$(STATIC)),-static) $< -o $@
+
+# The host test's driver of the ring reader against a real BPF ring buffer.
+ringbuf-driver: $(OUT)/ringbuf_driver
+$(OUT)/ringbuf_driver: tests/host/ringbuf_driver.c $(OUT)/libksnoop.a
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libksnoop.a $(LDFLAGS) -lpthread $(LDLIBS) -o $@
 
 # libFuzzer build of the trace file reader and printer (clang, ASan+UBSan).
 FUZZ_CC     ?= clang

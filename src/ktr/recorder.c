@@ -26,6 +26,7 @@
 #include "ktr/systab.h"
 #include "ktr/writer.h"
 #include "ktrace.skel.h"
+#include "lib/ringbuf.h"
 #include "lib/util.h"
 
 #define RINGBUF_BYTES (16u << 20)
@@ -37,7 +38,7 @@
 struct recorder {
 	const struct ktr_recorder_opts *o;
 	struct ktrace_bpf *skel;
-	struct ring_buffer *rb;
+	struct rb_reader *rb;
 	int targets_fd;
 	struct ktr_writer w;
 	char *out;
@@ -175,7 +176,7 @@ static int load_bpf(struct recorder *r)
 		return err;
 	}
 	r->targets_fd = bpf_map__fd(r->skel->maps.targets);
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r, NULL);
+	r->rb = rb_reader__new(bpf_map__fd(r->skel->maps.events), on_event, r);
 	if (!r->rb) {
 		p_err("cannot set up the ring buffer: %s", strerror(errno));
 		return -errno;
@@ -246,13 +247,10 @@ static void record_loop(struct recorder *r)
 	int err;
 
 	while (!stop_signal) {
-		/*
-		 * Records are submitted without a wakeup below WAKEUP_BYTES, so
-		 * the poll may time out with data queued: always consume.
-		 */
-		err = ring_buffer__poll(r->rb, POLL_MS);
-		if (err >= 0 || err == -EINTR)
-			err = ring_buffer__consume(r->rb);
+		/* Records below WAKEUP_BYTES wake nobody: the poll reads them anyway. */
+		err = rb_reader__poll(r->rb, POLL_MS);
+		if (err == -EINTR)
+			err = rb_reader__consume(r->rb);
 		if (err < 0 && err != -EINTR) {
 			p_err("ring buffer: %s", strerror(-err));
 			break;
@@ -266,7 +264,7 @@ static void record_loop(struct recorder *r)
 	/* Stopped early: whoever waits for those processes must know. */
 	if (stop_signal)
 		r->abandoned = count_targets(r);
-	ring_buffer__consume(r->rb);
+	rb_reader__consume(r->rb);
 	flush_out(r);
 }
 
@@ -372,7 +370,7 @@ static int recorder_main(const struct ktr_recorder_opts *o, int ready_fd)
 out:
 	if (ready_fd >= 0)
 		close(ready_fd);
-	ring_buffer__free(r.rb);
+	rb_reader__free(r.rb);
 	ktrace_bpf__destroy(r.skel);
 	free(r.out);
 	return err ? 1 : 0;

@@ -4,11 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#include <bpf/libbpf.h>
-
 #include "lib/ring.h"
+#include "lib/ringbuf.h"
 #include "lib/util.h"
 
 #define POLL_MS 100
@@ -20,10 +17,7 @@
 
 struct ring_loop {
 	struct ring_source src;
-	struct ring_buffer *rb;
-	/* The kernel's positions, for "N events remain" (libbpf 1.1 has no API). */
-	const unsigned long *cons_pos, *prod_pos;
-	size_t page_size;
+	struct rb_reader *rb;
 	__u64 delivered, malformed, skipped;
 	__u64 bytes; /* of the records handled, for an average size */
 	__u64 drops_reported;
@@ -31,32 +25,11 @@ struct ring_loop {
 	bool draining, noted, skipping, out_closed;
 };
 
-static void map_positions(struct ring_loop *rl)
-{
-	void *c, *p;
-
-	rl->page_size = sysconf(_SC_PAGESIZE);
-	c = mmap(NULL, rl->page_size, PROT_READ, MAP_SHARED, rl->src.map_fd, 0);
-	if (c == MAP_FAILED)
-		return;
-	p = mmap(NULL, rl->page_size, PROT_READ, MAP_SHARED, rl->src.map_fd, rl->page_size);
-	if (p == MAP_FAILED) {
-		munmap(c, rl->page_size);
-		return;
-	}
-	rl->cons_pos = c;
-	rl->prod_pos = p;
-}
-
 /* Records still in the ring, estimated from the average size so far. */
 static __u64 records_left(const struct ring_loop *rl)
 {
-	__u64 left, avg;
+	__u64 left = rb_reader__pending(rl->rb), avg;
 
-	if (!rl->cons_pos)
-		return 0;
-	left = __atomic_load_n(rl->prod_pos, __ATOMIC_ACQUIRE) -
-	       __atomic_load_n(rl->cons_pos, __ATOMIC_ACQUIRE);
 	avg = rl->delivered + rl->malformed ? rl->bytes / (rl->delivered + rl->malformed) : 0;
 	return avg ? left / avg : left ? 1 : 0;
 }
@@ -114,13 +87,12 @@ struct ring_loop *ring_loop__new(const struct ring_source *src)
 		return NULL;
 	}
 	rl->src = *src;
-	rl->rb = ring_buffer__new(src->map_fd, on_record, rl, NULL);
+	rl->rb = rb_reader__new(src->map_fd, on_record, rl);
 	if (!rl->rb) {
 		p_err("cannot open the ring buffer: %s", strerror(errno));
 		free(rl);
 		return NULL;
 	}
-	map_positions(rl);
 	return rl;
 }
 
@@ -177,10 +149,7 @@ int ring_loop__run(struct ring_loop *rl)
 	int err;
 
 	while (!stop_signal && !rl->out_closed) {
-		err = ring_buffer__poll(rl->rb, POLL_MS);
-		/* Events below the BPF side's wakeup threshold wake nobody. */
-		if (err == 0)
-			err = ring_buffer__consume(rl->rb);
+		err = rb_reader__poll(rl->rb, POLL_MS);
 		if (err < 0 && err != -EINTR) {
 			p_err("reading the ring buffer: %s", strerror(-err));
 			return err;
@@ -207,7 +176,7 @@ int ring_loop__finish(struct ring_loop *rl)
 	rl->skipping = stop_count > 1;
 	err = 0;
 	if (!rl->out_closed) {
-		ring_buffer__consume(rl->rb);
+		rb_reader__consume(rl->rb);
 		err = flush_output(rl);
 	}
 	drop_line(rl, true);
@@ -218,11 +187,7 @@ void ring_loop__free(struct ring_loop *rl)
 {
 	if (!rl)
 		return;
-	ring_buffer__free(rl->rb);
-	if (rl->cons_pos)
-		munmap((void *)rl->cons_pos, rl->page_size);
-	if (rl->prod_pos)
-		munmap((void *)rl->prod_pos, rl->page_size);
+	rb_reader__free(rl->rb);
 	free(rl);
 }
 

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Drives src/lib/ringbuf.c against a real BPF ring buffer: socket-filter
+ * programs written as raw instructions reserve, stamp and submit records
+ * of a fixed size, bpf_prog_test_run_opts() runs them as often as asked,
+ * and the reader, with a window far smaller than the ring, must deliver
+ * every record across many wraps. Prints TAP lines.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "lib/ringbuf.h"
+
+#define RING (64u * 1024u)
+#define WINDOW (8u * 1024u)
+#define REC_HDR 8u
+
+static int failures;
+
+static void report(bool pass, const char *name, const char *why)
+{
+	printf("%s - ringbuf: %s\n", pass ? "ok" : "not ok", name);
+	if (!pass) {
+		printf("#   %s\n", why);
+		failures++;
+	}
+}
+
+#define INSN(c, d, s, o, i) \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define LD_MAP(d, fd) \
+	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
+#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+
+/* Reserve size bytes, write {ktime, size}, submit; count a failed reserve. */
+static int load_producer(int ring_fd, int drops_fd, int size)
+{
+	struct bpf_insn prog[] = {
+		LD_MAP(BPF_REG_1, ring_fd),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, size),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0),
+		CALL(BPF_FUNC_ringbuf_reserve),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 9, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_0, 0, 0),
+		CALL(BPF_FUNC_ktime_get_ns),
+		INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_6, BPF_REG_0, 0, 0),
+		INSN(BPF_ST | BPF_MEM | BPF_DW, BPF_REG_6, 0, 8, size),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_6, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, 0),
+		CALL(BPF_FUNC_ringbuf_submit),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		/* the reserve failed: drops[0]++ */
+		INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4),
+		LD_MAP(BPF_REG_1, drops_fd),
+		CALL(BPF_FUNC_map_lookup_elem),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 2, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 1),
+		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0, BPF_ADD),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	static char log[65536];
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "rb_producer", "GPL", prog,
+			       sizeof(prog) / sizeof(prog[0]), &o);
+
+	if (fd < 0)
+		fprintf(stderr, "loading the producer: %s\n%s\n", strerror(errno), log);
+	return fd;
+}
+
+static int run(int prog_fd, unsigned int times)
+{
+	char pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = times);
+
+	return bpf_prog_test_run_opts(prog_fd, &o) ? -errno : 0;
+}
+
+struct seen {
+	unsigned long long records, last_ns, bad_size, bad_order, stop_after;
+	bool slow; /* so that the ring fills */
+	size_t max_mapped;
+	struct rb_reader *r;
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct seen *s = ctx;
+	unsigned long long ns, want;
+
+	memcpy(&ns, data, sizeof(ns));
+	memcpy(&want, (char *)data + 8, sizeof(want));
+	if (want != size)
+		s->bad_size++;
+	if (ns < s->last_ns)
+		s->bad_order++;
+	s->last_ns = ns;
+	s->records++;
+	if (s->r && rb_reader__mapped(s->r) > s->max_mapped)
+		s->max_mapped = rb_reader__mapped(s->r);
+	if (s->slow && s->records % 500 == 0)
+		usleep(1000);
+	if (s->stop_after && s->records % s->stop_after == 0)
+		return -EINTR;
+	return 0;
+}
+
+static unsigned long long read_drops(int drops_fd)
+{
+	unsigned long long v = 0;
+	__u32 key = 0;
+
+	bpf_map_lookup_elem(drops_fd, &key, &v);
+	return v;
+}
+
+struct producer {
+	int prog_fd;
+	unsigned int times;
+	volatile bool done;
+};
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+
+	run(p->prog_fd, p->times);
+	p->done = true;
+	return NULL;
+}
+
+static void check_rounds(int ring_fd, const int *progs, const int *sizes, int n)
+{
+	struct seen s = { 0 };
+	unsigned long long want = 0, rounds = 0;
+	char why[200];
+	int i, round, k, got;
+
+	s.r = rb_reader__new_window(ring_fd, on_record, &s, WINDOW);
+	if (!s.r) {
+		report(false, "a reader opens", strerror(errno));
+		return;
+	}
+	report(rb_reader__mapped(s.r) == WINDOW, "the window starts at its size",
+	       "mapped another size");
+	for (round = 0; round < 40; round++) {
+		for (i = 0; i < n; i++) {
+			/* At most half the ring per batch: none is dropped. */
+			k = RING / 2 / (sizes[i] + REC_HDR);
+			if (run(progs[i], k)) {
+				report(false, "the producer runs", strerror(errno));
+				goto out;
+			}
+			want += k;
+			got = rb_reader__consume(s.r);
+			if (got != k) {
+				snprintf(why, sizeof(why), "round %d size %d: %d of %d", round,
+					 sizes[i], got, k);
+				report(false, "every record of a batch is read", why);
+				goto out;
+			}
+			rounds++;
+		}
+	}
+	snprintf(why, sizeof(why), "%llu of %llu records, %llu sizes wrong, %llu out of order",
+		 s.records, want, s.bad_size, s.bad_order);
+	report(s.records == want && !s.bad_size && !s.bad_order,
+	       "batches of 16..20000-byte records, many wraps, all read in order", why);
+	report(rb_reader__pending(s.r) == 0, "nothing is left pending", "bytes left");
+	snprintf(why, sizeof(why), "widest window %zu", s.max_mapped);
+	report(s.max_mapped >= 20000 + REC_HDR && s.max_mapped < RING,
+	       "a record longer than the window widens it", why);
+out:
+	rb_reader__free(s.r);
+}
+
+static void check_stop(int ring_fd, int prog)
+{
+	struct seen s = { .stop_after = 5 };
+	char why[200];
+	int got;
+
+	s.r = rb_reader__new_window(ring_fd, on_record, &s, WINDOW);
+	if (!s.r || run(prog, 12)) {
+		report(false, "a stopping callback", strerror(errno));
+		rb_reader__free(s.r);
+		return;
+	}
+	got = rb_reader__consume(s.r);
+	snprintf(why, sizeof(why), "returned %d after %llu records", got, s.records);
+	report(got == -EINTR && s.records == 5, "a negative callback stops the read", why);
+	rb_reader__consume(s.r);
+	s.stop_after = 0;
+	got = rb_reader__consume(s.r);
+	snprintf(why, sizeof(why), "returned %d, %llu records in all, %llu out of order", got,
+		 s.records, s.bad_order);
+	report(got == 2 && s.records == 12 && !s.bad_order,
+	       "the next read goes on after the stopped record", why);
+	rb_reader__free(s.r);
+}
+
+static void check_concurrent(int ring_fd, int drops_fd, int prog)
+{
+	struct producer p = { .prog_fd = prog, .times = 200000 };
+	struct seen s = { .slow = true };
+	unsigned long long drops0 = read_drops(drops_fd), drops;
+	pthread_t t;
+	char why[200];
+	int err = 0;
+
+	s.r = rb_reader__new_window(ring_fd, on_record, &s, WINDOW);
+	if (!s.r || pthread_create(&t, NULL, produce, &p)) {
+		report(false, "a concurrent producer", strerror(errno));
+		rb_reader__free(s.r);
+		return;
+	}
+	while (!p.done && err >= 0)
+		err = rb_reader__poll(s.r, 10);
+	pthread_join(t, NULL);
+	if (err >= 0)
+		err = rb_reader__consume(s.r);
+	drops = read_drops(drops_fd) - drops0;
+	snprintf(why, sizeof(why), "%llu read + %llu dropped of %u, %llu wrong, last error %d",
+		 s.records, drops, p.times, s.bad_size + s.bad_order, err);
+	report(err >= 0 && s.records + drops == p.times && s.records > 0 && drops > 0 &&
+		       !s.bad_size && !s.bad_order,
+	       "read while written and full: every record read or counted as dropped", why);
+	rb_reader__free(s.r);
+}
+
+static void check_not_a_ring(int drops_fd)
+{
+	struct seen s = { 0 };
+	struct rb_reader *r = rb_reader__new(drops_fd, on_record, &s);
+
+	report(!r && errno == EINVAL, "an array map is refused with EINVAL", strerror(errno));
+	rb_reader__free(r);
+}
+
+int main(void)
+{
+	/* Lengths that are not multiples of 8 leave padding to step over. */
+	static const int sizes[] = { 24, 1001, 4003, 20000, 16 };
+	int progs[5], ring_fd, drops_fd, i;
+
+	ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb_test", 0, 0, RING, NULL);
+	drops_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rb_drops", 4, 8, 1, NULL);
+	if (ring_fd < 0 || drops_fd < 0) {
+		report(false, "maps are created", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < 5; i++) {
+		progs[i] = load_producer(ring_fd, drops_fd, sizes[i]);
+		if (progs[i] < 0) {
+			report(false, "producers load", strerror(errno));
+			return 1;
+		}
+	}
+	check_rounds(ring_fd, progs, sizes, 4);
+	check_stop(ring_fd, progs[0]);
+	check_concurrent(ring_fd, drops_fd, progs[4]);
+	check_not_a_ring(drops_fd);
+	return failures ? 1 : 0;
+}

@@ -29,7 +29,7 @@ struct rb_reader *rb_reader__new(int map_fd, rb_record_fn fn, void *ctx);
 /* The same with a window of at least window bytes (tests use small ones). */
 struct rb_reader *rb_reader__new_window(int map_fd, rb_record_fn fn, void *ctx, size_t window);
 /*
- * Waits up to timeout_ms for the kernel's wakeup, then reads what the ring
+ * Waits up to timeout_ms for the kernel's wakeup (in epoll_wait), then reads what the ring
  * holds. Both return the records read, or -errno (a poll interrupted by a
  * signal is -EINTR), or the callback's negative return.
  */

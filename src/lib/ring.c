@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "lib/ring.h"
 #include "lib/ringbuf.h"
 #include "lib/util.h"

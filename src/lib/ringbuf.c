@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A windowed reader of a BPF ring buffer: see ringbuf.h for why. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -188,7 +189,8 @@ static int consume_once(struct rb_reader *r, int *count)
 				__atomic_store_n(r->cons_pos, cons, __ATOMIC_RELEASE);
 				return err;
 			}
-			(*count)++;
+			if (*count < INT_MAX)
+				(*count)++;
 		}
 		__atomic_store_n(r->cons_pos, cons, __ATOMIC_RELEASE);
 	}

@@ -29,15 +29,16 @@ struct rb_reader *rb_reader__new(int map_fd, rb_record_fn fn, void *ctx);
 /* The same with a window of at least window bytes (tests use small ones). */
 struct rb_reader *rb_reader__new_window(int map_fd, rb_record_fn fn, void *ctx, size_t window);
 /*
- * Waits up to timeout_ms for the kernel's wakeup (in epoll_wait), then reads what the ring
- * holds. Both return the records read, or -errno (a poll interrupted by a
- * signal is -EINTR), or the callback's negative return.
+ * Waits up to timeout_ms for the kernel's wakeup (in epoll_wait), then
+ * reads what the ring holds. Both return the records read (at most
+ * INT_MAX), or -errno (a wait interrupted by a signal is -EINTR), or the
+ * callback's negative return.
  */
 int rb_reader__poll(struct rb_reader *r, int timeout_ms);
 int rb_reader__consume(struct rb_reader *r);
 /* Bytes committed or reserved and not yet read. */
 __u64 rb_reader__pending(const struct rb_reader *r);
-/* The size of the data window mapped now (tests, -d). */
+/* The size of the data window mapped now (for tests). */
 size_t rb_reader__mapped(const struct rb_reader *r);
 void rb_reader__free(struct rb_reader *r);
 

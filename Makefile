@@ -117,9 +117,12 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(Q)$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@
 endif
 
+# The skeleton embeds the object in ksnoop, so it goes in without clang's
+# DWARF (1.4 of trace's 2 MB): bpftool's linker keeps the BTF and symbols.
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MT $@ -MF $(@:.o=.d) -c $< -o $(@:.o=.dbg.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.dbg.o)
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -117,12 +117,17 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(Q)$(BPFTOOL) btf dump file $(HOST_BTF) format c > $@
 endif
 
-# The skeleton embeds the object in ksnoop, so it goes in without clang's
-# DWARF (1.4 of trace's 2 MB): bpftool's linker keeps the BTF and symbols.
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)
+# A skeleton embeds its object in the binary, so the object goes in without
+# clang's DWARF (1.4 of trace's 2 MB): bpftool's linker keeps the BTF and
+# the symbols.
+define compile_bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MT $@ -MF $(@:.o=.d) -c $< -o $(@:.o=.dbg.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.dbg.o)
+endef
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)
+	$(compile_bpf)
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -174,8 +179,7 @@ $(OUT)/bench/bench: tests/bench/bench.c
 
 $(OUT)/bench/floor.bpf.o: tests/bench/floor.bpf.c $(OUT)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(compile_bpf)
 
 $(OUT)/bench/floor: tests/bench/floor.c $(OUT)/bench/floor.skel.h
 	$(call msg,CC,$@)
@@ -336,7 +340,8 @@ $(OUT)/fuzz/btf_fuzz: $(FUZZ_BTF_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib/*.h \
 		tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.c tests/host/*.c tests/vm/*.c)
 
--include $(wildcard $(OUT)/obj/*.d $(OUT)/obj/*/*.d $(OUT)/*.bpf.d $(OUT)/deps/tests/*.d)
+-include $(wildcard $(OUT)/obj/*.d $(OUT)/obj/*/*.d $(OUT)/*.bpf.d $(OUT)/bench/*.bpf.d \
+		     $(OUT)/deps/tests/*.d)
 
 print-format-srcs:
 	@echo $(FORMAT_SRCS)

@@ -796,19 +796,29 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 }
 
 /*
- * Wake the reader only when the queue grows past wakeup_bytes. The
- * default wakes it whenever it has caught up, which for a reader about as
- * fast as the traced code means a wakeup (an IPI and a context switch)
- * per event; forcing one on every event past the mark would be as bad.
- * The reader drains everything once awake (its epoll is level-triggered)
- * and every poll interval anyway, so a trickle waits at most that long.
+ * Wake the reader when the queue grows past wakeup_bytes, or when it has
+ * not been woken for WAKE_INTERVAL_NS. The default wakes it whenever it
+ * has caught up, which for a reader about as fast as the traced code
+ * means a wakeup (an IPI and a context switch) per event; forcing one on
+ * every event past the mark would be as bad. The reader drains everything
+ * once awake (its epoll is level-triggered), so a stream costs at most
+ * one wakeup per interval and a mark, and a trickle's events, the first
+ * one included, show within the interval instead of the reader's poll.
+ * CPUs race on last_wake_ns: the loser's wakeup is one more, harmless.
  */
-static __always_inline __u64 wakeup_flag(__u64 len)
+#define WAKE_INTERVAL_NS (10 * 1000 * 1000)
+__u64 last_wake_ns;
+
+static __always_inline __u64 wakeup_flag(__u64 len, __u64 now)
 {
 	__u64 queued;
 
 	if (!wakeup_bytes)
 		return 0;
+	if ((__s64)(now - last_wake_ns) >= WAKE_INTERVAL_NS) {
+		last_wake_ns = now;
+		return BPF_RB_FORCE_WAKEUP;
+	}
 	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	return queued < wakeup_bytes && queued + len >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
 								     : BPF_RB_NO_WAKEUP;
@@ -820,7 +830,7 @@ static __always_inline void submit(struct ksnoop_event *ev)
 
 	if (len > sizeof(*ev))
 		len = sizeof(*ev);
-	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len)))
+	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len, ev->ts)))
 		count_drop(KSNOOP_DROP_RINGBUF);
 }
 
@@ -850,15 +860,17 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 {
 	__u32 n = c->cfg->nr_side[side], off = 0;
 	struct ksnoop_event *ev;
+	__u64 now;
 
 	ev = bpf_ringbuf_reserve(&events, lite_rec[side], 0);
 	if (!ev) {
 		count_drop(KSNOOP_DROP_RINGBUF);
 		return;
 	}
+	now = bpf_ktime_get_ns();
 	init_head(ev,
 		  KSNOOP_EV_LITE | (side == KSNOOP_SIDE_ENTRY ? KSNOOP_EV_ENTRY : KSNOOP_EV_RETURN),
-		  id, bpf_ktime_get_ns());
+		  id, now);
 	/*
 	 * Unrolled by hand: clang will not, around follow_steps' loop. The
 	 * constant lite_slots leaves the verifier no unused slot to walk.
@@ -879,7 +891,7 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 	_Static_assert(KSNOOP_LITE_VALUES == 8, "one LITE_SLOT per lite value");
 done:
 	ev->data_len = off;
-	bpf_ringbuf_submit(ev, wakeup_flag(KSNOOP_LITE_HDR_SIZE + off));
+	bpf_ringbuf_submit(ev, wakeup_flag(KSNOOP_LITE_HDR_SIZE + off, now));
 }
 
 /*

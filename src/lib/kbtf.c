@@ -21,11 +21,19 @@ struct kbtf {
 	struct kbtf_module *mods;
 	int nr_mods;
 	bool mods_loaded;
-	/* vmlinux FUNC ids hashed by name, built on first use (see build_index) */
+	/* vmlinux FUNC ids hashed by name, built when worth it (see find_in_vmlinux) */
 	__u32 *by_name; /* [bucket]: first id + 1, or 0 */
 	__u32 *next;	/* [id]: next id + 1 of the same bucket, in BTF order */
 	__u32 nr_buckets;
+	unsigned int nr_scans; /* lookups answered by a scan, before the index */
 };
+
+/*
+ * A scan compares names only, where the index hashes every one of them:
+ * 2.5 times the work, as measured on 126,000 vmlinux types. A command line
+ * names a function or two; a pattern looks up each match.
+ */
+#define KBTF_SCANS_BEFORE_INDEX 2
 
 /* Every BTF is checked once, when it is opened: see btfcheck.h. */
 static int check_btf(const struct btf *btf, const char *what)
@@ -285,8 +293,10 @@ static int find_in_vmlinux(struct kbtf *kb, const char *name, size_t len, struct
 	__u32 id;
 	int n = 0;
 
-	if (!kb->by_name && build_index(kb))
+	if (!kb->by_name && (kb->nr_scans < KBTF_SCANS_BEFORE_INDEX || build_index(kb))) {
+		kb->nr_scans++;
 		return scan_btf(kb->vmlinux, 1, name, len, NULL, out, 0, max);
+	}
 	id = kb->by_name[hash_key(name, len) & (kb->nr_buckets - 1)];
 	for (; id && n < max; id = kb->next[id - 1]) {
 		const char *tn = func_name(kb->vmlinux, id - 1);

@@ -504,7 +504,10 @@ static int load_owner(struct tracer *t)
 	return t->owner ? 0 : err;
 }
 
-/* Later instances reuse the owner's maps by file descriptor. */
+/*
+ * Later instances reuse the owner's maps by file descriptor, .bss too (its
+ * wakeup clock is one for the ring); .rodata is each function's own.
+ */
 static int share_maps(struct trace_bpf *skel, struct trace_bpf *owner)
 {
 	struct bpf_map *m;
@@ -513,7 +516,7 @@ static int share_maps(struct trace_bpf *skel, struct trace_bpf *owner)
 	bpf_object__for_each_map(m, skel->obj) {
 		struct bpf_map *om;
 
-		if (bpf_map__is_internal(m))
+		if (bpf_map__is_internal(m) && m != skel->maps.bss)
 			continue;
 		om = bpf_object__find_map_by_name(owner->obj, bpf_map__name(m));
 		if (!om)

@@ -53,6 +53,15 @@ const volatile __u16 lite_len[2][KSNOOP_LITE_VALUES];
 const volatile __u8 lite_slots[2]; /* the most values any lite plan has, by side */
 /* Every function is lite on both sides: the verifier never walks the rest. */
 const volatile bool lite_only;
+/*
+ * The most fast comparisons and pointer steps any function of the session
+ * has. Their loops run to counts read from func_cfg, which the verifier
+ * cannot know: it walked every iteration, for 4,000 instructions of a
+ * kprobe that captures one argument. With these constants it walks only
+ * the iterations some function may take.
+ */
+const volatile __u8 max_fast_preds = KSNOOP_MAX_FAST_PREDS;
+const volatile __u8 max_steps = KSNOOP_MAX_STEPS;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -478,7 +487,7 @@ static __always_inline __u64 follow_steps(const struct ksnoop_value *v, __u64 p,
 	int i;
 
 	for (i = 0; i < KSNOOP_MAX_STEPS; i++) {
-		if (i >= v->nr_steps)
+		if (i >= max_steps || i >= v->nr_steps)
 			break;
 		if (!p) {
 			*flags |= KSNOOP_VR_NULL;
@@ -1241,7 +1250,7 @@ static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
 	__u32 k, vi;
 
 	for (k = 0; k < KSNOOP_MAX_FAST_PREDS; k++) {
-		if (k >= cfg->nr_fast_preds)
+		if (k >= max_fast_preds || k >= cfg->nr_fast_preds)
 			break;
 		p = &cfg->preds[cfg->fast_preds[k] & (KSNOOP_MAX_PREDS - 1)];
 		vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);

@@ -220,6 +220,23 @@ static int size_agg_maps(const struct env_agg *a, int nr_funcs, struct trace_bpf
 					a->mode == KSNOOP_AGG_HIST ? nr_funcs : 1);
 }
 
+/* The loop bounds of every function of the session: see max_steps in trace.bpf.c. */
+static void set_loop_bounds(const struct tracer *t, struct trace_bpf *skel)
+{
+	__u8 preds = 0, steps = 0;
+	__u32 i, v;
+
+	for (i = 0; i < (__u32)t->nr; i++) {
+		const struct ksnoop_func_cfg *cfg = &t->plans[i].cfg;
+
+		preds = max(preds, cfg->nr_fast_preds);
+		for (v = 0; v < cfg->nr_values && v < KSNOOP_MAX_VALUES; v++)
+			steps = max(steps, cfg->values[v].nr_steps);
+	}
+	skel->rodata->max_fast_preds = preds;
+	skel->rodata->max_steps = steps;
+}
+
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -241,6 +258,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	memcpy((void *)skel->rodata->lite_len, t->lite.len, sizeof(t->lite.len));
 	memcpy((void *)skel->rodata->lite_slots, t->lite.slots, sizeof(t->lite.slots));
 	skel->rodata->lite_only = t->lite.only;
+	set_loop_bounds(t, skel);
 	set_agg_rodata(&t->env->agg, skel);
 	set_errors_rodata(t->env, skel);
 }

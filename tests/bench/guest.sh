@@ -7,10 +7,13 @@
 #
 # Environment:
 #   BENCH_SECTIONS  which sections, in order (default: all)
-#                   percall agg startup throughput attach countglob predicate ktrace
+#                   percall agg startup startup_icount throughput attach countglob
+#                   predicate ktrace
 #   BENCH_CALLS     calls per timed loop (default 100000)
 #   BENCH_ROUNDS    interleaved rounds of the per-call and predicate
 #                   sections; medians are reported (default 3)
+#   BENCH_STARTUP_ROUNDS  counted start-up rounds, after one warm-up (5):
+#                   the host's load moves a start by 30 to 80%
 #   BENCH_ATTACH    function counts for the attach section (default "1 50 500")
 #   BENCH_FENTRY_MAX  the most functions -b fentry attaches there (50)
 #   BENCH_BPFTRACE_S  seconds bpftrace gets to attach the largest list (300)
@@ -21,9 +24,10 @@
 #                   Debian's libbpf-tools one, which make deps unpacks)
 set -uo pipefail
 
-SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom startup throughput attach countglob predicate ktrace}
+SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom predicate startup_icount startup throughput attach countglob ktrace}
 CALLS=${BENCH_CALLS:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
+STARTUP_ROUNDS=${BENCH_STARTUP_ROUNDS:-5}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
 BEFORE=${BENCH_BEFORE:-}
 # The reference ksnoop (Debian's libbpf-tools, scripts/reference.sh) for the start-up row.
@@ -400,7 +404,7 @@ section_wherefrom() {
 
 section_startup() {
 	local r spin line k keys ms
-	SEC=startup
+	SEC=${SEC_STARTUP:-startup}
 	keys="ksnoop-fentry ${BEFORE:+ksnoop-before} ksnoop-kprobe ksnoop-json ${REF:+reference} bpftrace"
 	# One call a millisecond: enough for a first event, and TCG's x86
 	# text patching (int3, then the new call) can race with a CPU that
@@ -410,7 +414,7 @@ section_startup() {
 	: >"$T/startup.runs"
 	# Round 0 warms the page cache and this boot's symbol copies, as any
 	# start after the first finds them; it is not counted.
-	for r in 0 1 2; do
+	for r in $(seq 0 "$STARTUP_ROUNDS"); do
 		for k in $keys; do
 			line=$(startup_run $k)
 			log "startup $k round $r: $line"
@@ -419,7 +423,7 @@ section_startup() {
 				# Debian's 6.12: it attaches its kprobes, then prints nothing.
 				log "startup: the reference ksnoop delivered no event; left out"
 				keys=${keys/reference/}
-				result startup.reference.delivered false
+				result $SEC.reference.delivered false
 			fi
 			[ $r = 0 ] || echo "$k $ms $(field hwm_kb "$line")" >>"$T/startup.runs"
 		done
@@ -427,15 +431,24 @@ section_startup() {
 	kill $spin
 	wait $spin 2>/dev/null
 	for k in $keys; do
-		result "startup.$k.first_event_ms" "$(startup_median $k)"
+		result "$SEC.$k.first_event_ms" "$(startup_median $k)"
 	done
-	result startup.ratio_bpftrace_to_ksnoop_fentry "$(calc "$(startup_median bpftrace) / $(startup_median ksnoop-fentry)" 2)"
+	result $SEC.rounds "$STARTUP_ROUNDS"
+	result $SEC.ratio_bpftrace_to_ksnoop_fentry "$(calc "$(startup_median bpftrace) / $(startup_median ksnoop-fentry)" 2)"
 	if [[ " $keys " == *" reference "* ]]; then
 		for k in ksnoop-fentry ksnoop-kprobe; do
-			result "startup.ratio_${k#ksnoop-}_to_reference" \
+			result "$SEC.ratio_${k#ksnoop-}_to_reference" \
 				"$(calc "$(startup_median $k) / $(startup_median reference)" 2)"
 		done
 	fi
+}
+
+# The same starts in the instruction-count boot (one vCPU): each guest ms
+# is a million guest instructions, whatever the host's load, though the
+# threads that overlap on two vCPUs run one after the other there.
+section_startup_icount() {
+	[ "${BENCH_ICOUNT:-0}" = 1 ] || { log "startup_icount: not an instruction-count boot; skipped"; return; }
+	SEC_STARTUP=startup_icount section_startup
 }
 
 # One start of a tracer, to its first __do_sys_getppid event.

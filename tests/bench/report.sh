@@ -37,6 +37,25 @@ table() {
 		for (i = 1; i <= n; i++)
 			row(sec, ks[i], ks[i], "-")
 	}
+	# Start-up rows of one section (startup, startup_icount) and their ratios.
+	function startup_section(sec, unit,    ks, n, i) {
+		if (!((sec ".ksnoop-fentry.first_event_ms") in v))
+			return
+		printf "\n%s, exec to the first event, %s (medians of %s rounds after a warm-up):\n",
+			sec, unit, g(sec ".rounds")
+		n = split("ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json reference bpftrace", ks, " ")
+		for (i = 1; i <= n; i++)
+			if ((sec "." ks[i] ".first_event_ms") in v)
+				printf "%-15s %8s\n", ks[i], g(sec "." ks[i] ".first_event_ms")
+		if ((sec ".ratio_bpftrace_to_ksnoop_fentry") in v)
+			printf "%s: bpftrace takes %sx as long as ksnoop -b fentry to its first event (target >= 4)\n",
+				sec, g(sec ".ratio_bpftrace_to_ksnoop_fentry")
+		if ((sec ".reference.delivered") in v)
+			printf "%s: the reference ksnoop attached but delivered no event: no ratio\n", sec
+		if ((sec ".ratio_fentry_to_reference") in v)
+			printf "%s: ksnoop -b fentry takes %sx, -b kprobe %sx as long as the reference ksnoop (target <= 0.8)\n",
+				sec, g(sec ".ratio_fentry_to_reference"), g(sec ".ratio_kprobe_to_reference")
+	}
 	function hdr() {
 		printf "%-15s %8s %8s %7s %17s %6s %9s %9s %8s %10s\n", "", "ns/call", "added",
 			"x floor", "delivered/gen.", "drops", "shortfall", "start ms", "RSS MiB", "consumer/s"
@@ -70,21 +89,8 @@ table() {
 					g("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor"),
 					g("percall.ksnoop-kprobe.ratio_kprobe_event_floor")
 		}
-		if ("startup.ksnoop-fentry.first_event_ms" in v) {
-			printf "\nStart-up, exec to the first event, ms (medians of 2 rounds after a warm-up):\n"
-			n = split("ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json reference bpftrace", ks, " ")
-			for (i = 1; i <= n; i++)
-				if (("startup." ks[i] ".first_event_ms") in v)
-					printf "%-15s %8s\n", ks[i], g("startup." ks[i] ".first_event_ms")
-			if ("startup.ratio_bpftrace_to_ksnoop_fentry" in v)
-				printf "startup: bpftrace takes %sx as long as ksnoop -b fentry to its first event\n",
-					g("startup.ratio_bpftrace_to_ksnoop_fentry")
-			if ("startup.reference.delivered" in v)
-				printf "startup: the reference ksnoop attached but delivered no event: no ratio\n"
-			if ("startup.ratio_fentry_to_reference" in v)
-				printf "startup: ksnoop -b fentry takes %sx, -b kprobe %sx as long as the reference ksnoop (target <= 0.8)\n",
-					g("startup.ratio_fentry_to_reference"), g("startup.ratio_kprobe_to_reference")
-		}
+		startup_section("startup", "ms")
+		startup_section("startup_icount", "guest ms (million instructions, one vCPU)")
 		if ("predicate.calls" in v)
 			floor_section("predicate",
 				sprintf("\nPredicate rejecting 99%%: write_null(count == 7), %s write()s, %s match per run",

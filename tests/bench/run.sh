@@ -23,7 +23,7 @@ KERNELS=${KERNELS:-6.1 6.12}
 OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
-for v in BENCH_CALLS BENCH_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT; do
+for v in BENCH_CALLS BENCH_ROUNDS BENCH_STARTUP_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 
@@ -41,12 +41,12 @@ mkdir -p "$OUT"
 # them in the ordinary one.
 # Instruction counts do not vary: one round is enough unless asked.
 ROUNDS1=$([ -z "${BENCH_ROUNDS:-}" ] && echo 1)
-ALL_SECTIONS=${BENCH_SECTIONS:-percall startup throughput attach predicate ktrace}
+ALL_SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom predicate startup_icount startup throughput attach countglob ktrace}
 ICOUNT_SECTIONS=
 PLAIN_SECTIONS=
 for s in $ALL_SECTIONS; do
 	case "${BENCH_ICOUNT:-1}:$s" in
-	1:percall | 1:predicate | 1:agg | 1:wherefrom) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
+	1:percall | 1:predicate | 1:agg | 1:wherefrom | *:startup_icount) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
 	*) PLAIN_SECTIONS="$PLAIN_SECTIONS $s" ;;
 	esac
 done

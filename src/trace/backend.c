@@ -1185,7 +1185,7 @@ static int attach_all(struct tracer *t)
 	return 0;
 }
 
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr)
+struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int nr)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 
@@ -1196,28 +1196,35 @@ struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int 
 	t->plans = plans;
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
-	if (t->nr_cpus <= 0)
-		goto fail;
+	if (t->nr_cpus <= 0) {
+		free(t);
+		return NULL;
+	}
 	lite_layout_plans(env, plans, nr, &t->lite);
 	if (t->lite.rec[0] || t->lite.rec[1])
 		p_dbg("lite events: %u bytes at entry, %u at return%s", t->lite.rec[0],
 		      t->lite.rec[1], t->lite.only ? ", every function" : "");
 	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus, &t->lite);
 	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
-	/* First: under emulation the kernel zeroes a 32 MiB ring for 120 ms. */
+	/* Under emulation the kernel zeroes a 32 MiB ring for 120 ms. */
 	start_ring(t);
-	t->fentry_cookie = nr && backend_has_fentry_cookie(plans[0].func.btf);
-	t->owner_fentry = first_fentry_func(t);
-	t->fs = calloc(nr, sizeof(*t->fs));
-	if (!t->fs || register_fentry_sections())
-		goto fail;
-	/* Configuration is in place before the first program can run. */
-	if (load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t))
-		goto fail;
 	return t;
-fail:
-	tracer__free(t);
-	return NULL;
+}
+
+int tracer__attach(struct tracer *t)
+{
+	t->fentry_cookie = t->nr && backend_has_fentry_cookie(t->plans[0].func.btf);
+	t->owner_fentry = first_fentry_func(t);
+	t->fs = calloc(t->nr, sizeof(*t->fs));
+	if (!t->fs)
+		return -ENOMEM;
+	/* Configuration is in place before the first program can run. */
+	if (register_fentry_sections() || load_owner(t) || fill_maps(t) || set_cgroup(t) ||
+	    attach_all(t)) {
+		tracer__detach(t);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void tracer__detach(struct tracer *t)

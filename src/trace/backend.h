@@ -18,10 +18,13 @@ enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 struct tracer;
 
 /*
- * Loads and attaches everything, or reports one error line and fails. The
- * events ring is -P's size, else sized from the plans (backend_ring_bytes).
+ * The lifecycle: tracer__new sizes the events ring (-P's, else from the
+ * plans: backend_ring_bytes) and starts creating it, so the kernel zeroes
+ * it while the caller sets up its output; tracer__attach then loads and
+ * attaches everything, or reports one error line and fails.
  */
-struct tracer *tracer__open(const struct env *env, struct func_plan *plans, int nr);
+struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int nr);
+int tracer__attach(struct tracer *t);
 /* Stops every probe; the maps (events, drops) stay. Safe on NULL, and twice. */
 void tracer__detach(struct tracer *t);
 /* Detaches and frees everything; safe on NULL. */
@@ -55,7 +58,7 @@ unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *
 /* Queued bytes of a ring of that size that wake the reader. */
 __u64 ringbuf_wakeup_bytes(unsigned long ring);
 
-/* The decisions behind tracer__open, apart from the kernel. */
+/* The decisions behind tracer__attach, apart from the kernel. */
 
 /* Whether -b want lets a function be tried with kind (fentry, then kprobe). */
 bool backend_allows(enum backend_choice want, enum backend_kind kind);

@@ -138,7 +138,7 @@ static int setup_output(struct trace_run *s)
 	s->wide = malloc(sizeof(*s->wide));
 	if (!s->wide)
 		return -ENOMEM;
-	/* Some MB, freed before libbpf opens its object and the ring is made. */
+	/* Some MB, freed before libbpf opens its object. */
 	if (!output_needs_ksyms(s->ses.env)) {
 		ksyms__free(s->ses.ks);
 		s->ses.ks = NULL;
@@ -254,7 +254,7 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	if (err)
 		return err;
 	err = session__open(&s.ses, env) ?: trace_opts(env, &po) ?:
-	      session__plan(&s.ses, argc, argv, &po) ?: setup_output(&s) ?: setup_stop_signals() ?:
+	      session__plan(&s.ses, argc, argv, &po) ?: session__prepare(&s.ses) ?: setup_output(&s) ?: setup_stop_signals() ?:
 	      session__attach(&s.ses) ?: setup_ringbuf(&s);
 	if (err)
 		goto out;

@@ -205,11 +205,18 @@ int session__open(struct session *s, struct env *env)
 	return s->kb && s->ks ? 0 : -ENOENT;
 }
 
+int session__prepare(struct session *s)
+{
+	s->tracer = tracer__new(s->env, s->plans, s->nr);
+	if (!s->tracer)
+		p_err("cannot set up the tracer: %s", strerror(errno ? errno : ENOMEM));
+	return s->tracer ? 0 : -ENOMEM;
+}
+
 int session__attach(struct session *s)
 {
 	raise_fd_limit();
-	s->tracer = tracer__open(s->env, s->plans, s->nr);
-	return s->tracer ? 0 : -EINVAL;
+	return (s->tracer ? 0 : session__prepare(s)) ?: tracer__attach(s->tracer);
 }
 
 void session__close(struct session *s)

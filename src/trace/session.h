@@ -34,6 +34,8 @@ struct session {
 int session__open(struct session *s, struct env *env);
 /* One plan per FUNC spec, a glob's per function it matches. */
 int session__plan(struct session *s, int argc, char **argv, const struct plan_opts *po);
+/* Sizes the events ring and starts creating it; session__attach does if need be. */
+int session__prepare(struct session *s);
 int session__attach(struct session *s);
 void session__close(struct session *s);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * backend.c without a kernel: ring sizes, backend names, and the decisions
- * behind tracer__open (which backends -b allows, which programs a plan
+ * behind tracer__attach (which backends -b allows, which programs a plan
  * needs, fentry's limits and cookies) for plans of the testutil fixture.
  */
 #include <errno.h>

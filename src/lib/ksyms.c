@@ -213,10 +213,10 @@ static bool set_add(struct ksyms *ks, struct name_set *s, const char *name, size
  * Calls fn for each line of path (NUL-terminated, without the newline);
  * overlong lines are skipped. Returns -errno when path cannot be opened,
  * -ENOMEM when fn fails; a read error later ends the file early (EPERM on
- * locked-down tracefs). With a cache name, path is read from this boot's
+ * locked-down tracefs). With a cache, path is read from this boot's
  * copy when it holds, and copied when not (lib/symcache.h).
  */
-static int for_each_line(const char *path, const char *cache,
+static int for_each_line(const char *path, const struct symcache_cfg *cache, const char *name,
 			 bool (*fn)(struct ksyms *, char *, size_t), struct ksyms *ks)
 {
 	char *buf = malloc(READ_CHUNK + 1), *line, *nl;
@@ -228,8 +228,7 @@ static int for_each_line(const char *path, const char *cache,
 
 	if (!buf)
 		return -ENOMEM;
-	fd = cache ? symcache_open(&symcache_system, path, cache, &copy)
-		   : open(path, O_RDONLY | O_CLOEXEC);
+	fd = cache ? symcache_open(cache, path, name, &copy) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		free(buf);
 		return cache ? fd : -errno;
@@ -411,7 +410,7 @@ static int read_kallsyms(struct ksyms *ks)
 
 	if (!ks->kallsyms_path)
 		return -ENOENT;
-	err = for_each_line(ks->kallsyms_path, NULL, kallsyms_line, ks);
+	err = for_each_line(ks->kallsyms_path, NULL, NULL, kallsyms_line, ks);
 	if (err)
 		return err;
 	ks->by_name.loaded = true;
@@ -502,37 +501,202 @@ static struct ksyms *new_table(const char *kallsyms)
 	return ks;
 }
 
-/* Tracefs lists, read from this boot's copies when they hold. */
+/*
+ * The two lists as parsed, saved for this boot: the hash sets and their
+ * names, which take 15 times longer to build from the text than to read
+ * (0.3 s of a start under emulation). Native byte order: the file is in
+ * KSNOOP_RUN_DIR and lives as long as the boot.
+ */
+#define INDEX_NAME "lists-index"
+/* Bumped with any change to the layout or to hash_name, which places the slots. */
+#define INDEX_MAGIC 0x6b73796d31ULL /* "ksym1" */
+#define INDEX_STRS_MAX (256UL << 20)
+#define INDEX_SET_MAX (1UL << 24)
+
+struct index_hdr {
+	uint64_t magic;
+	uint64_t strs_len;
+	uint64_t cap[2], n[2];
+	uint64_t loaded[2];
+};
+
+static struct name_set *index_set(struct ksyms *ks, int i)
+{
+	return i ? &ks->blacklist : &ks->ftrace;
+}
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = read(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf = (char *)buf + n;
+		len -= n;
+	}
+	return true;
+}
+
+static bool index_hdr_ok(const struct index_hdr *h)
+{
+	int i;
+
+	if (h->magic != INDEX_MAGIC || !h->strs_len || h->strs_len > INDEX_STRS_MAX)
+		return false;
+	for (i = 0; i < 2; i++) {
+		if (h->cap[i] > INDEX_SET_MAX || (h->cap[i] & (h->cap[i] - 1)) ||
+		    h->n[i] * 2 > h->cap[i] || h->loaded[i] > 1)
+			return false;
+	}
+	return true;
+}
+
+/* Every slot names a string of the table, and the last string ends. */
+static bool index_sets_ok(const struct ksyms *ks)
+{
+	size_t i, used;
+	int j;
+
+	if (ks->strs[ks->strs_len - 1])
+		return false;
+	for (j = 0; j < 2; j++) {
+		const struct name_set *set = j ? &ks->blacklist : &ks->ftrace;
+
+		for (i = used = 0; i < set->cap; i++) {
+			if (set->slots[i] > ks->strs_len)
+				return false;
+			used += !!set->slots[i];
+		}
+		if (used != set->n)
+			return false;
+	}
+	return true;
+}
+
+static bool read_index(struct ksyms *ks, int fd)
+{
+	struct index_hdr h;
+	int i;
+
+	if (!read_full(fd, &h, sizeof(h)) || !index_hdr_ok(&h))
+		return false;
+	ks->strs = malloc(h.strs_len);
+	if (!ks->strs || !read_full(fd, ks->strs, h.strs_len))
+		return false;
+	ks->strs_len = ks->strs_cap = h.strs_len;
+	for (i = 0; i < 2; i++) {
+		struct name_set *set = index_set(ks, i);
+
+		set->cap = h.cap[i];
+		set->n = h.n[i];
+		set->loaded = h.loaded[i];
+		set->slots = h.cap[i] ? malloc(h.cap[i] * sizeof(*set->slots)) : NULL;
+		if (h.cap[i] &&
+		    (!set->slots || !read_full(fd, set->slots, h.cap[i] * sizeof(*set->slots))))
+			return false;
+	}
+	return index_sets_ok(ks);
+}
+
+/* Empties what a failed read_index left, for the lists to be read instead. */
+static void drop_index(struct ksyms *ks)
+{
+	int i;
+
+	free(ks->strs);
+	ks->strs = NULL;
+	ks->strs_len = ks->strs_cap = 0;
+	for (i = 0; i < 2; i++) {
+		free(index_set(ks, i)->slots);
+		memset(index_set(ks, i), 0, sizeof(struct name_set));
+	}
+}
+
+static bool load_index(struct ksyms *ks, const struct symcache_cfg *cache)
+{
+	int fd = symcache_open_copy(cache, INDEX_NAME);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = read_index(ks, fd);
+	close(fd);
+	if (!ok)
+		drop_index(ks);
+	return ok;
+}
+
+static void save_index(struct ksyms *ks, const struct symcache_cfg *cache)
+{
+	struct index_hdr h = { .magic = INDEX_MAGIC, .strs_len = ks->strs_len };
+	struct symcache_copy *c;
+	int i;
+
+	/* Only the lists' names: kallsyms', when read, are not this file's. */
+	if (ks->kallsyms_tried || !ks->strs_len || !ks->ftrace.loaded)
+		return;
+	c = symcache_new(cache, INDEX_NAME);
+	if (!c)
+		return;
+	for (i = 0; i < 2; i++) {
+		h.cap[i] = index_set(ks, i)->cap;
+		h.n[i] = index_set(ks, i)->n;
+		h.loaded[i] = index_set(ks, i)->loaded;
+	}
+	symcache_write(c, &h, sizeof(h));
+	symcache_write(c, ks->strs, ks->strs_len);
+	for (i = 0; i < 2; i++)
+		symcache_write(c, index_set(ks, i)->slots, h.cap[i] * sizeof(uint32_t));
+	symcache_end(c, true);
+}
+
+/* Tracefs lists, from this boot's index or copies when cache is set and they hold. */
 static struct ksyms *load_lists(const char *kallsyms, const char *filter_funcs,
-				const char *blacklist, bool cached)
+				const char *blacklist, const struct symcache_cfg *cache)
 {
 	struct ksyms *ks = new_table(kallsyms);
 
 	if (!ks)
 		return NULL;
+	if (cache && filter_funcs && blacklist && load_index(ks, cache)) {
+		p_dbg("symbol lists: this boot's index");
+		return ks;
+	}
 	if (filter_funcs) {
 		set_reserve(&ks->ftrace, FTRACE_NAMES);
-		for_each_line(filter_funcs, cached ? "available_filter_functions" : NULL,
-			      ftrace_line, ks);
+		for_each_line(filter_funcs, cache, "available_filter_functions", ftrace_line, ks);
 	}
 	if (blacklist)
-		for_each_line(blacklist, cached ? "kprobes_blacklist" : NULL, blacklist_line, ks);
+		for_each_line(blacklist, cache, "kprobes_blacklist", blacklist_line, ks);
 	if (!ks->ftrace.loaded)
 		need_kallsyms(ks);
 	trim(ks);
+	if (cache && filter_funcs && blacklist)
+		save_index(ks, cache);
 	return ks;
 }
 
 struct ksyms *ksyms__load(void)
 {
-	return load_lists("/proc/kallsyms", TRACEFS "/available_filter_functions",
-			  "/sys/kernel/debug/kprobes/blacklist", true);
+	return ksyms__load_cached(&symcache_system, "/proc/kallsyms",
+				  TRACEFS "/available_filter_functions",
+				  "/sys/kernel/debug/kprobes/blacklist");
+}
+
+struct ksyms *ksyms__load_cached(const struct symcache_cfg *cache, const char *kallsyms,
+				 const char *filter_funcs, const char *blacklist)
+{
+	return load_lists(kallsyms, filter_funcs, blacklist, cache);
 }
 
 struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
 			       const char *blacklist)
 {
-	return load_lists(kallsyms, filter_funcs, blacklist, false);
+	return load_lists(kallsyms, filter_funcs, blacklist, NULL);
 }
 
 struct ksyms *ksyms__load_all(const char *path)

@@ -22,6 +22,13 @@ struct ksyms *ksyms__load(void);
  */
 struct ksyms *ksyms__load_from(const char *kallsyms, const char *filter_funcs,
 			       const char *blacklist);
+struct symcache_cfg;
+/*
+ * ksyms__load_from, through cache's per-boot copies of the lists and the
+ * index built from them (lib/symcache.h); ksyms__load uses the system's.
+ */
+struct ksyms *ksyms__load_cached(const struct symcache_cfg *cache, const char *kallsyms,
+				 const char *filter_funcs, const char *blacklist);
 /* Reads kallsyms now rather than at the first question that needs it. */
 void ksyms__load_kallsyms(struct ksyms *ks);
 void ksyms__free(struct ksyms *ks);

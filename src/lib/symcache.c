@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,13 @@ static struct symcache_copy *new_copy(const struct symcache_cfg *cfg, const char
 	return c;
 }
 
+/* This boot's key and the path of the copy named name; false when there is none to use. */
+static bool copy_place(const struct symcache_cfg *cfg, const char *name, char *key, char *cpath)
+{
+	return !private_dir(cfg->dir) && !cache_key(cfg, key, KEY_MAX) &&
+	       snprintf(cpath, PATH_MAX, "%s/symcache-%s", cfg->dir, name) < PATH_MAX;
+}
+
 int symcache_open(const struct symcache_cfg *cfg, const char *path, const char *name,
 		  struct symcache_copy **copy)
 {
@@ -152,8 +160,7 @@ int symcache_open(const struct symcache_cfg *cfg, const char *path, const char *
 	int fd;
 
 	*copy = NULL;
-	if (!private_dir(cfg->dir) && !cache_key(cfg, key, sizeof(key)) &&
-	    snprintf(cpath, sizeof(cpath), "%s/symcache-%s", cfg->dir, name) < (int)sizeof(cpath)) {
+	if (copy_place(cfg, name, key, cpath)) {
 		fd = open_copy(cpath, key);
 		if (fd >= 0) {
 			p_dbg("%s: this boot's copy", path);
@@ -168,6 +175,20 @@ int symcache_open(const struct symcache_cfg *cfg, const char *path, const char *
 		*copy = NULL;
 	}
 	return fd;
+}
+
+int symcache_open_copy(const struct symcache_cfg *cfg, const char *name)
+{
+	char key[KEY_MAX], cpath[PATH_MAX];
+
+	return copy_place(cfg, name, key, cpath) ? open_copy(cpath, key) : -1;
+}
+
+struct symcache_copy *symcache_new(const struct symcache_cfg *cfg, const char *name)
+{
+	char key[KEY_MAX], cpath[PATH_MAX];
+
+	return copy_place(cfg, name, key, cpath) ? new_copy(cfg, cpath, key) : NULL;
 }
 
 void symcache_write(struct symcache_copy *c, const void *buf, size_t len)

@@ -29,6 +29,13 @@ struct symcache_copy;
  */
 int symcache_open(const struct symcache_cfg *cfg, const char *path, const char *name,
 		  struct symcache_copy **copy);
+/*
+ * The same for what ksnoop derives from such lists: this boot's copy
+ * named name, positioned after its header (-1 when there is none that
+ * holds), and a new one to write (NULL when none can be made).
+ */
+int symcache_open_copy(const struct symcache_cfg *cfg, const char *name);
+struct symcache_copy *symcache_new(const struct symcache_cfg *cfg, const char *name);
 void symcache_write(struct symcache_copy *c, const void *buf, size_t len);
 /*
  * complete: all of path was read and written. The copy is kept only then,

@@ -8,6 +8,7 @@
 
 #include "testutil.h"
 #include "lib/ksyms.h"
+#include "lib/symcache.h"
 
 /* Text symbols out of address order, a data symbol, a module, no final newline. */
 static const char kallsyms[] = "ffffffff81000000 T _stext\n"
@@ -375,6 +376,80 @@ static void test_every_symbol_restricted(void **state)
 	ksyms__free(ks);
 }
 
+/* A cache in the fixture's directory, for one boot with no modules. */
+static struct symcache_cfg cache_in(const struct ctx *c, char *run, char *boot, char *mods)
+{
+	sprintf(run, "%s/run", c->dir);
+	sprintf(boot, "%s/boot_id", c->dir);
+	sprintf(mods, "%s/modules", c->dir);
+	write_file(boot, "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0\n", 37);
+	write_file(mods, "", 0);
+	return (struct symcache_cfg){ .dir = run, .boot_id = boot, .modules = mods };
+}
+
+static void expect_lists(struct ksyms *ks, bool from_fixture)
+{
+	assert_non_null(ks);
+	if (from_fixture) {
+		assert_null(ksyms__untraceable_reason(ks, "do_one"));
+		assert_string_equal(ksyms__untraceable_reason(ks, "do_two"),
+				    "it is on the kprobe blacklist");
+		expect_match(ks, "*", "cloned.isra.0 do_one ghost_fn mod_fn");
+	} else {
+		assert_string_equal(
+			ksyms__untraceable_reason(ks, "do_one"),
+			"it is not in available_filter_functions (notrace or not traceable)");
+	}
+	ksyms__free(ks);
+}
+
+static void clean_run(const char *run)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", run);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The second load reads the lists' index, not the files (emptied in
+ * between); an index that does not hold together is not used.
+ */
+static void test_lists_index(void **state)
+{
+	const struct ctx *c = *state;
+	char run[96], boot[96], mods[96], idx[160], copy[160];
+	struct symcache_cfg cache = cache_in(c, run, boot, mods);
+	struct stat st;
+	FILE *f;
+
+	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), true);
+	sprintf(idx, "%s/symcache-lists-index", run);
+	assert_int_equal(stat(idx, &st), 0);
+	write_file(c->filter, "weak_fn\n", 8);
+	write_file(c->blacklist, "", 0);
+	sprintf(copy, "%s/symcache-available_filter_functions", run);
+	assert_int_equal(unlink(copy), 0);
+	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), true);
+
+	/* A slot past the string table, in the index's last bytes. */
+	f = fopen(idx, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, -4, SEEK_END), 0);
+	assert_int_equal(fwrite("\xff\xff\xff\x7f", 1, 4, f), 4);
+	assert_int_equal(fclose(f), 0);
+	sprintf(copy, "%s/symcache-kprobes_blacklist", run);
+	unlink(copy);
+	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), false);
+
+	/* Cut short: the same. */
+	assert_int_equal(truncate(idx, st.st_size / 2), 0);
+	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), false);
+	clean_run(run);
+	unlink(boot);
+	unlink(mods);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_every_symbol),
 		cmocka_unit_test(test_every_symbol_restricted),
+		cmocka_unit_test(test_lists_index),
 	};
 
 	return cmocka_run_group_tests_name("ksyms", tests, setup, teardown);

@@ -46,6 +46,7 @@ struct tracer {
 	int nr_cpus;
 	int ring_fd; /* once created, or negative */
 	unsigned long ring_size;
+	__u8 max_fast_preds, max_steps; /* over the session: find_loop_bounds */
 	struct lite_layout lite;
 	struct ring_job { /* creating the ring beside libbpf's open */
 		pthread_t thread;
@@ -220,21 +221,21 @@ static int size_agg_maps(const struct env_agg *a, int nr_funcs, struct trace_bpf
 					a->mode == KSNOOP_AGG_HIST ? nr_funcs : 1);
 }
 
-/* The loop bounds of every function of the session: see max_steps in trace.bpf.c. */
-static void set_loop_bounds(const struct tracer *t, struct trace_bpf *skel)
+/*
+ * The loop bounds of every function of the session (see max_steps in
+ * trace.bpf.c), once: each of a slow path's per-function objects takes them.
+ */
+static void find_loop_bounds(struct tracer *t)
 {
-	__u8 preds = 0, steps = 0;
 	__u32 i, v;
 
 	for (i = 0; i < (__u32)t->nr; i++) {
 		const struct ksnoop_func_cfg *cfg = &t->plans[i].cfg;
 
-		preds = max(preds, cfg->nr_fast_preds);
+		t->max_fast_preds = max(t->max_fast_preds, cfg->nr_fast_preds);
 		for (v = 0; v < cfg->nr_values && v < KSNOOP_MAX_VALUES; v++)
-			steps = max(steps, cfg->values[v].nr_steps);
+			t->max_steps = max(t->max_steps, cfg->values[v].nr_steps);
 	}
-	skel->rodata->max_fast_preds = preds;
-	skel->rodata->max_steps = steps;
 }
 
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
@@ -258,7 +259,8 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	memcpy((void *)skel->rodata->lite_len, t->lite.len, sizeof(t->lite.len));
 	memcpy((void *)skel->rodata->lite_slots, t->lite.slots, sizeof(t->lite.slots));
 	skel->rodata->lite_only = t->lite.only;
-	set_loop_bounds(t, skel);
+	skel->rodata->max_fast_preds = t->max_fast_preds;
+	skel->rodata->max_steps = t->max_steps;
 	set_agg_rodata(&t->env->agg, skel);
 	set_errors_rodata(t->env, skel);
 }
@@ -1201,6 +1203,7 @@ struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int n
 		return NULL;
 	}
 	lite_layout_plans(env, plans, nr, &t->lite);
+	find_loop_bounds(t);
 	if (t->lite.rec[0] || t->lite.rec[1])
 		p_dbg("lite events: %u bytes at entry, %u at return%s", t->lite.rec[0],
 		      t->lite.rec[1], t->lite.only ? ", every function" : "");

@@ -15,8 +15,10 @@
  *                              line containing MATCH appears, sample its peak
  *                              RSS, stop it with SIGINT (-k: SIGKILL, for a
  *                              tracer that would drain a flood first) and
- *                              time its exit. Lines read are dropped; stderr
- *                              is inherited.
+ *                              time its exit. A CMD that never printed MATCH
+ *                              gets SIGKILL: bpftrace does not act on SIGINT
+ *                              while it attaches. Lines read are dropped;
+ *                              stderr is inherited.
  *   bench stamp                copy stdin to stdout, each line prefixed with
  *                              the milliseconds since start (startup profiles)
  *
@@ -231,7 +233,7 @@ static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 	}
 	hwm = hwm_kb(pid);
 	t_stop = now_ns();
-	kill(pid, stop_sig);
+	kill(pid, t_match < 0 ? SIGKILL : stop_sig);
 	/* Drain until the tracer closes its stdout, i.e. has exited. */
 	while ((n = read(fds[0], acc + len, sizeof(acc) - 1 - len)) > 0) {
 		len += n;

@@ -56,6 +56,83 @@ table() {
 			printf "%s: ksnoop -b fentry takes %sx, -b kprobe %sx as long as the reference ksnoop (target <= 0.8)\n",
 				sec, g(sec ".ratio_fentry_to_reference"), g(sec ".ratio_kprobe_to_reference")
 	}
+	# One target: label, measured value ("" when not measured), limit,
+	# and the direction ("<=" or ">=").
+	function tgt(label, val, op, lim,    ok) {
+		if (val == "" || val == "null") {
+			printf "  %-58s %9s   %s %-7s %s\n", label, "-", op, lim, "not measured"
+			return
+		}
+		ok = op == "<=" ? val + 0 <= lim + 0 : val + 0 >= lim + 0
+		printf "  %-58s %9s   %s %-7s %s\n", label, val, op, lim, ok ? "met" : "NOT met"
+	}
+	function ratio(a, b) {
+		return ((a in v) && (b in v) && v[b] + 0 != 0) ? sprintf("%.2f", v[a] / v[b]) : ""
+	}
+	function val(k) { return (k in v) ? v[k] : "" }
+	function targets(    s, b, pre, bt) {
+		printf "\nTargets (issue 18), this kernel:\n"
+		tgt("per call, trace -b fentry, paused: x the empty floor",
+			val("percall.ksnoop-fentry-paused.ratio_floor"), "<=", "3.0")
+		tgt("per call, trace -b fentry, paused: x the event floor",
+			ratio("percall.ksnoop-fentry-paused.ns_added", "percall.floor-events.ns_added"), "<=", "1.2")
+		if ("percall.ksnoop-fentry-paused.generated" in v)
+			tgt("burst of " g("percall.burst_calls") " calls: events not delivered",
+				val("percall.ksnoop-fentry-paused.shortfall"), "<=", "0")
+		tgt("per call, trace -b kprobe, paused: x the kprobe event floor",
+			val("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor"), "<=", "1.2")
+		split("startup startup_icount", ss, " ")
+		for (s = 1; s <= 2; s++) {
+			tgt(ss[s] ": -b fentry / the reference ksnoop",
+				val(ss[s] ".ratio_fentry_to_reference"), "<=", "0.8")
+			tgt(ss[s] ": -b kprobe / the reference ksnoop",
+				val(ss[s] ".ratio_kprobe_to_reference"), "<=", "0.8")
+			tgt(ss[s] ": -b fentry / bpftrace",
+				ratio(ss[s] ".ksnoop-fentry.first_event_ms", ss[s] ".bpftrace.first_event_ms"), "<=", "0.25")
+		}
+		for (key in v) {
+			if (key !~ /^attach\.auto\.n[0-9]+\.attach_ms$/)
+				continue
+			split(key, p, ".")
+			if (substr(p[3], 2) + 0 < 500)
+				continue
+			pre = "attach.auto." p[3]
+			bt = "attach.bpftrace." p[3]
+			if (v[pre ".multi"] + 0 > 0) {
+				tgt("attach " substr(p[3], 2) " named functions (kprobe.multi), s",
+					sprintf("%.1f", v[pre ".attach_ms"] / 1000), "<=", "20")
+				tgt("detach " substr(p[3], 2) " named functions (kprobe.multi), s",
+					sprintf("%.1f", v[pre ".detach_ms"] / 1000), "<=", "20")
+			} else if ((bt ".attach_ms") in v) {
+				tgt("attach " substr(p[3], 2) " functions: ksnoop auto / bpftrace",
+					ratio(pre ".attach_ms", bt ".attach_ms"), "<=", "1")
+			} else if ((bt ".budget_s") in v) {
+				# bpftrace had not attached when its time ran out: the
+				# ratio is at most the ksnoop time over that budget.
+				tgt(sprintf("attach %d: auto / bpftrace (none in %s s), at most",
+					substr(p[3], 2), v[bt ".budget_s"]),
+					sprintf("%.2f", v[pre ".attach_ms"] / 1000 / v[bt ".budget_s"]), "<=", "1")
+			}
+		}
+		if ("percall.ksnoop-fentry.rss_peak_kb" in v)
+			tgt("peak RSS of the default trace, MiB",
+				sprintf("%.1f", v["percall.ksnoop-fentry.rss_peak_kb"] / 1024), "<=", "20")
+		tgt("hist __do_sys_getppid(return): x the empty floor", val("agg.ksnoop-hist-ret.ratio_floor"), "<=", "1.5")
+		tgt("count __do_sys_getppid: x the empty floor", val("agg.ksnoop-count.ratio_floor"), "<=", "1.5")
+		if (("agg.ksnoop-kstack.ns_added" in v) && ("agg.floor.ns_added" in v)) {
+			bt = "-"
+			if ("agg.bpftrace-kstack.ns_added" in v)
+				bt = sprintf("%.0f", v["agg.bpftrace-kstack.ns_added"] - v["agg.floor.ns_added"])
+			printf "  %-58s %9.0f   (bpftrace @[kstack]: %s)\n",
+				"count --by kstack: added beyond the floor, insns",
+				v["agg.ksnoop-kstack.ns_added"] - v["agg.floor.ns_added"], bt
+		}
+		tgt("ktrace: added time / that of strace", val("ktrace.ratio_to_strace"), "<=", "0.025")
+		tgt("ktrace: bytes per syscall in the file", val("ktrace.bytes_per_syscall"), "<=", "96")
+		if ("boot_s.icount" in v || "boot_s.real" in v)
+			printf "  %-58s %9s   (the whole run: at most 30 min)\n", "host seconds: icount boot, real-time boot",
+				g("boot_s.icount") ", " g("boot_s.real")
+	}
 	function hdr() {
 		printf "%-15s %8s %8s %7s %17s %6s %9s %9s %8s %10s\n", "", "ns/call", "added",
 			"x floor", "delivered/gen.", "drops", "shortfall", "start ms", "RSS MiB", "consumer/s"
@@ -77,6 +154,8 @@ table() {
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i], ks[i], g("startup." ks[i] ".first_event_ms"))
 			printf "Reader paused (SIGSTOP) during the loop: the BPF side alone, and the ring\n"
+			if ("percall.burst_calls" in v)
+				printf "(ksnoop-fentry and bpftrace: a burst of %s calls)\n", g("percall.burst_calls")
 			hdr()
 			row("percall", "floor", "empty floor", "-")
 			row("percall", "floor-events", "event floor", "-")
@@ -161,9 +240,14 @@ table() {
 			printf "%-10s %8s %10s %10s  (ksnoop count acpi_ut_*)\n", "ksnoop",
 				g("attach.count_glob.functions"), g("attach.count_glob.ksnoop_attach_ms"),
 				g("attach.count_glob.ksnoop_detach_ms")
-			printf "%-10s %8s %10s %10s  (bpftrace count() on kprobe:acpi_ut_*)\n", "bpftrace",
-				g("attach.count_glob.functions"), g("attach.count_glob.bpftrace_attach_ms"),
-				g("attach.count_glob.bpftrace_detach_ms")
+			if (v["attach.count_glob.bpftrace_attach_ms"] + 0 < 0)
+				printf "%-10s %8s %10s  (bpftrace count() on kprobe:acpi_ut_*: not attached within %s s)\n",
+					"bpftrace", g("attach.count_glob.functions"), "-",
+					g("attach.count_glob.bpftrace_budget_s")
+			else
+				printf "%-10s %8s %10s %10s  (bpftrace count() on kprobe:acpi_ut_*)\n", "bpftrace",
+					g("attach.count_glob.functions"), g("attach.count_glob.bpftrace_attach_ms"),
+					g("attach.count_glob.bpftrace_detach_ms")
 		}
 		if ("ktrace.plain_s" in v) {
 			printf "\nktrace: dd if=/dev/zero of=/dev/null bs=1 count=%s, seconds\n", g("ktrace.dd_count")
@@ -178,6 +262,7 @@ table() {
 			printf "added overhead ktrace/strace = %s (target <= 1/40 = 0.025)\n",
 				g("ktrace.ratio_to_strace")
 		}
+		targets()
 		for (key in v)
 			if (key ~ /\.error$/ && key !~ /^attach/)
 				printf "error: %s %s\n", key, v[key]

@@ -5,7 +5,8 @@
 #
 #   KERNELS="6.1 6.12"   kernels to run, one VM boot each
 #   BENCH_ICOUNT=0       every section in real time (see below)
-#   BENCH_SECTIONS, BENCH_CALLS, BENCH_ROUNDS, BENCH_ATTACH, BENCH_BEFORE, BENCH_REF,
+#   BENCH_SECTIONS, BENCH_CALLS, BENCH_BURST, BENCH_ROUNDS, BENCH_STARTUP_ROUNDS,
+#   BENCH_ATTACH, BENCH_FENTRY_MAX, BENCH_BPFTRACE_S, BENCH_BEFORE, BENCH_REF,
 #   BENCH_KTRACE_COUNT:  see guest.sh
 #   VM_EXEC              the VM runner (default tests/vm/vm-exec.sh)
 #   BENCH_OUT            output directory (default build)
@@ -23,7 +24,8 @@ KERNELS=${KERNELS:-6.1 6.12}
 OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
-for v in BENCH_CALLS BENCH_ROUNDS BENCH_STARTUP_ROUNDS BENCH_ATTACH BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT; do
+for v in BENCH_CALLS BENCH_BURST BENCH_ROUNDS BENCH_STARTUP_ROUNDS BENCH_ATTACH BENCH_FENTRY_MAX \
+	BENCH_BPFTRACE_S BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 
@@ -59,18 +61,22 @@ boot() { # KERNEL ICOUNT SECTIONS
 }
 
 rc=0
+t_start=$(date +%s)
 for k in $KERNELS; do
 	echo "bench: kernel $k" >&2
 	: >"$OUT/bench-$k.txt"
 	for mode in 1 0; do
 		secs=$([ $mode = 1 ] && echo $ICOUNT_SECTIONS || echo $PLAIN_SECTIONS)
 		[ -n "$secs" ] || continue
+		t0=$(date +%s)
 		boot "$k" $mode "$secs" >>"$OUT/bench-$k.txt" || {
 			echo "Error: the benchmark failed on $k ($secs)" >&2
 			rc=1
 		}
+		echo "R boot_s.$([ $mode = 1 ] && echo icount || echo real) $(($(date +%s) - t0))" >>"$OUT/bench-$k.txt"
 	done
 done
+total_s=$(($(date +%s) - t_start))
 
 for k in $KERNELS; do
 	[ -s "$OUT/bench-$k.txt" ] && "$HERE/report.sh" table "$k" "$OUT/bench-$k.txt"
@@ -84,4 +90,6 @@ if [ ${#args[@]} -gt 0 ]; then
 		mv "$OUT/bench.json.tmp" "$OUT/bench.json" &&
 		echo "bench: wrote $OUT/bench.json" >&2
 fi
+printf '\nmake bench: %d min %d s of host time for kernels %s (target: at most 30 min for both, every section)\n' \
+	$((total_s / 60)) $((total_s % 60)) "$KERNELS"
 exit $rc

@@ -16,9 +16,9 @@
  *                              RSS, stop it with SIGINT (-k: SIGKILL, for a
  *                              tracer that would drain a flood first) and
  *                              time its exit. A CMD that never printed MATCH
- *                              gets SIGKILL: bpftrace does not act on SIGINT
- *                              while it attaches. Lines read are dropped;
- *                              stderr is inherited.
+ *                              gets SIGKILL (bpftrace does not act on SIGINT
+ *                              while it attaches) and 10 s to exit. Lines
+ *                              read are dropped; stderr is inherited.
  *   bench stamp                copy stdin to stdout, each line prefixed with
  *                              the milliseconds since start (startup profiles)
  *
@@ -33,6 +33,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,21 @@ static int scan(char *acc, size_t *len, size_t cap, const char *match, long *lin
 	return found;
 }
 
+#define KILL_WAIT_S 10
+
+/* waitpid, giving up at deadline (ns; -1: never). */
+static bool reap(pid_t pid, int *status, long long deadline)
+{
+	if (deadline < 0)
+		return waitpid(pid, status, 0) == pid;
+	while (waitpid(pid, status, WNOHANG) != pid) {
+		if (now_ns() >= deadline)
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
 static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 {
 	static char acc[1 << 16];
@@ -234,12 +250,28 @@ static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 	hwm = hwm_kb(pid);
 	t_stop = now_ns();
 	kill(pid, t_match < 0 ? SIGKILL : stop_sig);
-	/* Drain until the tracer closes its stdout, i.e. has exited. */
-	while ((n = read(fds[0], acc + len, sizeof(acc) - 1 - len)) > 0) {
+	/*
+	 * Drain until the tracer closes its stdout, i.e. has exited. One that
+	 * never became ready gets KILL_WAIT_S: bpftrace stuck in the kernel
+	 * registering kprobes, or a child of it holding the pipe, would
+	 * otherwise hold the whole run; its stop time is then unknown (-1).
+	 */
+	deadline = t_match < 0 ? now_ns() + KILL_WAIT_S * 1000000000LL : -1;
+	while (deadline < 0 || now_ns() < deadline) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fds[0], acc + len, sizeof(acc) - 1 - len);
+		if (n <= 0)
+			break;
 		len += n;
 		scan(acc, &len, sizeof(acc), NULL, &lines);
 	}
-	waitpid(pid, &status, 0);
+	if (!reap(pid, &status, deadline)) {
+		printf("match_ms=-1.0 hwm_kb=%ld stop_ms=-1.0 rc=-1 lines=%ld\n", hwm, lines);
+		return 0;
+	}
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	printf("match_ms=%.1f hwm_kb=%ld stop_ms=%.1f rc=%d lines=%ld\n",
 	       t_match < 0 ? -1.0 : (t_match - t0) / 1e6, hwm, (now_ns() - t_stop) / 1e6, rc,

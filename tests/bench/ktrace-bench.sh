@@ -5,20 +5,30 @@
 #
 # Times `dd if=/dev/zero of=/dev/null bs=1 count=N` (two syscalls per byte)
 # plain, under `strace -f -o /dev/null` and under `ktrace -t c`, each the
-# best of RUNS, and prints the added overheads, their ratio and the trace
-# file's bytes per syscall (CALL + RET). The targets (issue 18): a ratio of
-# at most 1/40 and at most 96 bytes per syscall. KTRACE_BENCH_COUNT (200000),
-# KTRACE_BENCH_RUNS (3) and KTRACE_BENCH_STRACE_RUNS (1) tune it.
+# best of RUNS, and prints the time each adds per syscall, their ratio and
+# the trace file's bytes per syscall (CALL + RET). The targets (issue 18):
+# a ratio of at most 1/40 and at most 96 bytes per syscall.
+# KTRACE_BENCH_COUNT (200000), KTRACE_BENCH_RUNS (3) and
+# KTRACE_BENCH_STRACE_RUNS (1) tune it; KTRACE_BENCH_STRACE_COUNT (the same
+# count) runs strace over fewer bytes, as ptrace's cost per syscall does
+# not depend on how many there are and 4M syscalls under strace take
+# minutes. KTRACE_BENCH_KEYS=1 adds "= KEY VALUE" lines for make bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 count=${KTRACE_BENCH_COUNT:-200000}
+strace_count=${KTRACE_BENCH_STRACE_COUNT:-$count}
 runs=${KTRACE_BENCH_RUNS:-3}
 strace_runs=${KTRACE_BENCH_STRACE_RUNS:-1}
 work=$(mktemp -d /tmp/ktrace-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 DD=(dd if=/dev/zero of=/dev/null bs=1 count="$count")
+SDD=(dd if=/dev/zero of=/dev/null bs=1 count="$strace_count")
+
+key() { [ "${KTRACE_BENCH_KEYS:-0}" != 1 ] || echo "= $1 $2"; }
+# ns added per syscall: WALL - PLAIN over 2 * COUNT syscalls.
+per_syscall() { awk -v w="$1" -v p="$2" -v n="$3" 'BEGIN { printf "%.0f", (w - p) * 1e9 / (2 * n) }'; }
 
 # Best wall time of N runs of a command, in seconds.
 best_of() {
@@ -43,33 +53,48 @@ ktrace_dd() {
 
 make -s ksnoop >/dev/null
 echo "ktrace overhead: ${DD[*]} ($((2 * count)) syscalls), best of $runs"
+key dd_count "$count"
 plain=$(best_of "$runs" "${DD[@]}")
 printf '  %-22s %8.3f s\n' "plain" "$plain"
-
-if command -v strace >/dev/null; then
-	st=$(best_of "$strace_runs" strace -f -o /dev/null "${DD[@]}")
-	printf '  %-22s %8.3f s  (+%.3f s)\n' "strace -f -o /dev/null" "$st" \
-		"$(awk -v a="$st" -v b="$plain" 'BEGIN { print a - b }')"
-else
-	st=""
-	echo "  strace                 not installed"
-fi
+key plain_s "$plain"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "  ktrace -t c            needs root"
 	exit 0
 fi
 kt=$(best_of "$runs" ktrace_dd)
-printf '  %-22s %8.3f s  (+%.3f s)\n' "ktrace -t c" "$kt" \
-	"$(awk -v a="$kt" -v b="$plain" 'BEGIN { print a - b }')"
+kns=$(per_syscall "$kt" "$plain" "$count")
+printf '  %-22s %8.3f s  (+%.3f s, %s ns a syscall)\n' "ktrace -t c" "$kt" \
+	"$(awk -v a="$kt" -v b="$plain" 'BEGIN { print a - b }')" "$kns"
+key ktrace_s "$kt"
+key ktrace_ns_per_syscall "$kns"
 bytes=$(stat -c %s "$work/bench.out")
+records=$(./ksnoop kdump -f "$work/bench.out" | wc -l)
 printf '  %-22s %8s records, %s bytes, %s bytes per syscall (target <= 96)\n' "trace file" \
-	"$(./ksnoop kdump -f "$work/bench.out" | wc -l)" "$bytes" \
-	"$(awk -v b="$bytes" -v n="$((2 * count))" 'BEGIN { printf "%.1f", b / n }')"
-if [ -n "$st" ]; then
-	awk -v p="$plain" -v s="$st" -v k="$kt" 'BEGIN {
-		r = (s - p > 0) ? (k - p) / (s - p) : 0
-		inv = (r > 0) ? 1 / r : 0
-		printf "  added overhead ktrace/strace = %.4f (1/%.0f; target <= 1/40)\n", r, inv
-	}'
+	"$records" "$bytes" "$(awk -v b="$bytes" -v n="$((2 * count))" 'BEGIN { printf "%.1f", b / n }')"
+key records "$records"
+key bytes_per_syscall "$(awk -v b="$bytes" -v n="$((2 * count))" 'BEGIN { printf "%.1f", b / n }')"
+
+if ! command -v strace >/dev/null; then
+	echo "  strace                 not installed"
+	exit 0
 fi
+splain=$plain
+if [ "$strace_count" != "$count" ]; then
+	echo "strace over ${SDD[*]} ($((2 * strace_count)) syscalls)"
+	splain=$(best_of "$runs" "${SDD[@]}")
+	printf '  %-22s %8.3f s\n' "plain" "$splain"
+fi
+st=$(best_of "$strace_runs" strace -f -o /dev/null "${SDD[@]}")
+sns=$(per_syscall "$st" "$splain" "$strace_count")
+printf '  %-22s %8.3f s  (+%.3f s, %s ns a syscall)\n' "strace -f -o /dev/null" "$st" \
+	"$(awk -v a="$st" -v b="$splain" 'BEGIN { print a - b }')" "$sns"
+key strace_dd_count "$strace_count"
+key strace_s "$st"
+key strace_ns_per_syscall "$sns"
+awk -v s="$sns" -v k="$kns" 'BEGIN {
+	r = (s > 0) ? k / s : 0
+	printf "  added per syscall, ktrace/strace = %.4f (1/%.0f; target <= 1/40)\n", r, r > 0 ? 1 / r : 0
+	if (ENVIRON["KTRACE_BENCH_KEYS"] == 1)
+		printf "= ratio_to_strace %.4f\n", r
+}'

@@ -8,6 +8,9 @@
 #   BENCH_SECTIONS, BENCH_CALLS, BENCH_BURST, BENCH_ROUNDS, BENCH_STARTUP_ROUNDS,
 #   BENCH_ATTACH, BENCH_FENTRY_MAX, BENCH_BPFTRACE_S, BENCH_BEFORE, BENCH_REF,
 #   BENCH_KTRACE_COUNT:  see guest.sh
+#   BENCH_HOST=0         no ktrace row on this host; BENCH_HOST_KTRACE_COUNT is dd's
+#                        byte count there (2000000: the 4M syscalls),
+#                        BENCH_HOST_STRACE_COUNT under strace (200000)
 #   VM_EXEC              the VM runner (default tests/vm/vm-exec.sh)
 #   BENCH_OUT            output directory (default build)
 #
@@ -25,7 +28,7 @@ OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
 for v in BENCH_CALLS BENCH_BURST BENCH_ROUNDS BENCH_STARTUP_ROUNDS BENCH_ATTACH BENCH_FENTRY_MAX \
-	BENCH_BPFTRACE_S BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT; do
+	BENCH_BPFTRACE_S BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT BENCH_KTRACE_STRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 
@@ -43,7 +46,7 @@ mkdir -p "$OUT"
 # them in the ordinary one.
 # Instruction counts do not vary: one round is enough unless asked.
 ROUNDS1=$([ -z "${BENCH_ROUNDS:-}" ] && echo 1)
-ALL_SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom predicate startup_icount startup throughput attach countglob ktrace}
+ALL_SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom predicate startup_icount startup throughput ktrace attach countglob}
 ICOUNT_SECTIONS=
 PLAIN_SECTIONS=
 for s in $ALL_SECTIONS; do
@@ -76,14 +79,33 @@ for k in $KERNELS; do
 		echo "R boot_s.$([ $mode = 1 ] && echo icount || echo real) $(($(date +%s) - t0))" >>"$OUT/bench-$k.txt"
 	done
 done
+
+# ktrace against strace on this host too (BENCH_HOST=0: not): its
+# target is the host's figure, where ptrace and the BPF tracepoints run
+# at native speed. Only that section: the host cannot trace functions.
+HOST_FILE=
+if [ "${BENCH_HOST:-1}" = 1 ] && [[ " $ALL_SECTIONS " == *" ktrace "* ]]; then
+	if [ "$(id -u)" = 0 ] && ./ksnoop ktrace -h >/dev/null 2>&1; then
+		echo "bench: host, ktrace" >&2
+		HOST_FILE=$OUT/bench-host.txt
+		t0=$(date +%s)
+		BENCH_SECTIONS=ktrace BENCH_KTRACE_COUNT=${BENCH_HOST_KTRACE_COUNT:-2000000} \
+			BENCH_KTRACE_STRACE_COUNT=${BENCH_HOST_STRACE_COUNT:-200000} \
+			"$HERE/guest.sh" >"$HOST_FILE" || rc=1
+		echo "R boot_s.host $(($(date +%s) - t0))" >>"$HOST_FILE"
+	else
+		echo "bench: host: ktrace needs root and BPF here; its host row is left out" >&2
+	fi
+fi
 total_s=$(($(date +%s) - t_start))
 
-for k in $KERNELS; do
-	[ -s "$OUT/bench-$k.txt" ] && "$HERE/report.sh" table "$k" "$OUT/bench-$k.txt"
-done
 args=()
 for k in $KERNELS; do
 	[ -s "$OUT/bench-$k.txt" ] && args+=("$k" "$OUT/bench-$k.txt")
+done
+[ -n "$HOST_FILE" ] && [ -s "$HOST_FILE" ] && args+=(host "$HOST_FILE")
+for ((i = 0; i < ${#args[@]}; i += 2)); do
+	"$HERE/report.sh" table "${args[i]}" "${args[i + 1]}"
 done
 if [ ${#args[@]} -gt 0 ]; then
 	"$HERE/report.sh" json "${args[@]}" >"$OUT/bench.json.tmp" &&

@@ -196,6 +196,29 @@ static int scan(char *acc, size_t *len, size_t cap, const char *match, long *lin
 
 #define KILL_WAIT_S 10
 
+/*
+ * Read fd's lines into acc until a line contains match (true), or until
+ * EOF or deadline (ns; -1: none) when match is NULL or never seen.
+ */
+static bool read_lines(int fd, char *acc, size_t *len, size_t cap, const char *match, long *lines,
+		       long long deadline)
+{
+	while (deadline < 0 || now_ns() < deadline) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, acc + *len, cap - 1 - *len);
+		if (n <= 0)
+			break;
+		*len += n;
+		if (scan(acc, len, cap, match, lines) && match)
+			return true;
+	}
+	return false;
+}
+
 /* waitpid, giving up at deadline (ns; -1: never). */
 static bool reap(pid_t pid, int *status, long long deadline)
 {
@@ -217,7 +240,6 @@ static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 	size_t len = 0;
 	int fds[2], status = 0, rc;
 	pid_t pid;
-	ssize_t n;
 
 	if (pipe(fds))
 		return 1;
@@ -235,18 +257,8 @@ static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 	}
 	close(fds[1]);
 	deadline = t0 + timeout * 1000000000LL;
-	while (t_match < 0 && now_ns() < deadline) {
-		struct pollfd p = { .fd = fds[0], .events = POLLIN };
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = read(fds[0], acc + len, sizeof(acc) - 1 - len);
-		if (n <= 0)
-			break;
-		len += n;
-		if (scan(acc, &len, sizeof(acc), match, &lines))
-			t_match = now_ns();
-	}
+	if (read_lines(fds[0], acc, &len, sizeof(acc), match, &lines, deadline))
+		t_match = now_ns();
 	hwm = hwm_kb(pid);
 	t_stop = now_ns();
 	kill(pid, t_match < 0 ? SIGKILL : stop_sig);
@@ -257,17 +269,7 @@ static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 	 * otherwise hold the whole run; its stop time is then unknown (-1).
 	 */
 	deadline = t_match < 0 ? now_ns() + KILL_WAIT_S * 1000000000LL : -1;
-	while (deadline < 0 || now_ns() < deadline) {
-		struct pollfd p = { .fd = fds[0], .events = POLLIN };
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = read(fds[0], acc + len, sizeof(acc) - 1 - len);
-		if (n <= 0)
-			break;
-		len += n;
-		scan(acc, &len, sizeof(acc), NULL, &lines);
-	}
+	read_lines(fds[0], acc, &len, sizeof(acc), NULL, &lines, deadline);
 	if (!reap(pid, &status, deadline)) {
 		printf("match_ms=-1.0 hwm_kb=%ld stop_ms=-1.0 rc=-1 lines=%ld\n", hwm, lines);
 		return 0;

@@ -64,8 +64,10 @@ table() {
 		ok = op == "<=" ? val + 0 <= lim + 0 : val + 0 >= lim + 0
 		printf "  %-58s %9s   %s %-7s %s\n", label, val, op, lim, ok ? "met" : "NOT met"
 	}
-	function ratio(a, b) {
-		return ((a in v) && (b in v) && v[b] + 0 != 0) ? sprintf("%.2f", v[a] / v[b]) : ""
+	function ratio(a, b, digits) {
+		if (digits == "")
+			digits = 2
+		return ((a in v) && (b in v) && v[b] + 0 != 0) ? sprintf("%." digits "f", v[a] / v[b]) : ""
 	}
 	function val(k) { return (k in v) ? v[k] : "" }
 	function targets(    s, b, pre, bt) {
@@ -125,7 +127,7 @@ table() {
 				"count --by kstack: added beyond the floor, insns",
 				v["agg.ksnoop-kstack.ns_added"] - v["agg.floor.ns_added"], bt
 		}
-		tgt("ktrace: added per syscall, over that of strace", val("ktrace.ratio_to_strace"), "<=", "0.025")
+		tgt("ktrace: added per syscall, over that of strace", ratio("ktrace.ktrace_ns_per_syscall", "ktrace.strace_ns_per_syscall", 4), "<=", "0.025")
 		tgt("ktrace: bytes per syscall in the file", val("ktrace.bytes_per_syscall"), "<=", "96")
 		if ("boot_s.host" in v)
 			printf "  %-58s %9s\n", "host seconds of this part", g("boot_s.host")
@@ -259,7 +261,7 @@ table() {
 			printf "%-24s %9s %12s   (count=%s)\n", "strace -f -o /dev/null", g("ktrace.strace_s"),
 				g("ktrace.strace_ns_per_syscall"), g("ktrace.strace_dd_count")
 			printf "added per syscall, ktrace/strace = %s (target <= 1/40 = 0.025)\n",
-				g("ktrace.ratio_to_strace")
+				ratio("ktrace.ktrace_ns_per_syscall", "ktrace.strace_ns_per_syscall", 4)
 		}
 		targets()
 		for (key in v)

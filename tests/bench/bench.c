@@ -10,14 +10,15 @@
  *   bench udp-send BYTES N     N loopback UDP datagrams of BYTES, timed
  *   bench spin SECONDS [PAUSE_US]  getppid() in a loop for SECONDS (background
  *                              load); with PAUSE_US, one call per pause
- *   bench run [-k] TIMEOUT MATCH -- CMD [ARG...]
+ *   bench run [-k] [-w STOP_WAIT] TIMEOUT MATCH -- CMD [ARG...]
  *                              spawn CMD with stdout on a pipe, time until a
  *                              line containing MATCH appears, sample its peak
  *                              RSS, stop it with SIGINT (-k: SIGKILL, for a
  *                              tracer that would drain a flood first) and
  *                              time its exit. A CMD that never printed MATCH
  *                              gets SIGKILL (bpftrace does not act on SIGINT
- *                              while it attaches) and 10 s to exit. Lines
+ *                              while it attaches) and 10 s to exit; one
+ *                              that did, STOP_WAIT seconds if given. Lines
  *                              read are dropped; stderr is inherited.
  *   bench stamp                copy stdin to stdout, each line prefixed with
  *                              the milliseconds since start (startup profiles)
@@ -232,7 +233,7 @@ static bool reap(pid_t pid, int *status, long long deadline)
 	return true;
 }
 
-static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
+static int do_run(long timeout, const char *match, char **cmd, int stop_sig, long stop_wait)
 {
 	static char acc[1 << 16];
 	long long t0, deadline, t_match = -1, t_stop;
@@ -264,14 +265,19 @@ static int do_run(long timeout, const char *match, char **cmd, int stop_sig)
 	kill(pid, t_match < 0 ? SIGKILL : stop_sig);
 	/*
 	 * Drain until the tracer closes its stdout, i.e. has exited. One that
-	 * never became ready gets KILL_WAIT_S: bpftrace stuck in the kernel
-	 * registering kprobes, or a child of it holding the pipe, would
-	 * otherwise hold the whole run; its stop time is then unknown (-1).
+	 * never became ready gets KILL_WAIT_S, one that did -w's seconds if
+	 * given: bpftrace stuck in the kernel with its kprobes, or a child of
+	 * it holding the pipe, would otherwise hold the whole run. It is then
+	 * killed, and its stop time is unknown (-1).
 	 */
-	deadline = t_match < 0 ? now_ns() + KILL_WAIT_S * 1000000000LL : -1;
+	if (t_match < 0)
+		stop_wait = KILL_WAIT_S;
+	deadline = stop_wait < 0 ? -1 : now_ns() + stop_wait * 1000000000LL;
 	read_lines(fds[0], acc, &len, sizeof(acc), NULL, &lines, deadline);
 	if (!reap(pid, &status, deadline)) {
-		printf("match_ms=-1.0 hwm_kb=%ld stop_ms=-1.0 rc=-1 lines=%ld\n", hwm, lines);
+		kill(pid, SIGKILL);
+		printf("match_ms=%.1f hwm_kb=%ld stop_ms=-1.0 rc=-1 lines=%ld\n",
+		       t_match < 0 ? -1.0 : (t_match - t0) / 1e6, hwm, lines);
 		return 0;
 	}
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -294,9 +300,29 @@ static int do_stamp(void)
 static int usage(void)
 {
 	fputs("usage: bench { getppid N | write-null N EVERY | udp-send BYTES N | spin SECONDS [PAUSE_US] |\n"
-	      "               run [-k] TIMEOUT MATCH -- CMD [ARG...] | stamp }\n",
+	      "               run [-k] [-w STOP_WAIT] TIMEOUT MATCH -- CMD [ARG...] | stamp }\n",
 	      stderr);
 	return 2;
+}
+
+/* run [-k] [-w STOP_WAIT] TIMEOUT MATCH -- CMD... */
+static int run_main(int argc, char **argv)
+{
+	int stop_sig = SIGINT, i = 0;
+	long timeout, stop_wait = -1;
+
+	for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-k"))
+			stop_sig = SIGKILL;
+		else if (!strcmp(argv[i], "-w") && i + 1 < argc &&
+			 !parse_long(argv[i + 1], 1, 3600, &stop_wait))
+			i++;
+		else
+			return usage();
+	}
+	if (argc - i < 4 || strcmp(argv[i + 2], "--") || parse_long(argv[i], 1, 3600, &timeout))
+		return usage();
+	return do_run(timeout, argv[i + 1], argv + i + 3, stop_sig, stop_wait);
 }
 
 int main(int argc, char **argv)
@@ -330,16 +356,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return do_stamp();
-	if (!strcmp(argv[1], "run") && argc >= 7 && !strcmp(argv[2], "-k") &&
-	    !strcmp(argv[5], "--")) {
-		if (parse_long(argv[3], 1, 3600, &a))
-			return 2;
-		return do_run(a, argv[4], argv + 6, SIGKILL);
-	}
-	if (!strcmp(argv[1], "run") && argc >= 6 && !strcmp(argv[4], "--")) {
-		if (parse_long(argv[2], 1, 3600, &a))
-			return 2;
-		return do_run(a, argv[3], argv + 5, SIGINT);
-	}
+	if (!strcmp(argv[1], "run"))
+		return run_main(argc - 2, argv + 2);
 	return usage();
 }

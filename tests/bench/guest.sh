@@ -582,7 +582,7 @@ attach_bpftrace_row() {
 	budget=$(bpftrace_budget_s)
 	prog="$(printf 'kprobe:%s,' "$@")"
 	prog="${prog%,} { @[probe] = count(); } BEGIN { printf(\"READY\\n\"); }"
-	line=$(timeout $((budget + 120)) $BENCH run "$budget" 'READY' -- bpftrace -e "$prog")
+	line=$(timeout $((budget + 120)) $BENCH run -w 60 "$budget" 'READY' -- bpftrace -e "$prog")
 	log "attach $key: $line"
 	result "$key.budget_s" "$budget"
 	ms=$(field match_ms "$line")
@@ -646,7 +646,7 @@ attach_count_glob() {
 	slowest_attach "$(field match_ms "$line")"
 	budget=$(bpftrace_budget_s)
 	result attach.count_glob.bpftrace_budget_s "$budget"
-	line=$(timeout $((budget + 120)) $BENCH run "$budget" 'READY' -- bpftrace -e "kprobe:$pat { @[probe] = count(); } BEGIN { printf(\"READY\\n\"); }")
+	line=$(timeout $((budget + 120)) $BENCH run -w 60 "$budget" 'READY' -- bpftrace -e "kprobe:$pat { @[probe] = count(); } BEGIN { printf(\"READY\\n\"); }")
 	log "attach bpftrace count $pat: $line"
 	result attach.count_glob.bpftrace_attach_ms "$(field match_ms "$line")"
 	result attach.count_glob.bpftrace_detach_ms "$(field stop_ms "$line")"

@@ -640,8 +640,8 @@ attach_count_glob() {
 	log "attach count $pat: $line"
 	result attach.count_glob.ksnoop_attach_ms "$(field match_ms "$line")"
 	result attach.count_glob.ksnoop_detach_ms "$(field stop_ms "$line")"
-	# bpftrace 0.17 attaches a glob's kprobes one by one: under TCG it had
-	# not attached 150 of them after 9 minutes.
+	# bpftrace 0.17 attaches a glob's kprobes one by one (7 to 9 s for
+	# these under TCG); it gets the attach section's deadline.
 	reset_slowest
 	slowest_attach "$(field match_ms "$line")"
 	budget=$(bpftrace_budget_s)

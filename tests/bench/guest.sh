@@ -25,7 +25,9 @@
 #                   the glob (default: 1.25 times ksnoop's slowest attach
 #                   of the same functions, at least 30 s)
 #   BENCH_KTRACE_COUNT  bytes dd copies in the ktrace section (100000);
-#                   BENCH_KTRACE_STRACE_COUNT under strace (the same)
+#                   BENCH_KTRACE_STRACE_COUNT under strace (20000: ptrace
+#                   costs the same per syscall at any count, 240 us of
+#                   real time under TCG)
 #   BENCH_BEFORE    another ksnoop binary (e.g. before a change), measured
 #                   as "ksnoop-before" (fentry, text) beside the others
 #   BENCH_REF       the reference ksnoop for the start-up row (default
@@ -45,7 +47,7 @@ BEFORE=${BENCH_BEFORE:-}
 REF=${BENCH_REF:-/var/cache/ksnoop/libbpf-tools/usr/sbin/ksnoop}
 [ -x "$REF" ] || REF=
 KTRACE_COUNT=${BENCH_KTRACE_COUNT:-100000}
-KTRACE_STRACE_COUNT=${BENCH_KTRACE_STRACE_COUNT:-}
+KTRACE_STRACE_COUNT=${BENCH_KTRACE_STRACE_COUNT:-20000}
 
 KSNOOP=./ksnoop
 BENCH=build/bench/bench
@@ -692,7 +694,7 @@ section_ktrace() {
 		result ktrace.available false
 		return
 	fi
-	out=$(KTRACE_BENCH_COUNT=$KTRACE_COUNT KTRACE_BENCH_STRACE_COUNT=${KTRACE_STRACE_COUNT:-$KTRACE_COUNT} \
+	out=$(KTRACE_BENCH_COUNT=$KTRACE_COUNT KTRACE_BENCH_STRACE_COUNT=$KTRACE_STRACE_COUNT \
 		KTRACE_BENCH_RUNS=1 KTRACE_BENCH_KEYS=1 timeout 3600 tests/bench/ktrace-bench.sh 2>&1)
 	log "$(grep -v '^= ' <<<"$out")"
 	while read -r k v; do

@@ -95,6 +95,4 @@ key strace_ns_per_syscall "$sns"
 awk -v s="$sns" -v k="$kns" 'BEGIN {
 	r = (s > 0) ? k / s : 0
 	printf "  added per syscall, ktrace/strace = %.4f (1/%.0f; target <= 1/40)\n", r, (r > 0 ? 1 / r : 0)
-	if (ENVIRON["KTRACE_BENCH_KEYS"] == 1)
-		printf "= ratio_to_strace %.4f\n", r
 }'

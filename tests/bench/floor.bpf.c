@@ -6,7 +6,9 @@
  * each side also sends a 48-byte record (time, pid, CPU, return value)
  * through a ring buffer nobody reads: the least a tracer that delivers an
  * event at entry and at return can add. The kprobe/kretprobe pair is the
- * same for tracers on kprobes (floor --kprobe).
+ * same for tracers on kprobes (floor --kprobe). With dump_bytes, the entry
+ * record also holds that many bytes read from where the first argument
+ * points (floor --dump N): the least a tracer that dumps a struct can add.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +17,9 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool with_events;
+const volatile __u32 dump_bytes; /* at most FLOOR_DUMP_MAX */
+
+#define FLOOR_DUMP_MAX 256
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -31,12 +36,16 @@ struct floor_rec {
 	__u64 spare[2];
 };
 
-static __always_inline void emit(__u32 kind, __u64 val)
+/* A dump at entry; at return, ptr is 0 and the record stays small. */
+static __always_inline void emit(__u32 kind, __u64 val, __u64 ptr)
 {
-	struct floor_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	__u32 dump = ptr && dump_bytes <= FLOOR_DUMP_MAX ? dump_bytes : 0;
+	struct floor_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r) + dump, 0);
 
 	if (!r)
 		return;
+	if (dump)
+		bpf_probe_read_kernel(r + 1, dump, (void *)ptr);
 	r->ts = bpf_ktime_get_ns();
 	r->val = val;
 	r->pid = (__u32)bpf_get_current_pid_tgid();
@@ -49,7 +58,7 @@ SEC("fentry")
 int BPF_PROG(floor_entry)
 {
 	if (with_events)
-		emit(1, 0);
+		emit(1, 0, ctx[0]);
 	return 0;
 }
 
@@ -60,7 +69,7 @@ int BPF_PROG(floor_exit)
 
 	if (with_events) {
 		bpf_get_func_ret(ctx, &ret);
-		emit(2, ret);
+		emit(2, ret, 0);
 	}
 	return 0;
 }
@@ -69,7 +78,7 @@ SEC("kprobe")
 int BPF_KPROBE(floor_kentry)
 {
 	if (with_events)
-		emit(1, 0);
+		emit(1, 0, PT_REGS_PARM1(ctx));
 	return 0;
 }
 
@@ -77,6 +86,6 @@ SEC("kretprobe")
 int BPF_KRETPROBE(floor_kexit, long ret)
 {
 	if (with_events)
-		emit(2, ret);
+		emit(2, ret, 0);
 	return 0;
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * floor [--kprobe] [--events] FUNC: attach the fentry/fexit pair of
- * tests/bench/floor.bpf.c to FUNC, or with --kprobe its kprobe/kretprobe
- * pair (empty, or with --events sending a small record from each side),
- * print "ready", and stay attached until SIGINT or SIGTERM.
+ * floor [--kprobe] [--events] [--dump N] FUNC: attach the fentry/fexit
+ * pair of tests/bench/floor.bpf.c to FUNC, or with --kprobe its
+ * kprobe/kretprobe pair (empty, or with --events sending a small record
+ * from each side, the entry one with N bytes read where the first
+ * argument points), print "ready", and stay attached until SIGINT or
+ * SIGTERM.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,19 +52,27 @@ int main(int argc, char **argv)
 {
 	struct bpf_link *links[2] = { NULL, NULL };
 	bool events = false, kprobe = false;
+	unsigned long dump = 0;
 	struct floor_bpf *skel;
+	char *end;
 	int i, err;
 
 	for (i = 1; i < argc - 1; i++) {
-		if (!strcmp(argv[i], "--events"))
+		if (!strcmp(argv[i], "--events")) {
 			events = true;
-		else if (!strcmp(argv[i], "--kprobe"))
+		} else if (!strcmp(argv[i], "--kprobe")) {
 			kprobe = true;
-		else
+		} else if (!strcmp(argv[i], "--dump") && i + 2 < argc) {
+			errno = 0;
+			dump = strtoul(argv[++i], &end, 10);
+			if (errno || *end || dump > 256)
+				break;
+		} else {
 			break;
+		}
 	}
 	if (i != argc - 1) {
-		fputs("usage: floor [--kprobe] [--events] FUNC\n", stderr);
+		fputs("usage: floor [--kprobe] [--events [--dump N<=256]] FUNC\n", stderr);
 		return 2;
 	}
 	signal(SIGINT, on_signal);
@@ -70,6 +81,7 @@ int main(int argc, char **argv)
 	if (!skel)
 		return 1;
 	skel->rodata->with_events = events;
+	skel->rodata->dump_bytes = dump;
 	/* Room for a 100,000-call burst of two records each, never read. */
 	err = (events ? bpf_map__set_max_entries(skel->maps.events, 32 << 20) : 0) ?:
 	      choose(skel, kprobe, argv[i]) ?: floor_bpf__load(skel) ?:

@@ -154,6 +154,12 @@ field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 # ----------------------------------------------------------------------
 # Per-call overhead on __do_sys_getppid.
 
+# What the default trace of __do_sys_getppid dumps at entry: the struct
+# pt_regs its argument points to, as big as this kernel's BTF says.
+DUMP=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
+	sed -n "s/.*STRUCT 'pt_regs' size=\([0-9]*\).*/\1/p" | head -1)
+DUMP=${DUMP:-168}
+
 BT_GETPPID='kfunc:__do_sys_getppid { printf("%llu %u %u __do_sys_getppid __unused=%p\n", nsecs, cpu, tid, args->__unused); }
 kretfunc:__do_sys_getppid { printf("%llu %u %u __do_sys_getppid return=%ld\n", nsecs, cpu, tid, retval); }
 BEGIN { printf("READY\n"); }'
@@ -222,11 +228,12 @@ plain_loop() { # KEY WORKLOAD
 	log "$SEC $1 round $ROUND: $(field ns_per_call "$out") ns/call"
 }
 
-floor_loop() { # FUNC WORKLOAD [--kprobe] [--events]: key floor[-kprobe][-events]
+floor_loop() { # FUNC WORKLOAD [--kprobe] [--events [--dump N]]: key floor[-kprobe][-events][-dump]
 	local out key=floor func=$1 work=$2
 	shift 2
 	[[ " $* " == *" --kprobe "* ]] && key+=-kprobe
 	[[ " $* " == *" --events "* ]] && key+=-events
+	[[ " $* " == *" --dump "* ]] && key+=-dump
 	if ! start_tracer $key "^ready" -- $FLOOR "$@" "$func"; then
 		result "$SEC.$key.error" '"floor did not attach"'
 		return 1
@@ -294,6 +301,7 @@ section_percall() {
 	result percall.calls "$CALLS"
 	result percall.burst_calls "$BURST"
 	result percall.function '"__do_sys_getppid"'
+	result percall.dump_bytes "$DUMP"
 	PAUSED=1
 	for r in $(seq 1 "$ROUNDS"); do
 		ROUND=$r
@@ -305,6 +313,10 @@ section_percall() {
 		floor_loop __do_sys_getppid "getppid $CALLS" --kprobe
 		plain_loop base "getppid $CALLS"
 		floor_loop __do_sys_getppid "getppid $CALLS" --kprobe --events
+		plain_loop base "getppid $CALLS"
+		floor_loop __do_sys_getppid "getppid $CALLS" --events --dump "$DUMP"
+		plain_loop base "getppid $CALLS"
+		floor_loop __do_sys_getppid "getppid $CALLS" --kprobe --events --dump "$DUMP"
 		plain_loop base "getppid $CALLS"
 		PAUSED_WORK="getppid $BURST" traced_loop ksnoop-fentry text 'FUNCTION/ARGS' 2 \
 			"getppid $CALLS" -- $KSNOOP trace -b fentry __do_sys_getppid
@@ -325,21 +337,26 @@ section_percall() {
 		plain_loop base "getppid $CALLS"
 	done
 	PAUSED=0
-	summarize floor-events floor-kprobe floor-kprobe-events ksnoop-fentry ksnoop-before \
-		ksnoop-kprobe ksnoop-json bpftrace ksnoop-fentry-paused ksnoop-before-paused \
-		ksnoop-kprobe-paused ksnoop-json-paused bpftrace-paused
-	kprobe_floor_ratios ksnoop-kprobe ksnoop-kprobe-paused
+	summarize floor-events floor-kprobe floor-kprobe-events floor-events-dump \
+		floor-kprobe-events-dump ksnoop-fentry ksnoop-before ksnoop-kprobe ksnoop-json bpftrace \
+		ksnoop-fentry-paused ksnoop-before-paused ksnoop-kprobe-paused ksnoop-json-paused \
+		bpftrace-paused
+	floor_ratios floor-kprobe-events kprobe_event_floor ksnoop-kprobe ksnoop-kprobe-paused
+	floor_ratios floor-events-dump dump_floor ksnoop-fentry ksnoop-fentry-paused
+	floor_ratios floor-kprobe-events-dump kprobe_dump_floor ksnoop-kprobe ksnoop-kprobe-paused
 }
 
-# The kprobe backend beside its own floor, the kprobe/kretprobe pair
-# sending the same two records (target: at most 1.2x).
-kprobe_floor_ratios() { # KEYS...
+# Tracers beside a floor other than the empty one, as ratio_NAME: the
+# kprobe backend beside the kprobe/kretprobe pair sending the same two
+# records, and each backend beside its pair that also copies the struct
+# the default trace dumps at entry (what any tracer showing it must do).
+floor_ratios() { # FLOOR_KEY NAME KEYS...
 	local k floor
-	floor=$(awk '$1 == "floor-kprobe-events" { print $2 }' "$T/$SEC.added" | median)
+	floor=$(awk -v f="$1" '$1 == f { print $2 }' "$T/$SEC.added" | median)
 	[ "$floor" = null ] && return
-	for k in "$@"; do
+	for k in "${@:3}"; do
 		grep -q "^$k " "$T/$SEC.added" || continue
-		result "$SEC.$k.ratio_kprobe_event_floor" \
+		result "$SEC.$k.ratio_$2" \
 			"$(calc "$(awk -v k="$k" '$1 == k { print $2 }' "$T/$SEC.added" | median) / $floor" 2)"
 	done
 }

@@ -80,6 +80,14 @@ table() {
 				val("percall.ksnoop-fentry-paused.shortfall"), "0")
 		tgt("per call, trace -b kprobe, paused: x the kprobe event floor",
 			val("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor"), "1.2")
+		if ("percall.floor-events-dump.ratio_floor" in v) {
+			printf "  %-58s %9s\n", "  (the dump floor itself: x the empty floor)",
+				g("percall.floor-events-dump.ratio_floor")
+			tgt("per call, trace -b fentry, paused: x the dump floor",
+				val("percall.ksnoop-fentry-paused.ratio_dump_floor"), "1.2")
+			tgt("per call, trace -b kprobe, paused: x the kprobe dump floor",
+				val("percall.ksnoop-kprobe-paused.ratio_kprobe_dump_floor"), "1.2")
+		}
 		split("startup startup_icount", ss, " ")
 		for (s = 1; s <= 2; s++) {
 			tgt(ss[s] ": -b fentry / the reference ksnoop",
@@ -162,12 +170,19 @@ table() {
 			row("percall", "floor-events", "event floor", "-")
 			row("percall", "floor-kprobe", "kprobe floor", "-")
 			row("percall", "floor-kprobe-events", "kprobe events", "-")
+			row("percall", "floor-events-dump", "dump floor", "-")
+			row("percall", "floor-kprobe-events-dump", "kprobe dump", "-")
 			for (i = 1; i <= n; i++)
 				row("percall", ks[i] "-paused", ks[i], "-")
 			if ("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor" in v)
 				printf "ksnoop -b kprobe: %sx the kprobe event floor, %sx with the reader running (target <= 1.2)\n",
 					g("percall.ksnoop-kprobe-paused.ratio_kprobe_event_floor"),
 					g("percall.ksnoop-kprobe.ratio_kprobe_event_floor")
+			if ("percall.dump_bytes" in v)
+				printf "The dump floors also copy the %s bytes the default trace dumps at entry:\n" \
+					"ksnoop -b fentry %sx the dump floor, -b kprobe %sx the kprobe dump floor (target <= 1.2)\n",
+					g("percall.dump_bytes"), g("percall.ksnoop-fentry-paused.ratio_dump_floor"),
+					g("percall.ksnoop-kprobe-paused.ratio_kprobe_dump_floor")
 		}
 		startup_section("startup", "ms")
 		startup_section("startup_icount", "guest ms (million instructions, one vCPU)")

@@ -62,6 +62,15 @@ const volatile bool lite_only;
  */
 const volatile __u8 max_fast_preds = KSNOOP_MAX_FAST_PREDS;
 const volatile __u8 max_steps = KSNOOP_MAX_STEPS;
+/*
+ * cfg_const: these programs serve one function, func_id, whose plan is
+ * the_cfg. A call then needs neither the attach cookie nor a map lookup,
+ * and as the verifier reads a frozen .rodata as constants, it walks only
+ * the branches that plan takes and drops the code no plan of the session
+ * reaches.
+ */
+const volatile bool cfg_const;
+const volatile struct ksnoop_func_cfg the_cfg;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -353,6 +362,11 @@ struct abi_regs {
 	__u64 pstate;
 };
 
+_Static_assert(__builtin_offsetof(struct abi_regs, regs[1]) == KSNOOP_PT_REGS_ARG_OFF(1) &&
+		       __builtin_offsetof(struct abi_regs, regs[7]) == KSNOOP_PT_REGS_ARG_OFF(7) &&
+		       KSNOOP_PT_REGS_RET_OFF == 0,
+	       "the register offsets user space writes programs with");
+
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
 	const struct abi_regs *u = (void *)ctx;
@@ -389,6 +403,15 @@ struct abi_regs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
 };
+
+_Static_assert(__builtin_offsetof(struct abi_regs, di) == KSNOOP_PT_REGS_ARG_OFF(0) &&
+		       __builtin_offsetof(struct abi_regs, si) == KSNOOP_PT_REGS_ARG_OFF(1) &&
+		       __builtin_offsetof(struct abi_regs, dx) == KSNOOP_PT_REGS_ARG_OFF(2) &&
+		       __builtin_offsetof(struct abi_regs, cx) == KSNOOP_PT_REGS_ARG_OFF(3) &&
+		       __builtin_offsetof(struct abi_regs, r8) == KSNOOP_PT_REGS_ARG_OFF(4) &&
+		       __builtin_offsetof(struct abi_regs, r9) == KSNOOP_PT_REGS_ARG_OFF(5) &&
+		       __builtin_offsetof(struct abi_regs, ax) == KSNOOP_PT_REGS_RET_OFF,
+	       "the register offsets user space writes programs with");
 
 static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 {
@@ -464,9 +487,21 @@ static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
  */
 static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
 {
-	if (trampoline && !fentry_cookie)
+	if (cfg_const || (trampoline && !fentry_cookie))
 		return func_id;
 	return (__u32)bpf_get_attach_cookie(ctx);
+}
+
+/* The plan of function id: the_cfg, or its func_cfg entry. */
+static __always_inline struct ksnoop_func_cfg *get_cfg(__u32 id)
+{
+	struct ksnoop_func_cfg *cfg = (void *)&the_cfg;
+
+	if (!cfg_const)
+		return bpf_map_lookup_elem(&func_cfg, &id);
+	/* Loads the compiler cannot fold, which the verifier reads as constants. */
+	barrier_var(cfg);
+	return cfg;
 }
 
 static __always_inline __u64 load_scalar(const __u8 *p, __u32 len)
@@ -806,7 +841,7 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
 
 /*
  * Wake the reader when the queue grows past wakeup_bytes, or when it has
- * not been woken for WAKE_INTERVAL_NS. The default wakes it whenever it
+ * not been woken for KSNOOP_WAKE_INTERVAL_NS. The default wakes it whenever it
  * has caught up, which for a reader about as fast as the traced code
  * means a wakeup (an IPI and a context switch) per event; forcing one on
  * every event past the mark would be as bad. The reader drains everything
@@ -815,8 +850,15 @@ static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u3
  * one included, show within the interval instead of the reader's poll.
  * CPUs race on last_wake_ns: the loser's wakeup is one more, harmless.
  */
-#define WAKE_INTERVAL_NS (10 * 1000 * 1000)
 __u64 last_wake_ns;
+
+static __always_inline bool wake_due(__u64 now)
+{
+	if ((__s64)(now - last_wake_ns) < KSNOOP_WAKE_INTERVAL_NS)
+		return false;
+	last_wake_ns = now;
+	return true;
+}
 
 static __always_inline __u64 wakeup_flag(__u64 len, __u64 now)
 {
@@ -824,13 +866,39 @@ static __always_inline __u64 wakeup_flag(__u64 len, __u64 now)
 
 	if (!wakeup_bytes)
 		return 0;
-	if ((__s64)(now - last_wake_ns) >= WAKE_INTERVAL_NS) {
-		last_wake_ns = now;
+	if (wake_due(now))
 		return BPF_RB_FORCE_WAKEUP;
-	}
 	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	return queued < wakeup_bytes && queued + len >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
 								     : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * The same for a record reserved in place, from where it lies instead of
+ * a helper call that asks the fill. The ring's data pages are mapped twice
+ * in a row and its size is a multiple of wakeup_bytes (both powers of
+ * two), so each wakeup_bytes of records produced covers exactly one
+ * address that is a multiple of wakeup_bytes, and the record covering it
+ * forces a wakeup: a reader asleep since it drained the ring is woken
+ * within wakeup_bytes, as by the fill; one still draining takes a wakeup
+ * it does not need once per wakeup_bytes.
+ */
+static __always_inline __u64 place_wakeup(struct ksnoop_event *ev, __u32 size, __u64 now)
+{
+	__u64 start, total = (size + BPF_RINGBUF_HDR_SZ + 7) & ~7ULL;
+
+	if (!wakeup_bytes)
+		return 0;
+	if (wake_due(now))
+		return BPF_RB_FORCE_WAKEUP;
+	/*
+	 * The verifier lets a pointer's value out only through memory, and
+	 * only to programs loaded with CAP_PERFMON, as tracing programs are:
+	 * the timestamp's slot, written after this.
+	 */
+	*(volatile __u64 *)&ev->ts = (__u64)ev;
+	start = *(volatile __u64 *)&ev->ts - BPF_RINGBUF_HDR_SZ;
+	return ((0 - start) & (wakeup_bytes - 1)) < total ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void submit(struct ksnoop_event *ev)
@@ -869,7 +937,7 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 {
 	__u32 n = c->cfg->nr_side[side], off = 0;
 	struct ksnoop_event *ev;
-	__u64 now;
+	__u64 now, wake;
 
 	ev = bpf_ringbuf_reserve(&events, lite_rec[side], 0);
 	if (!ev) {
@@ -877,6 +945,7 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 		return;
 	}
 	now = bpf_ktime_get_ns();
+	wake = place_wakeup(ev, lite_rec[side], now);
 	init_head(ev,
 		  KSNOOP_EV_LITE | (side == KSNOOP_SIDE_ENTRY ? KSNOOP_EV_ENTRY : KSNOOP_EV_RETURN),
 		  id, now);
@@ -900,7 +969,7 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 	_Static_assert(KSNOOP_LITE_VALUES == 8, "one LITE_SLOT per lite value");
 done:
 	ev->data_len = off;
-	bpf_ringbuf_submit(ev, wakeup_flag(KSNOOP_LITE_HDR_SIZE + off, now));
+	bpf_ringbuf_submit(ev, wake);
 }
 
 /*
@@ -1332,16 +1401,16 @@ static __always_inline bool lite_side(struct ksnoop_func_cfg *cfg, __u32 side, b
  * lite_only: one side of a call, all of it. Taken first and apart, so the
  * verifier sees lite_only decide a branch and walks nothing else.
  */
-static __always_inline int lite_call(void *ctx, struct regs *regs, enum prog_kind kind, __u32 side)
+static __always_inline int lite_call(void *ctx, struct regs *regs, enum prog_kind kind, __u32 id,
+				     __u32 side)
 {
 	bool trampoline = is_trampoline(kind), entry = side == KSNOOP_SIDE_ENTRY;
-	__u32 id = get_func_id(ctx, trampoline);
 	struct ksnoop_func_cfg *cfg;
 	struct capture_ctx c;
 
 	if (!pass_filters())
 		return 0;
-	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	cfg = get_cfg(id);
 	if (!cfg || !(cfg->emit & (entry ? KSNOOP_EMIT_ENTRY : KSNOOP_EMIT_RETURN)))
 		return 0;
 	/* No kretprobe here has fast comparisons (lite.c): they need a frame. */
@@ -1363,10 +1432,10 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	__u64 now;
 
 	if (lite_only)
-		return lite_call(ctx, regs, kind, KSNOOP_SIDE_ENTRY);
+		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_ENTRY);
 	if (!pass_filters())
 		return 0;
-	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	cfg = get_cfg(id);
 	if (!cfg)
 		return 0;
 	pass = fast_preds_pass(ctx, regs, cfg, trampoline);
@@ -1568,10 +1637,10 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	__u64 now;
 
 	if (lite_only)
-		return lite_call(ctx, regs, kind, KSNOOP_SIDE_RETURN);
+		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_RETURN);
 	if (!pass_filters())
 		return 0;
-	cfg = bpf_map_lookup_elem(&func_cfg, &id);
+	cfg = get_cfg(id);
 	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, trampoline)))
 		return 0;
 	if (lite_side(cfg, KSNOOP_SIDE_RETURN, trampoline)) {

@@ -27,6 +27,8 @@
 #define KSNOOP_DATA_MAX 16384	/* bytes of value data in one event */
 #define KSNOOP_SCRATCH_LEVELS 4 /* nested programs sharing one CPU */
 #define KSNOOP_MAX_FAST_PREDS 4 /* comparisons checked before any other work */
+/* The longest a stream of events goes without waking the reader. */
+#define KSNOOP_WAKE_INTERVAL_NS (10 * 1000 * 1000)
 
 /* Where a value starts. */
 enum ksnoop_base {

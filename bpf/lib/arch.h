@@ -36,6 +36,21 @@
 #define KSNOOP_REG_ARGS 6
 #endif
 
+/*
+ * Where a kprobe's struct pt_regs holds the register arguments and the
+ * return value: the ptrace ABI fixes the layout (trace.bpf.c checks these
+ * against its struct abi_regs).
+ */
+#ifdef KSNOOP_ARCH_ARM64
+#define KSNOOP_PT_REGS_ARG_OFF(n) ((n)*8) /* x0..x7 */
+#define KSNOOP_PT_REGS_RET_OFF 0	  /* x0 */
+#else
+/* di, si, dx, cx, r8, r9 */
+#define KSNOOP_PT_REGS_ARG_OFF(n) \
+	((n) == 0 ? 112 : (n) == 1 ? 104 : (n) == 2 ? 96 : (n) == 3 ? 88 : (n) == 4 ? 72 : 64)
+#define KSNOOP_PT_REGS_RET_OFF 80 /* ax */
+#endif
+
 /* TASK_COMM_LEN, which user space cannot include. */
 #define KSNOOP_COMM_LEN 16
 
@@ -49,9 +64,11 @@
  * pointer carries in its top byte (Top Byte Ignore), so no range would do.
  */
 #ifdef KSNOOP_ARCH_ARM64
-#define KSNOOP_IS_USER_ADDR(a) (!((__u64)(a) & (1ULL << 55)))
+#define KSNOOP_KERNEL_ADDR_BIT 55
+#define KSNOOP_IS_USER_ADDR(a) (!((__u64)(a) & (1ULL << KSNOOP_KERNEL_ADDR_BIT)))
 #else
-#define KSNOOP_IS_USER_ADDR(a) ((__u64)(a) < 0x0000800000000000ULL)
+#define KSNOOP_USER_ADDR_END 0x0000800000000000ULL
+#define KSNOOP_IS_USER_ADDR(a) ((__u64)(a) < KSNOOP_USER_ADDR_END)
 #endif
 
 #endif

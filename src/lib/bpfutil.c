@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "lib/bpfutil.h"
 #include "lib/errnames.h"
@@ -18,12 +21,57 @@ const char *bpfutil_errno_name(int err, char *buf, size_t size)
 	return buf;
 }
 
+#define KPROBE_PMU "/sys/bus/event_source/devices/kprobe/"
+
+bool bpfutil_have_kprobe_pmu(void)
+{
+	return !access(KPROBE_PMU "type", R_OK);
+}
+
 bool bpfutil_have_kprobes(void)
 {
 	/* The kprobe PMU (Linux 4.17+) or the legacy tracefs interface. */
-	return !access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
-	       !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
+	return bpfutil_have_kprobe_pmu() || !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
 	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
+}
+
+/* The number in a small sysfs file, after prefix ("6", "config:0"), at most max; else -1. */
+static int read_sysfs_int(const char *path, const char *prefix, long max)
+{
+	char buf[64], *end;
+	size_t n = strlen(prefix);
+	long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, prefix, n)) {
+		errno = 0;
+		v = strtol(buf + n, &end, 10);
+		if (errno || end == buf + n || v < 0 || v > max)
+			v = -1;
+	}
+	fclose(f);
+	return v;
+}
+
+int bpfutil_kprobe_open(const char *func, bool retprobe)
+{
+	int type = read_sysfs_int(KPROBE_PMU "type", "", INT32_MAX);
+	int bit = retprobe ? read_sysfs_int(KPROBE_PMU "format/retprobe", "config:", 63) : 0;
+	struct perf_event_attr attr;
+	int fd;
+
+	if (type < 0 || bit < 0)
+		return -EOPNOTSUPP;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = retprobe ? 1ULL << bit : 0;
+	attr.config1 = (uintptr_t)func; /* kprobe_func */
+	attr.config2 = 0;		/* probe_offset */
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static bool is_kprobe_kind(const char *kind)

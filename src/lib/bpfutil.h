@@ -39,4 +39,14 @@ const char *bpfutil_perm_hint(int err);
 /* Whether kprobes exist at all: a kprobe PMU or tracefs kprobe_events. */
 bool bpfutil_have_kprobes(void);
 
+/* Whether perf has a kprobe PMU, which bpfutil_kprobe_open() needs. */
+bool bpfutil_have_kprobe_pmu(void);
+
+/*
+ * A perf event on the kprobe PMU at func's entry, or its return: the fd
+ * to attach a program to (BPF_PERF_EVENT), or a negative errno;
+ * -EOPNOTSUPP without the PMU.
+ */
+int bpfutil_kprobe_open(const char *func, bool retprobe);
+
 #endif

@@ -17,6 +17,7 @@
 #include "lib/bpfutil.h"
 #include "lib/progress.h"
 #include "lib/util.h"
+#include "trace/straight.h"
 #include "trace.skel.h"
 
 /*
@@ -27,7 +28,8 @@
  */
 struct func_state {
 	struct trace_bpf *fentry;     /* per-function instance, fentry only */
-	int prog_fds[2], link_fds[2]; /* fentry/fexit like the template, or 0 */
+	int prog_fds[2], link_fds[2]; /* by side: written out, or like the template; or 0 */
+	int perf_fds[2];	      /* by side: a straight-line kprobe's perf event, or 0 */
 	struct bpf_link *entry, *ret;
 	enum backend_kind kind;
 	bool attached;
@@ -54,6 +56,7 @@ struct tracer {
 		int fd;
 	} ring_job;
 	bool fentry_cookie;	       /* the kernel has fentry attach cookies */
+	bool kprobe_pmu;	       /* perf has a kprobe PMU (Linux 4.17) */
 	struct trace_bpf *fentry_tmpl; /* first fentry instance, for the rest */
 	int owner_fentry;	       /* function whose fentry programs the owner holds, or -1 */
 	struct fast_prog {	       /* what loading like it needs, per program */
@@ -169,7 +172,10 @@ unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *
 	return max(ring_pow2(want), ringbuf_size(KSNOOP_DEFAULT_PAGES, nr_cpus));
 }
 
-/* A batch, well before the ring fills. */
+/*
+ * A batch, well before the ring fills: a power of two that divides the
+ * ring's size, as the BPF side's place_wakeup() needs.
+ */
 __u64 ringbuf_wakeup_bytes(unsigned long ring)
 {
 	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
@@ -238,6 +244,12 @@ static void find_loop_bounds(struct tracer *t)
 	}
 }
 
+/* JSON and Chrome traces show each event's comm. */
+static bool want_comm(const struct tracer *t)
+{
+	return util_json() || t->env->chrome;
+}
+
 static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 {
 	skel->rodata->func_id = func;
@@ -250,7 +262,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->kstack_bytes = kstack_bytes_of(t->env);
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
-	skel->rodata->want_comm = util_json() || t->env->chrome;
+	skel->rodata->want_comm = want_comm(t);
 	_Static_assert(sizeof(t->lite.off) == sizeof(skel->rodata->lite_off) &&
 			       sizeof(t->lite.len) == sizeof(skel->rodata->lite_len),
 		       "one lite layout on both sides");
@@ -261,6 +273,10 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->lite_only = t->lite.only;
 	skel->rodata->max_fast_preds = t->max_fast_preds;
 	skel->rodata->max_steps = t->max_steps;
+	/* One function: no instance is a template for another (see attach_fentry_fast). */
+	skel->rodata->cfg_const = t->nr == 1;
+	if (t->nr == 1)
+		memcpy((void *)&skel->rodata->the_cfg, &t->plans[0].cfg, sizeof(t->plans[0].cfg));
 	set_agg_rodata(&t->env->agg, skel);
 	set_errors_rodata(t->env, skel);
 }
@@ -338,6 +354,32 @@ static bool wants_multi(const struct tracer *t)
 enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2, OWN_FENTRY = 4 };
 
 /*
+ * Whether func's programs can be written out for it (straight.h): every
+ * side it runs a program on qualifies, and the session filters no task,
+ * CPU or cgroup. fentry needs a vmlinux function (a module's would need
+ * its BTF object's fd).
+ */
+static bool straight_ok(const struct tracer *t, int func, enum straight_ctx ctx)
+{
+	const struct func_plan *p = &t->plans[func];
+	int side;
+
+	if (t->env->nr_pids || t->env->cpu >= 0 || t->env->cgroup)
+		return false;
+	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p)))
+		return false;
+	/* libbpf falls back to tracefs kprobe_events without it; these do not. */
+	if (ctx == STRAIGHT_KPROBE && !t->kprobe_pmu)
+		return false;
+	for (side = KSNOOP_SIDE_ENTRY; side <= KSNOOP_SIDE_RETURN; side++) {
+		if (backend_wants_prog(&p->cfg, side == KSNOOP_SIDE_ENTRY) &&
+		    !straight_side_ok(&p->cfg, side, ctx))
+			return false;
+	}
+	return true;
+}
+
+/*
  * The first function fentry is tried for loads its programs with the
  * owner: an object of its own would parse the kernel's BTF once more
  * (180 ms of a 1.9 s start in a VM). The others load like them
@@ -350,7 +392,7 @@ static int first_fentry_func(const struct tracer *t)
 	if (!t->fentry_cookie || !backend_allows(t->env->backend, BK_FENTRY))
 		return -1;
 	for (i = 0; i < t->nr; i++) {
-		if (multi_member(t, i))
+		if (multi_member(t, i) || straight_ok(t, i, STRAIGHT_TRAMPOLINE))
 			continue;
 		if (!backend_can_fentry(&t->plans[i]) || t->plans[i].func.module)
 			return -1;
@@ -770,6 +812,32 @@ static void set_fentry_tmpl(struct tracer *t, struct trace_bpf *skel)
 	t->fentry_tmpl = skel;
 }
 
+/* A program; with -d, the end of the verifier's log when it is refused. */
+static int load_prog(enum bpf_prog_type type, const char *name, const struct bpf_insn *insns,
+		     size_t n, struct bpf_prog_load_opts *opts)
+{
+	char *log;
+	int fd;
+
+	fd = bpf_prog_load(type, name, "GPL", insns, n, opts);
+	if (fd >= 0 || !util_debug())
+		return fd;
+	log = calloc(1, 1 << 20);
+	if (!log)
+		return fd;
+	opts->log_buf = log;
+	opts->log_size = 1 << 20;
+	opts->log_level = 1;
+	if (bpf_prog_load(type, name, "GPL", insns, n, opts) < 0)
+		p_dbg("verifier log (end): %s",
+		      strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
+	opts->log_buf = NULL;
+	opts->log_size = 0;
+	opts->log_level = 0;
+	free(log);
+	return fd;
+}
+
 /* A tracing program with tmpl's final instructions, bound to btf_id. */
 static int load_like(const struct tracer *t, int k, const struct bpf_program *tmpl, __u32 btf_id)
 {
@@ -779,26 +847,9 @@ static int load_like(const struct tracer *t, int k, const struct bpf_program *tm
 		    .prog_btf_fd = t->fast[k].btf_fd, .func_info = t->fast[k].finfo,
 		    .func_info_cnt = t->fast[k].nr_finfo,
 		    .func_info_rec_size = sizeof(struct bpf_func_info));
-	char *log;
-	int fd;
 
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
-			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts);
-	if (fd >= 0 || !util_debug())
-		return fd;
-	/* -d: load again for the verifier's log, and show its end. */
-	log = calloc(1, 1 << 20);
-	if (!log)
-		return fd;
-	opts.log_buf = log;
-	opts.log_size = 1 << 20;
-	opts.log_level = 1;
-	if (bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
-			  bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &opts) < 0)
-		p_dbg("verifier log (end): %s",
-		      strlen(log) > 2000 ? log + strlen(log) - 2000 : log);
-	free(log);
-	return fd;
+	return load_prog(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), bpf_program__insns(tmpl),
+			 bpf_program__insn_cnt(tmpl), &opts);
 }
 
 /*
@@ -833,6 +884,123 @@ static int attach_fentry_fast(struct tracer *t, int func, enum bpfutil_op *op)
 	return 0;
 }
 
+static void detach_func(struct tracer *t, struct func_state *fs)
+{
+	int i;
+
+	bpf_link__destroy(fs->ret);
+	bpf_link__destroy(fs->entry);
+	fs->ret = fs->entry = NULL;
+	for (i = 1; i >= 0; i--) {
+		if (fs->link_fds[i] > 0)
+			close(fs->link_fds[i]);
+		if (fs->perf_fds[i] > 0)
+			close(fs->perf_fds[i]);
+		if (fs->prog_fds[i] > 0)
+			close(fs->prog_fds[i]);
+		fs->link_fds[i] = fs->perf_fds[i] = fs->prog_fds[i] = 0;
+	}
+	if (fs->fentry && fs->fentry == t->fentry_tmpl)
+		return; /* freed last, in tracer__free */
+	trace_bpf__destroy(fs->fentry);
+	fs->fentry = NULL;
+}
+
+static void straight_env_of(const struct tracer *t, struct straight_env *env)
+{
+	const struct trace_bpf *o = t->owner;
+
+	env->ring_fd = bpf_map__fd(o->maps.events);
+	env->drops_fd = bpf_map__fd(o->maps.drops);
+	env->bss_fd = bpf_map__fd(o->maps.bss);
+	env->wake_off = (const char *)&o->bss->last_wake_ns - (const char *)o->bss;
+	env->wake_bytes = ringbuf_wakeup_bytes(t->ring_size);
+	env->wake_ns = KSNOOP_WAKE_INTERVAL_NS;
+	env->want_comm = want_comm(t);
+}
+
+/* side's program, attached to a new perf event on the kprobe PMU. */
+static int attach_kprobe_fd(struct tracer *t, int func, int side, int prog_fd)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = func);
+	struct func_state *fs = &t->fs[func];
+	int fd;
+
+	fd = bpfutil_kprobe_open(t->plans[func].attach_name, side == KSNOOP_SIDE_RETURN);
+	if (fd < 0)
+		return fd;
+	fs->perf_fds[side] = fd;
+	return bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, &opts);
+}
+
+/*
+ * func's own programs, from straight_emit(); the attach cookie names it
+ * as usual. The return probe first, as attach_kprobe() says.
+ */
+static int attach_straight(struct tracer *t, int func, enum straight_ctx ctx, enum bpfutil_op *op)
+{
+	static const enum bpf_attach_type types[2] = { BPF_TRACE_FENTRY, BPF_TRACE_FEXIT };
+	static const char *const names[2][2] = { { "ksnoop_fentry", "ksnoop_fexit" },
+						 { "ksnoop_kprobe", "ksnoop_kretprobe" } };
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .tracing.cookie = func);
+	const struct ksnoop_func_cfg *cfg = &t->plans[func].cfg;
+	bool kprobe = ctx == STRAIGHT_KPROBE;
+	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
+	struct func_state *fs = &t->fs[func];
+	struct straight_env env;
+	int side, n, fd;
+
+	straight_env_of(t, &env);
+	for (side = KSNOOP_SIDE_RETURN; side >= KSNOOP_SIDE_ENTRY; side--) {
+		LIBBPF_OPTS(bpf_prog_load_opts, opts);
+
+		if (!backend_wants_prog(cfg, side == KSNOOP_SIDE_ENTRY))
+			continue;
+		*op = BPFUTIL_LOAD;
+		n = straight_emit(cfg, side, ctx, func, &env, insns, STRAIGHT_MAX_INSNS);
+		if (n < 0)
+			return n;
+		if (!kprobe) {
+			opts.expected_attach_type = types[side];
+			opts.attach_btf_id = t->plans[func].func.id;
+		}
+		fd = load_prog(kprobe ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_TRACING,
+			       names[kprobe][side], insns, n, &opts);
+		if (fd < 0)
+			return fd;
+		fs->prog_fds[side] = fd;
+		p_dbg("%s: %s written out straight-line, %d instructions", t->plans[func].name,
+		      names[kprobe][side], n);
+		*op = BPFUTIL_ATTACH;
+		fd = kprobe ? attach_kprobe_fd(t, func, side, fd)
+			    : bpf_link_create(fd, 0, types[side], &lopts);
+		if (fd < 0)
+			return fd;
+		fs->link_fds[side] = fd;
+	}
+	return 0;
+}
+
+/*
+ * straight_ok()'s functions run their own programs; a kernel whose
+ * verifier refuses them runs the general ones, and says so with -d.
+ * Returns 1 when the caller is to load those.
+ */
+static int try_straight(struct tracer *t, int func, enum straight_ctx ctx, enum bpfutil_op *op)
+{
+	int err;
+
+	if (!straight_ok(t, func, ctx))
+		return 1;
+	err = attach_straight(t, func, ctx, op);
+	if (!err || *op == BPFUTIL_ATTACH)
+		return err;
+	p_dbg("%s: straight-line programs refused (%s); loading the general ones",
+	      t->plans[func].name, strerror(-err));
+	detach_func(t, &t->fs[func]);
+	return 1;
+}
+
 /* The loaded fentry/fexit pair of skel, as func wants; the first becomes the template. */
 static int attach_fentry_pair(struct tracer *t, int func, struct trace_bpf *skel,
 			      enum bpfutil_op *op)
@@ -864,6 +1032,9 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	/* Its programs were loaded with the owner (first_fentry_func). */
 	if (func == t->owner_fentry)
 		return attach_fentry_pair(t, func, t->owner, op);
+	err = try_straight(t, func, STRAIGHT_TRAMPOLINE, op);
+	if (err <= 0)
+		return err;
 	/* Module functions need their module's BTF object: libbpf finds it. */
 	if (t->fentry_tmpl && !t->plans[func].func.module)
 		return attach_fentry_fast(t, func, op);
@@ -890,7 +1061,10 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
 	const char *name = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
+	int err = try_straight(t, func, STRAIGHT_KPROBE, op);
 
+	if (err <= 0)
+		return err;
 	*op = BPFUTIL_LOAD;
 	if (t->kprobe_load_err)
 		return t->kprobe_load_err;
@@ -913,26 +1087,6 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	opts.retprobe = false;
 	fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
 	return fs->entry ? 0 : -errno;
-}
-
-static void detach_func(struct tracer *t, struct func_state *fs)
-{
-	int i;
-
-	bpf_link__destroy(fs->ret);
-	bpf_link__destroy(fs->entry);
-	fs->ret = fs->entry = NULL;
-	for (i = 1; i >= 0; i--) {
-		if (fs->link_fds[i] > 0)
-			close(fs->link_fds[i]);
-		if (fs->prog_fds[i] > 0)
-			close(fs->prog_fds[i]);
-		fs->link_fds[i] = fs->prog_fds[i] = 0;
-	}
-	if (fs->fentry && fs->fentry == t->fentry_tmpl)
-		return; /* freed last, in tracer__free */
-	trace_bpf__destroy(fs->fentry);
-	fs->fentry = NULL;
 }
 
 bool backend_can_fentry(const struct func_plan *p)
@@ -1217,6 +1371,7 @@ struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int n
 int tracer__attach(struct tracer *t)
 {
 	t->fentry_cookie = t->nr && backend_has_fentry_cookie(t->plans[0].func.btf);
+	t->kprobe_pmu = bpfutil_have_kprobe_pmu();
 	t->owner_fentry = first_fentry_func(t);
 	t->fs = calloc(t->nr, sizeof(*t->fs));
 	if (!t->fs)

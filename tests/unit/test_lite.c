@@ -15,22 +15,9 @@
 /* A plan whose entry reads these sizes (0: a register value) and whose return is a scalar. */
 static void make_plan(struct func_plan *p, const int *sizes, int n)
 {
-	struct ksnoop_func_cfg *cfg = &p->cfg;
-	int i;
-
 	memset(p, 0, sizeof(*p));
 	p->preds_fast = true;
-	cfg->emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
-	for (i = 0; i < n; i++) {
-		struct ksnoop_value *v = &cfg->values[cfg->nr_values];
-
-		v->flags = KSNOOP_V_ENTRY | (sizes[i] ? KSNOOP_V_READ : 0);
-		v->size = sizes[i];
-		v->arg = i;
-		cfg->side[KSNOOP_SIDE_ENTRY][cfg->nr_side[KSNOOP_SIDE_ENTRY]++] = cfg->nr_values++;
-	}
-	cfg->values[cfg->nr_values].base = KSNOOP_BASE_RET;
-	cfg->side[KSNOOP_SIDE_RETURN][cfg->nr_side[KSNOOP_SIDE_RETURN]++] = cfg->nr_values++;
+	fixture_cfg(&p->cfg, sizes, n);
 }
 
 static bool is_lite(const struct func_plan *p)

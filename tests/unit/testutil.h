@@ -20,8 +20,32 @@
 #include <bpf/btf.h>
 
 #include "lib/kbtf.h"
+#include "abi/trace.h"
 
 #define UNUSED __attribute__((unused))
+
+/*
+ * A plan's configuration whose entry captures n arguments, reading
+ * sizes[i] bytes where argument i points (0: the register alone), and
+ * whose return captures the return value.
+ */
+static UNUSED void fixture_cfg(struct ksnoop_func_cfg *cfg, const int *sizes, int n)
+{
+	int i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
+	for (i = 0; i < n; i++) {
+		struct ksnoop_value *v = &cfg->values[cfg->nr_values];
+
+		v->flags = KSNOOP_V_ENTRY | (sizes[i] ? KSNOOP_V_READ : 0);
+		v->size = sizes[i];
+		v->arg = i;
+		cfg->side[KSNOOP_SIDE_ENTRY][cfg->nr_side[KSNOOP_SIDE_ENTRY]++] = cfg->nr_values++;
+	}
+	cfg->values[cfg->nr_values].base = KSNOOP_BASE_RET;
+	cfg->side[KSNOOP_SIDE_RETURN][cfg->nr_side[KSNOOP_SIDE_RETURN]++] = cfg->nr_values++;
+}
 
 /* Type ids of the fixture, in the order they are added. */
 struct fixture_ids {

@@ -922,7 +922,6 @@ static void straight_env_of(const struct tracer *t, struct straight_env *env)
 /* side's program, attached to a new perf event on the kprobe PMU. */
 static int attach_kprobe_fd(struct tracer *t, int func, int side, int prog_fd)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = func);
 	struct func_state *fs = &t->fs[func];
 	int fd;
 
@@ -930,19 +929,19 @@ static int attach_kprobe_fd(struct tracer *t, int func, int side, int prog_fd)
 	if (fd < 0)
 		return fd;
 	fs->perf_fds[side] = fd;
-	return bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, &opts);
+	return bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, NULL);
 }
 
 /*
- * func's own programs, from straight_emit(); the attach cookie names it
- * as usual. The return probe first, as attach_kprobe() says.
+ * func's own programs, from straight_emit(), which name it with an
+ * immediate: no attach cookie. The return probe first, as
+ * attach_kprobe() says.
  */
 static int attach_straight(struct tracer *t, int func, enum straight_ctx ctx, enum bpfutil_op *op)
 {
 	static const enum bpf_attach_type types[2] = { BPF_TRACE_FENTRY, BPF_TRACE_FEXIT };
 	static const char *const names[2][2] = { { "ksnoop_fentry", "ksnoop_fexit" },
 						 { "ksnoop_kprobe", "ksnoop_kretprobe" } };
-	LIBBPF_OPTS(bpf_link_create_opts, lopts, .tracing.cookie = func);
 	const struct ksnoop_func_cfg *cfg = &t->plans[func].cfg;
 	bool kprobe = ctx == STRAIGHT_KPROBE;
 	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
@@ -973,7 +972,7 @@ static int attach_straight(struct tracer *t, int func, enum straight_ctx ctx, en
 		      names[kprobe][side], n);
 		*op = BPFUTIL_ATTACH;
 		fd = kprobe ? attach_kprobe_fd(t, func, side, fd)
-			    : bpf_link_create(fd, 0, types[side], &lopts);
+			    : bpf_link_create(fd, 0, types[side], NULL);
 		if (fd < 0)
 			return fd;
 		fs->link_fds[side] = fd;
@@ -982,21 +981,23 @@ static int attach_straight(struct tracer *t, int func, enum straight_ctx ctx, en
 }
 
 /*
- * straight_ok()'s functions run their own programs; a kernel whose
- * verifier refuses them runs the general ones, and says so with -d.
- * Returns 1 when the caller is to load those.
+ * straight_ok()'s functions run their own programs. Where the kernel
+ * refuses them, the general ones are tried as they would have been, and
+ * give the error if they fail too: -d says why. Returns 0 once attached,
+ * 1 when the caller is to load the general ones.
  */
-static int try_straight(struct tracer *t, int func, enum straight_ctx ctx, enum bpfutil_op *op)
+static int try_straight(struct tracer *t, int func, enum straight_ctx ctx)
 {
+	enum bpfutil_op op = BPFUTIL_LOAD;
 	int err;
 
 	if (!straight_ok(t, func, ctx))
 		return 1;
-	err = attach_straight(t, func, ctx, op);
-	if (!err || *op == BPFUTIL_ATTACH)
-		return err;
-	p_dbg("%s: straight-line programs refused (%s); loading the general ones",
-	      t->plans[func].name, strerror(-err));
+	err = attach_straight(t, func, ctx, &op);
+	if (!err)
+		return 0;
+	p_dbg("%s: straight-line programs: %s failed: %s; the general ones instead",
+	      t->plans[func].name, op == BPFUTIL_LOAD ? "load" : "attach", strerror(-err));
 	detach_func(t, &t->fs[func]);
 	return 1;
 }
@@ -1032,9 +1033,8 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	/* Its programs were loaded with the owner (first_fentry_func). */
 	if (func == t->owner_fentry)
 		return attach_fentry_pair(t, func, t->owner, op);
-	err = try_straight(t, func, STRAIGHT_TRAMPOLINE, op);
-	if (err <= 0)
-		return err;
+	if (!try_straight(t, func, STRAIGHT_TRAMPOLINE))
+		return 0;
 	/* Module functions need their module's BTF object: libbpf finds it. */
 	if (t->fentry_tmpl && !t->plans[func].func.module)
 		return attach_fentry_fast(t, func, op);
@@ -1061,10 +1061,9 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
 	const char *name = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
-	int err = try_straight(t, func, STRAIGHT_KPROBE, op);
 
-	if (err <= 0)
-		return err;
+	if (!try_straight(t, func, STRAIGHT_KPROBE))
+		return 0;
 	*op = BPFUTIL_LOAD;
 	if (t->kprobe_load_err)
 		return t->kprobe_load_err;

@@ -31,8 +31,11 @@ struct straight_env {
 /* The programs' context: fentry/fexit's argument array, or a kprobe's registers. */
 enum straight_ctx { STRAIGHT_TRAMPOLINE, STRAIGHT_KPROBE };
 
-/* Room for any side's program: a header, the wakeup and 8 values. */
-#define STRAIGHT_MAX_INSNS 256
+/*
+ * Room for any side's program: about 60 instructions of header, wakeup
+ * and submit, and at most 25 for each of KSNOOP_LITE_VALUES values.
+ */
+#define STRAIGHT_MAX_INSNS 320
 
 /*
  * Whether cfg's side (enum ksnoop_side) can run straight-line in ctx: a

@@ -453,6 +453,32 @@ static void test_eligible(void **state UNUSED)
 	assert_false(straight_side_ok(&cfg, KSNOOP_SIDE_RETURN, STRAIGHT_TRAMPOLINE));
 }
 
+/* The largest side there is: 8 values, each read at an offset, with comm. */
+static void test_largest(void **state UNUSED)
+{
+	static __u64 data[8];
+	struct straight_env env = ENV;
+	struct ksnoop_func_cfg cfg;
+	struct ksnoop_event *ev;
+	int i;
+
+	env.want_comm = true;
+	make_cfg(&cfg, (int[]){ 8, 8, 8, 8, 8, 8, 8, 8 }, KSNOOP_LITE_VALUES);
+	for (i = 0; i < KSNOOP_LITE_VALUES; i++) {
+		data[i] = 100 + i;
+		cfg.values[i].final_off = 8 * i;
+		set_arg(i, (__u64)data);
+	}
+	ev = run_side(&cfg, KSNOOP_SIDE_ENTRY, &env);
+	assert_int_equal(ev->nr_vrecs, KSNOOP_LITE_VALUES);
+	for (i = 0; i < KSNOOP_LITE_VALUES; i++) {
+		struct ksnoop_vrec *vr = vrec_at(ev, i * (VREC + 8));
+
+		assert_int_equal(vr->raw, (__u64)&data[i]);
+		assert_int_equal(*(__u64 *)(vr + 1), 100 + i);
+	}
+}
+
 static void test_no_room(void **state UNUSED)
 {
 	struct bpf_insn insns[20];
@@ -476,6 +502,7 @@ int main(void)
 		BOTH(test_ring_full),
 		BOTH(test_wakeup),
 		BOTH(test_comm),
+		BOTH(test_largest),
 		cmocka_unit_test(test_eligible),
 		cmocka_unit_test(test_no_room),
 	};

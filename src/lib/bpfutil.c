@@ -10,6 +10,7 @@
 
 #include "lib/bpfutil.h"
 #include "lib/errnames.h"
+#include "lib/util.h"
 
 const char *bpfutil_errno_name(int err, char *buf, size_t size)
 {
@@ -38,19 +39,16 @@ bool bpfutil_have_kprobes(void)
 /* The number in a small sysfs file, after prefix ("6", "config:0"), at most max; else -1. */
 static int read_sysfs_int(const char *path, const char *prefix, long max)
 {
-	char buf[64], *end;
 	size_t n = strlen(prefix);
-	long v = -1;
+	long long v = -1;
+	char buf[64];
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -1;
-	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, prefix, n)) {
-		errno = 0;
-		v = strtol(buf + n, &end, 10);
-		if (errno || end == buf + n || v < 0 || v > max)
-			v = -1;
-	}
+	if (!fgets(buf, sizeof(buf), f) || strncmp(buf, prefix, n) ||
+	    parse_long(strtok(buf + n, "\n"), 0, max, &v))
+		v = -1;
 	fclose(f);
 	return v;
 }

@@ -77,6 +77,52 @@ apt_download() {
 		{ apt_update && with_progress "${0##*/}: downloading $pkg" "$dir" _fetch; }
 }
 
+# The Debian suites the system's apt is not set up for (the VM tests'
+# older and newer kernels) come through an apt state of the project's own,
+# never added to the system's sources: STATE/sources.list, STATE/lists and
+# STATE/cache, used with these options only.
+KSNOOP_APT_SOURCES='deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bullseye main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bullseye-security main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main'
+
+# suite_apt STATE CMD...: apt-get CMD... on STATE's private sources and
+# lists, logged.
+suite_apt() {
+	local state=$1 opts
+	shift
+	opts=(-o "Dir::Etc::sourcelist=$state/sources.list" -o Dir::Etc::sourceparts=-
+		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache")
+	[ "$(id -u)" = 0 ] && opts+=(-o APT::Sandbox::User=root)
+	apt_logged apt-get -q "${opts[@]}" "$@"
+}
+
+# apt_download_suite STATE DIR PKG: like apt_download, from the suites in
+# KSNOOP_APT_SOURCES, with the package lists in STATE (fetched on first
+# use, refreshed once when a download fails). One line per step; a lock
+# keeps concurrent callers (the x86-64 and arm64 caches share STATE) apart.
+apt_download_suite() {
+	local state=$1 dir=$2 pkg=$3
+	mkdir -p "$dir" "$state/lists/partial" "$state/cache/archives/partial" || return 1
+	(
+		local fresh=0
+		flock 8
+		[ "$(cat "$state/sources.list" 2>/dev/null)" = "$KSNOOP_APT_SOURCES" ] ||
+			echo "$KSNOOP_APT_SOURCES" >"$state/sources.list"
+		_suite_update() {
+			echo "${0##*/}: updating the package lists in $state (log: $APT_LOG)" >&2
+			fresh=1
+			suite_apt "$state" update
+		}
+		_suite_fetch() { (cd "$dir" && suite_apt "$state" download "$pkg"); }
+		if ! ls "$state/lists/"*_Packages* >/dev/null 2>&1; then
+			_suite_update || exit 1
+		fi
+		echo "${0##*/}: downloading $pkg (log: $APT_LOG)" >&2
+		with_progress "${0##*/}: downloading $pkg" "$dir" _suite_fetch && exit 0
+		[ $fresh = 0 ] && _suite_update && with_progress "${0##*/}: downloading $pkg" "$dir" _suite_fetch
+	) 8>"$state/.lock"
+}
+
 # locked DIR CMD...: CMD under DIR/.lock, so concurrent runs wait.
 locked() {
 	local dir=$1

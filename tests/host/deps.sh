@@ -105,6 +105,52 @@ else
 	fi
 fi
 
+# A download from the suites outside the system's sources
+# (apt_download_suite): apt-get sees only the private state's sources.list,
+# lists and cache; the lists are fetched first, and refreshed once more
+# when the download fails. A stand-in apt-get again.
+cat >"$fake/apt-get" <<'FAKE'
+#!/bin/bash
+echo "apt-get $*"
+lists=
+for a in "$@"; do
+	case $a in Dir::State::Lists=*) lists=${a#*=} ;; esac
+done
+case "$*" in
+*" update"*) touch "$lists/x_Packages"; echo u >>"$FAKE_DIR/updates" ;;
+*" download "*)
+	[ -e "$FAKE_DIR/fail-once" ] && { rm "$FAKE_DIR/fail-once"; exit 100; }
+	echo deb >"${*: -1}_1_amd64.deb" ;;
+esac
+FAKE
+sdl() {
+	FAKE_DIR=$fake PATH="$fake:$PATH" KSNOOP_DEPS_LOG="$fake/sdl.log" \
+		bash -c '. scripts/lib.sh; apt_download_suite "$1/apt" "$1/sdeb" "$2"' sdl "$fake" "$1"
+}
+err=$(sdl pkg1 2>&1 >/dev/null)
+want="sdl: updating the package lists in $fake/apt (log: $fake/sdl.log)
+sdl: downloading pkg1 (log: $fake/sdl.log)"
+opts="-o Dir::Etc::sourcelist=$fake/apt/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$fake/apt/lists -o Dir::Cache=$fake/apt/cache"
+if [ "$err" = "$want" ] && [ -f "$fake/sdeb/pkg1_1_amd64.deb" ] &&
+	grep -q "^apt-get -q $opts.* update$" "$fake/sdl.log" &&
+	grep -q "^apt-get -q $opts.* download pkg1$" "$fake/sdl.log" &&
+	grep -q '^deb \[signed-by=.*\] http.* bullseye main$' "$fake/apt/sources.list" &&
+	grep -q '^deb .* trixie-backports main$' "$fake/apt/sources.list"; then
+	echo "ok - deps: a suite download fetches the private lists first, one line per step"
+else
+	echo "not ok - deps: a suite download printed: $(head -3 <<<"$err")"
+fi
+touch "$fake/fail-once"
+rm -f "$fake/updates"
+err=$(sdl pkg2 2>&1 >/dev/null)
+want="sdl: downloading pkg2 (log: $fake/sdl.log)
+sdl: updating the package lists in $fake/apt (log: $fake/sdl.log)"
+if [ "$err" = "$want" ] && [ -f "$fake/sdeb/pkg2_1_amd64.deb" ] && [ "$(cat "$fake/updates")" = u ]; then
+	echo "ok - deps: a failed suite download refreshes the private lists once"
+else
+	echo "not ok - deps: a failed suite download printed: $(head -3 <<<"$err")"
+fi
+
 if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
 	echo "ok - deps: every package is in the apt cache # SKIP apt has no package lists"
 	exit 0

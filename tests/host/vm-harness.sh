@@ -140,3 +140,18 @@ if [ "$(grep -c '^not ok' "$tmp/run")" = 1 ] && [ $st != 0 ] && [ "$(cat "$tmp/s
 else
 	notok "a crash is a failure, never retried" "$tmp/run"
 fi
+
+# ---- scripts/kernels.sh: the names and releases, no download ----------------
+
+check "kernels.sh list: x86-64's kernels, oldest first" "5.10 6.1 6.12 7.3" "$(scripts/kernels.sh list)"
+check "kernels.sh list: arm64's kernels, oldest first" "5.10 6.1 6.12" "$(KSNOOP_ARCH=arm64 scripts/kernels.sh list)"
+got=$(for n in 5.10 6.1 6.12 7.3; do scripts/kernels.sh kver $n; done | paste -sd' ')
+check "kernels.sh kver: x86-64's releases" \
+	"5.10.0-46-amd64 6.1.0-50-amd64 6.12.117+deb12-amd64 7.3.4+deb13-amd64" "$got"
+got=$(for n in 5.10 6.1 6.12; do KSNOOP_ARCH=arm64 scripts/kernels.sh kver $n; done | paste -sd' ')
+check "kernels.sh kver: arm64's releases" "5.10.0-32-arm64 6.1.0-50-arm64 6.12.117+deb12-arm64" "$got"
+check "kernels.sh: an unknown kernel is one Error: line" \
+	"Error: unknown kernel '7.3' (known: 5.10 6.1 6.12)|1" \
+	"$(KSNOOP_ARCH=arm64 scripts/kernels.sh kver 7.3 2>&1 | paste -sd'|')|$?"
+got=$(for a in x86 arm64; do (unset KERNELS ARM64_KERNELS; ARCH=$a; . tests/vm/arch.sh; vm_arch && echo "$VM_KERNELS"); done | paste -sd'|')
+check "the default VM matrix stays 6.1 and 6.12 on both architectures" "6.1 6.12|6.1 6.12" "$got"

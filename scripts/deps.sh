@@ -26,8 +26,8 @@ BUILD_PKGS=(
 	qemu-system-x86   # make vm, VM tests (TCG)
 	busybox-static    # VM initramfs
 	cpio              # initramfs packing
-	xz-utils          # 6.12 ships .ko.xz modules; 6.1's bzImage is xz
-	zstd              # 6.12's bzImage is zstd (scripts/kernels.sh unpacks it)
+	xz-utils          # 6.12, 7.3 ship .ko.xz modules; 5.10, 6.1 bzImages are xz
+	zstd              # 6.12, 7.3 bzImages are zstd (scripts/kernels.sh unpacks them)
 	iproute2          # loopback setup inside the VM
 )
 TEST_PKGS=(

@@ -20,7 +20,8 @@
 #                   the initramfs (the guest cannot run host binaries)
 #   WANT_MODS       modules /init loads (built-in ones are skipped)
 #   LABEL_PREFIX    TAP label prefix: "[6.1]", "[arm64 6.1]"
-#   VM_KERNELS      kernels the runner boots (KERNELS, ARM64_KERNELS)
+#   VM_KERNELS      kernels the runner boots (KERNELS, ARM64_KERNELS;
+#                   default 6.1 6.12, any of scripts/kernels.sh list)
 #   VM_CASES        default case files, relative to the repo
 #   VM_TIMEOUT_DEFAULT   seconds one boot may take (VM_TIMEOUT overrides)
 #   VM_TIMEOUT_SCALE     multiplies every case's TIMEOUT
@@ -62,6 +63,7 @@ vm_arch() {
 		QEMU=qemu-system-aarch64
 		QEMU_DEPS="run scripts/arm64.sh deps"
 		QEMU_MACHINE=(-M virt -cpu max,pauth-impdef=on -m 1024)
+		# 5.10, 6.1 and 6.12 all boot and run fine multi-threaded.
 		MTTCG_KVERS='*'
 		CONSOLE_TTY=ttyAMA0
 		# The virt machine has one UART: stdout and stderr travel on two

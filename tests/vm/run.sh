@@ -10,8 +10,9 @@
 # own tmpfs (and, for arm64, inside the repo, which the payload copies).
 # What differs per ARCH is in tests/vm/arch.sh: the kernels, the default
 # case files, the timeouts and the build step (arm64: make ARCH=arm64).
-#   KERNELS="6.1 6.12"   x86 kernels to boot (default both; "host" runs the
-#                        cases on this machine without a VM)
+#   KERNELS="6.1 6.12"   x86 kernels to boot (default both; any of
+#                        scripts/kernels.sh list, e.g. "5.10 7.3"; "host"
+#                        runs the cases on this machine without a VM)
 #   ARM64_KERNELS, ARM64_CASES, ARM64_TIMEOUT_SCALE   the same for arm64:
 #                        kernels, case files (default tests/vm/cases/*.case
 #                        tests/arm64/cases/*.case), the factor on every

@@ -2,10 +2,12 @@
 # Run one command inside a Debian kernel under QEMU (TCG) and return its exit
 # status.
 #
-#   tests/vm/vm-exec.sh [--arch x86|arm64] [--kernel 6.1|6.12] [--timeout S]
+#   tests/vm/vm-exec.sh [--arch x86|arm64] [--kernel NAME] [--timeout S]
 #                       [--env NAME=VALUE]... [--append KERNEL_ARGS]
 #                       [--console] [--timing] -- CMD [ARGS...]
 #
+# --kernel (default 6.1) is one of scripts/kernels.sh's names: 5.10, 6.1,
+# 6.12 or 7.3 on x86, 5.10, 6.1 or 6.12 on arm64.
 # --arch (default $ARCH, else x86; the Makefile's names) picks the guest,
 # from the table in tests/vm/arch.sh:
 #   x86    the guest sees the host's root file system read-only (virtio-9p)
@@ -98,14 +100,17 @@ KROOT=$("$REPO/scripts/kernels.sh" dir "$KERNEL") || exit 125
 KVER=$("$REPO/scripts/kernels.sh" kver "$KERNEL")
 MODDIR=$KROOT/lib/modules/$KVER
 # The uncompressed ELF (PVH entry) boots an x86 guest seconds faster than
-# the bzImage; arm64's package ships a raw Image as vmlinuz.
+# the bzImage; arm64's package ships a raw Image as vmlinuz. kernels.sh
+# gives 7.3's merged-/usr package the same paths (boot/, lib/modules/).
 IMAGE=$KROOT/boot/vmlinux-$KVER
 [ -f "$IMAGE" ] || IMAGE=$KROOT/boot/vmlinuz-$KVER
 
 # ---- the base initramfs: busybox, /init, modules --------------------------
 # Debian's packages ship no modules.dep, so dependencies come from each
 # module's own "depends=" modinfo; built-in ones are skipped, so one list
-# serves 6.1 (virtio as modules) and 6.12 (much of it built in).
+# serves 5.10 and 6.1 (virtio as modules), 6.12 (much of it built in) and
+# 7.3 (virtio built in; 9p needs netfs, found through depends=). 5.10 and
+# 6.1 ship plain .ko files, 6.12 and 7.3 .ko.xz.
 declare -A MOD_PATH=() MOD_SEEN=()
 MOD_ORDER=()
 

@@ -51,12 +51,19 @@ struct thread_id {
 	char comm[KTR_COMM_LEN];
 };
 
+/*
+ * Without task storage (before 5.11) user space makes this an LRU hash of
+ * thread ids: an entry pushed out only costs its thread one more KTR_THREAD
+ * record.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct thread_id);
 } announced SEC(".maps");
+
+const volatile bool task_storage = true;
 
 struct drop_state {
 	__u64 pending; /* lost since the last KTR_DROP record on this CPU */
@@ -222,9 +229,20 @@ static __always_inline bool same_thread(const struct thread_id *a, const struct 
  * record was lost: the record it was for is dropped too, so that no
  * record in the file names a thread the file has not introduced.
  */
+/* A new entry, which no thread making syscalls matches. */
+static const struct thread_id nobody;
+
+static __always_inline struct thread_id *announced_get(int tid)
+{
+	if (task_storage)
+		return bpf_task_storage_get(&announced, bpf_get_current_task_btf(), 0,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	bpf_map_update_elem(&announced, &tid, (void *)&nobody, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&announced, &tid);
+}
+
 static __always_inline bool announce_thread(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct thread_id now = { .tid = (__u32)pid_tgid, .pid = pid_tgid >> 32 };
 	struct thread_id *seen;
@@ -234,7 +252,7 @@ static __always_inline bool announce_thread(void)
 	} * rec;
 
 	bpf_get_current_comm(now.comm, sizeof(now.comm));
-	seen = bpf_task_storage_get(&announced, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	seen = announced_get(now.tid);
 	if (seen && same_thread(seen, &now))
 		return true;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
@@ -626,7 +644,8 @@ int BPF_PROG(ktr_signal_deliver, int sig, struct kernel_siginfo *info, struct k_
 		note_drop();
 		return 0;
 	}
-	task = bpf_get_current_task_btf();
+	/* Not bpf_get_current_task_btf: 5.11. Its fields are read with CO-RE. */
+	task = (struct task_struct *)bpf_get_current_task();
 	fill_hdr(&rec->hdr, KTR_PSIG, sizeof(rec->psig));
 	fill_psig(&rec->psig, sig, info, task);
 	rec->psig.action = (__u64)BPF_CORE_READ(ka, sa.sa_handler);

@@ -71,6 +71,14 @@ const volatile __u8 max_steps = KSNOOP_MAX_STEPS;
  */
 const volatile bool cfg_const;
 const volatile struct ksnoop_func_cfg the_cfg;
+/*
+ * What the kernel offers, as user space found it (lib/kfeat.c). Without
+ * task storage (5.11) `tasks` is a hash keyed by thread id, its entries
+ * removed when their threads exit. Without kprobe attach cookies (5.15)
+ * each kprobe function has an instance of its own, named by func_id.
+ */
+const volatile bool task_storage = true;
+const volatile bool kprobe_cookie = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -222,12 +230,16 @@ struct task_state {
 	struct frame frames[KSNOOP_MAX_DEPTH];
 };
 
+/* A hash of KSNOOP_MAX_TASKS where task_storage is false (see backend.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct task_state);
 } tasks SEC(".maps");
+
+/* A new thread's state in the hash (too big for the stack). */
+static const struct task_state zero_task;
 
 struct stash_key {
 	__u32 tid;
@@ -268,6 +280,27 @@ static __always_inline void count_drop(__u32 reason)
 
 	if (n)
 		*n += 1;
+}
+
+/* The current thread's frames; created on the first call it makes. */
+static __always_inline struct task_state *task_state_get(bool create)
+{
+	struct task_state *ts;
+	int tid;
+
+	if (task_storage)
+		return bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	ts = bpf_map_lookup_elem(&tasks, &tid);
+	if (ts || !create)
+		return ts;
+	if (bpf_map_update_elem(&tasks, &tid, (void *)&zero_task, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&tasks, &tid)) {
+		count_drop(KSNOOP_DROP_TASKS);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&tasks, &tid);
 }
 
 static __always_inline bool pass_filters(void)
@@ -437,7 +470,79 @@ static __always_inline __u64 entry_ra(struct regs *r)
 }
 #endif
 
+/*
+ * A trampoline's context word at byte offset off, loaded by an instruction
+ * that holds the offset: the verifier checks each against the function's
+ * prototype, and refuses an offset computed at run time.
+ */
+#define CTX_U64(ctx, off)                                                            \
+	({                                                                           \
+		__u64 __v;                                                           \
+		asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx)); \
+		__v;                                                                 \
+	})
+
+/*
+ * Before bpf_get_func_arg and bpf_get_func_ret (5.17), a trampoline's
+ * register arguments and return value, copied like a kprobe's. nargs is a
+ * constant of the instance's plan (cfg_const), so the verifier walks only
+ * the loads the function's prototype allows.
+ */
+static __always_inline void save_tramp_regs(void *ctx, struct regs *r, __u32 nargs, bool ret)
+{
+	if (nargs > 0)
+		r->arg[0] = CTX_U64(ctx, 0);
+	if (nargs > 1)
+		r->arg[1] = CTX_U64(ctx, 8);
+	if (nargs > 2)
+		r->arg[2] = CTX_U64(ctx, 16);
+	if (nargs > 3)
+		r->arg[3] = CTX_U64(ctx, 24);
+	if (nargs > 4)
+		r->arg[4] = CTX_U64(ctx, 32);
+	if (nargs > 5)
+		r->arg[5] = CTX_U64(ctx, 40);
+#if KSNOOP_REG_ARGS > 6
+	if (nargs > 6)
+		r->arg[6] = CTX_U64(ctx, 48);
+	if (nargs > 7)
+		r->arg[7] = CTX_U64(ctx, 56);
+#endif
+	if (!ret)
+		return;
+	if (nargs == 0)
+		r->rc = CTX_U64(ctx, 0);
+	else if (nargs == 1)
+		r->rc = CTX_U64(ctx, 8);
+	else if (nargs == 2)
+		r->rc = CTX_U64(ctx, 16);
+	else if (nargs == 3)
+		r->rc = CTX_U64(ctx, 24);
+	else if (nargs == 4)
+		r->rc = CTX_U64(ctx, 32);
+	else if (nargs == 5)
+		r->rc = CTX_U64(ctx, 40);
+	else if (nargs == 6)
+		r->rc = CTX_U64(ctx, 48);
+#if KSNOOP_REG_ARGS > 6
+	else if (nargs == 7)
+		r->rc = CTX_U64(ctx, 56);
+	else if (nargs == 8)
+		r->rc = CTX_U64(ctx, 64);
+#endif
+}
+
 enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE };
+
+/*
+ * The programs come in two builds of the same code: MODERN ones use
+ * bpf_loop and bpf_get_func_arg/ret (5.17), COMPAT ones neither, for
+ * older kernels, whose verifier refuses a program that merely mentions a
+ * bpf_loop callback. COMPAT programs always serve one function, whose plan
+ * is a constant (cfg_const), so their plain loops cost the verifier only
+ * the iterations that plan takes.
+ */
+enum prog_build { COMPAT, MODERN };
 
 struct capture_ctx {
 	void *ctx;
@@ -450,15 +555,16 @@ struct capture_ctx {
 };
 
 /*
- * `trampoline` is a compile-time constant in every caller: the verifier
- * refuses fentry-only helpers in kprobe programs even on dead paths it
- * cannot prove dead.
+ * func_args (through bpf_get_func_arg/ret, else from c->regs) is a
+ * compile-time constant in every caller: the verifier refuses
+ * fentry-only helpers in kprobe programs even on dead paths it cannot
+ * prove dead.
  */
-static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool trampoline)
+static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool func_args)
 {
 	__u64 v = 0;
 
-	if (trampoline) {
+	if (func_args) {
 		bpf_get_func_arg(c->ctx, n, &v);
 		return v;
 	}
@@ -469,11 +575,11 @@ static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool trampo
 	return v;
 }
 
-static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
+static __always_inline __u64 get_ret(struct capture_ctx *c, bool func_args)
 {
 	__u64 v = 0;
 
-	if (trampoline)
+	if (func_args)
 		bpf_get_func_ret(c->ctx, &v);
 	else
 		v = c->regs->rc;
@@ -487,7 +593,7 @@ static __always_inline __u64 get_ret(struct capture_ctx *c, bool trampoline)
  */
 static __always_inline __u32 get_func_id(void *ctx, bool trampoline)
 {
-	if (cfg_const || (trampoline && !fentry_cookie))
+	if (cfg_const || (trampoline && !fentry_cookie) || (!trampoline && !kprobe_cookie))
 		return func_id;
 	return (__u32)bpf_get_attach_cookie(ctx);
 }
@@ -573,7 +679,7 @@ static __always_inline __u32 read_final(const struct ksnoop_value *v, __u8 *dst,
  */
 static __always_inline __u32 capture_value(struct capture_ctx *c, const struct ksnoop_value *v,
 					   struct ksnoop_vrec *vr, __u32 max, bool with_comm,
-					   bool trampoline)
+					   bool func_args)
 {
 	__u32 len = 0;
 	__u8 flags = 0;
@@ -583,8 +689,8 @@ static __always_inline __u32 capture_value(struct capture_ctx *c, const struct k
 		len = KSNOOP_COMM_LEN;
 		bpf_get_current_comm(vr + 1, KSNOOP_COMM_LEN);
 	} else {
-		p = v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline)
-					       : get_arg(c, v->arg, trampoline);
+		p = v->base == KSNOOP_BASE_RET ? get_ret(c, func_args)
+					       : get_arg(c, v->arg, func_args);
 		p = follow_steps(v, p, &flags);
 	}
 	if ((v->flags & KSNOOP_V_READ) && !flags) {
@@ -598,7 +704,7 @@ static __always_inline __u32 capture_value(struct capture_ctx *c, const struct k
 	return len;
 }
 
-static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool trampoline)
+static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool func_args)
 {
 	struct ksnoop_event *ev = &c->s->ev;
 	struct ksnoop_vrec *vr;
@@ -616,7 +722,7 @@ static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool tram
 	barrier_var(off);
 	off &= KSNOOP_DATA_MAX - 1;
 	vr = (void *)&ev->data[off];
-	len = capture_value(c, &c->cfg->values[i], vr, KSNOOP_VALUE_MAX, true, trampoline);
+	len = capture_value(c, &c->cfg->values[i], vr, KSNOOP_VALUE_MAX, true, func_args);
 	c->s->scalars[i] = len ? load_scalar((__u8 *)(vr + 1), len) : vr->raw;
 	c->s->str_off[i] = off + sizeof(*vr);
 	c->s->str_len[i] = len;
@@ -626,33 +732,39 @@ static __always_inline int capture_one(__u32 n, struct capture_ctx *c, bool tram
 	return 0;
 }
 
-static int capture_trampoline(__u32 i, void *c)
+static int capture_func_args(__u32 i, void *c)
 {
 	return capture_one(i, c, true);
 }
 
-static int capture_kprobe(__u32 i, void *c)
+static int capture_regs(__u32 i, void *c)
 {
 	return capture_one(i, c, false);
 }
 
 /*
  * bpf_loop keeps the verifier's work per value, not per combination.
- * `trampoline` is a constant at each call site (see get_arg): through
+ * func_args is a constant at each call site (see get_arg): through
  * c->kind the compiler may keep both callbacks in a kprobe program.
  */
-static __always_inline void capture(struct capture_ctx *c, bool trampoline)
+static __always_inline void capture(struct capture_ctx *c, bool func_args, enum prog_build b)
 {
-	__u32 n = c->cfg->nr_side[c->side & 1];
+	__u32 n = c->cfg->nr_side[c->side & 1], i;
 
 	if (!n)
 		return;
 	if (n > KSNOOP_MAX_VALUES)
 		n = KSNOOP_MAX_VALUES;
-	if (trampoline)
-		bpf_loop(n, capture_trampoline, c, 0);
-	else
-		bpf_loop(n, capture_kprobe, c, 0);
+	if (b == COMPAT) {
+		for (i = 0; i < KSNOOP_MAX_VALUES; i++) {
+			if (i >= n || capture_one(i, c, false))
+				break;
+		}
+	} else if (func_args) {
+		bpf_loop(n, capture_func_args, c, 0);
+	} else {
+		bpf_loop(n, capture_regs, c, 0);
+	}
 }
 
 static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
@@ -798,17 +910,46 @@ static int op_step(__u32 i, void *arg)
 
 #define CMP_STEPS_MAX (KSNOOP_MAX_PREDS * (GLOB_PAT * GLOB_TXT + GLOB_PAT + GLOB_TXT + 2))
 
+/* COMPAT: each comparison in one step, a string one by glob_match_one_star. */
+static __always_inline void cmp_compat(struct cmp_eval *e)
+{
+	struct pred_state *ps = &e->s->ps;
+	struct ksnoop_pred *p;
+	__u32 vi;
+
+	p = &e->cfg->preds[ps->k & (KSNOOP_MAX_PREDS - 1)];
+	vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
+	if (e->at_entry && !(e->cfg->values[vi].flags & KSNOOP_V_ENTRY)) {
+		cmp_done(ps, false, false);
+	} else if (p->kind != KSNOOP_PRED_STR) {
+		cmp_done(ps, true, int_pred_holds(p, e->s->scalars[vi]));
+	} else {
+		glob_init(e->s, p, vi);
+		cmp_done(ps, true, glob_match_one_star(&e->s->glob) ^ (p->op == KSNOOP_CMP_NE));
+	}
+}
+
 /* Unknown (at entry) passes; the return side decides. */
 static __always_inline bool preds_pass(struct ksnoop_func_cfg *cfg, struct scratch *s,
-				       bool at_entry)
+				       bool at_entry, enum prog_build b)
 {
 	struct cmp_eval e = { .cfg = cfg, .s = s, .at_entry = at_entry };
+	__u32 i;
 
 	if (!cfg->nr_pred_ops)
 		return true;
 	__builtin_memset(&s->ps, 0, sizeof(s->ps));
-	bpf_loop(CMP_STEPS_MAX, cmp_step, &e, 0);
-	bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &e, 0);
+	if (b == MODERN) {
+		bpf_loop(CMP_STEPS_MAX, cmp_step, &e, 0);
+		bpf_loop(KSNOOP_MAX_PRED_OPS, op_step, &e, 0);
+	} else {
+		for (i = 0; i < KSNOOP_MAX_PREDS && i < cfg->nr_preds; i++)
+			cmp_compat(&e);
+		for (i = 0; i < KSNOOP_MAX_PRED_OPS; i++) {
+			if (op_step(i, &e))
+				break;
+		}
+	}
 	return !(s->ps.sk & 1) || (s->ps.sv & 1);
 }
 
@@ -919,7 +1060,7 @@ static __always_inline void submit(struct ksnoop_event *ev)
  * lite_layout_plans); side and k are constants here, so these are too.
  */
 static __always_inline __u32 lite_slot(struct capture_ctx *c, struct ksnoop_event *ev, __u32 off,
-				       __u32 side, __u32 k, bool trampoline)
+				       __u32 side, __u32 k, bool func_args)
 {
 	__u32 i = c->cfg->side[side][k] & (KSNOOP_MAX_VALUES - 1), len;
 	struct ksnoop_vrec *vr;
@@ -927,13 +1068,13 @@ static __always_inline __u32 lite_slot(struct capture_ctx *c, struct ksnoop_even
 	if (off > lite_off[side][k])
 		return off;
 	vr = (void *)ev + KSNOOP_LITE_HDR_SIZE + off;
-	len = capture_value(c, &c->cfg->values[i], vr, lite_len[side][k], false, trampoline);
+	len = capture_value(c, &c->cfg->values[i], vr, lite_len[side][k], false, func_args);
 	vr->idx = i;
 	ev->nr_vrecs++;
 	return off + sizeof(*vr) + ((len + 7) & ~7U);
 }
 
-static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 side, bool trampoline)
+static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 side, bool func_args)
 {
 	__u32 n = c->cfg->nr_side[side], off = 0;
 	struct ksnoop_event *ev;
@@ -956,7 +1097,7 @@ static __always_inline void lite_event(struct capture_ctx *c, __u32 id, __u32 si
 #define LITE_SLOT(k)                             \
 	if (n <= (k) || lite_slots[side] <= (k)) \
 		goto done;                       \
-	off = lite_slot(c, ev, off, side, k, trampoline)
+	off = lite_slot(c, ev, off, side, k, func_args)
 	LITE_SLOT(0);
 	LITE_SLOT(1);
 	LITE_SLOT(2);
@@ -1312,7 +1453,7 @@ static __always_inline bool chain_skip(struct task_state *ts, struct ksnoop_func
 
 /* The fast comparisons, from the argument registers alone. */
 static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
-					    struct ksnoop_func_cfg *cfg, bool trampoline)
+					    struct ksnoop_func_cfg *cfg, bool func_args)
 {
 	struct capture_ctx c = { .ctx = ctx, .regs = regs };
 	struct ksnoop_pred *p;
@@ -1323,7 +1464,7 @@ static __always_inline bool fast_preds_pass(void *ctx, struct regs *regs,
 			break;
 		p = &cfg->preds[cfg->fast_preds[k] & (KSNOOP_MAX_PREDS - 1)];
 		vi = p->value_idx & (KSNOOP_MAX_VALUES - 1);
-		if (!int_pred_holds(p, get_arg(&c, cfg->values[vi].arg, trampoline)))
+		if (!int_pred_holds(p, get_arg(&c, cfg->values[vi].arg, func_args)))
 			return false;
 	}
 	return true;
@@ -1336,9 +1477,9 @@ struct fast_key {
 };
 
 static __always_inline __u64 reg_value(struct capture_ctx *c, const struct ksnoop_value *v,
-				       bool trampoline)
+				       bool func_args)
 {
-	return v->base == KSNOOP_BASE_RET ? get_ret(c, trampoline) : get_arg(c, v->arg, trampoline);
+	return v->base == KSNOOP_BASE_RET ? get_ret(c, func_args) : get_arg(c, v->arg, func_args);
 }
 
 /*
@@ -1347,7 +1488,7 @@ static __always_inline __u64 reg_value(struct capture_ctx *c, const struct ksnoo
  * its predicates (all of them fast ones, checked already).
  */
 static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
-				     __u32 fid, bool trampoline, __u64 duration_ns)
+				     __u32 fid, bool func_args, __u64 duration_ns)
 {
 	struct capture_ctx c = { .ctx = ctx, .regs = regs };
 	const struct ksnoop_agg_cfg *a = &cfg->agg;
@@ -1364,7 +1505,7 @@ static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop
 		if (n >= a->nr_keys)
 			break;
 		v = reg_value(&c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)],
-			      trampoline);
+			      func_args);
 		len = a->key_len[n];
 		if (len < 8)
 			v &= (1ULL << (len * 8)) - 1;
@@ -1376,8 +1517,7 @@ static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop
 	}
 	v = 0;
 	if (a->hist_value != KSNOOP_AGG_LATENCY)
-		v = reg_value(&c, &cfg->values[a->hist_value & (KSNOOP_MAX_VALUES - 1)],
-			      trampoline);
+		v = reg_value(&c, &cfg->values[a->hist_value & (KSNOOP_MAX_VALUES - 1)], func_args);
 	hist_add((struct ksnoop_agg_key *)&fk, fid, a, v, duration_ns);
 }
 
@@ -1402,9 +1542,10 @@ static __always_inline bool lite_side(struct ksnoop_func_cfg *cfg, __u32 side, b
  * verifier sees lite_only decide a branch and walks nothing else.
  */
 static __always_inline int lite_call(void *ctx, struct regs *regs, enum prog_kind kind, __u32 id,
-				     __u32 side)
+				     __u32 side, enum prog_build b)
 {
 	bool trampoline = is_trampoline(kind), entry = side == KSNOOP_SIDE_ENTRY;
+	bool func_args = trampoline && b == MODERN;
 	struct ksnoop_func_cfg *cfg;
 	struct capture_ctx c;
 
@@ -1414,16 +1555,17 @@ static __always_inline int lite_call(void *ctx, struct regs *regs, enum prog_kin
 	if (!cfg || !(cfg->emit & (entry ? KSNOOP_EMIT_ENTRY : KSNOOP_EMIT_RETURN)))
 		return 0;
 	/* No kretprobe here has fast comparisons (lite.c): they need a frame. */
-	if ((entry || trampoline) && !fast_preds_pass(ctx, regs, cfg, trampoline))
+	if ((entry || trampoline) && !fast_preds_pass(ctx, regs, cfg, func_args))
 		return 0;
 	init_capture(&c, ctx, regs, kind, cfg, entry);
-	lite_event(&c, id, side, trampoline);
+	lite_event(&c, id, side, func_args);
 	return 0;
 }
 
-static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind)
+static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind kind,
+				    enum prog_build b)
 {
-	bool trampoline = is_trampoline(kind), pass;
+	bool trampoline = is_trampoline(kind), pass, func_args = trampoline && b == MODERN;
 	__u32 id = get_func_id(ctx, trampoline);
 	struct frame unpaired = {}, *f = &unpaired;
 	struct task_state *ts = NULL;
@@ -1432,26 +1574,25 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	__u64 now;
 
 	if (lite_only)
-		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_ENTRY);
+		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_ENTRY, b);
 	if (!pass_filters())
 		return 0;
 	cfg = get_cfg(id);
 	if (!cfg)
 		return 0;
-	pass = fast_preds_pass(ctx, regs, cfg, trampoline);
+	pass = fast_preds_pass(ctx, regs, cfg, func_args);
 	if (!pass && (trampoline || !uses_frame(cfg, trampoline)))
 		return 0;
 	if (lite_side(cfg, KSNOOP_SIDE_ENTRY, trampoline)) {
 		if (cfg->emit & KSNOOP_EMIT_ENTRY) {
 			init_capture(&c, ctx, regs, kind, cfg, true);
-			lite_event(&c, id, KSNOOP_SIDE_ENTRY, trampoline);
+			lite_event(&c, id, KSNOOP_SIDE_ENTRY, func_args);
 		}
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
 	if (uses_frame(cfg, trampoline)) {
-		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
-					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		ts = task_state_get(true);
 		if (!ts)
 			return 0;
 		f = push_frame(ts, id, now);
@@ -1465,7 +1606,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
 		return 0;
 	if (agg_mode != KSNOOP_AGG_NONE && cfg->agg.fast) {
-		agg_fast(ctx, regs, cfg, id, trampoline, 0);
+		agg_fast(ctx, regs, cfg, id, func_args, 0);
 		return 0;
 	}
 	c.s = scratch_get();
@@ -1477,8 +1618,8 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	init_event(&c.s->ev, KSNOOP_EV_ENTRY, id, now);
 	c.s->ev.chain_id = f->chain_id;
 	c.s->ev.depth = ts ? ts->depth - 1 : 0;
-	capture(&c, trampoline);
-	if (!preds_pass(cfg, c.s, true))
+	capture(&c, func_args, b);
+	if (!preds_pass(cfg, c.s, true, b))
 		f->flags |= FRAME_SKIP;
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
@@ -1575,11 +1716,11 @@ static __always_inline bool ret_fails(__u8 kind, __u64 v)
 }
 
 static __always_inline bool call_failed(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
-					bool trampoline)
+					bool func_args)
 {
 	struct capture_ctx c = { .ctx = ctx, .regs = regs };
 
-	return ret_fails(cfg->err_kind, get_ret(&c, trampoline));
+	return ret_fails(cfg->err_kind, get_ret(&c, func_args));
 }
 
 static __always_inline void send_chain_end(__u32 id, struct frame *f)
@@ -1607,12 +1748,12 @@ static __always_inline void forget_failures_below(__u32 id, struct frame *f, __u
  * chain end that -s or the failures below it need.
  */
 static __always_inline bool keep_failure(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
-					 bool trampoline, struct task_state *ts, __u32 id,
+					 bool func_args, struct task_state *ts, __u32 id,
 					 struct frame *f, __u32 depth)
 {
 	if (!errors_only)
 		return true;
-	if (call_failed(ctx, regs, cfg, trampoline)) {
+	if (call_failed(ctx, regs, cfg, func_args)) {
 		if (ts && depth)
 			ts->frames[0].flags |= FRAME_ERR_BELOW;
 		return true;
@@ -1626,9 +1767,11 @@ static __always_inline bool keep_failure(void *ctx, struct regs *regs, struct ks
 	return false;
 }
 
-static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind)
+static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kind kind,
+				     enum prog_build b)
 {
-	bool trampoline = is_trampoline(kind), emits, ends_chain;
+	bool trampoline = is_trampoline(kind), emits, ends_chain,
+	     func_args = trampoline && b == MODERN;
 	__u32 id = get_func_id(ctx, trampoline), depth = 0;
 	struct task_state *ts = NULL;
 	struct ksnoop_func_cfg *cfg;
@@ -1637,21 +1780,21 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	__u64 now;
 
 	if (lite_only)
-		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_RETURN);
+		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_RETURN, b);
 	if (!pass_filters())
 		return 0;
 	cfg = get_cfg(id);
-	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, trampoline)))
+	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, func_args)))
 		return 0;
 	if (lite_side(cfg, KSNOOP_SIDE_RETURN, trampoline)) {
 		if (cfg->emit & KSNOOP_EMIT_RETURN) {
 			init_capture(&c, ctx, regs, kind, cfg, false);
-			lite_event(&c, id, KSNOOP_SIDE_RETURN, trampoline);
+			lite_event(&c, id, KSNOOP_SIDE_RETURN, func_args);
 		}
 		return 0;
 	}
 	if (uses_frame(cfg, trampoline)) {
-		ts = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+		ts = task_state_get(false);
 		if (!ts || !pop_frame(ts, id, &f))
 			return 0;
 		depth = ts->depth;
@@ -1660,14 +1803,14 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 			return 0;
 		}
 	}
-	if (!keep_failure(ctx, regs, cfg, trampoline, ts, id, &f, depth))
+	if (!keep_failure(ctx, regs, cfg, func_args, ts, id, &f, depth))
 		return 0;
 	emits = cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
 	ends_chain = chain_mode && cfg->chain_pos == 0;
 	if (!emits && !ends_chain)
 		return 0;
 	if (agg_mode != KSNOOP_AGG_NONE && cfg->agg.fast) {
-		agg_fast(ctx, regs, cfg, id, trampoline,
+		agg_fast(ctx, regs, cfg, id, func_args,
 			 f.entry_ts ? bpf_ktime_get_ns() - f.entry_ts : 0);
 		return 0;
 	}
@@ -1685,8 +1828,8 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	c.s->ev.chain_id = f.chain_id;
 	c.s->ev.depth = depth;
 	init_capture(&c, ctx, regs, kind, cfg, false);
-	capture(&c, trampoline);
-	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false))
+	capture(&c, func_args, b);
+	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false, b))
 		deliver(ctx, c.s, cfg, 0);
 	else if (ends_chain)
 		chain_end(c.s, id, &f, now);
@@ -1699,13 +1842,13 @@ out:
 SEC("ksnoop.fentry")
 int BPF_PROG(ksnoop_fentry)
 {
-	return on_entry(ctx, NULL, PK_FENTRY);
+	return on_entry(ctx, NULL, PK_FENTRY, MODERN);
 }
 
 SEC("ksnoop.fexit")
 int BPF_PROG(ksnoop_fexit)
 {
-	return on_return(ctx, NULL, PK_FEXIT);
+	return on_return(ctx, NULL, PK_FEXIT, MODERN);
 }
 
 SEC("kprobe")
@@ -1714,7 +1857,7 @@ int ksnoop_kprobe(struct pt_regs *ctx)
 	struct regs r;
 
 	save_regs(ctx, &r);
-	return on_entry(ctx, &r, PK_KPROBE);
+	return on_entry(ctx, &r, PK_KPROBE, MODERN);
 }
 
 SEC("kretprobe")
@@ -1723,7 +1866,7 @@ int ksnoop_kretprobe(struct pt_regs *ctx)
 	struct regs r;
 
 	save_regs(ctx, &r);
-	return on_return(ctx, &r, PK_KRETPROBE);
+	return on_return(ctx, &r, PK_KRETPROBE, MODERN);
 }
 
 SEC("kprobe.multi")
@@ -1732,7 +1875,7 @@ int ksnoop_kmulti(struct pt_regs *ctx)
 	struct regs r;
 
 	save_regs(ctx, &r);
-	return on_entry(ctx, &r, PK_KPROBE);
+	return on_entry(ctx, &r, PK_KPROBE, MODERN);
 }
 
 SEC("kretprobe.multi")
@@ -1741,7 +1884,44 @@ int ksnoop_kretmulti(struct pt_regs *ctx)
 	struct regs r;
 
 	save_regs(ctx, &r);
-	return on_return(ctx, &r, PK_KRETPROBE);
+	return on_return(ctx, &r, PK_KRETPROBE, MODERN);
+}
+
+/* The COMPAT builds (see enum prog_build), one function each. */
+SEC("ksnoop.fentry")
+int ksnoop_fentry_compat(void *ctx)
+{
+	struct regs r = {};
+
+	save_tramp_regs(ctx, &r, the_cfg.nr_args, false);
+	return on_entry(ctx, &r, PK_FENTRY, COMPAT);
+}
+
+SEC("ksnoop.fexit")
+int ksnoop_fexit_compat(void *ctx)
+{
+	struct regs r = {};
+
+	save_tramp_regs(ctx, &r, the_cfg.nr_args, true);
+	return on_return(ctx, &r, PK_FEXIT, COMPAT);
+}
+
+SEC("kprobe")
+int ksnoop_kprobe_compat(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE, COMPAT);
+}
+
+SEC("kretprobe")
+int ksnoop_kretprobe_compat(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE, COMPAT);
 }
 
 /*
@@ -1753,8 +1933,11 @@ SEC("raw_tp/sched_process_exit")
 int ksnoop_task_exit(void *ctx)
 {
 	struct stash_key key = { .tid = (__u32)bpf_get_current_pid_tgid() };
+	int tid = key.tid;
 	__u32 d;
 
+	if (!task_storage)
+		bpf_map_delete_elem(&tasks, &tid);
 	for (d = 0; d < KSNOOP_MAX_DEPTH; d++) {
 		key.depth = d;
 		bpf_map_delete_elem(&stash, &key);

@@ -195,6 +195,7 @@ _Static_assert(sizeof(struct ktr_target) == 8, "ktr_target layout");
 _Static_assert(sizeof(struct ktr_sysinfo) == 8, "ktr_sysinfo layout");
 
 #define KTR_MAX_SYSCALLS 1024 /* syscall numbers the sysinfo map covers */
+#define KTR_MAX_THREADS 16384 /* threads remembered without task storage (5.10) */
 #define KTR_GIO_MAX_IOV 8     /* iovec entries followed per GIO record */
 
 #endif

@@ -27,6 +27,8 @@
 #define KSNOOP_DATA_MAX 16384	/* bytes of value data in one event */
 #define KSNOOP_SCRATCH_LEVELS 4 /* nested programs sharing one CPU */
 #define KSNOOP_MAX_FAST_PREDS 4 /* comparisons checked before any other work */
+/* Threads with a call in flight, where the kernel has no task storage. */
+#define KSNOOP_MAX_TASKS 16384
 /* The longest a stream of events goes without waking the reader. */
 #define KSNOOP_WAKE_INTERVAL_NS (10 * 1000 * 1000)
 
@@ -291,6 +293,7 @@ enum ksnoop_drop_reason {
 	KSNOOP_DROP_STASH,   /* entry values could not be stashed */
 	KSNOOP_DROP_KEYS,    /* count/hist: the key table is full */
 	KSNOOP_DROP_STACK,   /* count/hist --by kstack: the stack was not taken */
+	KSNOOP_DROP_TASKS,   /* no task storage (before 5.11): the task table is full */
 	KSNOOP_DROP_NR,
 };
 

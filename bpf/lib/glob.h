@@ -73,4 +73,60 @@ static __always_inline int glob_step(struct glob *g)
 	return 1;
 }
 
+/*
+ * The whole match in plain loops, for kernels without bpf_loop (before
+ * 5.17), where the verifier would walk every step of glob_step's: a
+ * pattern of at most one '*' (user space refuses others there) is a head
+ * and a tail, each compared once. After glob_start. What a loop finds
+ * goes to g, not a register, so that the verifier's states after it do
+ * not differ by where it stopped.
+ */
+static __always_inline bool glob_chars_match(const struct glob *g, __u32 pi, __u32 ti, __u32 n)
+{
+	__u32 i;
+	char pc;
+
+	for (i = 0; i < GLOB_PAT; i++) {
+		if (i >= n)
+			return true;
+		pc = g->pat[(pi + i) & (GLOB_PAT - 1)];
+		if (pc != g->txt[(ti + i) & (GLOB_TXT - 1)] && (pc != '?' || g->literal))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Loaded from g at each use: a value kept in a register through a loop
+ * leaves it with one range per iteration the loop may stop at, and the
+ * verifier carries each into what follows, loop after loop.
+ */
+#define GLOB_LOAD(x) (*(volatile typeof(x) *)&(x))
+
+static __always_inline bool glob_match_one_star(struct glob *g)
+{
+	__u32 i;
+
+	g->star = -1;
+	for (i = 0; i < GLOB_PAT && !g->literal; i++) {
+		if (i >= GLOB_LOAD(g->plen))
+			break;
+		if (g->pat[i] == '*') {
+			g->star = i;
+			break;
+		}
+	}
+	if (GLOB_LOAD(g->star) < 0)
+		return GLOB_LOAD(g->tlen) == GLOB_LOAD(g->plen) &&
+		       glob_chars_match(g, 0, 0, GLOB_LOAD(g->plen));
+	/* mark: the tail's length */
+	g->mark = GLOB_LOAD(g->plen) - GLOB_LOAD(g->star) - 1;
+	if (GLOB_LOAD(g->tlen) < (__u32)GLOB_LOAD(g->star) + GLOB_LOAD(g->mark))
+		return false;
+	if (!glob_chars_match(g, 0, 0, GLOB_LOAD(g->star)))
+		return false;
+	return glob_chars_match(g, GLOB_LOAD(g->star) + 1, GLOB_LOAD(g->tlen) - GLOB_LOAD(g->mark),
+				GLOB_LOAD(g->mark));
+}
+
 #endif

@@ -27,6 +27,7 @@
 #include "lib/ring.h"
 #include "lib/util.h"
 #include "kpe.skel.h"
+#include "lib/kfeat.h"
 
 _Static_assert(KPE_KSTACK_MAX == KSNOOP_KSTACK_MAX, "probe and trace take stacks alike");
 _Static_assert(KPE_DROP_NR <= RING_MAX_DROP_REASONS, "the ring loop reads every reason");
@@ -285,10 +286,38 @@ static int apply_filters(struct kpe_session *s)
 	return 0;
 }
 
+/*
+ * kpe.bpf.c interprets the fetch and filter programs in bpf_loop steps and
+ * names each definition with its attach cookie: say which one a kernel
+ * lacks rather than let the load fail with EINVAL.
+ */
+static int check_kernel_features(const struct kpe_session *s)
+{
+	static const enum kfeat needed[] = { KFEAT_LOOP, KFEAT_KPROBE_COOKIE };
+	kfeat_set have;
+	size_t i;
+
+	if (!s->kb)
+		return 0; /* nothing to tell by: the load says what it says */
+	have = kfeat_probe(kbtf__vmlinux(s->kb));
+	for (i = 0; i < ARRAY_SIZE(needed); i++) {
+		if (!kfeat_has(have, needed[i])) {
+			p_err("probe needs %s (Linux %s), which this kernel lacks",
+			      kfeat_name(needed[i]), kfeat_since(needed[i]));
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
 static int load_bpf(struct kpe_session *s)
 {
 	int nr_cpus = libbpf_num_possible_cpus(), err, fd, i;
 	__u8 one = 1;
+
+	err = check_kernel_features(s);
+	if (err)
+		return err;
 
 	s->skel = kpe_bpf__open();
 	if (!s->skel || nr_cpus <= 0) {

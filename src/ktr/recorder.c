@@ -147,6 +147,18 @@ static void select_programs(struct ktrace_bpf *skel, unsigned int facs)
 	bpf_program__set_autoload(skel->progs.ktr_signal_deliver, facs & KTRFAC_PSIG);
 }
 
+/* Before 5.11: an LRU hash of thread ids stands in (see ktrace.bpf.c). */
+static int no_task_storage(struct ktrace_bpf *skel)
+{
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1)
+		return 0;
+	p_dbg("recorder: no task storage; threads announced through an LRU hash");
+	skel->rodata->task_storage = false;
+	return bpf_map__set_type(skel->maps.announced, BPF_MAP_TYPE_LRU_HASH) ?:
+	       bpf_map__set_map_flags(skel->maps.announced, 0) ?:
+	       bpf_map__set_max_entries(skel->maps.announced, KTR_MAX_THREADS);
+}
+
 static int load_bpf(struct recorder *r)
 {
 	int err;
@@ -160,7 +172,9 @@ static int load_bpf(struct recorder *r)
 	select_programs(r->skel, r->o->facs);
 	bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES);
 	r->skel->rodata->wakeup_bytes = WAKEUP_BYTES;
-	err = ktrace_bpf__load(r->skel);
+	err = no_task_storage(r->skel);
+	if (!err)
+		err = ktrace_bpf__load(r->skel);
 	if (err) {
 		p_err("cannot load the ktrace BPF programs: %s (needs root, BTF and tp_btf; run with -d for libbpf's reasons)",
 		      strerror(-err));

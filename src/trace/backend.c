@@ -15,6 +15,7 @@
 
 #include "trace/backend.h"
 #include "lib/bpfutil.h"
+#include "lib/kfeat.h"
 #include "lib/progress.h"
 #include "lib/util.h"
 #include "trace/straight.h"
@@ -24,10 +25,12 @@
  * The owner object holds the maps, the kprobe programs (one program
  * serves every kprobe-traced function; the attach cookie names the
  * function) and the task-exit cleanup. fentry needs one program per
- * target, so each fentry-traced function gets its own small instance.
+ * target, so each fentry-traced function gets its own small instance;
+ * so does each kprobe function where the kernel lacks attach cookies or
+ * bpf_loop (see per_func_kprobes).
  */
 struct func_state {
-	struct trace_bpf *fentry;     /* per-function instance, fentry only */
+	struct trace_bpf *skel;	      /* per-function instance, if any */
 	int prog_fds[2], link_fds[2]; /* by side: written out, or like the template; or 0 */
 	int perf_fds[2];	      /* by side: a straight-line kprobe's perf event, or 0 */
 	struct bpf_link *entry, *ret;
@@ -55,7 +58,9 @@ struct tracer {
 		bool started;
 		int fd;
 	} ring_job;
+	kfeat_set feat;		       /* what the kernel offers (lib/kfeat.h) */
 	bool fentry_cookie;	       /* the kernel has fentry attach cookies */
+	bool compat;		       /* the COMPAT programs: no bpf_loop or bpf_get_func_arg */
 	bool kprobe_pmu;	       /* perf has a kprobe PMU (Linux 4.17) */
 	struct trace_bpf *fentry_tmpl; /* first fentry instance, for the rest */
 	int owner_fentry;	       /* function whose fentry programs the owner holds, or -1 */
@@ -250,9 +255,15 @@ static bool want_comm(const struct tracer *t)
 	return util_json() || t->env->chrome;
 }
 
-static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
+/*
+ * one_func: the instance serves func alone (and is no template for
+ * others), so its plan is a constant.
+ */
+static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func, bool one_func)
 {
 	skel->rodata->func_id = func;
+	skel->rodata->task_storage = kfeat_has(t->feat, KFEAT_TASK_STORAGE);
+	skel->rodata->kprobe_cookie = kfeat_has(t->feat, KFEAT_KPROBE_COOKIE);
 	skel->rodata->filter_tgid = t->env->nr_pids > 0;
 	skel->rodata->filter_cpu = t->env->cpu;
 	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
@@ -273,10 +284,10 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func)
 	skel->rodata->lite_only = t->lite.only;
 	skel->rodata->max_fast_preds = t->max_fast_preds;
 	skel->rodata->max_steps = t->max_steps;
-	/* One function: no instance is a template for another (see attach_fentry_fast). */
-	skel->rodata->cfg_const = t->nr == 1;
-	if (t->nr == 1)
-		memcpy((void *)&skel->rodata->the_cfg, &t->plans[0].cfg, sizeof(t->plans[0].cfg));
+	skel->rodata->cfg_const = one_func;
+	if (one_func)
+		memcpy((void *)&skel->rodata->the_cfg, &t->plans[func].cfg,
+		       sizeof(t->plans[func].cfg));
 	set_agg_rodata(&t->env->agg, skel);
 	set_errors_rodata(t->env, skel);
 }
@@ -305,10 +316,13 @@ static void autoload_only(struct trace_bpf *skel, struct bpf_program *keep1,
 		bpf_program__set_autoload(p, p == keep1 || p == keep2);
 }
 
+/* Stashes, and the task table that stands in for task storage. */
 static bool needs_exit_cleanup(const struct tracer *t)
 {
 	int i;
 
+	if (!kfeat_has(t->feat, KFEAT_TASK_STORAGE))
+		return true;
 	for (i = 0; i < t->nr; i++) {
 		if (t->plans[i].cfg.emit & KSNOOP_EMIT_COMBINED)
 			return true;
@@ -368,6 +382,9 @@ static bool straight_ok(const struct tracer *t, int func, enum straight_ctx ctx)
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p)))
 		return false;
+	/* They read arguments through bpf_get_func_arg. */
+	if (ctx == STRAIGHT_TRAMPOLINE && !kfeat_has(t->feat, KFEAT_FUNC_ARG))
+		return false;
 	/* libbpf falls back to tracefs kprobe_events without it; these do not. */
 	if (ctx == STRAIGHT_KPROBE && !t->kprobe_pmu)
 		return false;
@@ -389,7 +406,7 @@ static int first_fentry_func(const struct tracer *t)
 {
 	int i;
 
-	if (!t->fentry_cookie || !backend_allows(t->env->backend, BK_FENTRY))
+	if (!t->fentry_cookie || t->compat || !backend_allows(t->env->backend, BK_FENTRY))
 		return -1;
 	for (i = 0; i < t->nr; i++) {
 		if (multi_member(t, i) || straight_ok(t, i, STRAIGHT_TRAMPOLINE))
@@ -497,6 +514,13 @@ static int ring_ready(struct tracer *t)
 	return t->ring_fd;
 }
 
+/* Without task storage (5.11): a hash of thread ids (see task_state_get). */
+static int task_table(struct bpf_map *tasks)
+{
+	return bpf_map__set_type(tasks, BPF_MAP_TYPE_HASH)
+		       ?: bpf_map__set_max_entries(tasks, KSNOOP_MAX_TASKS);
+}
+
 static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -506,7 +530,7 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 		*err = -errno;
 		return NULL;
 	}
-	set_rodata(t, skel, 0);
+	set_rodata(t, skel, 0, t->nr == 1);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
 	bpf_program__set_autoload(skel->progs.ksnoop_kprobe, progs & OWN_KPROBE);
@@ -521,6 +545,8 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 		*err = bpf_map__set_max_entries(skel->maps.events, t->ring_size);
 	if (!*err)
 		*err = size_agg_maps(&t->env->agg, t->nr, skel);
+	if (!*err && !kfeat_has(t->feat, KFEAT_TASK_STORAGE))
+		*err = task_table(skel->maps.tasks);
 	if (!*err)
 		*err = trace_bpf__load(skel);
 	if (*err) {
@@ -531,6 +557,15 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 }
 
 /*
+ * Without attach cookies a shared kprobe program cannot tell its functions
+ * apart; without bpf_loop the COMPAT programs want one plan as constants.
+ */
+static bool per_func_kprobes(const struct tracer *t)
+{
+	return !kfeat_has(t->feat, KFEAT_KPROBE_COOKIE) || t->compat;
+}
+
+/*
  * Prefer an owner with kprobe (and multi) programs; fall back to maps only.
  * Each is tried first with the first fentry function's programs: if those
  * fail, that function is loaded alone later, and reports why.
@@ -538,8 +573,13 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 static int load_owner(struct tracer *t)
 {
 	static const int tries[] = { OWN_KPROBE | OWN_MULTI, OWN_KPROBE, 0 };
-	/* -b fentry never attaches kprobes: spare the verifier their programs. */
-	size_t i = t->env->backend == BACKEND_FENTRY ? 2 : wants_multi(t) ? 0 : 1;
+	/*
+	 * -b fentry never attaches kprobes: spare the verifier their programs;
+	 * nor do per-function kprobe instances need them.
+	 */
+	size_t i = t->env->backend == BACKEND_FENTRY || per_func_kprobes(t) ? 2
+		   : wants_multi(t)					    ? 0
+									    : 1;
 	int fentry = t->owner_fentry >= 0 ? OWN_FENTRY : 0, progs = 0, err = 0;
 
 	while (i < ARRAY_SIZE(tries) && !t->owner) {
@@ -588,34 +628,6 @@ static int share_maps(struct trace_bpf *skel, struct trace_bpf *owner)
 			return err;
 	}
 	return 0;
-}
-
-/* Kernel features show in BTF as the struct members that came with them. */
-static bool struct_has_member(const struct btf *btf, const char *sname, const char *mname)
-{
-	const struct btf_member *m;
-	const struct btf_type *tp;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
-	if (id < 0)
-		return false;
-	tp = btf__type_by_id(btf, id);
-	m = btf_members(tp);
-	for (i = 0; i < btf_vlen(tp); i++, m++) {
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), mname))
-			return true;
-	}
-	return false;
-}
-
-/*
- * fentry attach cookies came with struct bpf_tramp_link's cookie member
- * (Linux 5.19, "bpf, x86: Attach a cookie to fentry/fexit/fmod_ret/lsm").
- */
-bool backend_has_fentry_cookie(const struct btf *btf)
-{
-	return btf && struct_has_member(btf, "bpf_tramp_link", "cookie");
 }
 
 static struct bpf_link *attach_trace(struct tracer *t, struct bpf_program *prog, int func)
@@ -900,10 +912,10 @@ static void detach_func(struct tracer *t, struct func_state *fs)
 			close(fs->prog_fds[i]);
 		fs->link_fds[i] = fs->perf_fds[i] = fs->prog_fds[i] = 0;
 	}
-	if (fs->fentry && fs->fentry == t->fentry_tmpl)
+	if (fs->skel && fs->skel == t->fentry_tmpl)
 		return; /* freed last, in tracer__free */
-	trace_bpf__destroy(fs->fentry);
-	fs->fentry = NULL;
+	trace_bpf__destroy(fs->skel);
+	fs->skel = NULL;
 }
 
 static void straight_env_of(const struct tracer *t, struct straight_env *env)
@@ -1002,20 +1014,70 @@ static int try_straight(struct tracer *t, int func, enum straight_ctx ctx)
 	return 1;
 }
 
+/* An instance's entry and return programs, by backend and build. */
+static void instance_progs(struct trace_bpf *skel, bool fentry, bool compat,
+			   struct bpf_program *progs[2])
+{
+	if (fentry) {
+		progs[0] = compat ? skel->progs.ksnoop_fentry_compat : skel->progs.ksnoop_fentry;
+		progs[1] = compat ? skel->progs.ksnoop_fexit_compat : skel->progs.ksnoop_fexit;
+	} else {
+		progs[0] = compat ? skel->progs.ksnoop_kprobe_compat : skel->progs.ksnoop_kprobe;
+		progs[1] = compat ? skel->progs.ksnoop_kretprobe_compat
+				  : skel->progs.ksnoop_kretprobe;
+	}
+}
+
+/*
+ * func's own instance with only its entry and return programs, sharing
+ * the owner's maps. Its plan is a constant unless it is to be the fentry
+ * template of the others.
+ */
+static struct trace_bpf *load_instance(struct tracer *t, int func, bool fentry, enum bpfutil_op *op,
+				       int *err)
+{
+	bool one_func = !fentry || !t->fentry_cookie || t->nr == 1;
+	struct bpf_program *progs[2];
+	struct trace_bpf *skel;
+	int i;
+
+	*op = BPFUTIL_OPEN;
+	skel = trace_bpf__open();
+	if (!skel) {
+		*err = -errno;
+		return NULL;
+	}
+	set_rodata(t, skel, func, one_func);
+	*op = BPFUTIL_LOAD;
+	instance_progs(skel, fentry, t->compat, progs);
+	autoload_only(skel, progs[0], progs[1]);
+	*err = 0;
+	for (i = 0; i < 2 && fentry && !*err; i++)
+		*err = bpf_program__set_attach_target(progs[i], 0, t->plans[func].attach_name);
+	*err = *err ?: share_maps(skel, t->owner) ?: trace_bpf__load(skel);
+	if (*err) {
+		trace_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
 /* The loaded fentry/fexit pair of skel, as func wants; the first becomes the template. */
 static int attach_fentry_pair(struct tracer *t, int func, struct trace_bpf *skel,
 			      enum bpfutil_op *op)
 {
 	struct func_state *fs = &t->fs[func];
+	struct bpf_program *progs[2];
 
+	instance_progs(skel, true, t->compat, progs);
 	*op = BPFUTIL_ATTACH;
 	if (backend_wants_prog(&t->plans[func].cfg, true)) {
-		fs->entry = attach_trace(t, skel->progs.ksnoop_fentry, func);
+		fs->entry = attach_trace(t, progs[0], func);
 		if (!fs->entry)
 			return -errno;
 	}
 	if (backend_wants_prog(&t->plans[func].cfg, false)) {
-		fs->ret = attach_trace(t, skel->progs.ksnoop_fexit, func);
+		fs->ret = attach_trace(t, progs[1], func);
 		if (!fs->ret)
 			return -errno;
 	}
@@ -1025,9 +1087,7 @@ static int attach_fentry_pair(struct tracer *t, int func, struct trace_bpf *skel
 
 static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 {
-	const char *target = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
-	struct trace_bpf *skel;
 	int err;
 
 	/* Its programs were loaded with the owner (first_fentry_func). */
@@ -1038,22 +1098,10 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	/* Module functions need their module's BTF object: libbpf finds it. */
 	if (t->fentry_tmpl && !t->plans[func].func.module)
 		return attach_fentry_fast(t, func, op);
-	*op = BPFUTIL_OPEN;
-	skel = trace_bpf__open();
-	if (!skel)
-		return -errno;
-	set_rodata(t, skel, func);
-	*op = BPFUTIL_LOAD;
-	autoload_only(skel, skel->progs.ksnoop_fentry, skel->progs.ksnoop_fexit);
-	err = bpf_program__set_attach_target(skel->progs.ksnoop_fentry, 0, target) ?:
-	      bpf_program__set_attach_target(skel->progs.ksnoop_fexit, 0, target) ?:
-	      share_maps(skel, t->owner) ?: trace_bpf__load(skel);
-	if (err) {
-		trace_bpf__destroy(skel);
+	fs->skel = load_instance(t, func, true, op, &err);
+	if (!fs->skel)
 		return err;
-	}
-	fs->fentry = skel;
-	return attach_fentry_pair(t, func, skel, op);
+	return attach_fentry_pair(t, func, fs->skel, op);
 }
 
 static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
@@ -1061,12 +1109,24 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
 	const char *name = t->plans[func].attach_name;
 	struct func_state *fs = &t->fs[func];
+	struct bpf_program *progs[2];
+	int err;
 
 	if (!try_straight(t, func, STRAIGHT_KPROBE))
 		return 0;
-	*op = BPFUTIL_LOAD;
-	if (t->kprobe_load_err)
-		return t->kprobe_load_err;
+	if (per_func_kprobes(t)) {
+		fs->skel = load_instance(t, func, false, op, &err);
+		if (!fs->skel)
+			return err;
+		instance_progs(fs->skel, false, t->compat, progs);
+		/* The instance knows its function: libbpf refuses cookies the kernel lacks. */
+		opts.bpf_cookie = 0;
+	} else {
+		*op = BPFUTIL_LOAD;
+		if (t->kprobe_load_err)
+			return t->kprobe_load_err;
+		instance_progs(t->owner, false, false, progs);
+	}
 	*op = BPFUTIL_ATTACH;
 	/*
 	 * The return probe first: kprobes on one address run newest first,
@@ -1076,15 +1136,14 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	 */
 	if (backend_wants_prog(&t->plans[func].cfg, false)) {
 		opts.retprobe = true;
-		fs->ret = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kretprobe, name,
-							  &opts);
+		fs->ret = bpf_program__attach_kprobe_opts(progs[1], name, &opts);
 		if (!fs->ret)
 			return -errno;
 	}
 	if (!backend_wants_prog(&t->plans[func].cfg, true))
 		return 0;
 	opts.retprobe = false;
-	fs->entry = bpf_program__attach_kprobe_opts(t->owner->progs.ksnoop_kprobe, name, &opts);
+	fs->entry = bpf_program__attach_kprobe_opts(progs[0], name, &opts);
 	return fs->entry ? 0 : -errno;
 }
 
@@ -1118,7 +1177,7 @@ bool backend_can_fentry(const struct func_plan *p)
 static bool has_direct_calls(const struct btf *btf)
 {
 #if defined(__aarch64__)
-	return struct_has_member(btf, "ftrace_ops", "direct_call");
+	return btf_struct_has_member(btf, "ftrace_ops", "direct_call");
 #else
 	(void)btf;
 	return true;
@@ -1367,17 +1426,50 @@ struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int n
 	return t;
 }
 
+/*
+ * Without bpf_loop a string pattern is matched as a head and a tail
+ * (glob_match_one_star in bpf/lib/glob.h): one '*' at most.
+ */
+static int check_compat_patterns(const struct tracer *t)
+{
+	const struct ksnoop_func_cfg *cfg;
+	const char *star;
+	int i, k;
+
+	for (i = 0; i < t->nr && !kfeat_has(t->feat, KFEAT_LOOP); i++) {
+		cfg = &t->plans[i].cfg;
+		for (k = 0; k < (int)cfg->nr_preds && k < KSNOOP_MAX_PREDS; k++) {
+			if (cfg->preds[k].kind != KSNOOP_PRED_STR)
+				continue;
+			star = strchr(cfg->preds[k].str, '*');
+			if (star && strchr(star + 1, '*')) {
+				p_err("%s: the pattern \"%.*s\" has more than one '*', which needs "
+				      "bpf_loop (Linux 5.17); this kernel lacks it",
+				      t->plans[i].name, KSNOOP_PRED_STR_MAX, cfg->preds[k].str);
+				return -EOPNOTSUPP;
+			}
+		}
+	}
+	return 0;
+}
+
 int tracer__attach(struct tracer *t)
 {
-	t->fentry_cookie = t->nr && backend_has_fentry_cookie(t->plans[0].func.btf);
-	t->kprobe_pmu = bpfutil_have_kprobe_pmu();
-	t->owner_fentry = first_fentry_func(t);
+	if (t->nr <= 0)
+		return -EINVAL;
 	t->fs = calloc(t->nr, sizeof(*t->fs));
 	if (!t->fs)
 		return -ENOMEM;
+	t->feat = kfeat_probe(t->plans[0].func.btf);
+	t->fentry_cookie = kfeat_has(t->feat, KFEAT_FENTRY_COOKIE);
+	t->compat = !kfeat_has(t->feat, KFEAT_LOOP) || !kfeat_has(t->feat, KFEAT_FUNC_ARG);
+	if (t->compat)
+		p_dbg("the kernel lacks bpf_loop or bpf_get_func_arg: one COMPAT instance per function");
+	t->kprobe_pmu = bpfutil_have_kprobe_pmu();
+	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
-	if (register_fentry_sections() || load_owner(t) || fill_maps(t) || set_cgroup(t) ||
-	    attach_all(t)) {
+	if (check_compat_patterns(t) || register_fentry_sections() || load_owner(t) ||
+	    fill_maps(t) || set_cgroup(t) || attach_all(t)) {
 		tracer__detach(t);
 		return -EINVAL;
 	}
@@ -1429,6 +1521,7 @@ const char *const tracer_drop_names[KSNOOP_DROP_NR] = {
 	[KSNOOP_DROP_STASH] = "entry values could not be stashed",
 	[KSNOOP_DROP_KEYS] = "key table full",
 	[KSNOOP_DROP_STACK] = "kernel stack not taken",
+	[KSNOOP_DROP_TASKS] = "task table full",
 };
 
 int tracer__agg_fd(const struct tracer *t)

@@ -72,8 +72,6 @@ bool backend_multi_member(enum backend_choice want, int nr, const struct func_pl
 bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry);
 /* fentry attaches to a BTF function: a compiler clone has none. */
 bool backend_can_fentry(const struct func_plan *p);
-/* Whether the kernel described by btf gives fentry programs attach cookies. */
-bool backend_has_fentry_cookie(const struct btf *btf);
 /*
  * Appends to why which limit an fentry ENOTSUPP/EOPNOTSUPP at op hit, where
  * BTF and the prototype tell; false (nothing appended) otherwise.

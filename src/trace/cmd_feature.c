@@ -18,6 +18,7 @@
 #include "lib/bpfutil.h"
 #include "env.h"
 #include "lib/arch.h"
+#include "lib/kfeat.h"
 #include "calib.skel.h"
 #include "lib/util.h"
 
@@ -139,7 +140,8 @@ static int count_module_btf(void)
 	return n;
 }
 
-static void report_btf(void)
+/* The kernel's BTF, for report_kfeat, or NULL. */
+static struct btf *report_btf(void)
 {
 	struct btf *btf;
 	int err;
@@ -150,10 +152,27 @@ static void report_btf(void)
 		printf("BTF: no (/sys/kernel/btf/vmlinux: %s; the kernel needs "
 		       "CONFIG_DEBUG_INFO_BTF=y)\n",
 		       strerror(err));
-		return;
+		return NULL;
 	}
 	printf("BTF: yes (vmlinux, %d module BTFs)\n", count_module_btf());
-	btf__free(btf);
+	return btf;
+}
+
+/* The BPF features past Linux 5.10's that ksnoop uses, and what it does without each. */
+static void report_kfeat(const struct btf *btf)
+{
+	kfeat_set have = kfeat_probe(btf);
+	int f;
+
+	if (!btf)
+		return;
+	for (f = 0; f < KFEAT_NR; f++) {
+		if (kfeat_has(have, f))
+			printf("%s: yes\n", kfeat_name(f));
+		else
+			printf("%s: no (Linux %s; instead: %s)\n", kfeat_name(f), kfeat_since(f),
+			       kfeat_fallback(f));
+	}
 }
 
 /*
@@ -196,6 +215,7 @@ static void report_no_backend(int ringbuf_err)
 
 int cmd_feature(struct env *env, int argc, char **argv)
 {
+	struct btf *btf = NULL;
 	struct strbuf line;
 	struct utsname u;
 	bool any = false;
@@ -210,7 +230,7 @@ int cmd_feature(struct env *env, int argc, char **argv)
 
 	if (!uname(&u))
 		printf("kernel: %s %s\n", u.release, u.machine);
-	report_btf();
+	btf = report_btf();
 	ringbuf_err = report_ringbuf();
 
 	sb_init(&line);
@@ -225,6 +245,8 @@ int cmd_feature(struct env *env, int argc, char **argv)
 			any = true;
 	}
 	sb_free(&line);
+	report_kfeat(btf);
+	btf__free(btf);
 	fflush(stdout);
 	if (!any)
 		report_no_backend(ringbuf_err);

@@ -238,34 +238,6 @@ static void test_multi_member(void **state UNUSED)
 	assert_false(backend_multi_member(BACKEND_AUTO, many, &mod));
 }
 
-/* bpf_tramp_link { ...cookie } in base, or not. */
-static struct btf *cookie_btf(bool with_cookie)
-{
-	struct btf *btf = btf__new_empty();
-	int u64 = btf__add_int(btf, "long long unsigned int", 8, 0);
-
-	assert_true(btf__add_struct(btf, "bpf_tramp_link", 16) > 0);
-	assert_int_equal(btf__add_field(btf, "link", u64, 0, 0), 0);
-	if (with_cookie)
-		assert_int_equal(btf__add_field(btf, "cookie", u64, 64, 0), 0);
-	return btf;
-}
-
-static void test_fentry_cookie(void **state)
-{
-	struct ctx *c = *state;
-	struct btf *btf;
-
-	btf = cookie_btf(true);
-	assert_true(backend_has_fentry_cookie(btf));
-	btf__free(btf);
-	btf = cookie_btf(false);
-	assert_false(backend_has_fentry_cookie(btf));
-	btf__free(btf);
-	assert_false(backend_has_fentry_cookie(kbtf__vmlinux(c->kb)));
-	assert_false(backend_has_fentry_cookie(NULL));
-}
-
 static const char *explain(const struct func_plan *p, enum bpfutil_op op, int err,
 			   struct strbuf *sb)
 {
@@ -305,12 +277,12 @@ static void test_explain_fentry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),	       cmocka_unit_test(test_ringbuf_size),
-		cmocka_unit_test(test_wakeup_bytes),   cmocka_unit_test(test_allows),
-		cmocka_unit_test(test_wants_prog),     cmocka_unit_test(test_wants_prog_cfg),
-		cmocka_unit_test(test_can_fentry),     cmocka_unit_test(test_fentry_cookie),
-		cmocka_unit_test(test_explain_fentry), cmocka_unit_test(test_multi_member),
-		cmocka_unit_test(test_call_bytes),     cmocka_unit_test(test_ring_bytes),
+		cmocka_unit_test(test_names),	     cmocka_unit_test(test_ringbuf_size),
+		cmocka_unit_test(test_wakeup_bytes), cmocka_unit_test(test_allows),
+		cmocka_unit_test(test_wants_prog),   cmocka_unit_test(test_wants_prog_cfg),
+		cmocka_unit_test(test_can_fentry),   cmocka_unit_test(test_explain_fentry),
+		cmocka_unit_test(test_multi_member), cmocka_unit_test(test_call_bytes),
+		cmocka_unit_test(test_ring_bytes),
 	};
 
 	return cmocka_run_group_tests_name("backend", tests, setup, teardown);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "lib/bpfutil.h"
@@ -70,6 +72,16 @@ int bpfutil_kprobe_open(const char *func, bool retprobe)
 	attr.config2 = 0;		/* probe_offset */
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int bpfutil_perf_attach(int prog_fd, int perf_fd)
+{
+	int fd = bpf_link_create(prog_fd, perf_fd, BPF_PERF_EVENT, NULL);
+
+	if (fd >= 0 || fd != -EINVAL)
+		return fd;
+	/* Before Linux 5.15 a perf event takes its program by ioctl. */
+	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog_fd) ? -errno : 0;
 }
 
 static bool is_kprobe_kind(const char *kind)

@@ -49,4 +49,11 @@ bool bpfutil_have_kprobe_pmu(void);
  */
 int bpfutil_kprobe_open(const char *func, bool retprobe);
 
+/*
+ * Attaches a program to a perf event: the BPF link's fd, or 0 where the
+ * kernel has no perf links (before 5.15) and the event holds the program
+ * until closed; a negative errno on failure.
+ */
+int bpfutil_perf_attach(int prog_fd, int perf_fd);
+
 #endif

@@ -15,24 +15,44 @@ struct kfeat_desc {
 };
 
 static const struct kfeat_desc descs[KFEAT_NR] = {
-	[KFEAT_TASK_STORAGE] = { "task storage", "5.11",
-				 "a hash of thread ids, its entries removed at thread exit; "
-				 "a full one counts 'task table full' drops",
-				 "bpf_map_type", "BPF_MAP_TYPE_TASK_STORAGE" },
-	[KFEAT_KPROBE_COOKIE] = { "kprobe attach cookies", "5.15",
-				  "a kprobe program instance per function", "bpf_func_id",
-				  "BPF_FUNC_get_attach_cookie" },
-	[KFEAT_LOOP] = { "bpf_loop", "5.17",
-			 "plain loops in one instance per function; a string pattern takes "
-			 "at most one '*'",
-			 "bpf_func_id", "BPF_FUNC_loop" },
-	[KFEAT_FUNC_ARG] = { "bpf_get_func_arg", "5.17",
-			     "fentry/fexit read the arguments at fixed context offsets, one "
-			     "instance per function",
-			     "bpf_func_id", "BPF_FUNC_get_func_arg" },
-	[KFEAT_FENTRY_COOKIE] = { "fentry attach cookies", "5.19",
-				  "an fentry instance per function, each loaded through libbpf",
-				  NULL, NULL, "bpf_tramp_link", "cookie" },
+	[KFEAT_TASK_STORAGE] = {
+		.name = "task storage",
+		.since = "5.11",
+		.fallback = "a hash of thread ids, its entries removed at thread exit; a full one "
+			    "counts 'task table full' drops",
+		.enum_name = "bpf_map_type",
+		.value = "BPF_MAP_TYPE_TASK_STORAGE",
+	},
+	[KFEAT_KPROBE_COOKIE] = {
+		.name = "kprobe attach cookies",
+		.since = "5.15",
+		.fallback = "a kprobe program instance per function",
+		.enum_name = "bpf_func_id",
+		.value = "BPF_FUNC_get_attach_cookie",
+	},
+	[KFEAT_LOOP] = {
+		.name = "bpf_loop",
+		.since = "5.17",
+		.fallback = "plain loops in one instance per function; a string pattern takes at "
+			    "most one '*'",
+		.enum_name = "bpf_func_id",
+		.value = "BPF_FUNC_loop",
+	},
+	[KFEAT_FUNC_ARG] = {
+		.name = "bpf_get_func_arg",
+		.since = "5.17",
+		.fallback = "fentry/fexit read the arguments at fixed context offsets, one "
+			    "instance per function",
+		.enum_name = "bpf_func_id",
+		.value = "BPF_FUNC_get_func_arg",
+	},
+	[KFEAT_FENTRY_COOKIE] = {
+		.name = "fentry attach cookies",
+		.since = "5.19",
+		.fallback = "an fentry instance per function, each loaded through libbpf",
+		.struct_name = "bpf_tramp_link",
+		.member = "cookie",
+	},
 };
 
 static bool enum_has(const struct btf *btf, const char *ename, const char *vname)

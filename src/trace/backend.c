@@ -941,7 +941,7 @@ static int attach_kprobe_fd(struct tracer *t, int func, int side, int prog_fd)
 	if (fd < 0)
 		return fd;
 	fs->perf_fds[side] = fd;
-	return bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, NULL);
+	return bpfutil_perf_attach(prog_fd, fd);
 }
 
 /*
@@ -1052,8 +1052,13 @@ static struct trace_bpf *load_instance(struct tracer *t, int func, bool fentry, 
 	instance_progs(skel, fentry, t->compat, progs);
 	autoload_only(skel, progs[0], progs[1]);
 	*err = 0;
+	/* A module's function needs its BTF object's fd, which libbpf finds by name. */
+	deferred_btf_id = t->plans[func].func.id;
 	for (i = 0; i < 2 && fentry && !*err; i++)
-		*err = bpf_program__set_attach_target(progs[i], 0, t->plans[func].attach_name);
+		*err = t->plans[func].func.module
+			       ? bpf_program__set_attach_target(progs[i], 0,
+								t->plans[func].attach_name)
+			       : bpf_program__set_attach_target(progs[i], DEFERRED_TARGET_FD, NULL);
 	*err = *err ?: share_maps(skel, t->owner) ?: trace_bpf__load(skel);
 	if (*err) {
 		trace_bpf__destroy(skel);

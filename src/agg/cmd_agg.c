@@ -52,10 +52,6 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		      cmd, cmd);
 		return -EINVAL;
 	}
-	if (env->btf_path) {
-		p_err("--btf describes another kernel; it works with 'info' only");
-		return -EINVAL;
-	}
 	if (a->mode == KSNOOP_AGG_COUNT && (a->linear || a->latency || a->unit)) {
 		p_err("--linear, --latency and --unit are hist options");
 		return -EINVAL;

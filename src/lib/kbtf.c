@@ -78,6 +78,24 @@ struct kbtf *kbtf__new(const char *btf_path, int *err)
 	return kb;
 }
 
+unsigned int kbtf__funcs_found(const struct btf *btf, bool (*has)(void *ctx, const char *name),
+			       void *ctx, unsigned int *total)
+{
+	unsigned int id, n = btf__type_cnt(btf), found = 0;
+	const struct btf_type *t;
+
+	*total = 0;
+	for (id = 1; id < n; id++) {
+		t = btf__type_by_id(btf, id);
+		if (!t || !btf_is_func(t))
+			continue;
+		(*total)++;
+		if (has(ctx, btf__name_by_offset(btf, t->name_off)))
+			found++;
+	}
+	return found;
+}
+
 struct kbtf *kbtf__new_from_btf(struct btf *vmlinux)
 {
 	struct kbtf *kb;

@@ -41,6 +41,14 @@ void kbtf__free(struct kbtf *kb);
 struct btf *kbtf__vmlinux(const struct kbtf *kb);
 
 /*
+ * Of btf's functions, how many `has` finds (by name): a BTF file given for
+ * the running kernel names the functions its kallsyms has. *total counts
+ * them all.
+ */
+unsigned int kbtf__funcs_found(const struct btf *btf, bool (*has)(void *ctx, const char *name),
+			       void *ctx, unsigned int *total);
+
+/*
  * All BTF functions for a name: "name", "module:name", or a compiler clone
  * such as "name.isra.0" (which resolves to the BTF of "name"). Modules are
  * searched only when vmlinux has no match. Returns the number of matches

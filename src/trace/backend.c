@@ -33,6 +33,7 @@ struct func_state {
 	struct trace_bpf *skel;	      /* per-function instance, if any */
 	int prog_fds[2], link_fds[2]; /* by side: written out, or like the template; or 0 */
 	int perf_fds[2];	      /* by side: a straight-line kprobe's perf event, or 0 */
+	int rodata_fd;		      /* a clone's own .rodata (attach_clone), or 0 */
 	struct bpf_link *entry, *ret;
 	enum backend_kind kind;
 	bool attached;
@@ -58,13 +59,14 @@ struct tracer {
 		bool started;
 		int fd;
 	} ring_job;
-	kfeat_set feat;		       /* what the kernel offers (lib/kfeat.h) */
-	bool fentry_cookie;	       /* the kernel has fentry attach cookies */
-	bool compat;		       /* the COMPAT programs: no bpf_loop or bpf_get_func_arg */
-	bool kprobe_pmu;	       /* perf has a kprobe PMU (Linux 4.17) */
-	struct trace_bpf *fentry_tmpl; /* first fentry instance, for the rest */
-	int owner_fentry;	       /* function whose fentry programs the owner holds, or -1 */
-	struct fast_prog {	       /* what loading like it needs, per program */
+	kfeat_set feat;			 /* what the kernel offers (lib/kfeat.h) */
+	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
+	bool compat;			 /* the COMPAT programs: no bpf_loop or bpf_get_func_arg */
+	bool kprobe_pmu;		 /* perf has a kprobe PMU (Linux 4.17) */
+	struct trace_bpf *fentry_tmpl;	 /* first fentry instance, for the rest */
+	struct trace_bpf *clone_tmpl[2]; /* by fentry: the first one-function instance */
+	int owner_fentry;		 /* function whose fentry programs the owner holds, or -1 */
+	struct fast_prog {		 /* what loading like it needs, per program */
 		int btf_fd;
 		struct bpf_func_info *finfo;
 		__u32 nr_finfo;
@@ -382,8 +384,8 @@ static bool straight_ok(const struct tracer *t, int func, enum straight_ctx ctx)
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p)))
 		return false;
-	/* They read arguments through bpf_get_func_arg. */
-	if (ctx == STRAIGHT_TRAMPOLINE && !kfeat_has(t->feat, KFEAT_FUNC_ARG))
+	/* They read arguments through bpf_get_func_arg, and attach by kernel BTF ids. */
+	if (ctx == STRAIGHT_TRAMPOLINE && (!kfeat_has(t->feat, KFEAT_FUNC_ARG) || t->env->btf_path))
 		return false;
 	/* libbpf falls back to tracefs kprobe_events without it; these do not. */
 	if (ctx == STRAIGHT_KPROBE && !t->kprobe_pmu)
@@ -406,7 +408,8 @@ static int first_fentry_func(const struct tracer *t)
 {
 	int i;
 
-	if (!t->fentry_cookie || t->compat || !backend_allows(t->env->backend, BK_FENTRY))
+	if (!t->fentry_cookie || t->compat || t->env->btf_path ||
+	    !backend_allows(t->env->backend, BK_FENTRY))
 		return -1;
 	for (i = 0; i < t->nr; i++) {
 		if (multi_member(t, i) || straight_ok(t, i, STRAIGHT_TRAMPOLINE))
@@ -912,7 +915,11 @@ static void detach_func(struct tracer *t, struct func_state *fs)
 			close(fs->prog_fds[i]);
 		fs->link_fds[i] = fs->perf_fds[i] = fs->prog_fds[i] = 0;
 	}
-	if (fs->skel && fs->skel == t->fentry_tmpl)
+	if (fs->rodata_fd > 0)
+		close(fs->rodata_fd);
+	fs->rodata_fd = 0;
+	if (fs->skel && (fs->skel == t->fentry_tmpl || fs->skel == t->clone_tmpl[0] ||
+			 fs->skel == t->clone_tmpl[1]))
 		return; /* freed last, in tracer__free */
 	trace_bpf__destroy(fs->skel);
 	fs->skel = NULL;
@@ -1067,6 +1074,136 @@ static struct trace_bpf *load_instance(struct tracer *t, int func, bool fentry, 
 	return skel;
 }
 
+/*
+ * Without attach cookies or bpf_loop every function has an instance of its
+ * own whose plan is a constant. Only the first goes through libbpf (an
+ * object opened, relocated and probed: most of a second each under
+ * emulation); the others load its final instructions with a .rodata of
+ * their own: func's id and plan in a copy of the template's.
+ */
+static int clone_rodata(const struct tracer *t, const struct trace_bpf *tmpl, int func)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_RDONLY_PROG);
+	size_t size = bpf_map__value_size(tmpl->maps.rodata);
+	struct trace_bpf__rodata *ro;
+	__u32 zero = 0;
+	int fd, err;
+
+	if (size < sizeof(*ro))
+		return -EINVAL;
+	ro = malloc(size);
+	if (!ro)
+		return -ENOMEM;
+	memcpy(ro, tmpl->rodata, size);
+	ro->func_id = func;
+	ro->cfg_const = true;
+	memcpy((void *)&ro->the_cfg, &t->plans[func].cfg, sizeof(t->plans[func].cfg));
+	/* No name: libbpf would load a program to learn whether maps may have one. */
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(zero), size, 1, &opts);
+	err = fd < 0 ? fd : bpf_map_update_elem(fd, &zero, ro, 0) ?: bpf_map_freeze(fd);
+	free(ro);
+	if (err && fd >= 0)
+		close(fd);
+	return err ? err : fd;
+}
+
+/* prog's final instructions, with its .rodata (old_fd) swapped for new_fd. */
+static struct bpf_insn *clone_insns(const struct bpf_program *prog, int old_fd, int new_fd)
+{
+	size_t n = bpf_program__insn_cnt(prog), i;
+	struct bpf_insn *insns = malloc(n * sizeof(*insns));
+
+	if (!insns)
+		return NULL;
+	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+	for (i = 0; i + 1 < n; i++) {
+		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if ((insns[i].src_reg == BPF_PSEUDO_MAP_VALUE ||
+		     insns[i].src_reg == BPF_PSEUDO_MAP_FD) &&
+		    insns[i].imm == old_fd)
+			insns[i].imm = new_fd;
+		i++;
+	}
+	return insns;
+}
+
+/* side's program of the clone, loaded, or a negative errno. */
+static int load_clone_prog(const struct tracer *t, int func, const struct trace_bpf *tmpl,
+			   const struct bpf_program *prog, int rodata_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = bpf_program__expected_attach_type(prog));
+	struct bpf_insn *insns;
+	int fd;
+
+	insns = clone_insns(prog, bpf_map__fd(tmpl->maps.rodata), rodata_fd);
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING)
+		opts.attach_btf_id = t->plans[func].func.id;
+	fd = insns ? load_prog(bpf_program__type(prog), bpf_program__name(prog), insns,
+			       bpf_program__insn_cnt(prog), &opts)
+		   : -ENOMEM;
+	free(insns);
+	return fd;
+}
+
+/* fentry: a raw tracepoint link, as 5.10 attaches tracing programs. */
+static int attach_clone_prog(struct tracer *t, int func, int side, bool fentry, int prog_fd)
+{
+	int fd;
+
+	if (fentry) {
+		fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = bpfutil_kprobe_open(t->plans[func].attach_name, side == KSNOOP_SIDE_RETURN);
+	if (fd < 0)
+		return fd;
+	t->fs[func].perf_fds[side] = fd;
+	return bpfutil_perf_attach(prog_fd, fd);
+}
+
+static int attach_clone(struct tracer *t, int func, bool fentry, enum bpfutil_op *op)
+{
+	struct trace_bpf *tmpl = t->clone_tmpl[fentry];
+	struct func_state *fs = &t->fs[func];
+	struct bpf_program *progs[2];
+	int side, fd;
+
+	instance_progs(tmpl, fentry, t->compat, progs);
+	*op = BPFUTIL_LOAD;
+	fs->rodata_fd = clone_rodata(t, tmpl, func);
+	if (fs->rodata_fd < 0)
+		return fs->rodata_fd;
+	/* The return side first, as attach_kprobe() says. */
+	for (side = KSNOOP_SIDE_RETURN; side >= KSNOOP_SIDE_ENTRY; side--) {
+		if (!backend_wants_prog(&t->plans[func].cfg, side == KSNOOP_SIDE_ENTRY))
+			continue;
+		*op = BPFUTIL_LOAD;
+		fd = load_clone_prog(t, func, tmpl, progs[side], fs->rodata_fd);
+		if (fd < 0)
+			return fd;
+		fs->prog_fds[side] = fd;
+		*op = BPFUTIL_ATTACH;
+		fd = attach_clone_prog(t, func, side, fentry, fd);
+		if (fd < 0)
+			return fd;
+		fs->link_fds[side] = fd;
+	}
+	return 0;
+}
+
+/*
+ * A COMPAT instance loaded through libbpf serves as the clones' template
+ * (the MODERN programs' bpf_loop callbacks would want BTF func_info, as
+ * attach_fentry_fast gives them). Module functions are not cloned: fentry
+ * needs their BTF object. Kprobe clones attach through the kprobe PMU.
+ */
+static bool can_clone(const struct tracer *t, int func, bool fentry)
+{
+	return t->compat && !t->plans[func].func.module && (fentry || t->kprobe_pmu);
+}
+
 /* The loaded fentry/fexit pair of skel, as func wants; the first becomes the template. */
 static int attach_fentry_pair(struct tracer *t, int func, struct trace_bpf *skel,
 			      enum bpfutil_op *op)
@@ -1103,10 +1240,15 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	/* Module functions need their module's BTF object: libbpf finds it. */
 	if (t->fentry_tmpl && !t->plans[func].func.module)
 		return attach_fentry_fast(t, func, op);
+	if (t->clone_tmpl[1] && can_clone(t, func, true))
+		return attach_clone(t, func, true, op);
 	fs->skel = load_instance(t, func, true, op, &err);
 	if (!fs->skel)
 		return err;
-	return attach_fentry_pair(t, func, fs->skel, op);
+	err = attach_fentry_pair(t, func, fs->skel, op);
+	if (!err && !t->clone_tmpl[1] && !t->fentry_tmpl && can_clone(t, func, true))
+		t->clone_tmpl[1] = fs->skel;
+	return err;
 }
 
 static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
@@ -1119,8 +1261,12 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 
 	if (!try_straight(t, func, STRAIGHT_KPROBE))
 		return 0;
+	if (per_func_kprobes(t) && t->clone_tmpl[0] && can_clone(t, func, false))
+		return attach_clone(t, func, false, op);
 	if (per_func_kprobes(t)) {
 		fs->skel = load_instance(t, func, false, op, &err);
+		if (fs->skel && !t->clone_tmpl[0] && can_clone(t, func, false))
+			t->clone_tmpl[0] = fs->skel;
 		if (!fs->skel)
 			return err;
 		instance_progs(fs->skel, false, t->compat, progs);
@@ -1227,6 +1373,11 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	if (kind == BK_FENTRY && !backend_can_fentry(&t->plans[func])) {
 		sb_printf(why, "a compiler clone has no BTF function to attach to");
 		return -ENOENT;
+	}
+	if (kind == BK_FENTRY && t->env->btf_path) {
+		sb_printf(why, "fentry attaches by the type ids of the kernel's own BTF, and "
+			       "--btf gives another file's");
+		return -EOPNOTSUPP;
 	}
 	err = kind == BK_FENTRY ? attach_fentry(t, func, &op) : attach_kprobe(t, func, &op);
 	if (!err)
@@ -1504,6 +1655,8 @@ void tracer__free(struct tracer *t)
 	tracer__detach(t);
 	if (t->fentry_tmpl != t->owner)
 		trace_bpf__destroy(t->fentry_tmpl);
+	trace_bpf__destroy(t->clone_tmpl[0]);
+	trace_bpf__destroy(t->clone_tmpl[1]);
 	ring_ready(t); /* a thread still creating it */
 	if (t->ring_fd >= 0)
 		close(t->ring_fd);

@@ -224,10 +224,6 @@ static int check_args(const struct env *env, int argc)
 		p_err("a -s chain has at most %d functions", KSNOOP_MAX_CHAIN);
 		return -E2BIG;
 	}
-	if (env->btf_path) {
-		p_err("--btf describes another kernel; it works with 'info' only");
-		return -EINVAL;
-	}
 	return 0;
 }
 

@@ -154,6 +154,44 @@ fuzz_tests() {
 		-rss_limit_mb=1024 -artifact_prefix=build/fuzz/btf- "$tmp/corpus" tests/fuzz/btf-corpus
 }
 
+# --btf FILE for tracing: a file that is not this kernel's is refused in one
+# line before anything attaches; this kernel's own, copied to a file, is
+# taken (fentry then declines: its attach ids must be the kernel's own).
+file_kernel_tests() {
+	local small=tests/fuzz/btf-corpus/small-kernel.btf cmd st
+	local ere="^Error: '$small' does not describe the running kernel: /proc/kallsyms has [0-9]+ of its [0-9]+ functions \\([0-9]+%, 95% wanted\\)\$"
+
+	for cmd in trace count hist graph; do
+		./ksnoop $cmd --btf $small $FUNC >"$tmp/out" 2>"$tmp/err"
+		st=$?
+		if [ $st -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qE "$ere" "$tmp/err"; then
+			ok "$cmd --btf of another kernel is refused in one line"
+		else
+			notok "$cmd --btf of another kernel is refused in one line" "exit $st" \
+				"$(head -c 600 "$tmp/err")"
+		fi
+	done
+	if [ ! -r $VMLINUX ] || [ ! -r /proc/kallsyms ] || [ "$(id -u)" != 0 ]; then
+		skip "trace --btf of this kernel's own BTF is taken" "root, $VMLINUX and /proc/kallsyms"
+		return
+	fi
+	cp $VMLINUX "$tmp/own.btf"
+	./ksnoop trace --btf "$tmp/own.btf" $FUNC >"$tmp/out" 2>"$tmp/err" </dev/null &
+	local pid=$!
+	sleep 3
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	# Taken: the trace starts, or, without kprobes here, only fentry's refusal is about the file.
+	if grep -q "does not describe" "$tmp/err" ||
+		{ ! grep -q "fentry attaches by the type ids" "$tmp/err" &&
+			! grep -q "FUNCTION/ARGS" "$tmp/out"; }; then
+		notok "trace --btf of this kernel's own BTF is taken" "$(head -c 600 "$tmp/err")"
+	else
+		ok "trace --btf of this kernel's own BTF is taken"
+	fi
+}
+
 damage_tests
+file_kernel_tests
 fuzz_tests
 exit 0

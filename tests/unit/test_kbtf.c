@@ -419,6 +419,33 @@ static void test_vmlinux_variadic(void **state)
 	kbtf__free(kb);
 }
 
+/* A stand-in for kallsyms: the names ctx lists, NULL-terminated. */
+static bool listed(void *ctx, const char *name)
+{
+	const char *const *n;
+
+	for (n = ctx; *n; n++) {
+		if (!strcmp(*n, name))
+			return true;
+	}
+	return false;
+}
+
+static void test_funcs_found(void **state)
+{
+	static const char *const some[] = { "vonly", "mod_only", "not_in_btf", NULL };
+	static const char *const none[] = { NULL };
+	struct ctx *c = *state;
+	unsigned int total, found, all;
+
+	found = kbtf__funcs_found(c->btf, listed, (void *)some, &total);
+	assert_true(total > 2);
+	/* vonly is vmlinux's; mod_only is a module's, not in this BTF */
+	assert_int_equal(found, 1);
+	assert_int_equal(kbtf__funcs_found(c->btf, listed, (void *)none, &all), 0);
+	assert_int_equal(all, total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_raw_file),
 		cmocka_unit_test(test_vmlinux),
 		cmocka_unit_test(test_vmlinux_variadic),
+		cmocka_unit_test(test_funcs_found),
 	};
 
 	return cmocka_run_group_tests_name("kbtf", tests, setup, teardown);

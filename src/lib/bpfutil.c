@@ -159,6 +159,18 @@ void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, in
 	case ESRCH:
 		sb_printf(sb, "the target function of the %s program is not in kernel BTF", kind);
 		break;
+	case EINVAL:
+		/* Before 5.18 the kernel does not know the attach type. */
+		if (!strcmp(kind, "kprobe.multi") && op == BPFUTIL_ATTACH) {
+			sb_printf(sb, "kprobe.multi links are not supported by this kernel, "
+				      "they need Linux 5.18+ with CONFIG_FPROBE=y");
+			break;
+		}
+		sb_printf(sb,
+			  "the kernel rejected %s the %s program as invalid; "
+			  "it may be too old for this program type or function",
+			  op_verb(op), kind);
+		break;
 	case EOPNOTSUPP:
 	case ENOTSUPP:
 		if (!strcmp(kind, "kprobe.multi"))
@@ -166,12 +178,6 @@ void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, in
 				      "they need Linux 5.18+ with CONFIG_FPROBE=y");
 		else
 			sb_printf(sb, "%s programs are not supported by this kernel", kind);
-		break;
-	case EINVAL:
-		sb_printf(sb,
-			  "the kernel rejected %s the %s program as invalid; "
-			  "it may be too old for this program type or function",
-			  op_verb(op), kind);
 		break;
 	case EBUSY:
 		sb_printf(sb, "the function is busy: another tracer holds it exclusively");

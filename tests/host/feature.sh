@@ -24,6 +24,8 @@ tap() {
 	fi
 }
 
+# yes, or no (the release that brought it; what ksnoop does instead).
+kfeat='(yes|no \(Linux 5\.[0-9]+; instead: .+\))'
 # yes (N/100 calls seen) or no (a reason ending in an errno name).
 backend='(yes \([0-9]+/100 calls seen\)|no \(.+ \((E[A-Z0-9]+|errno [0-9]+)\)\))'
 expect=(
@@ -33,6 +35,12 @@ expect=(
 	"^fentry: $backend\$"
 	"^kprobe: $backend\$"
 	"^kprobe\\.multi: $backend\$"
+	# the BPF features past 5.10's (lib/kfeat.h), read from BTF
+	"^task storage: $kfeat\$"
+	"^kprobe attach cookies: $kfeat\$"
+	"^bpf_loop: $kfeat\$"
+	"^bpf_get_func_arg: $kfeat\$"
+	"^fentry attach cookies: $kfeat\$"
 )
 ok=0
 [ "$(wc -l <"$t/out")" = ${#expect[@]} ] || ok=1

@@ -94,6 +94,12 @@ static void test_explain_unsupported(void **state UNUSED)
 			    "Linux 5.18+ with CONFIG_FPROBE=y (EOPNOTSUPP)");
 	assert_string_equal(explain("fexit", BPFUTIL_ATTACH, -ENOTSUPP, &sb),
 			    "fexit programs are not supported by this kernel (ENOTSUPP)");
+	/* 5.10 knows no kprobe.multi attach type: EINVAL at attach */
+	assert_string_equal(explain("kprobe.multi", BPFUTIL_ATTACH, -EINVAL, &sb),
+			    "kprobe.multi links are not supported by this kernel, they need "
+			    "Linux 5.18+ with CONFIG_FPROBE=y (EINVAL)");
+	assert_non_null(strstr(explain("kprobe.multi", BPFUTIL_LOAD, -EINVAL, &sb),
+			       "rejected loading the kprobe.multi program as invalid"));
 	sb_free(&sb);
 }
 

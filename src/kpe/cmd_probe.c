@@ -27,6 +27,8 @@
 #include "lib/ring.h"
 #include "lib/util.h"
 #include "kpe.skel.h"
+#include "lib/btfcheck.h"
+#include "lib/kbtf.h"
 #include "lib/kfeat.h"
 
 _Static_assert(KPE_KSTACK_MAX == KSNOOP_KSTACK_MAX, "probe and trace take stacks alike");
@@ -186,14 +188,29 @@ static void open_sources(struct kpe_session *s)
 	/* Both are optional: without them only plain definitions work. */
 	/* A damaged one counts as missing: say why only with -d. */
 	util_mute(true);
-	s->kb = kbtf__new(NULL, &err);
+	s->kb = s->env->btf_path ? NULL : kbtf__new(NULL, &err);
 	util_mute(false);
-	if (!s->kb)
+	if (s->env->btf_path)
+		s->kb = open_kernel_btf(s->env);
+	else if (!s->kb)
 		p_dbg("no kernel BTF (%s): BTF arguments are unavailable", strerror(-err));
 	s->syms = ksyms__load_all(NULL);
 	if (!s->syms)
 		p_dbg("cannot read /proc/kallsyms (%s): probe points are not checked",
 		      strerror(errno));
+}
+
+/* --btf FILE: this kernel's, or nothing attaches. */
+static int check_btf_file(const struct kpe_session *s)
+{
+	if (!s->env->btf_path)
+		return 0;
+	if (!s->kb || !s->syms) {
+		if (s->kb)
+			p_err("--btf is checked against /proc/kallsyms, which cannot be read");
+		return -EINVAL;
+	}
+	return btf_check_running(kbtf__vmlinux(s->kb), s->syms, s->env->btf_path);
 }
 
 /* Two definitions of one event must agree on its fields, as tracefs wants. */
@@ -515,7 +532,7 @@ int cmd_probe(struct env *env, int argc, char **argv)
 	}
 	open_sources(&s);
 	raise_fd_limit();
-	err = compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
+	err = check_btf_file(&s) ?: compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
 		?: attach_all(&s) ?: setup_ringbuf(&s);
 	if (!err) {
 		err = ring_loop__run(s.ring);

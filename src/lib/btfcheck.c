@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "lib/btfcheck.h"
+#include "lib/kbtf.h"
+#include "lib/ksyms.h"
 #include "lib/util.h"
 
 struct checker {
@@ -625,4 +627,35 @@ int btf_check(const struct btf *btf, char *why, size_t size)
 	if (err == -ENOMEM)
 		snprintf(why, size, "out of memory");
 	return err;
+}
+
+/* By the name set a tracing table has, or the name index of a whole one (probe's). */
+static bool kallsyms_has(void *ks, const char *name)
+{
+	return ksyms__has_func(ks, name) || ksyms__count_text(ks, name, NULL, NULL) > 0;
+}
+
+/*
+ * The share of a --btf file's functions that the running kernel's
+ * kallsyms must name for the file to be taken as this kernel's. A
+ * kernel's own BTF: 100% (Debian's 5.10), 98.3% (6.18, where the rest are
+ * compiler clones and functions kallsyms lists under other names);
+ * Debian 6.1's given to 5.10: 84%.
+ */
+#define BTF_FILE_MIN_SHARE 95
+
+int btf_check_running(const struct btf *btf, struct ksyms *ks, const char *path)
+{
+	unsigned int total, found;
+	char clip[CLIP_BUF];
+
+	found = kbtf__funcs_found(btf, kallsyms_has, ks, &total);
+	p_dbg("%s: %u of its %u functions are in /proc/kallsyms", path, found, total);
+	if (total && (unsigned long)found * 100 >= (unsigned long)total * BTF_FILE_MIN_SHARE)
+		return 0;
+	p_err("'%s' does not describe the running kernel: /proc/kallsyms has %u of its %u "
+	      "functions (%u%%, %d%% wanted)",
+	      str_clip(path, clip), found, total,
+	      total ? (unsigned int)((unsigned long)found * 100 / total) : 0, BTF_FILE_MIN_SHARE);
+	return -EINVAL;
 }

@@ -26,4 +26,11 @@
  */
 int btf_check(const struct btf *btf, char *why, size_t size);
 
+struct ksyms;
+/*
+ * Whether btf, read from path (--btf), describes the running kernel: its
+ * functions as kallsyms names them. 0, or -EINVAL after one error line.
+ */
+int btf_check_running(const struct btf *btf, struct ksyms *ks, const char *path);
+
 #endif

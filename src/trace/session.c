@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "trace/session.h"
+#include "lib/btfcheck.h"
 #include "lib/util.h"
 
 static int check_traceable(struct session *s, struct func_plan *p)
@@ -192,37 +193,6 @@ static void finish_early(struct early_job *jobs, int n)
 	}
 }
 
-static bool kallsyms_has(void *ks, const char *name)
-{
-	return ksyms__has_func(ks, name);
-}
-
-/*
- * The share of a --btf file's functions that the running kernel's
- * kallsyms must name for the file to be taken as this kernel's. A
- * kernel's own BTF: 98.3% (Linux 6.18; the rest are compiler clones and
- * functions kallsyms lists under other names). Another release's: see
- * ksnoop(8), --btf.
- */
-#define BTF_FILE_MIN_SHARE 95
-
-/* --btf FILE must describe this kernel: checked before anything attaches. */
-static int check_btf_file(const struct session *s)
-{
-	unsigned int total, found;
-	char clip[CLIP_BUF];
-
-	found = kbtf__funcs_found(kbtf__vmlinux(s->kb), kallsyms_has, s->ks, &total);
-	p_dbg("%s: %u of its %u functions are in /proc/kallsyms", s->env->btf_path, found, total);
-	if (total && (unsigned long)found * 100 >= (unsigned long)total * BTF_FILE_MIN_SHARE)
-		return 0;
-	p_err("'%s' does not describe the running kernel: /proc/kallsyms has %u of its %u "
-	      "functions (%u%%, %d%% wanted)",
-	      str_clip(s->env->btf_path, clip), found, total,
-	      total ? (unsigned int)((unsigned long)found * 100 / total) : 0, BTF_FILE_MIN_SHARE);
-	return -EINVAL;
-}
-
 int session__open(struct session *s, struct env *env)
 {
 	struct early_job jobs[] = { { .fn = early_ksyms } };
@@ -235,7 +205,7 @@ int session__open(struct session *s, struct env *env)
 	p_dbg("symbols read");
 	if (!s->kb || !s->ks)
 		return -ENOENT;
-	return env->btf_path ? check_btf_file(s) : 0;
+	return env->btf_path ? btf_check_running(kbtf__vmlinux(s->kb), s->ks, env->btf_path) : 0;
 }
 
 int session__prepare(struct session *s)

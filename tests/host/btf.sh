@@ -161,8 +161,12 @@ file_kernel_tests() {
 	local small=tests/fuzz/btf-corpus/small-kernel.btf cmd st
 	local ere="^Error: '$small' does not describe the running kernel: /proc/kallsyms has [0-9]+ of its [0-9]+ functions \\([0-9]+%, 95% wanted\\)\$"
 
-	for cmd in trace count hist graph; do
-		./ksnoop $cmd --btf $small $FUNC >"$tmp/out" 2>"$tmp/err"
+	for cmd in trace count hist graph probe; do
+		if [ $cmd = probe ]; then
+			./ksnoop --btf $small probe "p:btfcheck $FUNC" >"$tmp/out" 2>"$tmp/err"
+		else
+			./ksnoop $cmd --btf $small $FUNC >"$tmp/out" 2>"$tmp/err"
+		fi
 		st=$?
 		if [ $st -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qE "$ere" "$tmp/err"; then
 			ok "$cmd --btf of another kernel is refused in one line"

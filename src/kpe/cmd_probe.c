@@ -75,6 +75,7 @@ static void probe_usage(FILE *f, const char *prog)
 		"                      or %d pages per CPU where that is more)\n"
 		"      --kstack        the kernel stack under each event, one frame a line\n"
 		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
+		"      --btf FILE      this kernel's BTF from a file (a kernel built without it)\n"
 		"  -d, --debug         print debug output, including libbpf's\n"
 		"  -h, --help          show this help and exit\n"
 		"See ksnoop-probe(8).\n",
@@ -128,6 +129,12 @@ static int set_kstack_depth(void *ctx, const char *arg)
 	return env_set_kstack_depth(((struct kpe_session *)ctx)->env, arg);
 }
 
+static int set_btf(void *ctx, const char *arg)
+{
+	((struct kpe_session *)ctx)->env->btf_path = arg;
+	return 0;
+}
+
 static void help(void *ctx)
 {
 	probe_usage(stdout, ((struct kpe_session *)ctx)->env->prog_name);
@@ -140,6 +147,7 @@ static const struct opt probe_table[] = {
 	OPT_CALL("debug", 'd', false, set_debug),
 	OPT_CALL("kstack", 0, false, set_kstack),
 	OPT_CALL("kstack-depth", 0, true, set_kstack_depth),
+	OPT_CALL("btf", 0, true, set_btf),
 	{},
 };
 

@@ -471,65 +471,21 @@ static __always_inline __u64 entry_ra(struct regs *r)
 #endif
 
 /*
- * A trampoline's context word at byte offset off, loaded by an instruction
- * that holds the offset: the verifier checks each against the function's
- * prototype, and refuses an offset computed at run time.
- */
-#define CTX_U64(ctx, off)                                                            \
-	({                                                                           \
-		__u64 __v;                                                           \
-		asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx)); \
-		__v;                                                                 \
-	})
-
-/*
  * Before bpf_get_func_arg and bpf_get_func_ret (5.17), a trampoline's
- * register arguments and return value, copied like a kprobe's. nargs is a
- * constant of the instance's plan (cfg_const), so the verifier walks only
- * the loads the function's prototype allows.
+ * register arguments and return value, copied like a kprobe's. Copied by
+ * the helper, not loaded: the verifier types a pointer loaded from the
+ * context by the function's BTF and refuses the arithmetic plans do on
+ * it (5.10: "pointer arithmetic with <<= operator prohibited"). nargs is a
+ * constant of the instance's plan (cfg_const), so the sizes are too.
  */
 static __always_inline void save_tramp_regs(void *ctx, struct regs *r, __u32 nargs, bool ret)
 {
-	if (nargs > 0)
-		r->arg[0] = CTX_U64(ctx, 0);
-	if (nargs > 1)
-		r->arg[1] = CTX_U64(ctx, 8);
-	if (nargs > 2)
-		r->arg[2] = CTX_U64(ctx, 16);
-	if (nargs > 3)
-		r->arg[3] = CTX_U64(ctx, 24);
-	if (nargs > 4)
-		r->arg[4] = CTX_U64(ctx, 32);
-	if (nargs > 5)
-		r->arg[5] = CTX_U64(ctx, 40);
-#if KSNOOP_REG_ARGS > 6
-	if (nargs > 6)
-		r->arg[6] = CTX_U64(ctx, 48);
-	if (nargs > 7)
-		r->arg[7] = CTX_U64(ctx, 56);
-#endif
-	if (!ret)
-		return;
-	if (nargs == 0)
-		r->rc = CTX_U64(ctx, 0);
-	else if (nargs == 1)
-		r->rc = CTX_U64(ctx, 8);
-	else if (nargs == 2)
-		r->rc = CTX_U64(ctx, 16);
-	else if (nargs == 3)
-		r->rc = CTX_U64(ctx, 24);
-	else if (nargs == 4)
-		r->rc = CTX_U64(ctx, 32);
-	else if (nargs == 5)
-		r->rc = CTX_U64(ctx, 40);
-	else if (nargs == 6)
-		r->rc = CTX_U64(ctx, 48);
-#if KSNOOP_REG_ARGS > 6
-	else if (nargs == 7)
-		r->rc = CTX_U64(ctx, 56);
-	else if (nargs == 8)
-		r->rc = CTX_U64(ctx, 64);
-#endif
+	__u32 n = nargs < KSNOOP_REG_ARGS ? nargs : KSNOOP_REG_ARGS;
+
+	if (n)
+		bpf_probe_read_kernel(r->arg, n * 8, ctx);
+	if (ret && nargs <= KSNOOP_MAX_ARGS)
+		bpf_probe_read_kernel(&r->rc, 8, (char *)ctx + nargs * 8);
 }
 
 enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE };

@@ -47,7 +47,9 @@
 #   EXIT n|nonzero|any expected exit status (default 0)
 #   REQUIRES feat...   skip unless every feature holds; "!feat" negates:
 #                      btf, btf:MODULE, module_btf, fentry, kprobe,
-#                      kprobe.multi, kprobe_events, fprobe_events, vm,
+#                      kprobe.multi, kprobe_events, fprobe_events,
+#                      bpf_loop, func_arg, attach_cookie, task_storage
+#                      (the BPF features past 5.10's, from BTF), vm,
 #                      root, kernel>=X.Y, kernel<X.Y, config:CONFIG_FOO,
 #                      cmd:PROGRAM, arch:x86|arm64 (the machine's, as the
 #                      Makefile names it)
@@ -136,6 +138,18 @@ load_config() {
 	[ -r /proc/config.gz ] && CONFIG_TEXT=$'\n'$(zcat /proc/config.gz | grep -E '=[ym]$')$'\n'
 }
 
+# The kernel's BPF features past 5.10's, as its BTF names them (lib/kfeat.c
+# reads the same enums): probed, never inferred from the release.
+load_btf_names() {
+	[ -r /sys/kernel/btf/vmlinux ] || return
+	BTF_NAMES=$'\n'$(tr '\0' '\n' </sys/kernel/btf/vmlinux |
+		grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE')$'\n'
+}
+
+btf_names() {
+	[[ ${BTF_NAMES:-} == *$'\n'"$1"$'\n'* ]]
+}
+
 config_has() {
 	[[ $CONFIG_TEXT == *$'\n'"$1"=[ym]$'\n'* ]]
 }
@@ -192,6 +206,10 @@ have() {
 	kprobe.multi) have kprobe && config_has CONFIG_FPROBE ;;
 	kprobe_events) [ -w /sys/kernel/tracing/kprobe_events ] ;;
 	fprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_FPROBE_EVENTS ;;
+	bpf_loop) btf_names BPF_FUNC_loop ;;
+	func_arg) btf_names BPF_FUNC_get_func_arg ;;
+	attach_cookie) btf_names BPF_FUNC_get_attach_cookie ;;
+	task_storage) btf_names BPF_MAP_TYPE_TASK_STORAGE ;;
 	vm) [ -n "${KSNOOP_VM:-}" ] ;;
 	root) [ "$EUID" = 0 ] ;;
 	slow) [ -n "${KSNOOP_SLOW_TESTS:-}" ] ;;
@@ -199,7 +217,8 @@ have() {
 	esac
 }
 
-FEATURES=(btf module_btf fentry kprobe kprobe.multi kprobe_events fprobe_events vm root slow)
+FEATURES=(btf module_btf fentry kprobe kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
+	attach_cookie task_storage vm root slow)
 
 # ---- one case -----------------------------------------------------------
 
@@ -481,6 +500,7 @@ if [ $LIST = 1 ]; then
 fi
 
 load_config
+load_btf_names
 feats=()
 for f in "${FEATURES[@]}"; do
 	have "$f" && feats+=("$f")

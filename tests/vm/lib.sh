@@ -166,9 +166,16 @@ out_pos() {
 # Whether tracer $1 sleeps in epoll_wait, i.e. has reached its event loop
 # with everything attached (for output such as JSON that has no header).
 in_epoll() {
-	local w
+	local w= l
 	read -r w 2>/dev/null <"/proc/$1/wchan"
-	[[ $w == *epoll* || $w == ep_poll* ]]
+	[[ $w == *epoll* || $w == ep_poll* ]] && return 0
+	# x86-64 kernels before 5.16 with the ORC unwinder show no wchan ("0"):
+	# the task's kernel stack tells.
+	[[ $w == 0 || -z $w ]] || return 1
+	while read -r l; do
+		[[ $l == *ep_poll* ]] && return 0
+	done 2>/dev/null <"/proc/$1/stack"
+	return 1
 }
 
 # wait_polling PID: until PID sleeps in epoll_wait; 1 if it exits first or

@@ -12,8 +12,6 @@
 #   QEMU_MACHINE    machine, CPU and memory flags
 #   MTTCG_KVERS     glob of kernel releases that may run multi-threaded
 #                   TCG (the others get -accel tcg,thread=single)
-#   VM_CPUS_PER_GUEST  host CPUs one guest keeps busy: 1 with one TCG
-#                   thread, 2 with a thread per vCPU (run.sh's VM_JOBS)
 #   CONSOLE_TTY     kernel console and marker lines
 #   QEMU_IO         the console, stdout and stderr channels; @W is the
 #                   run's work directory
@@ -46,7 +44,6 @@ vm_arch() {
 		# of that case was loaded. One TCG thread for both vCPUs
 		# serialises them; the lockup watch stays as the backstop.
 		MTTCG_KVERS=
-		VM_CPUS_PER_GUEST=1
 		CONSOLE_TTY=ttyS0
 		QEMU_IO=(-serial file:@W/console.log -serial file:@W/stdout -serial file:@W/stderr)
 		OUT_PORTS="ttyS1 ttyS2"
@@ -68,7 +65,6 @@ vm_arch() {
 		QEMU_MACHINE=(-M virt -cpu max,pauth-impdef=on -m 1024)
 		# 5.10, 6.1 and 6.12 all boot and run fine multi-threaded.
 		MTTCG_KVERS='*'
-		VM_CPUS_PER_GUEST=2
 		CONSOLE_TTY=ttyAMA0
 		# The virt machine has one UART: stdout and stderr travel on two
 		# virtio console ports.

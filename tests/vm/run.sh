@@ -19,9 +19,8 @@
 #                        case's TIMEOUT (default 3)
 #   VM_TIMEOUT=S         seconds one boot may take in all (a backstop:
 #                        every case has its own timeout; 1200, arm64 1800)
-#   VM_JOBS=N            boots in parallel (default: one per CPU where the
-#                        guests run single-threaded TCG, x86-64's; one per
-#                        2 CPUs where each keeps two vCPU threads busy)
+#   VM_JOBS=N            boots in parallel (default: one per 2 CPUs, since
+#                        each TCG guest keeps two vCPU threads busy)
 #   KSNOOP_SLOW_TESTS=1  also run the cases marked "REQUIRES slow"
 #   VM_EXEC=PROGRAM      the VM runner (default tests/vm/vm-exec.sh; the
 #                        harness's own test stands one in)
@@ -39,7 +38,7 @@ vm_arch || exit 2
 
 KERNELS=$VM_KERNELS
 VM_TIMEOUT=${VM_TIMEOUT:-$VM_TIMEOUT_DEFAULT}
-VM_JOBS=${VM_JOBS:-$(($(nproc) / VM_CPUS_PER_GUEST))}
+VM_JOBS=${VM_JOBS:-$(($(nproc) / 2))}
 VM_EXEC=${VM_EXEC:-tests/vm/vm-exec.sh}
 LOCKUP_RC=123
 GUEST_ARGS=()

@@ -142,7 +142,7 @@ load_config() {
 # reads the same enums): probed, never inferred from the release.
 load_btf_names() {
 	[ -r /sys/kernel/btf/vmlinux ] || return
-	BTF_NAMES=$'\n'$(tr '\0' '\n' </sys/kernel/btf/vmlinux |
+	BTF_NAMES=$'\n'$(tr '\000' '\n' </sys/kernel/btf/vmlinux |
 		grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE')$'\n'
 }
 

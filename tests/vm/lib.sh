@@ -173,7 +173,7 @@ in_epoll() {
 	# the task's kernel stack tells.
 	[[ $w == 0 || -z $w ]] || return 1
 	while read -r l; do
-		[[ $l == *ep_poll* ]] && return 0
+		[[ $l == *ep_poll* || $l == *epoll_wait* ]] && return 0
 	done 2>/dev/null <"/proc/$1/stack"
 	return 1
 }

@@ -1266,7 +1266,8 @@ static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoo
  * --kstack: the kernel stack as the event's last record, with the return
  * address a kprobe's function was entered with (0 elsewhere).
  */
-static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __u64 ra)
+static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __u64 ra,
+					  bool trampoline)
 {
 	__u32 off = ev->data_len;
 	struct ksnoop_vrec *vr;
@@ -1286,16 +1287,16 @@ static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __
 	vr->raw = ra;
 	vr->len = n;
 	vr->idx = KSNOOP_VREC_KSTACK;
-	vr->flags = 0;
+	vr->flags = trampoline ? KSNOOP_VR_TRAMPOLINE : 0;
 	ev->data_len = off + sizeof(*vr) + ((n + 7) & ~7);
 	ev->nr_vrecs++;
 }
 
 static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
-				    __u64 ra)
+				    __u64 ra, bool trampoline)
 {
 	if (agg_mode == KSNOOP_AGG_NONE && kstack_bytes)
-		append_kstack(ctx, &s->ev, ra);
+		append_kstack(ctx, &s->ev, ra, trampoline);
 	if (agg_mode == KSNOOP_AGG_NONE)
 		submit(&s->ev);
 	else
@@ -1580,7 +1581,8 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else
-		deliver(ctx, c.s, cfg, kstack_bytes && !trampoline ? entry_ra(regs) : 0);
+		deliver(ctx, c.s, cfg, kstack_bytes && !trampoline ? entry_ra(regs) : 0,
+			trampoline);
 	scratch_put();
 	return 0;
 }
@@ -1786,7 +1788,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c, func_args, b);
 	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false, b))
-		deliver(ctx, c.s, cfg, 0);
+		deliver(ctx, c.s, cfg, 0, trampoline);
 	else if (ends_chain)
 		chain_end(c.s, id, &f, now);
 out:

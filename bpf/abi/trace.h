@@ -243,9 +243,10 @@ enum ksnoop_event_kind {
 };
 
 enum ksnoop_vrec_flags {
-	KSNOOP_VR_FAULT = 1 << 0,     /* a read failed: raw holds the address */
-	KSNOOP_VR_TRUNCATED = 1 << 1, /* only part of the value fit */
-	KSNOOP_VR_NULL = 1 << 2,      /* a pointer along the path was NULL */
+	KSNOOP_VR_FAULT = 1 << 0,      /* a read failed: raw holds the address */
+	KSNOOP_VR_TRUNCATED = 1 << 1,  /* only part of the value fit */
+	KSNOOP_VR_NULL = 1 << 2,       /* a pointer along the path was NULL */
+	KSNOOP_VR_TRAMPOLINE = 1 << 3, /* a kstack taken in a BPF trampoline */
 };
 
 /*

@@ -193,7 +193,7 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg
 	r->value_size = a->mode == KSNOOP_AGG_HIST ? sizeof(struct ksnoop_hist) : sizeof(__u64);
 	if (r->nr_cpus > 0)
 		r->values = calloc(r->nr_cpus, r->value_size);
-	r->ips = calloc(KSNOOP_STACK_DEPTH, sizeof(*r->ips));
+	r->ips = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*r->ips)); /* + restore_func's */
 	r->builds = calloc(s->nr_specs, sizeof(*r->builds));
 	if (!r->values || !r->ips || !r->builds) {
 		agg_reader__free(r);
@@ -384,7 +384,7 @@ static int render_stack(const struct agg_reader *r, const struct func_plan *p, _
 {
 	int i, n = 0, depth = 0;
 
-	out->frames = calloc(KSNOOP_STACK_DEPTH, sizeof(*out->frames));
+	out->frames = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*out->frames));
 	if (!out->frames)
 		return -ENOMEM;
 	memset(r->ips, 0, KSNOOP_STACK_DEPTH * sizeof(*r->ips));
@@ -392,6 +392,8 @@ static int render_stack(const struct agg_reader *r, const struct func_plan *p, _
 		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
 			depth++;
 	}
+	if (depth && tracer__backend(r->s->tracer, p - r->s->plans) == BK_FENTRY)
+		depth = ksyms__restore_func(r->s->ks, r->ips, depth, p->attach_name);
 	if (!depth)
 		out->frames[n++] = strdup("[stack not taken]");
 	for (i = depth ? ksyms__stack_start(r->s->ks, r->ips, depth, p->attach_name) : 0; i < depth;

@@ -472,6 +472,8 @@ static void trim(struct ksyms *ks)
  * function is missing, its clones, an address's name, or a glob without
  * available_filter_functions.
  */
+static bool index_names(struct ksyms *ks);
+
 static void need_kallsyms(struct ksyms *ks)
 {
 	if (ks->kallsyms_tried)
@@ -479,6 +481,8 @@ static void need_kallsyms(struct ksyms *ks)
 	ks->kallsyms_tried = true;
 	read_kallsyms(ks);
 	trim(ks);
+	/* addresses by name (ksyms__addr_of); without it, none are found */
+	index_names(ks);
 }
 
 void ksyms__load_kallsyms(struct ksyms *ks)
@@ -799,13 +803,65 @@ const char *ksyms__addr_sym(struct ksyms *ks, uint64_t addr, uint64_t *start, co
 	return str_at(ks, k->name);
 }
 
+static bool vmlinux_resolves(const struct vmlinux_bounds *b, uint64_t addr);
+
+/* The symbol %pS would name for addr, or NULL. */
+static const struct sym *covering(const struct ksyms *ks, uint64_t addr)
+{
+	const struct sym *k = sym_floor(ks, addr);
+
+	/* %pS never shows the per-CPU symbols, which count up from 0. */
+	if (!k || addr < KERNEL_ADDR_MIN || k->addr < KERNEL_ADDR_MIN || ks->restricted)
+		return NULL;
+	if (!k->mod && !vmlinux_resolves(&ks->vm, addr))
+		return NULL;
+	return k;
+}
+
+/* From k to the next symbol at a higher address, 0 for the last one. */
+static uint64_t sym_size(const struct ksyms *ks, const struct sym *k)
+{
+	size_t next;
+
+	for (next = k - ks->syms + 1; next < ks->nr && ks->syms[next].addr == k->addr; next++)
+		;
+	return next < ks->nr ? ks->syms[next].addr - k->addr : 0;
+}
+
+/*
+ * The text symbol a stack frame's address lies in. kallsyms has no sizes, so
+ * a symbol ends where the next one starts; BPF programs and trampolines
+ * loaded since kallsyms was read sit in gaps past a module's last symbol,
+ * which no function is as large as.
+ */
+#define KSYMS_FUNC_MAX (1 << 20)
+
+static const char *frame_sym(struct ksyms *ks, uint64_t ip, uint64_t *start, const char **mod)
+{
+	const struct sym *k;
+	uint64_t size;
+
+	if (!ks)
+		return NULL;
+	need_kallsyms(ks);
+	k = covering(ks, ip);
+	if (!k || !is_text(k->type))
+		return NULL;
+	size = sym_size(ks, k);
+	if (ip - k->addr >= (size ? size : KSYMS_FUNC_MAX) || ip - k->addr >= KSYMS_FUNC_MAX)
+		return NULL;
+	*start = k->addr;
+	if (mod)
+		*mod = sym_module(ks, k);
+	return str_at(ks, k->name);
+}
+
 void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb)
 {
-	const char *name = NULL, *mod = NULL;
+	const char *name, *mod = NULL;
 	uint64_t start;
 
-	if (ks)
-		name = ksyms__addr_sym(ks, ip, &start, &mod);
+	name = frame_sym(ks, ip, &start, &mod);
 	if (name)
 		sb_printf(sb, "%s+0x%llx", name, (unsigned long long)(ip - start));
 	else
@@ -814,9 +870,15 @@ void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb)
 		sb_printf(sb, " [%s]", mod);
 }
 
+static bool bpf_sym(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trampoline_", 15);
+}
+
 int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func)
 {
 	const char *name;
+	uint64_t start;
 	int i;
 
 	for (i = 0; i < n && ks; i++) {
@@ -824,7 +886,30 @@ int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char 
 		if (name && !strcmp(name, func))
 			return i;
 	}
+	/* 7.x unwinds from a trampoline straight to func's caller */
+	for (i = 0; i < n && ks; i++) {
+		name = frame_sym(ks, ips[i], &start, NULL);
+		if (name && !bpf_sym(name))
+			return i;
+	}
 	return 0;
+}
+
+int ksyms__restore_func(struct ksyms *ks, uint64_t *ips, int n, const char *func)
+{
+	uint64_t addr;
+	int at;
+
+	if (!n || !ks)
+		return n;
+	at = ksyms__stack_start(ks, ips, n, func);
+	if (ksyms__addr_of(ks, func, &addr))
+		return n;
+	if (ksyms__addr_name(ks, ips[at], NULL) == ksyms__addr_name(ks, addr, NULL))
+		return n;
+	memmove(ips + at + 1, ips + at, (n - at) * sizeof(*ips));
+	ips[at] = addr;
+	return n + 1;
 }
 
 void ksyms__stack_frames(struct ksyms *ks, const uint64_t *ips, int n, const char *func, int depth,
@@ -1094,29 +1179,6 @@ int ksyms__addr_of(const struct ksyms *ks, const char *name, uint64_t *addr)
 		return -ENOENT;
 	*addr = first->addr;
 	return 0;
-}
-
-/* The symbol %pS would name for addr, or NULL. */
-static const struct sym *covering(const struct ksyms *ks, uint64_t addr)
-{
-	const struct sym *k = sym_floor(ks, addr);
-
-	/* %pS never shows the per-CPU symbols, which count up from 0. */
-	if (!k || addr < KERNEL_ADDR_MIN || k->addr < KERNEL_ADDR_MIN || ks->restricted)
-		return NULL;
-	if (!k->mod && !vmlinux_resolves(&ks->vm, addr))
-		return NULL;
-	return k;
-}
-
-/* From k to the next symbol at a higher address, 0 for the last one. */
-static uint64_t sym_size(const struct ksyms *ks, const struct sym *k)
-{
-	size_t next;
-
-	for (next = k - ks->syms + 1; next < ks->nr && ks->syms[next].addr == k->addr; next++)
-		;
-	return next < ks->nr ? ks->syms[next].addr - k->addr : 0;
 }
 
 const char *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *start, uint64_t *size,

@@ -43,9 +43,9 @@ struct strbuf;
 void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb);
 /*
  * Where a stack taken in a probe of func starts to be the kernel's: the
- * first of the n frames inside func, or 0 if none is. Above it at fentry sit
- * the BPF program and its trampoline, which were not in kallsyms when it was
- * read, so they go by position, not by name.
+ * first of the n frames inside func; if none is, the first inside a kernel
+ * function other than BPF's; else 0. Above it at fentry sit the BPF
+ * program and its trampoline, which were not in kallsyms when it was read.
  */
 int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func);
 /*
@@ -64,6 +64,12 @@ void ksyms__stack_frames(struct ksyms *ks, const uint64_t *ips, int n, const cha
  */
 int ksyms__restore_caller(struct ksyms *ks, uint64_t *ips, int n, const char *func,
 			  uint64_t entry_ra);
+/*
+ * At fentry, 7.x's unwinder leaves out func's own frame: it goes from the
+ * trampoline to the caller. The event is at func's entry, so func's address
+ * goes first unless func is there. ips has room for n + 1; returns the new n.
+ */
+int ksyms__restore_func(struct ksyms *ks, uint64_t *ips, int n, const char *func);
 bool ksyms__has_func(struct ksyms *ks, const char *name);
 
 /*

@@ -548,7 +548,10 @@ static void for_each_frame(struct output *o, struct vrec_iter *it,
 	if (!vr)
 		return;
 	memcpy(ips, vr + 1, vr->len);
-	n = ksyms__restore_caller(o->ks, ips, vr->len / 8, func, vr->raw);
+	if (vr->flags & KSNOOP_VR_TRAMPOLINE)
+		n = ksyms__restore_func(o->ks, ips, vr->len / 8, func);
+	else
+		n = ksyms__restore_caller(o->ks, ips, vr->len / 8, func, vr->raw);
 	ksyms__stack_frames(o->ks, ips, n, func, o->env->kstack_depth, fn, o);
 }
 

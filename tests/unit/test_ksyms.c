@@ -156,6 +156,54 @@ static void test_addr_module(void **state)
 	ksyms__free(ks);
 }
 
+static void join_frame(void *ctx, const char *frame, int i)
+{
+	char *out = ctx;
+
+	if (i)
+		strcat(out, " ");
+	strcat(out, frame);
+}
+
+static void expect_frames(struct ksyms *ks, const uint64_t *ips, int n, const char *want)
+{
+	char got[256] = "";
+
+	ksyms__stack_frames(ks, ips, n, "do_one", 8, join_frame, got);
+	assert_string_equal(got, want);
+}
+
+/*
+ * A stack taken at fentry of do_one: the BPF program and its trampoline
+ * (loaded past every symbol kallsyms had), then on 6.x do_one itself, on
+ * 7.x straight its caller do_two. Either way it reads from do_one out.
+ */
+static void test_restore_func(void **state)
+{
+	struct ksyms *ks = load_all(*state);
+	uint64_t v6[5] = { 0xffffffffc4000010, 0xffffffffc4001020, 0xffffffff81001005,
+			   0xffffffff81002010 };
+	uint64_t v7[4] = { 0xffffffffc4000010, 0xffffffffc4001020, 0xffffffff81002010 };
+	struct strbuf sb;
+	int n;
+
+	n = ksyms__restore_func(ks, v6, 4, "do_one");
+	assert_int_equal(n, 4);
+	expect_frames(ks, v6, n, "do_one+0x5 do_two+0x10");
+	n = ksyms__restore_func(ks, v7, 3, "do_one");
+	assert_int_equal(n, 4);
+	expect_frames(ks, v7, n, "do_one+0x0 do_two+0x10");
+	/* no symbol a megabyte past a module's last names JIT code */
+	sb_init(&sb);
+	ksyms__frame(ks, 0xffffffffc4000010, &sb);
+	assert_string_equal(sb_str(&sb), "0xffffffffc4000010");
+	sb_reset(&sb);
+	ksyms__frame(ks, 0xffffffffc0001004, &sb);
+	assert_string_equal(sb_str(&sb), "mod_fn+0x4 [mymod]");
+	sb_free(&sb);
+	ksyms__free(ks);
+}
+
 static void test_has_func(void **state)
 {
 	struct ksyms *ks = load_all(*state);
@@ -455,6 +503,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_addr_name),
 		cmocka_unit_test(test_addr_module),
+		cmocka_unit_test(test_restore_func),
 		cmocka_unit_test(test_has_func),
 		cmocka_unit_test(test_untraceable),
 		cmocka_unit_test(test_untraceable_unreadable),

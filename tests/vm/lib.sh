@@ -24,6 +24,31 @@ sleep_s() {
 	return 0
 }
 
+# ksym REGEX: the first kernel function whose whole name matches REGEX, for
+# a case that needs one exact name where releases differ (do_filp_open is
+# do_file_open from 7.x on). Exported, so TRACE's own shell has it too.
+ksym() {
+	awk -v re="^($1)\$" '$3 ~ re { print $3; exit }' /proc/kallsyms
+}
+export -f ksym
+
+# notrace_func: a function the running kernel's BTF describes and kallsyms
+# names once, which ftrace cannot trace (not in available_filter_functions)
+# and which is not on the kprobe blacklist. Which functions those are
+# changes with every release and pahole version, so each boot asks.
+notrace_func() {
+	local t=/sys/kernel/tracing
+	[ -r $t/available_filter_functions ] || t=/sys/kernel/debug/tracing
+	bpftool btf dump file /sys/kernel/btf/vmlinux |
+		sed -n "s/^\[[0-9]*\] FUNC '\([^']*\)'.*/\1/p" |
+		awk 'FILENAME == ARGV[1] { aff[$1] = 1; next }
+		     FILENAME == ARGV[2] { bl[$2] = 1; next }
+		     FILENAME == ARGV[3] { if ($2 ~ /^[tT]$/ && NF == 3) n[$3]++; next }
+		     !found && n[$1] == 1 && !($1 in aff) && !($1 in bl) { print; found = 1 }' \
+			$t/available_filter_functions /sys/kernel/debug/kprobes/blacklist \
+			/proc/kallsyms -
+}
+
 # The clock in microseconds, in $NOW (a $(...) would fork).
 now() {
 	NOW=${EPOCHREALTIME/./}

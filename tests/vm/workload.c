@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -162,7 +163,7 @@ static int xfer(int fd, char *buf, long bytes, int sending)
 static int do_tcp_send(long bytes)
 {
 	struct sockaddr_in addr;
-	int lfd, cfd = -1, afd = -1, ret = 1;
+	int lfd, cfd = -1, afd = -1, ret = 1, one = 1;
 	long done, chunk;
 	char *buf;
 
@@ -186,10 +187,16 @@ static int do_tcp_send(long bytes)
 		fail("tcp accept");
 		goto out;
 	}
-	/* Chunks small enough for an empty socket buffer: send never blocks. */
+	/*
+	 * Chunks small enough for an empty socket buffer: send never blocks.
+	 * Quick ACKs make the receiver answer each chunk at once, from the
+	 * softirq the sender's transmit runs: a transmit nested in a transmit
+	 * on one task, rather than an ACK delayed to a timer.
+	 */
 	for (done = 0; done < bytes; done += chunk) {
 		chunk = bytes - done < TCP_CHUNK ? bytes - done : TCP_CHUNK;
-		if (xfer(cfd, buf + done, chunk, 1) || xfer(afd, buf + done, chunk, 0)) {
+		if (setsockopt(afd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) ||
+		    xfer(cfd, buf + done, chunk, 1) || xfer(afd, buf + done, chunk, 0)) {
 			fail("tcp transfer at byte %ld", done);
 			goto out;
 		}

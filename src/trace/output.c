@@ -357,6 +357,29 @@ static void print_cut(struct output *o, size_t len, __u32 full)
 	fprintf(o->out, "... /* %zu bytes of %u */", len, full);
 }
 
+void dump_drop_open_tail(struct strbuf *b)
+{
+	size_t end = b->len, start, i;
+	char last;
+
+	for (;;) {
+		start = end && b->buf[end - 1] == '\n' ? end - 1 : end;
+		while (start && b->buf[start - 1] != '\n')
+			start--;
+		last = '\0';
+		for (i = start; i < end; i++)
+			if (b->buf[i] != ' ' && b->buf[i] != '\n')
+				last = b->buf[i];
+		/* the value's own opening stays, to say what was cut */
+		if (!start || start == end || (last && last != '{' && last != '['))
+			break;
+		end = start;
+	}
+	b->len = end;
+	if (b->buf)
+		b->buf[end] = '\0';
+}
+
 static void print_dump(struct output *o, struct btf_dump *d, const struct plan_value *pv,
 		       const void *data, size_t len)
 {
@@ -365,6 +388,8 @@ static void print_dump(struct output *o, struct btf_dump *d, const struct plan_v
 
 	sb_reset(&o->buf);
 	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
+	if (ret == -E2BIG && !o->env->compact)
+		dump_drop_open_tail(&o->buf);
 	write_dump(o, sb_str(&o->buf),
 		   o->env->max_depth > 0 && !o->env->compact ? o->env->max_depth : 0);
 	if (ret == -E2BIG || len < pv->full_size)

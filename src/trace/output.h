@@ -37,6 +37,13 @@ void output__origin(struct output *o, const struct ksnoop_event *const *evs, con
 void output__tree(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
 		  int n, int cut);
 
+/*
+ * A btf_dump text cut short (-E2BIG) ends in the openings of the member the
+ * cut fell in, "(rwlock_t){" with nothing inside: they go, as the reference
+ * ksnoop's libbpf leaves them out.
+ */
+void dump_drop_open_tail(struct strbuf *b);
+
 /* Checks a ring buffer record before anything reads it. */
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs);
 

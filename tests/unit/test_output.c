@@ -187,13 +187,17 @@ static void ev_add(struct ksnoop_event *ev, int idx, __u64 raw, const void *data
 static const struct outer_data sample = { .id = 7, .in = { .a = -3, .b = 0 }, .name = "eth0" };
 
 /* flags = 5, o -> sample (only its first o_len bytes), label -> "eth0". */
-static void entry_event(struct ctx *c, __u16 o_len)
+static void entry_event_of(struct ctx *c, const struct outer_data *o, __u16 o_len)
 {
 	ev_init(&c->ev, KSNOOP_EV_ENTRY);
 	ev_add(&c->ev, c->flags_idx, 5, NULL, 0, 0);
-	ev_add(&c->ev, c->o_idx, O_ADDR, &sample, o_len,
-	       o_len < sizeof(sample) ? KSNOOP_VR_TRUNCATED : 0);
+	ev_add(&c->ev, c->o_idx, O_ADDR, o, o_len, o_len < sizeof(*o) ? KSNOOP_VR_TRUNCATED : 0);
 	ev_add(&c->ev, c->label_idx, L_ADDR, "eth0", 5, 0);
+}
+
+static void entry_event(struct ctx *c, __u16 o_len)
+{
+	entry_event_of(c, &sample, o_len);
 }
 
 static void return_event(struct ctx *c, int ret)
@@ -371,6 +375,32 @@ static void test_truncated(void **state)
 		      DUMP "... /* 8 bytes of 20 */,\n"
 		      ENTRY_TAIL);
 	/* clang-format on */
+}
+
+/* A cut inside a member that opened no value: its openings go too. */
+static void expect_trimmed(const char *dump, const char *want)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, "%s", dump);
+	dump_drop_open_tail(&sb);
+	assert_string_equal(sb_str(&sb), want);
+	sb_free(&sb);
+}
+
+static void test_truncated_opening(void **state)
+{
+	(void)state;
+	expect_trimmed(
+		"(struct net){\n .ifindex = (u32)2,\n .lock = (rwlock_t){\n"
+		"  .raw_lock = (arch_rwlock_t){\n   (union){\n    .cnts = (atomic_t){\n     ",
+		"(struct net){\n .ifindex = (u32)2,\n");
+	expect_trimmed("(struct x){\n .ids = (int[4])[\n", "(struct x){\n");
+	/* an opening with a value inside stays */
+	expect_trimmed("(struct x){\n .in = (struct y){\n  .a = (int)1,\n",
+		       "(struct x){\n .in = (struct y){\n  .a = (int)1,\n");
+	expect_trimmed("", "");
 }
 
 static void test_truncated_quiet(void **state)
@@ -754,6 +784,7 @@ int main(void)
 		cmocka_unit_test_setup(test_compact, reset),
 		cmocka_unit_test_setup(test_max_depth, reset),
 		cmocka_unit_test_setup(test_truncated, reset),
+		cmocka_unit_test(test_truncated_opening),
 		cmocka_unit_test_setup(test_truncated_quiet, reset),
 		cmocka_unit_test_setup(test_truncated_compact, reset),
 		cmocka_unit_test_setup(test_string_escapes, reset),

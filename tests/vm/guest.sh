@@ -46,10 +46,12 @@
 #   EXPECT_STDERR regex, EXPECT_STDERR_NONE regex   the same for stderr
 #   EXIT n|nonzero|any expected exit status (default 0)
 #   REQUIRES feat...   skip unless every feature holds; "!feat" negates:
-#                      btf, btf:MODULE, module_btf, fentry, kprobe,
+#                      btf, btf:MODULE, module_btf, func:NAME (a
+#                      function in vmlinux's BTF), fentry, kprobe,
 #                      kprobe.multi, kprobe_events, fprobe_events,
-#                      bpf_loop, func_arg, attach_cookie, task_storage
-#                      (the BPF features past 5.10's, from BTF), vm,
+#                      bpf_loop, func_arg, attach_cookie, task_storage,
+#                      perf_link (the BPF features past 5.10's, from
+#                      BTF), vm,
 #                      root, kernel>=X.Y, kernel<X.Y, config:CONFIG_FOO,
 #                      cmd:PROGRAM, arch:x86|arm64 (the machine's, as the
 #                      Makefile names it)
@@ -65,9 +67,10 @@
 #
 # Commands run through eval in a subshell of this script, in the repo
 # directory, with ksnoop and workload on PATH and $KERNEL set to the label;
-# the helpers of lib.sh (trace_bg, sleep_s, ...) are available to them. In
-# the VM, /tmp is a fresh tmpfs per boot. Output is shown only when a case
-# fails. REQUIRES slow marks cases that run only with KSNOOP_SLOW_TESTS=1.
+# the helpers of lib.sh (trace_bg, sleep_s, ksym, notrace_func, ...) are
+# available to them. In the VM, /tmp is a fresh tmpfs per boot. Output is
+# shown only when a case fails. REQUIRES slow marks cases that run only
+# with KSNOOP_SLOW_TESTS=1.
 #
 # Example, a background trace filtered on the workload's pid:
 #
@@ -143,7 +146,7 @@ load_config() {
 load_btf_names() {
 	[ -r /sys/kernel/btf/vmlinux ] || return
 	BTF_NAMES=$'\n'$(tr '\000' '\n' </sys/kernel/btf/vmlinux |
-		grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE')$'\n'
+		grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE|BPF_LINK_TYPE_PERF_EVENT')$'\n'
 }
 
 btf_names() {
@@ -190,6 +193,8 @@ have() {
 	arch:*) [ "${1#arch:}" = "$MACH" ] ;;
 	btf) [ -r /sys/kernel/btf/vmlinux ] ;;
 	btf:*) [ -r "/sys/kernel/btf/${1#btf:}" ] ;;
+	# Debian 11's arm64 BTF lacks functions its kallsyms has (do_sys_openat2)
+	func:*) tr '\000' '\n' </sys/kernel/btf/vmlinux 2>/dev/null | grep -qxF "${1#func:}" ;;
 	module_btf)
 		for f in /sys/kernel/btf/*; do
 			[ "$f" != /sys/kernel/btf/vmlinux ] && [ -e "$f" ] && return 0
@@ -210,6 +215,8 @@ have() {
 	func_arg) btf_names BPF_FUNC_get_func_arg ;;
 	attach_cookie) btf_names BPF_FUNC_get_attach_cookie ;;
 	task_storage) btf_names BPF_MAP_TYPE_TASK_STORAGE ;;
+	# kprobes attached as BPF links, which bpftool lists (5.15)
+	perf_link) btf_names BPF_LINK_TYPE_PERF_EVENT ;;
 	vm) [ -n "${KSNOOP_VM:-}" ] ;;
 	root) [ "$EUID" = 0 ] ;;
 	slow) [ -n "${KSNOOP_SLOW_TESTS:-}" ] ;;
@@ -218,7 +225,7 @@ have() {
 }
 
 FEATURES=(btf module_btf fentry kprobe kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
-	attach_cookie task_storage vm root slow)
+	attach_cookie task_storage perf_link vm root slow)
 
 # ---- one case -----------------------------------------------------------
 

@@ -20,6 +20,10 @@
  *                                     makes the kernel copy our own memory
  *                                     through get_user_pages()
  *   workload fork-signal              fork; the child handles SIGUSR1, exits
+ *   workload epoll-nest N             N eventfd writes under an epoll watched
+ *                                     by another epoll: each wakes the inner
+ *                                     epoll's ep_poll_callback, which wakes
+ *                                     the outer's, nested on our own stack
  *
  * With -S before the subcommand, workload stops itself (SIGSTOP) right after
  * printing its pid and runs on SIGCONT: a test learns the pid, starts a
@@ -39,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -328,11 +334,49 @@ static int do_fork_signal(void)
 	return 0;
 }
 
+static int epoll_watch(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int do_epoll_nest(long n)
+{
+	int efd = eventfd(0, EFD_NONBLOCK), inner = epoll_create1(0), outer = epoll_create1(0);
+	uint64_t v = 1;
+	int ret = 1;
+	long i;
+
+	if (efd < 0 || inner < 0 || outer < 0 || epoll_watch(inner, efd) ||
+	    epoll_watch(outer, inner)) {
+		fail("epoll setup");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (write(efd, &v, sizeof(v)) != sizeof(v) ||
+		    read(efd, &v, sizeof(v)) != sizeof(v)) {
+			fail("eventfd round %ld", i);
+			goto out;
+		}
+	}
+	printf("epoll-nest: %ld wakeups through two epolls\n", n);
+	ret = 0;
+out:
+	if (efd >= 0)
+		close(efd);
+	if (inner >= 0)
+		close(inner);
+	if (outer >= 0)
+		close(outer);
+	return ret;
+}
+
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
-	      "                       read-file PATH |\n"
+	      "                       read-file PATH | epoll-nest N |\n"
 	      "                       fork-signal }\n",
 	      stderr);
 	return 2;
@@ -386,5 +430,10 @@ int main(int argc, char **argv)
 		return do_read_file(argv[2]);
 	if (!strcmp(argv[1], "fork-signal") && argc == 2)
 		return do_fork_signal();
+	if (!strcmp(argv[1], "epoll-nest") && argc == 3) {
+		if (parse_count(argv[2], 1, 1000000, &a))
+			return 2;
+		return do_epoll_nest(a);
+	}
 	return usage();
 }

@@ -194,7 +194,8 @@ have() {
 	btf) [ -r /sys/kernel/btf/vmlinux ] ;;
 	btf:*) [ -r "/sys/kernel/btf/${1#btf:}" ] ;;
 	# Debian 11's arm64 BTF lacks functions its kallsyms has (do_sys_openat2)
-	func:*) tr '\000' '\n' </sys/kernel/btf/vmlinux 2>/dev/null | grep -qxF "${1#func:}" ;;
+	# (grep -c reads to the end: -q would leave tr a SIGPIPE, pipefail's 141)
+	func:*) [ "$(tr '\000' '\n' </sys/kernel/btf/vmlinux 2>/dev/null | grep -cxF "${1#func:}")" != 0 ] ;;
 	module_btf)
 		for f in /sys/kernel/btf/*; do
 			[ "$f" != /sys/kernel/btf/vmlinux ] && [ -e "$f" ] && return 0

@@ -15,7 +15,7 @@ REF=${KSNOOP_REF:-/var/cache/ksnoop/libbpf-tools/usr/sbin/ksnoop}
 read -r -a work <<<"$1"
 shift
 T=$(mktemp -d /tmp/vs-ref.XXXXXX) || exit 125
-p1= p2=
+p1='' p2=''
 trap 'kill $p1 $p2 2>/dev/null; rm -rf "$T"' EXIT
 
 # The event's first line, "TIME CPU PID FUNCTION(", without its TIME.

@@ -836,19 +836,29 @@ static uint64_t sym_size(const struct ksyms *ks, const struct sym *k)
  */
 #define KSYMS_FUNC_MAX (1 << 20)
 
+/* The text symbol addr lies in; the last symbol reaches last_size bytes. */
+static const struct sym *text_sym(const struct ksyms *ks, uint64_t addr, uint64_t last_size)
+{
+	const struct sym *k = covering(ks, addr);
+	uint64_t size;
+
+	if (!k || !is_text(k->type))
+		return NULL;
+	size = sym_size(ks, k);
+	if (addr - k->addr >= (size ? size : last_size))
+		return NULL;
+	return k;
+}
+
 static const char *frame_sym(struct ksyms *ks, uint64_t ip, uint64_t *start, const char **mod)
 {
 	const struct sym *k;
-	uint64_t size;
 
 	if (!ks)
 		return NULL;
 	need_kallsyms(ks);
-	k = covering(ks, ip);
-	if (!k || !is_text(k->type))
-		return NULL;
-	size = sym_size(ks, k);
-	if (ip - k->addr >= (size ? size : KSYMS_FUNC_MAX) || ip - k->addr >= KSYMS_FUNC_MAX)
+	k = text_sym(ks, ip, KSYMS_FUNC_MAX);
+	if (!k || ip - k->addr >= KSYMS_FUNC_MAX)
 		return NULL;
 	*start = k->addr;
 	if (mod)
@@ -1197,11 +1207,11 @@ const char *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *start, 
 
 const char *ksyms__find_text(const struct ksyms *ks, uint64_t addr, uint64_t *start)
 {
-	const struct sym *k = covering(ks, addr);
+	/* the last symbol has no end to hold the address against */
+	const struct sym *k = text_sym(ks, addr, 0);
 	const struct vmlinux_bounds *b = &ks->vm;
-	uint64_t size;
 
-	if (!k || !is_text(k->type))
+	if (!k)
 		return NULL;
 	/*
 	 * vmlinux: inside [_stext, _etext), when listed. The init text is
@@ -1209,10 +1219,6 @@ const char *ksyms__find_text(const struct ksyms *ks, uint64_t addr, uint64_t *st
 	 * (core_kernel_text).
 	 */
 	if (!k->mod && b->stext && b->etext && (addr < b->stext || addr >= b->etext))
-		return NULL;
-	/* the last symbol has no end to hold the address against */
-	size = sym_size(ks, k);
-	if (!size || addr - k->addr >= size)
 		return NULL;
 	*start = k->addr;
 	return str_at(ks, k->name);

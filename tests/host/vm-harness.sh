@@ -141,6 +141,18 @@ else
 	notok "a crash is a failure, never retried" "$tmp/run"
 fi
 
+# Two runners, four boots each at most two at once, one slot: never two at once.
+mkdir "$tmp/slots" && : >"$tmp/slots/slot.0"
+for ks in "6.1 6.12" "5.10 7.3"; do
+	FAKE_VM_MODE=spans FAKE_VM_SPANS=$tmp/spans VM_SLOTS=$tmp/slots VM_JOBS=2 KERNELS=$ks ARCH=x86 \
+		VM_EXEC=tests/host/lib/fake-vm-exec.sh tests/vm/run.sh "$tmp/five-clean.case" >"$tmp/run.$ks" 2>&1 &
+done
+wait
+check "runners sharing one slot boot one kernel at a time, every kernel once" \
+	"start end start end start end start end|5.10 6.1 6.12 7.3" \
+	"$(cut -d' ' -f1 "$tmp/spans" | paste -sd' ')|$(grep start "$tmp/spans" | cut -d' ' -f2 | sort -V | paste -sd' ')" \
+	"$tmp/spans"
+
 # ---- scripts/kernels.sh: the names and releases, no download ----------------
 
 check "kernels.sh list: x86-64's kernels, oldest first" "5.10 6.1 6.12 7.3" "$(scripts/kernels.sh list)"
@@ -154,4 +166,5 @@ check "kernels.sh: an unknown kernel is one Error: line" \
 	"Error: unknown kernel '7.3' (known: 5.10 6.1 6.12)|1" \
 	"$(KSNOOP_ARCH=arm64 scripts/kernels.sh kver 7.3 2>&1 | paste -sd'|')|$?"
 got=$(for a in x86 arm64; do (unset KERNELS ARM64_KERNELS; ARCH=$a; . tests/vm/arch.sh; vm_arch && echo "$VM_KERNELS"); done | paste -sd'|')
-check "the default VM matrix stays 6.1 and 6.12 on both architectures" "6.1 6.12|6.1 6.12" "$got"
+check "the default VM matrix: every kernel of each architecture, the longest run first" \
+	"7.3 6.12 6.1 5.10|6.12 5.10 6.1" "$got"

@@ -21,10 +21,12 @@
 #   WANT_MODS       modules /init loads (built-in ones are skipped)
 #   LABEL_PREFIX    TAP label prefix: "[6.1]", "[arm64 6.1]"
 #   VM_KERNELS      kernels the runner boots (KERNELS, ARM64_KERNELS;
-#                   default 6.1 6.12, any of scripts/kernels.sh list)
+#                   default all of scripts/kernels.sh list, the longest
+#                   run first so that the last boot to start is short)
 #   VM_CASES        default case files, relative to the repo
 #   VM_TIMEOUT_DEFAULT   seconds one boot may take (VM_TIMEOUT overrides)
 #   VM_TIMEOUT_SCALE     multiplies every case's TIMEOUT
+#   VM_JOBS_DEFAULT      boots at once: one per host thread a guest keeps busy
 #   VM_BUILD        the build step before the boots (empty: the caller's)
 #   VM_BINS         what the guest runs: ksnoop, then the workload
 vm_arch() {
@@ -50,12 +52,14 @@ vm_arch() {
 		GUEST_ROOT=9p
 		WANT_MODS=(virtio_pci 9pnet_virtio 9p)
 		LABEL_PREFIX=
-		VM_KERNELS=${KERNELS:-6.1 6.12}
+		VM_KERNELS=${KERNELS:-7.3 6.12 6.1 5.10}
 		VM_CASES=(tests/vm/cases/*.case)
-		VM_TIMEOUT_DEFAULT=1200
+		# 7.3 runs its cases in 16 minutes alone, and shares the CPUs
+		VM_TIMEOUT_DEFAULT=2400
 		VM_TIMEOUT_SCALE=1
 		VM_BUILD=()
 		VM_BINS=(ksnoop build/tests/workload)
+		VM_JOBS_DEFAULT=$(nproc)
 		;;
 	arm64 | aarch64)
 		ARCH=arm64
@@ -75,19 +79,20 @@ vm_arch() {
 		GUEST_ROOT=initramfs
 		WANT_MODS=(virtio_mmio virtio_console)
 		LABEL_PREFIX="arm64 "
-		VM_KERNELS=${ARM64_KERNELS:-6.1 6.12}
+		VM_KERNELS=${ARM64_KERNELS:-6.12 5.10 6.1}
 		if [ -n "${ARM64_CASES:-}" ]; then
 			read -r -a VM_CASES <<<"$ARM64_CASES"
 		else
 			VM_CASES=(tests/vm/cases/*.case tests/arm64/cases/*.case)
 		fi
-		VM_TIMEOUT_DEFAULT=1800
+		VM_TIMEOUT_DEFAULT=2400
 		# Emulating arm64 on x86-64 runs ksnoop 2-3 times slower than the
 		# x86-64 guest does.
 		VM_TIMEOUT_SCALE=${ARM64_TIMEOUT_SCALE:-3}
 		VM_BUILD=(make -s -j"$(nproc)" ARCH=arm64 all workload ktrace-target)
 		local out=${ARM64_OUT:-build/arm64}
 		VM_BINS=("$out/ksnoop" "$out/tests/workload")
+		VM_JOBS_DEFAULT=$(($(nproc) > 3 ? $(nproc) / 2 : 1))
 		;;
 	*)
 		echo "Error: unknown ARCH '$ARCH': use x86 or arm64" >&2

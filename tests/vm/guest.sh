@@ -143,10 +143,12 @@ load_config() {
 
 # The kernel's BPF features past 5.10's, as its BTF names them (lib/kfeat.c
 # reads the same enums): probed, never inferred from the release.
+# Every name in the BTF goes to one file, read once a boot: func:NAME asks it.
 load_btf_names() {
+	: >"$WORK/btf-names"
 	[ -r /sys/kernel/btf/vmlinux ] || return
-	BTF_NAMES=$'\n'$(tr '\000' '\n' </sys/kernel/btf/vmlinux |
-		grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE|BPF_LINK_TYPE_PERF_EVENT')$'\n'
+	tr '\000' '\n' </sys/kernel/btf/vmlinux >"$WORK/btf-names"
+	BTF_NAMES=$'\n'$(grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE|BPF_LINK_TYPE_PERF_EVENT' "$WORK/btf-names")$'\n'
 }
 
 btf_names() {
@@ -194,8 +196,7 @@ have() {
 	btf) [ -r /sys/kernel/btf/vmlinux ] ;;
 	btf:*) [ -r "/sys/kernel/btf/${1#btf:}" ] ;;
 	# Debian 11's arm64 BTF lacks functions its kallsyms has (do_sys_openat2)
-	# (grep -c reads to the end: -q would leave tr a SIGPIPE, pipefail's 141)
-	func:*) [ "$(tr '\000' '\n' </sys/kernel/btf/vmlinux 2>/dev/null | grep -cxF "${1#func:}")" != 0 ] ;;
+	func:*) grep -qxF "${1#func:}" "$WORK/btf-names" ;;
 	module_btf)
 		for f in /sys/kernel/btf/*; do
 			[ "$f" != /sys/kernel/btf/vmlinux ] && [ -e "$f" ] && return 0

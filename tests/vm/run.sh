@@ -19,8 +19,12 @@
 #                        case's TIMEOUT (default 3)
 #   VM_TIMEOUT=S         seconds one boot may take in all (a backstop:
 #                        every case has its own timeout; 1200, arm64 1800)
-#   VM_JOBS=N            boots in parallel (default: one per 2 CPUs, since
-#                        each TCG guest keeps two vCPU threads busy)
+#   VM_JOBS=N            boots in parallel (default: one per CPU for x86-64,
+#                        whose guests run on one TCG thread, one per 2 CPUs
+#                        for arm64's multi-threaded guests)
+#   VM_SLOTS=DIR         share the CPUs with other runners: each boot holds
+#                        the lock of one of the files DIR/slot.* while it
+#                        runs (tests/run.sh runs both architectures so)
 #   KSNOOP_SLOW_TESTS=1  also run the cases marked "REQUIRES slow"
 #   VM_EXEC=PROGRAM      the VM runner (default tests/vm/vm-exec.sh; the
 #                        harness's own test stands one in)
@@ -38,7 +42,7 @@ vm_arch || exit 2
 
 KERNELS=$VM_KERNELS
 VM_TIMEOUT=${VM_TIMEOUT:-$VM_TIMEOUT_DEFAULT}
-VM_JOBS=${VM_JOBS:-$(($(nproc) / 2))}
+VM_JOBS=${VM_JOBS:-$VM_JOBS_DEFAULT}
 VM_EXEC=${VM_EXEC:-tests/vm/vm-exec.sh}
 LOCKUP_RC=123
 GUEST_ARGS=()
@@ -98,6 +102,26 @@ lockup_excerpt() {
 	grep -a '^console| ' "$1" | head -n 40 | sed 's/^console| /#   /'
 }
 
+# with_slot CMD...: CMD while holding one of VM_SLOTS' slots; the lock goes
+# with the descriptor when CMD and its children are done.
+with_slot() {
+	local slot fd rc
+	[ -n "${VM_SLOTS:-}" ] || { "$@"; return; }
+	while :; do
+		for slot in "$VM_SLOTS"/slot.*; do
+			exec {fd}>>"$slot"
+			if flock -n "$fd"; then
+				"$@"
+				rc=$?
+				exec {fd}>&-
+				return $rc
+			fi
+			exec {fd}>&-
+		done
+		sleep 1
+	done
+}
+
 # run_kernel K: K's TAP stream on stdout, its vm-exec stderr in K.err. A
 # lockup in the first boot runs the cases it did not finish (every case
 # the -t filter keeps prints exactly one TAP line) in a fresh boot, once.
@@ -150,7 +174,7 @@ start=$(date +%s)
 if [ "$VM_JOBS" -le 1 ]; then
 	for k in $KERNELS; do
 		# Sequential runs stream their TAP lines as they come.
-		run_kernel "$k" | tee "$LOGS/$k.out" | grep --line-buffered -vE "$HIDDEN"
+		with_slot run_kernel "$k" | tee "$LOGS/$k.out" | grep --line-buffered -vE "$HIDDEN"
 		report_tail "$k"
 	done
 else
@@ -158,7 +182,7 @@ else
 		while [ "$(jobs -rp | wc -l)" -ge "$VM_JOBS" ]; do
 			wait -n
 		done
-		run_kernel "$k" >"$LOGS/$k.out" &
+		with_slot run_kernel "$k" >"$LOGS/$k.out" &
 	done
 	wait
 	for k in $KERNELS; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run every test suite and end with "N passed, N failed, N skipped".
-#   tests/run.sh            unit + host + VM matrices: x86-64 and arm64
-#                           side by side
+#   tests/run.sh            unit + host + VM matrices: x86-64 and arm64,
+#                           their boots from one queue
 #   tests/run.sh --no-vm    unit + host only
 #   KERNELS="6.1" tests/run.sh   a subset of the x86-64 VM matrix
 #   ARM64_KERNELS="6.12" tests/run.sh   a subset of the arm64 VM matrix
@@ -43,39 +43,21 @@ else
 		suite "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 	done
 	for t in tests/host/*.sh; do
-		[ -x "$t" ] || continue
+		if [ ! -x "$t" ]; then
+			echo "not ok - $t is not executable" | tee -a "$log"
+			continue
+		fi
 		suite "host/$(basename "$t" .sh)" "$t"
 	done
-	# The arm64 matrix (ksnoop cross-built, run in emulated arm64 VMs)
-	# runs beside the x86-64 one, their boots sharing one slot per CPU:
-	# the longest boots of both start first, and no CPU idles while a
-	# kernel of either matrix waits.
-	arm64=0
-	[ $run_vm = 1 ] && [ "${KSNOOP_ARM64:-1}" != 0 ] && arm64=1
-	arm64_out=$(mktemp /tmp/ksnoop-arm64.XXXXXX)
-	arm64_log=$(mktemp /tmp/ksnoop-arm64log.XXXXXX)
-	slots=$(mktemp -d /tmp/ksnoop-slots.XXXXXX)
-	for ((i = 0; i < $(nproc); i++)); do
-		: >"$slots/slot.$i"
-	done
-	export VM_SLOTS=$slots VM_JOBS=$(nproc)
-	arm64_pid=
-	if [ $arm64 = 1 ]; then
-		# Its own log, so the two suites never append at once.
-		(log=$arm64_log suite arm64 ./tests/arm64/run.sh) >"$arm64_out" 2>&1 &
-		arm64_pid=$!
-	fi
 	if [ $run_vm = 1 ]; then
 		# A guest locked up on purpose must be caught within a minute.
 		suite vm-selftest env ARCH=x86 ./tests/vm/selftest.sh
-		suite vm env ARCH=x86 ./tests/vm/run.sh
+		# The arm64 matrix (ksnoop cross-built, run in emulated arm64
+		# VMs) shares one queue with the x86-64 one, the longest first.
+		arches=x86
+		[ "${KSNOOP_ARM64:-1}" != 0 ] && arches="x86 arm64"
+		suite vm env VM_ARCHES="$arches" ./tests/vm/run.sh
 	fi
-	if [ -n "$arm64_pid" ]; then
-		wait "$arm64_pid"
-		cat "$arm64_out"
-		cat "$arm64_log" >>"$log"
-	fi
-	rm -rf "$arm64_out" "$arm64_log" "$slots"
 fi
 
 # A skip is never a pass: "ok ... # SKIP reason" is counted apart.

@@ -6,8 +6,7 @@
 #                 starts, the next runs to the end
 #   lockup-twice  every call locks up at the FAKE_VM_AT-th case it starts
 #   crash         the first call crashes (kernel panic) there
-#   spans         every call runs to the end, a second at least, between
-#                 "start K" and "end K" lines appended to FAKE_VM_SPANS
+#   pass          every call runs to the end
 # FAKE_VM_STATE is a file counting the calls; FAKE_VM_CALLS appends each
 # call's guest.sh arguments to it.
 set -uo pipefail
@@ -23,14 +22,6 @@ while [ $# -gt 0 ]; do
 	*) echo "fake-vm-exec: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-if [ "$FAKE_VM_MODE" = spans ]; then
-	echo "start $K" >>"$FAKE_VM_SPANS"
-	sleep 1
-	"$@"
-	rc=$?
-	echo "end $K" >>"$FAKE_VM_SPANS"
-	exit $rc
-fi
 n=$(($(cat "$FAKE_VM_STATE" 2>/dev/null || echo 0) + 1))
 echo "$n" >"$FAKE_VM_STATE"
 echo "$*" >>"$FAKE_VM_CALLS"

@@ -88,7 +88,7 @@ Q   := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# One folder per family (src/lib, src/trace, src/kpe, src/ktr) plus main
+# One folder per family (src/lib, src/trace, src/agg, src/kpe, src/ktr) plus main
 # and cli; objects mirror the tree under $(OUT)/obj.
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))

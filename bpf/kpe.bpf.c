@@ -4,7 +4,7 @@
  *
  * One program serves every definition, attached as a kprobe or kretprobe
  * with the definition's index as the BPF cookie. User space compiles each
- * definition into a flat fetch program (struct kpe_def_cfg, see ksnoop.h)
+ * definition into a flat fetch program (struct kpe_def_cfg in abi/kpe.h)
  * that this file interprets: one bpf_loop step per instruction, so the
  * verifier checks each kind of step once instead of every argument's
  * combination, and the same for the filter.

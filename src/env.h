@@ -91,9 +91,6 @@ extern const struct opt env_opts[];
 extern const struct opts_spec agg_cmd_opts;
 void agg_usage(FILE *f, const char *prog);
 
-struct kbtf;
-struct kbtf *open_kernel_btf(const struct env *env);
-
 void usage(FILE *f, const char *prog);
 int ksnoop_main(int argc, char **argv);
 

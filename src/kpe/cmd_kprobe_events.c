@@ -93,7 +93,7 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv)
 		p_err("kprobe-events needs at least one function spec");
 		return -EINVAL;
 	}
-	kb = open_kernel_btf(env);
+	kb = kbtf__open(env->btf_path);
 	if (!kb)
 		return -ENOENT;
 	for (i = 0; i < rest.argc && !err; i++)

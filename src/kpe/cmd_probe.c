@@ -199,7 +199,7 @@ static void open_sources(struct kpe_session *s)
 	s->kb = s->env->btf_path ? NULL : kbtf__new(NULL, &err);
 	util_mute(false);
 	if (s->env->btf_path)
-		s->kb = open_kernel_btf(s->env);
+		s->kb = kbtf__open(s->env->btf_path);
 	else if (!s->kb)
 		p_dbg("no kernel BTF (%s): BTF arguments are unavailable", strerror(-err));
 	s->syms = ksyms__load_all(NULL);

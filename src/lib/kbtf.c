@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <bpf/libbpf.h>
 
 #include "lib/btfcheck.h"
 #include "lib/kbtf.h"
@@ -552,4 +555,55 @@ __u32 btf_skip_mods(const struct btf *btf, __u32 id)
 		t = btf__type_by_id(btf, id);
 	}
 	return id;
+}
+
+/* Why libbpf could not read a --btf file, in words. */
+static const char *btf_file_error(int err, char *buf, size_t size)
+{
+	switch (err) {
+	case -ENOENT:
+		return "it is an ELF file without a .BTF section";
+	case -EIO:
+	case -EPROTO:
+	case -LIBBPF_ERRNO__FORMAT:
+		return "it is neither raw BTF nor an ELF file with a .BTF section";
+	case -EINVAL:
+		return "its BTF is corrupt";
+	default:
+		libbpf_strerror(err, buf, size);
+		return buf;
+	}
+}
+
+struct kbtf *kbtf__open(const char *btf_path)
+{
+	char clip[CLIP_BUF], why[128];
+	struct kbtf *kb;
+	struct stat st;
+	int err = 0;
+
+	if (btf_path) {
+		/* A FIFO would block in open(); libbpf needs a seekable file. */
+		if (stat(btf_path, &st)) {
+			p_err("cannot read BTF from '%s': %s", str_clip(btf_path, clip),
+			      strerror(errno));
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			p_err("cannot read BTF from '%s': not a regular file",
+			      str_clip(btf_path, clip));
+			return NULL;
+		}
+	}
+	kb = kbtf__new(btf_path, &err);
+	if (kb || err == -EBADMSG) /* damaged BTF: already reported */
+		return kb;
+	if (btf_path)
+		p_err("cannot read BTF from '%s': %s", str_clip(btf_path, clip),
+		      btf_file_error(err, why, sizeof(why)));
+	else
+		p_err("kernel BTF is not available at /sys/kernel/btf/vmlinux (%s); "
+		      "a kernel built with CONFIG_DEBUG_INFO_BTF=y is needed, or use --btf FILE",
+		      strerror(-err));
+	return NULL;
 }

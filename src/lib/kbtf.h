@@ -27,6 +27,8 @@ struct kbtf_func {
  * -EBADMSG for damaged BTF (reported), else libbpf's error (not reported).
  */
 struct kbtf *kbtf__new(const char *btf_path, int *err);
+/* kbtf__new with every failure reported in one line (p_err): for commands. */
+struct kbtf *kbtf__open(const char *btf_path);
 /*
  * Wrap an already parsed vmlinux BTF, taking ownership; no sysfs modules.
  * NULL when it is damaged or memory is short: the caller keeps it then.

@@ -3,64 +3,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <bpf/libbpf.h>
 
 #include "env.h"
 #include "lib/kbtf.h"
 #include "trace/spec.h"
-
-/* Why libbpf could not read a --btf file, in words. */
-static const char *btf_file_error(int err, char *buf, size_t size)
-{
-	switch (err) {
-	case -ENOENT:
-		return "it is an ELF file without a .BTF section";
-	case -EIO:
-	case -EPROTO:
-	case -LIBBPF_ERRNO__FORMAT:
-		return "it is neither raw BTF nor an ELF file with a .BTF section";
-	case -EINVAL:
-		return "its BTF is corrupt";
-	default:
-		libbpf_strerror(err, buf, size);
-		return buf;
-	}
-}
-
-struct kbtf *open_kernel_btf(const struct env *env)
-{
-	char clip[CLIP_BUF], why[128];
-	struct kbtf *kb;
-	struct stat st;
-	int err = 0;
-
-	if (env->btf_path) {
-		/* A FIFO would block in open(); libbpf needs a seekable file. */
-		if (stat(env->btf_path, &st)) {
-			p_err("cannot read BTF from '%s': %s", str_clip(env->btf_path, clip),
-			      strerror(errno));
-			return NULL;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			p_err("cannot read BTF from '%s': not a regular file",
-			      str_clip(env->btf_path, clip));
-			return NULL;
-		}
-	}
-	kb = kbtf__new(env->btf_path, &err);
-	if (kb || err == -EBADMSG) /* damaged BTF: already reported */
-		return kb;
-	if (env->btf_path)
-		p_err("cannot read BTF from '%s': %s", str_clip(env->btf_path, clip),
-		      btf_file_error(err, why, sizeof(why)));
-	else
-		p_err("kernel BTF is not available at /sys/kernel/btf/vmlinux (%s); "
-		      "a kernel built with CONFIG_DEBUG_INFO_BTF=y is needed, or use --btf FILE",
-		      strerror(-err));
-	return NULL;
-}
 
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n)
 {
@@ -129,7 +75,7 @@ int cmd_info(struct env *env, int argc, char **argv)
 		p_err("info needs at least one function name");
 		return -EINVAL;
 	}
-	kb = open_kernel_btf(env);
+	kb = kbtf__open(env->btf_path);
 	if (!kb)
 		return -ENOENT;
 	for (i = 0; i < argc; i++) {

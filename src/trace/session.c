@@ -200,7 +200,7 @@ int session__open(struct session *s, struct env *env)
 	memset(s, 0, sizeof(*s));
 	s->env = env;
 	start_early(s, jobs, ARRAY_SIZE(jobs));
-	s->kb = open_kernel_btf(env);
+	s->kb = kbtf__open(env->btf_path);
 	finish_early(jobs, ARRAY_SIZE(jobs));
 	p_dbg("symbols read");
 	if (!s->kb || !s->ks)

@@ -157,7 +157,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
 # WRAP_test_x: functions test_x replaces with __wrap_F (see ld --wrap).
-WRAP_test_cli := cmd_info cmd_trace cmd_feature cmd_ktrace cmd_kdump
+WRAP_test_cli := cmd_info cmd_trace cmd_graph cmd_count cmd_hist cmd_feature cmd_ktrace cmd_kdump \
+	cmd_probe cmd_kprobe_events
 
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libksnoop.a
 	@mkdir -p $(dir $@) $(OUT)/deps/tests

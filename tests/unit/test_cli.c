@@ -63,6 +63,31 @@ int __wrap_cmd_kdump(struct env *env, int argc, char **argv)
 	return record("kdump", env, argc, argv);
 }
 
+int __wrap_cmd_graph(struct env *env, int argc, char **argv)
+{
+	return record("graph", env, argc, argv);
+}
+
+int __wrap_cmd_count(struct env *env, int argc, char **argv)
+{
+	return record("count", env, argc, argv);
+}
+
+int __wrap_cmd_hist(struct env *env, int argc, char **argv)
+{
+	return record("hist", env, argc, argv);
+}
+
+int __wrap_cmd_probe(struct env *env, int argc, char **argv)
+{
+	return record("probe", env, argc, argv);
+}
+
+int __wrap_cmd_kprobe_events(struct env *env, int argc, char **argv)
+{
+	return record("kprobe-events", env, argc, argv);
+}
+
 /* ksnoop_main's result and everything it printed. */
 struct run {
 	int code;
@@ -530,6 +555,61 @@ static void test_commands_by_prefix(void **state)
 	expect_cmd(&r, "trace", 0);
 }
 
+/* Every command of the table is reached, by its name and by a prefix. */
+static void test_every_command(void **state)
+{
+	static const struct {
+		const char *word, *cmd;
+	} cases[] = {
+		{ "graph", "graph" },
+		{ "g", "graph" },
+		{ "count", "count" },
+		{ "co", "count" },
+		{ "hist", "hist" },
+		{ "hi", "hist" },
+		{ "probe", "probe" },
+		{ "pr", "probe" },
+		{ "kprobe-events", "kprobe-events" },
+		{ "kp", "kprobe-events" },
+		{ "trace", "trace" },
+		{ "feature", "feature" },
+		{ "ktrace", "ktrace" },
+		{ "kdump", "kdump" },
+	};
+	struct run r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&rec, 0, sizeof(rec));
+		RUN(&r, cases[i].word, "x");
+		expect_cmd(&r, cases[i].cmd, 1);
+		assert_string_equal(rec.argv[0], "x");
+		assert_int_equal(r.code, 0);
+	}
+	/* "h" is both hist and help */
+	RUN(&r, "h", "x");
+	expect_usage_error(&r, "ambiguous command 'h'");
+	/* count and hist take their own options, parsed into env.agg */
+	RUN(&r, "count", "--top", "3", "x");
+	expect_cmd(&r, "count", 1);
+	assert_int_equal(rec.env.agg.top, 3);
+	RUN(&r, "trace", "--top", "3", "x");
+	expect_usage_error(&r, "--top");
+	/* probe and kprobe-events judge their own options */
+	RUN(&r, "probe", "-x", "p:a b");
+	expect_cmd(&r, "probe", 2);
+	assert_string_equal(rec.argv[0], "-x");
+	RUN(&r, "kprobe-events", "--whatever");
+	expect_cmd(&r, "kprobe-events", 1);
+	/* help prints the usage and runs nothing */
+	memset(&rec, 0, sizeof(rec));
+	RUN(&r, "help");
+	assert_int_equal(r.code, 0);
+	assert_null(rec.cmd);
+	assert_non_null(strstr(r.out, "COMMAND :="));
+}
+
 static void test_own_option_commands(void **state)
 {
 	struct run r;
@@ -764,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_backend),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_commands_by_prefix),
+		cmocka_unit_test(test_every_command),
 		cmocka_unit_test(test_own_option_commands),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_ktrace_exit_status),

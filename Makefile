@@ -321,15 +321,14 @@ FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 	       -std=gnu11 -D_GNU_SOURCE -I$(OUT) -Isrc -Ibpf
 FUZZ_SRCS   := tests/fuzz/kdump_fuzz.c src/ktr/file.c src/ktr/print.c src/ktr/args.c \
 	       src/ktr/syscalls.c src/lib/errnames.c src/lib/util.c $(OUT)/ktr_systab.c \
-	       src/ktr/print_chrome.c src/lib/chrome.c src/lib/json.c src/lib/kbtf.c src/lib/ksyms.c \
-	       src/lib/symcache.c src/lib/btfcheck.c
+	       src/ktr/print_chrome.c src/lib/chrome.c src/lib/json_writer.c
 fuzz-kdump: $(OUT)/fuzz/kdump_fuzz
 $(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) $(LDLIBS) -o $@
 
 # The same for BTF: validation, then what ksnoop does with checked BTF.
-FUZZ_BTF_SRCS := tests/fuzz/btf_fuzz.c src/lib/btfcheck.c src/lib/kbtf.c src/lib/json.c \
+FUZZ_BTF_SRCS := tests/fuzz/btf_fuzz.c src/lib/btfcheck.c src/lib/kbtf.c src/lib/btfjson.c src/lib/json_writer.c \
 		 src/lib/ksyms.c src/lib/symcache.c src/lib/util.c src/trace/plan.c src/trace/spec.c
 .PHONY: fuzz-btf
 fuzz-btf: $(OUT)/fuzz/btf_fuzz

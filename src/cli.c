@@ -71,7 +71,8 @@ void usage(FILE *f, const char *prog)
 		"  -b, --backend KIND    fentry, kprobe or auto (default auto)\n"
 		"      --btf FILE        read BTF from FILE (raw BTF or vmlinux ELF); tracing\n"
 		"                        commands refuse one the running kernel does not fit\n"
-		"  -j, --json            one JSON object per event (NDJSON)\n"
+		"  -j, --json            JSON: one object per event (NDJSON), or per answer of\n"
+		"                        info, feature and kprobe-events\n"
 		"  -T, --wallclock       wall-clock time instead of monotonic ns\n"
 		"      --compact         struct dumps on one line\n"
 		"      --comm PATTERN    only tasks whose comm matches (glob)\n"
@@ -122,7 +123,7 @@ int env_set_debug(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_json(void *ctx, const char *arg)
+int env_set_json(void *ctx, const char *arg)
 {
 	(void)ctx;
 	(void)arg;
@@ -246,7 +247,7 @@ const struct opt env_opts[] = {
 	OPT_FLAG("stack", 's', struct env, stack_mode),
 	OPT_CALL("backend", 'b', true, set_backend),
 	OPT_STRING("btf", 0, struct env, btf_path),
-	OPT_CALL("json", 'j', false, set_json),
+	OPT_CALL("json", 'j', false, env_set_json),
 	OPT_FLAG("wallclock", 'T', struct env, wallclock),
 	OPT_FLAG("compact", 0, struct env, compact),
 	OPT_CALL("comm", 0, true, set_comm),

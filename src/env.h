@@ -83,6 +83,7 @@ int cmd_hist(struct env *env, int argc, char **argv);
 int env_add_pid(void *env, const char *arg);	      /* -p, --pid */
 int env_set_pages(void *env, const char *arg);	      /* -P, --pages */
 int env_set_debug(void *env, const char *arg);	      /* -d, --debug */
+int env_set_json(void *env, const char *arg);	      /* -j, --json */
 int env_set_kstack(void *env, const char *arg);	      /* --kstack */
 int env_set_kstack_depth(void *env, const char *arg); /* --kstack-depth N */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "agg/format.h"
-#include "lib/json.h"
+#include "lib/json_writer.h"
 #include "lib/util.h"
 
 #define LABEL_WIDTH 16
@@ -610,7 +610,7 @@ void agg_print_folded(FILE *f, const struct agg_table *t)
 
 static void json_str(struct strbuf *sb, const char *s)
 {
-	json_string(sb, s ? s : "", SIZE_MAX);
+	jw_escape(sb, s ? s : "", SIZE_MAX);
 }
 
 static void json_member(struct strbuf *sb, const char *name)

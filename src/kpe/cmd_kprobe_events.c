@@ -23,6 +23,7 @@ static void gen_usage(FILE *f, const char *prog)
 		"  -F, --fprobe        f: lines with $argN (kernels with fprobe events)\n"
 		"  -g, --group GRP     event group (default ksnoop)\n"
 		"      --btf FILE      read BTF from FILE instead of the running kernel\n"
+		"  -j, --json          each event as a JSON object (see ksnoop(8))\n"
 		"  -d, --debug         print debug output\n"
 		"  -h, --help          show this help and exit\n",
 		prog);
@@ -58,6 +59,11 @@ static int set_debug(void *ctx, const char *arg)
 	return env_set_debug(((struct gen_args *)ctx)->env, arg);
 }
 
+static int set_json(void *ctx, const char *arg)
+{
+	return env_set_json(((struct gen_args *)ctx)->env, arg);
+}
+
 static void help(void *ctx)
 {
 	gen_usage(stdout, ((struct gen_args *)ctx)->env->prog_name);
@@ -68,6 +74,7 @@ static const struct opt gen_table[] = {
 	OPT_CALL("group", 'g', true, set_group),
 	OPT_CALL("btf", 0, true, set_btf),
 	OPT_CALL("debug", 'd', false, set_debug),
+	OPT_CALL("json", 'j', false, set_json),
 	{},
 };
 
@@ -96,6 +103,7 @@ int cmd_kprobe_events(struct env *env, int argc, char **argv)
 	kb = kbtf__open(env->btf_path);
 	if (!kb)
 		return -ENOENT;
+	a.o.json = util_json();
 	for (i = 0; i < rest.argc && !err; i++)
 		err = kpe_gen_spec(&a.o, kb, rest.argv[i], stdout);
 	kbtf__free(kb);

@@ -20,6 +20,7 @@
 #include "kpe/arch.h"
 #include "kpe/compile.h"
 #include "kpe/gen.h"
+#include "lib/json_writer.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
 #include "lib/util.h"
@@ -239,30 +240,63 @@ static void event_name(const struct kpe_gen_opts *o, const char *sym, char *buf,
 	sb_printf(o->used, "%s\n", buf);
 }
 
-static void emit_lines(const struct kpe_gen_opts *o, const struct func_plan *plan,
+/* One event as NDJSON: its definition, the file it goes to, its filter. */
+static void emit_json(const struct kpe_gen_opts *o, const char *spec, const char *event,
+		      const struct strbuf *def, const struct strbuf *filter, FILE *out)
+{
+	struct strbuf sb;
+	struct jw w;
+
+	sb_init(&sb);
+	jw_init(&w, &sb);
+	jw_object(&w);
+	jw_kstr(&w, "spec", spec);
+	jw_kstr(&w, "event", event);
+	jw_kstr(&w, "definition", sb_str(def));
+	jw_kstr(&w, "file", o->fprobe ? "dynamic_events" : "kprobe_events");
+	jw_kstr(&w, "filter", filter->len ? sb_str(filter) : NULL);
+	jw_end(&w);
+	fprintf(out, "%s\n", sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void emit_lines(const struct kpe_gen_opts *o, const char *spec, const struct func_plan *plan,
 		       struct gen_event ev[2], FILE *out)
 {
 	const char *sym = plan->attach_name;
 	char name[KPE_MAX_EVENT_NAME + 1];
+	struct strbuf def, event;
 	int i;
 
 	event_name(o, sym, name, sizeof(name));
+	sb_init(&def);
+	sb_init(&event);
 	for (i = 0; i < 2; i++) {
 		bool ret = i == 1;
 
 		/* ksnoop trace shows a bare function's calls even without values */
 		if (!ev[i].nr_args && !plan->bare && (ret || plan->cfg.nr_values))
 			continue;
+		sb_reset(&def);
+		sb_reset(&event);
+		sb_printf(&event, "%s/%s%s", o->group, name, ret ? "_ret" : "");
 		if (o->fprobe)
-			fprintf(out, "f:%s/%s%s %s%s%s\n", o->group, name, ret ? "_ret" : "", sym,
-				ret ? "%return" : "", sb_str(&ev[i].line));
+			sb_printf(&def, "f:%s %s%s%s", sb_str(&event), sym, ret ? "%return" : "",
+				  sb_str(&ev[i].line));
 		else
-			fprintf(out, "%c:%s/%s%s %s%s\n", ret ? 'r' : 'p', o->group, name,
-				ret ? "_ret" : "", sym, sb_str(&ev[i].line));
+			sb_printf(&def, "%c:%s %s%s", ret ? 'r' : 'p', sb_str(&event), sym,
+				  sb_str(&ev[i].line));
+		if (o->json) {
+			emit_json(o, spec, sb_str(&event), &def, &ev[i].filter, out);
+			continue;
+		}
+		fprintf(out, "%s\n", sb_str(&def));
 		if (ev[i].filter.len)
-			fprintf(out, "# echo '%s' > events/%s/%s%s/filter\n", sb_str(&ev[i].filter),
-				o->group, name, ret ? "_ret" : "");
+			fprintf(out, "# echo '%s' > events/%s/filter\n", sb_str(&ev[i].filter),
+				sb_str(&event));
 	}
+	sb_free(&event);
+	sb_free(&def);
 }
 
 int kpe_gen_spec(const struct kpe_gen_opts *o, struct kbtf *kb, const char *text, FILE *out)
@@ -305,7 +339,7 @@ int kpe_gen_spec(const struct kpe_gen_opts *o, struct kbtf *kb, const char *text
 	}
 	if (!err) {
 		gen_filters(&spec, plan, names, ev);
-		emit_lines(o, plan, ev, out);
+		emit_lines(o, text, plan, ev, out);
 	}
 	for (i = 0; i < 2; i++) {
 		sb_free(&ev[i].line);

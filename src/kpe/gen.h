@@ -14,6 +14,7 @@ struct kpe_gen_opts {
 	const char *group; /* event group */
 	/* event names printed so far, kept unique across specs; or NULL */
 	struct strbuf *used;
+	bool json; /* each event as an NDJSON object instead of its lines */
 };
 
 /* Prints the lines for one spec to out; errors go through p_err. */

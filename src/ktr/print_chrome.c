@@ -12,7 +12,7 @@
 #include "ktr/print_chrome.h"
 #include "ktr/systab.h"
 #include "lib/chrome.h"
-#include "lib/json.h"
+#include "lib/json_writer.h"
 
 #define NAMED_SLOTS (2 * KDUMP_CHROME_NAMED) /* open addressing, at most half full */
 #define CAT_SYSCALL "syscall"
@@ -286,13 +286,13 @@ static void put_genio(struct kdump_chrome *k, struct strbuf *sb, const struct kt
 	sb_reset(&k->json);
 	sb_printf(&k->json, "fd %d %s %llu bytes", g->fd, g->rw == KTR_READ ? "read" : "wrote",
 		  (unsigned long long)g->count);
-	json_string(sb, sb_str(&k->json), k->json.len);
+	jw_escape(sb, sb_str(&k->json), k->json.len);
 	if (k->kc->opts.maxdata >= 0 && len > (unsigned long long)k->kc->opts.maxdata)
 		len = k->kc->opts.maxdata;
 	if (!len)
 		return;
 	put_key(sb, "data", n);
-	json_string(sb, (const char *)(g + 1), len);
+	jw_escape(sb, (const char *)(g + 1), len);
 }
 
 /* ARGS or ENV: "argv":["a","b"]; the strings are NUL-separated. */
@@ -307,7 +307,7 @@ static void put_exec(struct strbuf *sb, const struct ktr_rec *h, const struct kt
 		if (!first)
 			sb_putc(sb, ',');
 		first = false;
-		json_string(sb, s, end - s);
+		jw_escape(sb, s, end - s);
 	}
 	sb_putc(sb, ']');
 }
@@ -319,7 +319,7 @@ static void put_members(struct kdump_chrome *k, struct strbuf *sb, const struct 
 	switch (h->type) {
 	case KTR_NAMEI:
 		put_key(sb, "path", ++*npath);
-		json_string(sb, payload, h->len);
+		jw_escape(sb, payload, h->len);
 		break;
 	case KTR_GENIO:
 		put_genio(k, sb, h, payload, ++*nio);

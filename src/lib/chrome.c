@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "lib/chrome.h"
-#include "lib/json.h"
+#include "lib/json_writer.h"
 #include "lib/util.h"
 
 struct chrome {
@@ -63,9 +63,9 @@ static void put_args(struct strbuf *sb, const struct chrome_event *e)
 	for (i = 0; i < e->nkv; i++) {
 		if (i)
 			sb_putc(sb, ',');
-		json_string(sb, e->kv[i].key, CHROME_NAME_MAX);
+		jw_escape(sb, e->kv[i].key, CHROME_NAME_MAX);
 		sb_putc(sb, ':');
-		json_string(sb, e->kv[i].val, CHROME_STR_MAX);
+		jw_escape(sb, e->kv[i].val, CHROME_STR_MAX);
 	}
 	if (mlen) {
 		if (e->nkv)
@@ -79,10 +79,10 @@ static void put_head(struct chrome *c, const char *name, const char *cat, char p
 {
 	sb_reset(&c->sb);
 	sb_printf(&c->sb, "%s\n{\"name\":", c->events ? "," : "");
-	json_string(&c->sb, name ? name : "", CHROME_NAME_MAX);
+	jw_escape(&c->sb, name ? name : "", CHROME_NAME_MAX);
 	if (cat) {
 		sb_printf(&c->sb, ",\"cat\":");
-		json_string(&c->sb, cat, CHROME_NAME_MAX);
+		jw_escape(&c->sb, cat, CHROME_NAME_MAX);
 	}
 	sb_printf(&c->sb, ",\"ph\":\"%c\"", ph);
 }
@@ -134,7 +134,7 @@ static int put_name(struct chrome *c, const char *what, unsigned int pid, unsign
 {
 	put_head(c, what, NULL, 'M');
 	sb_printf(&c->sb, ",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":", pid, tid);
-	json_string(&c->sb, name, CHROME_NAME_MAX);
+	jw_escape(&c->sb, name, CHROME_NAME_MAX);
 	sb_putc(&c->sb, '}');
 	return put_end(c);
 }

@@ -18,6 +18,7 @@
 #include "lib/bpfutil.h"
 #include "env.h"
 #include "lib/arch.h"
+#include "lib/json_writer.h"
 #include "lib/kfeat.h"
 #include "calib.skel.h"
 #include "lib/util.h"
@@ -71,27 +72,39 @@ static struct bpf_link *calib_attach(struct calib_bpf *skel, enum calib_kind kin
 	}
 }
 
+/* What ksnoop feature found, printed as text or JSON once it is all known. */
+struct report {
+	struct utsname u;
+	bool have_uname;
+	int btf_errno; /* 0: vmlinux BTF read */
+	int nr_module_btf;
+	kfeat_set kfeat;
+	int ringbuf_err;
+	struct strbuf ringbuf_why;
+	struct calib_result {
+		bool ok;
+		bool ran; /* loaded and attached: hits counts the calls seen */
+		__u64 hits;
+		struct strbuf why; /* when it failed before running */
+	} calib[NR_CALIB];
+};
+
 /*
  * One backend in isolation: a fresh object with only its program loaded,
  * since a kernel that refuses one program type would fail the whole load.
- * Returns true when the program saw the calls; `out` gets the result line.
  */
-static bool calibrate(enum calib_kind kind, struct strbuf *out)
+static void calibrate(enum calib_kind kind, struct calib_result *r)
 {
 	const char *name = calib_names[kind];
 	struct bpf_link *link = NULL;
 	struct calib_bpf *skel;
 	struct bpf_program *p;
-	bool ok = false;
-	__u64 hits;
 	int i, err;
 
 	skel = calib_bpf__open();
 	if (!skel) {
-		sb_printf(out, "no (");
-		bpfutil_explain(out, name, BPFUTIL_OPEN, errno);
-		sb_printf(out, ")");
-		return false;
+		bpfutil_explain(&r->why, name, BPFUTIL_OPEN, errno);
+		return;
 	}
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, p == calib_prog(skel, kind));
@@ -99,28 +112,22 @@ static bool calibrate(enum calib_kind kind, struct strbuf *out)
 
 	err = calib_bpf__load(skel);
 	if (err) {
-		sb_printf(out, "no (");
-		bpfutil_explain(out, name, BPFUTIL_LOAD, err);
-		sb_printf(out, ")");
+		bpfutil_explain(&r->why, name, BPFUTIL_LOAD, err);
 		goto out;
 	}
 	link = calib_attach(skel, kind);
 	if (!link) {
-		sb_printf(out, "no (");
-		bpfutil_explain(out, name, BPFUTIL_ATTACH, errno);
-		sb_printf(out, ")");
+		bpfutil_explain(&r->why, name, BPFUTIL_ATTACH, errno);
 		goto out;
 	}
 	for (i = 0; i < CALIB_CALLS; i++)
 		syscall(SYS_getppid);
-	hits = calib_hits(skel, kind);
-	ok = hits > 0;
-	sb_printf(out, "%s (%llu/%d calls seen%s)", ok ? "yes" : "no", (unsigned long long)hits,
-		  CALIB_CALLS, ok ? "" : "; attached, but the program never ran");
+	r->ran = true;
+	r->hits = calib_hits(skel, kind);
+	r->ok = r->hits > 0;
 out:
 	bpf_link__destroy(link);
 	calib_bpf__destroy(skel);
-	return ok;
 }
 
 static int count_module_btf(void)
@@ -140,47 +147,26 @@ static int count_module_btf(void)
 	return n;
 }
 
-/* The kernel's BTF, for report_kfeat, or NULL. */
-static struct btf *report_btf(void)
+/* The kernel's BTF, and the BPF features past 5.10's it names. */
+static void probe_btf(struct report *r)
 {
-	struct btf *btf;
-	int err;
+	struct btf *btf = btf__load_vmlinux_btf();
 
-	btf = btf__load_vmlinux_btf();
 	if (!btf) {
-		err = errno;
-		printf("BTF: no (/sys/kernel/btf/vmlinux: %s; the kernel needs "
-		       "CONFIG_DEBUG_INFO_BTF=y)\n",
-		       strerror(err));
-		return NULL;
-	}
-	printf("BTF: yes (vmlinux, %d module BTFs)\n", count_module_btf());
-	return btf;
-}
-
-/* The BPF features past Linux 5.10's that ksnoop uses, and what it does without each. */
-static void report_kfeat(const struct btf *btf)
-{
-	kfeat_set have = kfeat_probe(btf);
-	int f;
-
-	if (!btf)
+		r->btf_errno = errno;
 		return;
-	for (f = 0; f < KFEAT_NR; f++) {
-		if (kfeat_has(have, f))
-			printf("%s: yes\n", kfeat_name(f));
-		else
-			printf("%s: no (Linux %s; instead: %s)\n", kfeat_name(f), kfeat_since(f),
-			       kfeat_fallback(f));
 	}
+	r->nr_module_btf = count_module_btf();
+	r->kfeat = kfeat_probe(btf);
+	btf__free(btf);
 }
 
 /*
  * BPF ring buffer maps: Linux 5.8 ("bpf: Implement BPF ring buffer ...").
  * Made by hand rather than with libbpf_probe_bpf_map_type, which answers
- * "no" for EPERM too: an old kernel says EINVAL. Returns 0 or -errno.
+ * "no" for EPERM too: an old kernel says EINVAL.
  */
-static int report_ringbuf(void)
+static void probe_ringbuf(struct report *r)
 {
 	char buf[32];
 	int fd, err;
@@ -188,19 +174,146 @@ static int report_ringbuf(void)
 	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, sysconf(_SC_PAGESIZE), NULL);
 	if (fd >= 0) {
 		close(fd);
-		printf("ring buffer: yes\n");
-		return 0;
+		return;
 	}
 	err = -errno;
+	r->ringbuf_err = err;
 	if (err == -EINVAL)
-		printf("ring buffer: no (the kernel predates BPF ring buffers, Linux 5.8)\n");
+		sb_printf(&r->ringbuf_why, "the kernel predates BPF ring buffers, Linux 5.8");
 	else if ((err == -EPERM || err == -EACCES) && geteuid())
-		printf("ring buffer: no (creating one needs root (or CAP_BPF and CAP_PERFMON) (%s))\n",
-		       bpfutil_errno_name(err, buf, sizeof(buf)));
+		sb_printf(&r->ringbuf_why,
+			  "creating one needs root (or CAP_BPF and CAP_PERFMON) (%s)",
+			  bpfutil_errno_name(err, buf, sizeof(buf)));
 	else
-		printf("ring buffer: no (creating one failed: %s (%s))\n", strerror(-err),
-		       bpfutil_errno_name(err, buf, sizeof(buf)));
-	return err;
+		sb_printf(&r->ringbuf_why, "creating one failed: %s (%s)", strerror(-err),
+			  bpfutil_errno_name(err, buf, sizeof(buf)));
+}
+
+static void report_init(struct report *r)
+{
+	int k;
+
+	memset(r, 0, sizeof(*r));
+	sb_init(&r->ringbuf_why);
+	for (k = 0; k < NR_CALIB; k++)
+		sb_init(&r->calib[k].why);
+}
+
+static void report_free(struct report *r)
+{
+	int k;
+
+	sb_free(&r->ringbuf_why);
+	for (k = 0; k < NR_CALIB; k++)
+		sb_free(&r->calib[k].why);
+}
+
+static void print_calib_text(enum calib_kind kind, const struct calib_result *c)
+{
+	printf("%s: ", calib_names[kind]);
+	if (!c->ran)
+		printf("no (%s)\n", sb_str(&c->why));
+	else
+		printf("%s (%llu/%d calls seen%s)\n", c->ok ? "yes" : "no",
+		       (unsigned long long)c->hits, CALIB_CALLS,
+		       c->ok ? "" : "; attached, but the program never ran");
+}
+
+static void print_text(const struct report *r)
+{
+	int k, f;
+
+	if (r->have_uname)
+		printf("kernel: %s %s\n", r->u.release, r->u.machine);
+	if (r->btf_errno)
+		printf("BTF: no (/sys/kernel/btf/vmlinux: %s; the kernel needs "
+		       "CONFIG_DEBUG_INFO_BTF=y)\n",
+		       strerror(r->btf_errno));
+	else
+		printf("BTF: yes (vmlinux, %d module BTFs)\n", r->nr_module_btf);
+	if (r->ringbuf_err)
+		printf("ring buffer: no (%s)\n", sb_str(&r->ringbuf_why));
+	else
+		printf("ring buffer: yes\n");
+	for (k = 0; k < NR_CALIB; k++)
+		print_calib_text(k, &r->calib[k]);
+	for (f = 0; f < KFEAT_NR && !r->btf_errno; f++) {
+		if (kfeat_has(r->kfeat, f))
+			printf("%s: yes\n", kfeat_name(f));
+		else
+			printf("%s: no (Linux %s; instead: %s)\n", kfeat_name(f), kfeat_since(f),
+			       kfeat_fallback(f));
+	}
+}
+
+static void json_calib(struct jw *w, enum calib_kind kind, const struct calib_result *c)
+{
+	jw_object(w);
+	jw_kstr(w, "name", calib_names[kind]);
+	jw_kbool(w, "works", c->ok);
+	if (c->ran) {
+		jw_kuint(w, "calls_seen", c->hits);
+		jw_kint(w, "calls", CALIB_CALLS);
+	}
+	if (!c->ok)
+		jw_kstr(w, "reason",
+			c->ran ? "attached, but the program never ran" : sb_str(&c->why));
+	jw_end(w);
+}
+
+static void json_kfeats(struct jw *w, const struct report *r)
+{
+	int f;
+
+	jw_key(w, "features");
+	jw_array(w);
+	for (f = 0; f < KFEAT_NR && !r->btf_errno; f++) {
+		jw_object(w);
+		jw_kstr(w, "name", kfeat_name(f));
+		jw_kbool(w, "available", kfeat_has(r->kfeat, f));
+		if (!kfeat_has(r->kfeat, f)) {
+			jw_kstr(w, "since", kfeat_since(f));
+			jw_kstr(w, "instead", kfeat_fallback(f));
+		}
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+static void print_json(const struct report *r)
+{
+	struct strbuf sb;
+	struct jw w;
+	int k;
+
+	sb_init(&sb);
+	jw_init(&w, &sb);
+	jw_object(&w);
+	jw_kstr(&w, "kernel", r->have_uname ? r->u.release : NULL);
+	jw_kstr(&w, "machine", r->have_uname ? r->u.machine : NULL);
+	jw_key(&w, "btf");
+	jw_object(&w);
+	jw_kbool(&w, "available", !r->btf_errno);
+	if (r->btf_errno)
+		jw_kstr(&w, "reason", strerror(r->btf_errno));
+	else
+		jw_kint(&w, "module_btfs", r->nr_module_btf);
+	jw_end(&w);
+	jw_key(&w, "ring_buffer");
+	jw_object(&w);
+	jw_kbool(&w, "available", !r->ringbuf_err);
+	if (r->ringbuf_err)
+		jw_kstr(&w, "reason", sb_str(&r->ringbuf_why));
+	jw_end(&w);
+	jw_key(&w, "backends");
+	jw_array(&w);
+	for (k = 0; k < NR_CALIB; k++)
+		json_calib(&w, k, &r->calib[k]);
+	jw_end(&w);
+	json_kfeats(&w, r);
+	jw_end(&w);
+	printf("%s\n", sb_str(&sb));
+	sb_free(&sb);
 }
 
 /* Why nothing works: the permission, when that is what stopped it. */
@@ -215,11 +328,9 @@ static void report_no_backend(int ringbuf_err)
 
 int cmd_feature(struct env *env, int argc, char **argv)
 {
-	struct btf *btf = NULL;
-	struct strbuf line;
-	struct utsname u;
+	struct report r;
 	bool any = false;
-	int kind, ringbuf_err;
+	int kind;
 
 	(void)env;
 	(void)argv;
@@ -227,28 +338,23 @@ int cmd_feature(struct env *env, int argc, char **argv)
 		p_err("'feature' takes no arguments");
 		return -EINVAL;
 	}
-
-	if (!uname(&u))
-		printf("kernel: %s %s\n", u.release, u.machine);
-	btf = report_btf();
-	ringbuf_err = report_ringbuf();
-
-	sb_init(&line);
+	report_init(&r);
+	r.have_uname = !uname(&r.u);
+	probe_btf(&r);
+	probe_ringbuf(&r);
 	for (kind = 0; kind < NR_CALIB; kind++) {
-		bool ok;
-
-		sb_reset(&line);
-		ok = calibrate(kind, &line);
-		printf("%s: %s\n", calib_names[kind], sb_str(&line));
+		calibrate(kind, &r.calib[kind]);
 		/* kprobe.multi only batches kprobes; alone it is no backend. */
-		if (ok && kind != CALIB_KPROBE_MULTI)
+		if (r.calib[kind].ok && kind != CALIB_KPROBE_MULTI)
 			any = true;
 	}
-	sb_free(&line);
-	report_kfeat(btf);
-	btf__free(btf);
+	if (util_json())
+		print_json(&r);
+	else
+		print_text(&r);
 	fflush(stdout);
 	if (!any)
-		report_no_backend(ringbuf_err);
+		report_no_backend(r.ringbuf_err);
+	report_free(&r);
 	return any ? 0 : -ENOTSUP;
 }

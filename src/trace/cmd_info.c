@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "lib/json_writer.h"
 #include "lib/kbtf.h"
 #include "trace/spec.h"
 
@@ -26,6 +27,63 @@ static void print_note(const char *name, const struct kbtf_func *f, int i, int n
 	if (clone)
 		printf(" %s is a compiler clone of %s, its arguments may differ;", bare, btf_name);
 	printf(" */");
+}
+
+/* A type as C names it: "struct sk_buff *", "void". */
+static void json_type(struct jw *w, const struct btf *btf, __u32 id, struct strbuf *tmp)
+{
+	sb_reset(tmp);
+	if (kbtf_format_decl(btf, id, NULL, tmp))
+		jw_null(w);
+	else
+		jw_str(w, sb_str(tmp));
+}
+
+static void json_params(struct jw *w, const struct kbtf_func *f, struct strbuf *tmp)
+{
+	const struct btf_param *params;
+	bool variadic = false;
+	int i, n;
+
+	n = kbtf_func_params(f->btf, f->id, &params, &variadic);
+	jw_key(w, "args");
+	jw_array(w);
+	for (i = 0; i < n; i++) {
+		jw_object(w);
+		jw_kstr(w, "name", btf__name_by_offset(f->btf, params[i].name_off));
+		jw_key(w, "type");
+		json_type(w, f->btf, params[i].type, tmp);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_kbool(w, "variadic", variadic);
+}
+
+/* One BTF match of name as an NDJSON line; proto is its prototype. */
+static void print_json(const char *name, const struct kbtf_func *f, int i, int n, const char *proto)
+{
+	const struct btf_type *fn = btf__type_by_id(f->btf, f->id);
+	const struct btf_type *fp = btf__type_by_id(f->btf, fn->type);
+	struct strbuf sb, tmp;
+	struct jw w;
+
+	sb_init(&sb);
+	sb_init(&tmp);
+	jw_init(&w, &sb);
+	jw_object(&w);
+	jw_kstr(&w, "function", name);
+	jw_kstr(&w, "btf_name", btf__name_by_offset(f->btf, fn->name_off));
+	jw_kstr(&w, "module", f->module);
+	jw_kstr(&w, "prototype", proto);
+	jw_key(&w, "return");
+	json_type(&w, f->btf, fp->type, &tmp);
+	json_params(&w, f, &tmp);
+	jw_kint(&w, "btf_entry", i + 1);
+	jw_kint(&w, "btf_entries", n);
+	jw_end(&w);
+	printf("%s\n", sb_str(&sb));
+	sb_free(&tmp);
+	sb_free(&sb);
 }
 
 static int info_one(struct kbtf *kb, const char *arg)
@@ -56,6 +114,10 @@ static int info_one(struct kbtf *kb, const char *arg)
 		if (err) {
 			p_err("cannot format the prototype of '%s': %s", spec.func, strerror(-err));
 			break;
+		}
+		if (util_json()) {
+			print_json(spec.func, &funcs[i], i, n, sb_str(&sb));
+			continue;
 		}
 		printf("%s;", sb_str(&sb));
 		print_note(spec.func, &funcs[i], i, n);

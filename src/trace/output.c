@@ -7,7 +7,7 @@
 #include "lib/bpfutil.h"
 #include "lib/chrome.h"
 #include "lib/errnames.h"
-#include "lib/json.h"
+#include "lib/btfjson.h"
 #include "trace/chain.h"
 #include "trace/output.h"
 #include "lib/util.h"
@@ -594,7 +594,7 @@ static void json_frame(void *ctx, const char *frame, int n)
 
 	if (n)
 		sb_putc(&o->line, ',');
-	json_string(&o->line, frame, 1024);
+	jw_escape(&o->line, frame, 1024);
 }
 
 static void text_event(struct output *o, const struct ksnoop_event *ev)
@@ -652,20 +652,22 @@ static bool json_failure(struct strbuf *sb, __u8 kind, const struct ksnoop_vrec 
 static void json_value_of(struct output *o, const struct plan_value *pv,
 			  const struct ksnoop_vrec *vr, struct strbuf *sb)
 {
-	struct json_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
-				.ks = o->ks };
+	struct btfjson_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
+				   .ks = o->ks };
 	const void *data = vr + 1;
+	struct jw jw;
 
+	jw_init(&jw, sb);
 	if (pv->show == SHOW_STRING) {
-		json_string(sb, data, vr->len);
+		jw_strn(&jw, data, vr->len);
 	} else if (pv->show == SHOW_SCALAR) {
-		json_value(sb, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
+		btfjson_value(&jw, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
 	} else if (pv->bit_size) {
 		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
 
-		json_value(sb, pv->btf, pv->type_id, &v, sizeof(v), &jo);
+		btfjson_value(&jw, pv->btf, pv->type_id, &v, sizeof(v), &jo);
 	} else {
-		json_value(sb, pv->btf, pv->type_id, data, vr->len, &jo);
+		btfjson_value(&jw, pv->btf, pv->type_id, data, vr->len, &jo);
 	}
 }
 
@@ -680,9 +682,9 @@ static void json_one_value(struct output *o, const struct plan_value *pv, const 
 	struct strbuf *sb = &o->line;
 
 	sb_printf(sb, "{\"name\":");
-	json_string(sb, pv->name, 1024);
+	jw_escape(sb, pv->name, 1024);
 	sb_printf(sb, ",\"type\":");
-	json_string(sb, type ? type : "", 1024);
+	jw_escape(sb, type ? type : "", 1024);
 	if (pv->via_pointer)
 		sb_printf(sb, ",\"addr\":\"0x%llx\"", (unsigned long long)vr->raw);
 	if (json_failure(sb, fail_kind, vr)) {
@@ -716,9 +718,9 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 		sb_printf(sb, ",\"wall_ns\":%lld",
 			  (long long)ev->ts + (long long)o->wall_offset_ns);
 	sb_printf(sb, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", ev->cpu, ev->tgid, ev->pid);
-	json_string(sb, ev->comm, sizeof(ev->comm));
+	jw_escape(sb, ev->comm, sizeof(ev->comm));
 	sb_printf(sb, ",\"function\":");
-	json_string(sb, plan->name, 1024);
+	jw_escape(sb, plan->name, 1024);
 	sb_printf(sb, ",\"event\":\"%s\"", event_kind_name(ev->kind));
 	if (ev->kind != KSNOOP_EV_ENTRY)
 		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
@@ -781,13 +783,13 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 
 		if (n++)
 			sb_putc(sb, ',');
-		json_string(sb, pv->name, 1024);
+		jw_escape(sb, pv->name, 1024);
 		sb_putc(sb, ':');
 		e = plan_value_is_ret(pv) ? failure_errno(plan->cfg.err_kind, vr) : 0;
 		if (e && plan->cfg.err_kind == KSNOOP_ERR_PTR)
 			sb_printf(sb, "\"ERR_PTR(%d)\"", -e);
 		else if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT))
-			json_string(sb, unreadable(vr), 64);
+			jw_escape(sb, unreadable(vr), 64);
 		else
 			json_value_of(o, pv, vr, sb);
 		if (e)

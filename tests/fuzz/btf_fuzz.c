@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "lib/btfcheck.h"
-#include "lib/json.h"
+#include "lib/btfjson.h"
 #include "lib/kbtf.h"
 #include "trace/plan.h"
 
@@ -89,7 +89,8 @@ static void use_funcs(struct kbtf *kb, const struct btf *btf)
 static void use_types(const struct btf *btf)
 {
 	static const __u8 zeros[DATA_MAX];
-	struct json_opts jo = { .max_depth = 8 };
+	struct btfjson_opts jo = { .max_depth = 8 };
+	struct jw jw;
 	__u32 id, cnt = btf__type_cnt(btf);
 	struct btf_dump *d;
 	struct strbuf sb;
@@ -106,7 +107,8 @@ static void use_types(const struct btf *btf)
 		if (size < 0 || size > DATA_MAX)
 			continue;
 		sb_reset(&sb);
-		json_value(&sb, btf, id, zeros, size, &jo);
+		jw_init(&jw, &sb);
+		btfjson_value(&jw, btf, id, zeros, size, &jo);
 		if (d)
 			btf_dump__dump_type_data(d, id, zeros, size, &opts);
 	}

@@ -59,6 +59,33 @@ else
 fi
 tap $? "feature exit status $rc agrees with its backend lines"
 
+# -j: the same answers as one JSON object (then the error object, if any).
+./ksnoop -j feature >"$t/json" 2>/dev/null
+./ksnoop feature >"$t/out" 2>/dev/null
+python3 - "$t/json" "$t/out" >"$t/why" 2>&1 <<'PY'
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.loads(lines[0])
+text = dict(l.split(': ', 1) for l in open(sys.argv[2]).read().splitlines())
+assert set(r) == {'kernel', 'machine', 'btf', 'ring_buffer', 'backends', 'features'}, r.keys()
+assert text['kernel'] == r['kernel'] + ' ' + r['machine']
+assert text['BTF'].startswith('yes') == r['btf']['available']
+assert text['ring buffer'].startswith('yes') == r['ring_buffer']['available']
+assert [b['name'] for b in r['backends']] == ['fentry', 'kprobe', 'kprobe.multi']
+for b in r['backends']:
+    assert text[b['name']].startswith('yes') == b['works'], b
+    assert b['works'] or b['reason'] in text[b['name']], b
+for f in r['features']:
+    assert text[f['name']].startswith('yes') == f['available'], f
+    assert f['available'] or text[f['name']] == 'no (Linux %s; instead: %s)' % (f['since'], f['instead']), f
+assert len(r['features']) == 5
+for l in lines[1:]:
+    assert list(json.loads(l)) == ['error'], l
+PY
+rc=$?
+[ $rc = 0 ] || sed 's/^/#   /' "$t/why"
+tap $rc "feature -j: one object with the text's answers, backend by backend and feature by feature"
+
 # Without privileges the cause is the permission, not the kernel's age.
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	mkdir "$t/bin"

@@ -302,4 +302,23 @@ if echo 'int ksnoop_test;' | ${CC:-cc} -x c -c - -o "$tmp/tiny.o" 2>/dev/null &&
 else
 	notok "--btf with an ELF file" "cannot build one with cc and objcopy"
 fi
+
+# -j: the text's prototype, and its parts, as one object per function.
+xargs "$KSNOOP" -j info <"$tmp/btfnames" >"$tmp/json.out" 2>"$tmp/json.err"
+st=$?
+why=$(python3 - "$tmp/json.out" "$tmp/live" 2>&1 <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+text = [l.split(';')[0] for l in open(sys.argv[2]).read().splitlines()]
+assert [o['prototype'] for o in objs] == text, 'prototypes differ'
+for o in objs:
+    assert all(a['name'] in o['prototype'] for a in o['args']), o
+    assert o['variadic'] == o['prototype'].endswith('...)'), o
+    head = o['return'] + ('' if o['return'].endswith('*') else ' ') + o['function']
+    assert o['prototype'].startswith(head + '('), o
+    assert o['btf_entry'] >= 1 and o['btf_entry'] <= o['btf_entries'], o
+PY
+)
+check "-j: one object per function, its prototype the text's" \
+	"$([ $st -eq 0 ] && [ ! -s "$tmp/json.err" ] && [ -z "$why" ] && echo 0 || echo 1)" "$why"
 exit 0

@@ -127,6 +127,30 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 	else
 		notok "kprobe-events: fprobe lines, a group and a filter comment" "$tmp/out" "$tmp/err"
 	fi
+	# -j: the same definitions and filters, one object per event
+	specs=('ip_send_skb(skb->len, return)' 'tcp_sendmsg(size > 100)')
+	run kprobe-events "${specs[@]}"
+	cp "$tmp/out" "$tmp/text"
+	run -j kprobe-events "${specs[@]}"
+	if [ $st = 0 ] && [ ! -s "$tmp/err" ] && python3 - "$tmp/out" "$tmp/text" "${specs[@]}" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+text = open(sys.argv[2]).read().splitlines()
+want = []
+for o in objs:
+    assert set(o) == {'spec', 'event', 'definition', 'file', 'filter'}, o
+    assert o['file'] == 'kprobe_events' and o['definition'].split()[0][2:] == o['event'], o
+    want.append(o['definition'])
+    if o['filter']:
+        want.append("# echo '%s' > events/%s/filter" % (o['filter'], o['event']))
+assert want == text, (want, text)
+assert [o['spec'] for o in objs] == [sys.argv[3]] * 2 + [sys.argv[4]], objs
+PY
+	then
+		ok "kprobe-events -j: each event's definition, file and filter as the text lines give them"
+	else
+		notok "kprobe-events -j: each event's definition, file and filter as the text lines give them" "$tmp/out" "$tmp/err"
+	fi
 else
 	echo "ok - kpe: kprobe-events on this kernel's BTF # SKIP no /sys/kernel/btf/vmlinux"
 fi

@@ -10,7 +10,7 @@
 
 #include "testutil.h"
 #include "lib/btfcheck.h"
-#include "lib/json.h"
+#include "lib/btfjson.h"
 #include "lib/kbtf.h"
 #include "lib/util.h"
 #include "trace/plan.h"
@@ -483,7 +483,8 @@ static void test_member_offset_64bit(void **state)
 static void test_json_bounded(void **state)
 {
 	struct btf *btf = base_btf();
-	struct json_opts o = { .max_depth = 4 };
+	struct btfjson_opts o = { .max_depth = 4 };
+	struct jw jw;
 	__u8 data[8] = { 1 };
 	struct strbuf sb;
 	const char *p;
@@ -494,7 +495,8 @@ static void test_json_bounded(void **state)
 	anon_member_self(btf);
 	baz(btf)->offset = 0;
 	sb_init(&sb);
-	json_value(&sb, btf, 2, data, sizeof(data), &o);
+	jw_init(&jw, &sb);
+	btfjson_value(&jw, btf, 2, data, sizeof(data), &o);
 	for (p = sb_str(&sb); (p = strstr(p, "\"bar\":1")); p++)
 		n++;
 	assert_int_equal(n, KBTF_MAX_TYPE_DEPTH + 1);

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+
+#include "lib/json_writer.h"
+
+void jw_escape(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t i;
+
+	sb_putc(sb, '"');
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			sb_printf(sb, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_putc(sb, c);
+	}
+	sb_putc(sb, '"');
+}
+
+void jw_init(struct jw *w, struct strbuf *sb)
+{
+	*w = (struct jw){ .sb = sb };
+}
+
+/*
+ * Before any value or key: the comma that separates it from the last.
+ * Top-level values are documents of their own (NDJSON lines): no comma.
+ */
+static void separate(struct jw *w)
+{
+	if (w->key) {
+		w->key = false;
+		return;
+	}
+	if (w->depth && w->more[w->depth])
+		sb_putc(w->sb, ',');
+	w->more[w->depth] = true;
+}
+
+static void open_level(struct jw *w, char open, char close)
+{
+	if (w->dropped || w->depth == JW_MAX_DEPTH) {
+		if (!w->dropped)
+			jw_null(w);
+		w->dropped++;
+		return;
+	}
+	separate(w);
+	sb_putc(w->sb, open);
+	w->depth++;
+	w->more[w->depth] = false;
+	w->close[w->depth] = close;
+}
+
+void jw_object(struct jw *w)
+{
+	open_level(w, '{', '}');
+}
+
+void jw_array(struct jw *w)
+{
+	open_level(w, '[', ']');
+}
+
+void jw_end(struct jw *w)
+{
+	if (w->dropped) {
+		w->dropped--;
+		return;
+	}
+	if (!w->depth)
+		return;
+	/* a key without its value: the value is null */
+	if (w->key)
+		jw_null(w);
+	sb_putc(w->sb, w->close[w->depth--]);
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+	if (w->dropped)
+		return;
+	separate(w);
+	jw_escape(w->sb, key, SIZE_MAX);
+	sb_putc(w->sb, ':');
+	w->key = true;
+}
+
+void jw_strn(struct jw *w, const char *s, size_t max)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	if (w->dropped)
+		return;
+	separate(w);
+	jw_escape(w->sb, s, max);
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	jw_strn(w, s, SIZE_MAX);
+}
+
+void jw_raw(struct jw *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->dropped)
+		return;
+	separate(w);
+	va_start(ap, fmt);
+	sb_vprintf(w->sb, fmt, ap);
+	va_end(ap);
+}
+
+void jw_int(struct jw *w, long long v)
+{
+	jw_raw(w, "%lld", v);
+}
+
+void jw_uint(struct jw *w, unsigned long long v)
+{
+	jw_raw(w, "%llu", v);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	jw_raw(w, "%s", v ? "true" : "false");
+}
+
+void jw_null(struct jw *w)
+{
+	jw_raw(w, "null");
+}
+
+void jw_kstr(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_str(w, s);
+}
+
+void jw_kint(struct jw *w, const char *key, long long v)
+{
+	jw_key(w, key);
+	jw_int(w, v);
+}
+
+void jw_kuint(struct jw *w, const char *key, unsigned long long v)
+{
+	jw_key(w, key);
+	jw_uint(w, v);
+}
+
+void jw_kbool(struct jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	jw_bool(w, v);
+}

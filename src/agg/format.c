@@ -608,144 +608,131 @@ void agg_print_folded(FILE *f, const struct agg_table *t)
 
 /* ---- JSON ---- */
 
-static void json_str(struct strbuf *sb, const char *s)
-{
-	jw_escape(sb, s ? s : "", SIZE_MAX);
-}
-
-static void json_member(struct strbuf *sb, const char *name)
-{
-	sb_putc(sb, ',');
-	json_str(sb, name);
-	sb_putc(sb, ':');
-}
-
-static void json_frames(struct strbuf *sb, const struct agg_val *v)
+static void json_frames(struct jw *w, const struct agg_val *v)
 {
 	int i;
 
-	sb_putc(sb, '[');
-	for (i = 0; i < v->nr_frames; i++) {
-		if (i)
-			sb_putc(sb, ',');
-		json_str(sb, v->frames[i]);
-	}
-	sb_putc(sb, ']');
+	jw_array(w);
+	for (i = 0; i < v->nr_frames; i++)
+		jw_str(w, v->frames[i] ? v->frames[i] : "");
+	jw_end(w);
 }
 
-static void json_val(struct strbuf *sb, const struct agg_field *fl, const struct agg_val *v)
+static void json_val(struct jw *w, const struct agg_field *fl, const struct agg_val *v)
 {
 	if (fl->kind == AGG_F_KSTACK)
-		json_frames(sb, v);
+		json_frames(w, v);
 	else if (v->number && is_integer_text(val_text(v)))
-		sb_printf(sb, "%s", v->text);
+		jw_raw(w, "%s", v->text);
 	else
-		json_str(sb, v->text);
+		jw_str(w, v->text ? v->text : "");
 }
 
 /* "key" or "by": every field but the function (the object's "func"). */
-static void json_key(struct strbuf *sb, const char *name, const struct agg_table *t,
+static void json_key(struct jw *w, const char *name, const struct agg_table *t,
 		     const struct agg_row *r)
 {
-	int i, n = 0;
+	int i;
 
-	json_member(sb, name);
-	sb_putc(sb, '{');
+	jw_key(w, name);
+	jw_object(w);
 	for (i = 0; i < t->nr_fields; i++) {
 		if (t->fields[i].kind == AGG_F_FUNC)
 			continue;
-		if (n++)
-			sb_putc(sb, ',');
-		json_str(sb, t->fields[i].name);
-		sb_putc(sb, ':');
-		json_val(sb, &t->fields[i], &r->key[i]);
+		jw_key(w, t->fields[i].name ? t->fields[i].name : "");
+		json_val(w, &t->fields[i], &r->key[i]);
 	}
-	sb_putc(sb, '}');
+	jw_end(w);
 }
 
-static void json_head(struct strbuf *sb, const char *type, const struct agg_table *t,
+static void json_head(struct jw *w, const char *type, const struct agg_table *t,
 		      const struct agg_row *r, const struct agg_print_opts *o)
 {
-	sb_printf(sb, "{\"type\":\"%s\"", type);
-	if (o->ts) {
-		json_member(sb, "ts");
-		json_str(sb, o->ts);
-	}
-	json_member(sb, "func");
-	json_str(sb, row_func(t, r));
+	const char *func = row_func(t, r);
+
+	jw_object(w);
+	jw_kstr(w, "type", type);
+	if (o->ts)
+		jw_kstr(w, "ts", o->ts);
+	jw_kstr(w, "func", func ? func : "");
 }
 
 /*
  * A bucket's edges as JSON numbers: log2 in uint64 (its top bucket starts
  * at 2^63), linear from agg_bucket_bounds; null where there is no bound.
  */
-static void json_edge(struct strbuf *sb, const struct agg_layout *l, int idx, bool high)
+static void json_edge(struct jw *w, const struct agg_layout *l, int idx, bool high)
 {
 	int64_t low_v, high_v;
 	int edge = high ? idx + 1 : idx; /* edge e is bucket e's low bound */
 
 	if (edge <= 0 || edge >= nr_buckets(l)) {
-		sb_printf(sb, "null");
+		jw_null(w);
 	} else if (l->scale == AGG_LOG2) {
-		sb_printf(sb, "%llu", edge == 1 ? 0ULL : 1ULL << (edge - 2));
+		jw_uint(w, edge == 1 ? 0ULL : 1ULL << (edge - 2));
 	} else {
 		agg_bucket_bounds(l, edge, &low_v, &high_v);
-		sb_printf(sb, "%lld", (long long)low_v);
+		jw_int(w, low_v);
 	}
 }
 
-static void json_buckets(struct strbuf *sb, const struct agg_table *t, const struct agg_row *r)
+static void json_buckets(struct jw *w, const struct agg_table *t, const struct agg_row *r)
 {
-	int i, n = 0;
+	int i;
 
-	json_member(sb, "buckets");
-	sb_putc(sb, '[');
+	jw_key(w, "buckets");
+	jw_array(w);
 	for (i = 0; r->buckets && i < nr_buckets(&t->layout); i++) {
 		if (!r->buckets[i])
 			continue;
-		sb_printf(sb, "%s{\"low\":", n++ ? "," : "");
-		json_edge(sb, &t->layout, i, false);
-		sb_printf(sb, ",\"high\":");
-		json_edge(sb, &t->layout, i, true);
-		sb_printf(sb, ",\"count\":%llu}", (unsigned long long)r->buckets[i]);
+		jw_object(w);
+		jw_key(w, "low");
+		json_edge(w, &t->layout, i, false);
+		jw_key(w, "high");
+		json_edge(w, &t->layout, i, true);
+		jw_kuint(w, "count", r->buckets[i]);
+		jw_end(w);
 	}
-	sb_putc(sb, ']');
+	jw_end(w);
 }
 
-static void json_stats(struct strbuf *sb, const struct agg_row *r)
+static void json_stats(struct jw *w, const struct agg_row *r)
 {
-	char sum[NUM_MAX], min[NUM_MAX], max[NUM_MAX];
+	char num[NUM_MAX];
 
-	sb_printf(sb, ",\"count\":%llu,\"sum\":%s", (unsigned long long)r->count,
-		  stat_text(sum, r->sum, r->is_signed));
-	if (r->count)
-		sb_printf(sb, ",\"min\":%s,\"max\":%s,\"mean\":%.2f",
-			  stat_text(min, r->min, r->is_signed),
-			  stat_text(max, r->max, r->is_signed), row_mean(r));
+	jw_kuint(w, "count", r->count);
+	jw_key(w, "sum");
+	jw_raw(w, "%s", stat_text(num, r->sum, r->is_signed));
+	if (!r->count)
+		return;
+	jw_key(w, "min");
+	jw_raw(w, "%s", stat_text(num, r->min, r->is_signed));
+	jw_key(w, "max");
+	jw_raw(w, "%s", stat_text(num, r->max, r->is_signed));
+	jw_key(w, "mean");
+	jw_raw(w, "%.2f", row_mean(r));
 }
 
-static void json_hist_row(struct strbuf *sb, const struct agg_table *t, const struct agg_row *r,
+static void json_hist_row(struct jw *w, const struct agg_table *t, const struct agg_row *r,
 			  const struct agg_print_opts *o)
 {
-	json_head(sb, "hist", t, r, o);
-	json_member(sb, "value");
-	json_str(sb, t->value ? t->value : "value");
-	if (t->unit) {
-		json_member(sb, "unit");
-		json_str(sb, t->unit);
-	}
-	json_key(sb, "by", t, r);
-	json_buckets(sb, t, r);
-	json_stats(sb, r);
-	sb_putc(sb, '}');
+	json_head(w, "hist", t, r, o);
+	jw_kstr(w, "value", t->value ? t->value : "value");
+	if (t->unit)
+		jw_kstr(w, "unit", t->unit);
+	json_key(w, "by", t, r);
+	json_buckets(w, t, r);
+	json_stats(w, r);
+	jw_end(w);
 }
 
-static void json_count_row(struct strbuf *sb, const struct agg_table *t, const struct agg_row *r,
+static void json_count_row(struct jw *w, const struct agg_table *t, const struct agg_row *r,
 			   const struct agg_print_opts *o)
 {
-	json_head(sb, "count", t, r, o);
-	json_key(sb, "key", t, r);
-	sb_printf(sb, ",\"count\":%llu}", (unsigned long long)r->count);
+	json_head(w, "count", t, r, o);
+	json_key(w, "key", t, r);
+	jw_kuint(w, "count", r->count);
+	jw_end(w);
 }
 
 /* A line per object; one the memory ran out on is not printed half. */
@@ -759,11 +746,14 @@ void agg_print_json(FILE *f, const struct agg_table *t, const struct agg_print_o
 	shown = rows_shown(t, o);
 	sb_init(&sb);
 	for (i = 0; i < shown; i++) {
+		struct jw w;
+
 		sb_reset(&sb);
+		jw_init(&w, &sb);
 		if (t->kind == AGG_HIST)
-			json_hist_row(&sb, t, row_at(t, order, i), o);
+			json_hist_row(&w, t, row_at(t, order, i), o);
 		else
-			json_count_row(&sb, t, row_at(t, order, i), o);
+			json_count_row(&w, t, row_at(t, order, i), o);
 		if (!sb.oom)
 			fprintf(f, "%s\n", sb_str(&sb));
 	}

@@ -76,6 +76,7 @@ static void probe_usage(FILE *f, const char *prog)
 		"      --kstack        the kernel stack under each event, one frame a line\n"
 		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
 		"      --btf FILE      this kernel's BTF from a file (a kernel built without it)\n"
+		"  -j, --json          each event as a JSON object (see ksnoop(8))\n"
 		"  -d, --debug         print debug output, including libbpf's\n"
 		"  -h, --help          show this help and exit\n"
 		"See ksnoop-probe(8).\n",
@@ -119,6 +120,11 @@ static int set_debug(void *ctx, const char *arg)
 	return env_set_debug(((struct kpe_session *)ctx)->env, arg);
 }
 
+static int set_json(void *ctx, const char *arg)
+{
+	return env_set_json(((struct kpe_session *)ctx)->env, arg);
+}
+
 static int set_kstack(void *ctx, const char *arg)
 {
 	return env_set_kstack(((struct kpe_session *)ctx)->env, arg);
@@ -145,6 +151,7 @@ static const struct opt probe_table[] = {
 	OPT_CALL("pid", 'p', true, set_pid),
 	OPT_CALL("pages", 'P', true, set_pages),
 	OPT_CALL("debug", 'd', false, set_debug),
+	OPT_CALL("json", 'j', false, set_json),
 	OPT_CALL("kstack", 0, false, set_kstack),
 	OPT_CALL("kstack-depth", 0, true, set_kstack_depth),
 	OPT_CALL("btf", 0, true, set_btf),
@@ -436,8 +443,13 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	if (kpe_event_validate(ev, size, s->probes, s->nr))
 		return RING_MALFORMED;
 	sb_reset(&s->line);
-	kpe_format_event(&s->line, &s->probes[ev->def_id], s->syms, ev);
-	kpe_format_kstack(&s->line, &s->probes[ev->def_id], s->syms, ev, s->env->kstack_depth);
+	if (util_json()) {
+		kpe_json_event(&s->line, &s->probes[ev->def_id], s->syms, ev, s->env->kstack_depth);
+	} else {
+		kpe_format_event(&s->line, &s->probes[ev->def_id], s->syms, ev);
+		kpe_format_kstack(&s->line, &s->probes[ev->def_id], s->syms, ev,
+				  s->env->kstack_depth);
+	}
 	sb_putc(&s->line, '\n');
 	fputs(sb_str(&s->line), stdout);
 	return 0;
@@ -494,8 +506,9 @@ static int setup_ringbuf(struct kpe_session *s)
 		return -ENOMEM;
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	/* The header of tracefs "trace"; tests wait for it. */
-	printf("#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
+	/* The header of tracefs "trace"; tests wait for it. JSON has none. */
+	if (!util_json())
+		printf("#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
 	fflush(stdout);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kpe/output.h"
+#include "lib/json_writer.h"
 
 /* The --kstack record: whole frames within the bound, ending the record. */
 static int kstack_validate(const struct kpe_event *ev, size_t size)
@@ -176,4 +177,71 @@ void kpe_format_kstack(struct strbuf *sb, const struct kpe_probe *p, struct ksym
 		       const struct kpe_event *ev, int depth)
 {
 	kpe_stack_frames(p, syms, ev, depth, text_frame, sb);
+}
+
+static bool numeric(const struct kpe_field *fd)
+{
+	return !fd->is_data && fd->type.kind != KPE_T_X && fd->type.kind != KPE_T_CHAR &&
+	       fd->type.kind != KPE_T_SYMBOL;
+}
+
+/*
+ * Numbers for the decimal types, a string's own text without the quotes
+ * the kernel adds, and what the kernel prints for the rest.
+ */
+static void json_field(struct jw *w, const struct kpe_field *fd, const struct ksyms *syms,
+		       const struct kpe_event *ev, int i, struct strbuf *tmp)
+{
+	sb_reset(tmp);
+	kpe_format_value(tmp, fd, syms, ev, i);
+	if (numeric(fd))
+		jw_raw(w, "%s", sb_str(tmp));
+	else if (fd->is_data && !fd->type.count && tmp->len >= 2 && tmp->buf[0] == '"')
+		jw_strn(w, tmp->buf + 1, tmp->len - 2);
+	else
+		jw_str(w, sb_str(tmp));
+}
+
+static void json_frame(void *ctx, const char *frame, int i)
+{
+	(void)i;
+	jw_str(ctx, frame);
+}
+
+void kpe_json_event(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
+		    const struct kpe_event *ev, int depth)
+{
+	struct strbuf tmp;
+	struct jw w;
+	int i;
+
+	sb_init(&tmp);
+	jw_init(&w, sb);
+	jw_object(&w);
+	jw_kuint(&w, "ts", ev->ts);
+	jw_kuint(&w, "cpu", ev->cpu);
+	jw_kuint(&w, "pid", ev->tgid);
+	jw_kuint(&w, "tid", ev->pid);
+	jw_kstrn(&w, "comm", ev->comm, sizeof(ev->comm));
+	jw_key(&w, "event");
+	jw_raw(&w, "\"%s/%s\"", p->group, p->event);
+	format_sym(&tmp, syms, ev->ip, true);
+	jw_kstr(&w, "ip", sb_str(&tmp));
+	if (p->is_return)
+		jw_kstr(&w, "return_from", p->func);
+	jw_key(&w, "args");
+	jw_object(&w);
+	for (i = 0; i < p->nr_fields && i < ev->nr_args; i++) {
+		jw_key(&w, p->fields[i].name);
+		json_field(&w, &p->fields[i], syms, ev, i, &tmp);
+	}
+	jw_end(&w);
+	if (depth > 0) {
+		jw_key(&w, "kstack");
+		jw_array(&w);
+		kpe_stack_frames(p, syms, ev, depth, json_frame, &w);
+		jw_end(&w);
+	}
+	jw_end(&w);
+	sb_free(&tmp);
 }

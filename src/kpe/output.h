@@ -32,6 +32,13 @@ void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struc
 void kpe_format_kstack(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
 		       const struct kpe_event *ev, int depth);
 
+/*
+ * The event as one JSON object (ksnoop(8), JSON OF THE OTHER COMMANDS),
+ * with its stack when depth > 0; no newline.
+ */
+void kpe_json_event(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
+		    const struct kpe_event *ev, int depth);
+
 /* One value as the kernel prints it: 178, 0xffff..., "text", (fault). */
 void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct ksyms *syms,
 		      const struct kpe_event *ev, int i);

@@ -24,7 +24,7 @@ struct pending {
 	uint64_t ts;
 	uint32_t code;
 	struct strbuf call;    /* the decoded arguments */
-	struct strbuf members; /* JSON members: ,"path":"..." */
+	struct strbuf members; /* JSON members: "path":"...","io":"..." */
 	unsigned int npath, nio;
 	bool cut;
 };
@@ -132,14 +132,19 @@ static void drop_pending(struct kdump_chrome *k, struct pending *p)
 	*last = tmp;
 }
 
-/* "{...}" from members ",\"a\":1,\"b\":2" (or none), in k->json. */
-static const char *members_object(struct kdump_chrome *k, const struct strbuf *members)
+/* "{...}" from members "\"a\":1,\"b\":2" (or none) and a cut note, in k->json. */
+static const char *members_object(struct kdump_chrome *k, const struct strbuf *members, bool cut)
 {
+	struct jw w;
+
 	sb_reset(&k->json);
-	sb_putc(&k->json, '{');
-	if (members->len)
-		sb_write(&k->json, members->buf + 1, members->len - 1);
-	sb_putc(&k->json, '}');
+	jw_init(&w, &k->json);
+	jw_object(&w);
+	jw_members(&w, members->buf, members->len);
+	if (cut)
+		jw_kstr(&w, "cut",
+			"more than " STR(KDUMP_CHROME_CALL_MAX) " bytes of paths and data");
+	jw_end(&w);
 	return sb_str(&k->json);
 }
 
@@ -161,11 +166,8 @@ static void emit_call(struct kdump_chrome *k, struct pending *p, uint64_t end_ts
 	};
 	char buf[24];
 
-	if (p->cut)
-		sb_printf(&p->members, ",\"cut\":\"more than %d bytes of paths and data\"",
-			  KDUMP_CHROME_CALL_MAX);
 	e.name = sys_name(k, p->code, buf, sizeof(buf));
-	e.args_json = members_object(k, &p->members);
+	e.args_json = members_object(k, &p->members, p->cut);
 	e.dur_ns = end_ts > p->ts ? end_ts - p->ts : 0;
 	if (instant)
 		chrome__instant(k->w, &e, 't');
@@ -268,66 +270,77 @@ static void on_ret(struct kdump_chrome *k, const struct ktr_rec *h, const struct
 	}
 }
 
-/* ,"key": or, for the n-th of its kind in a call, ,"keyN": */
-static void put_key(struct strbuf *sb, const char *key, unsigned int n)
+/* "key", or for the n-th of its kind in a call, "keyN". */
+static void put_key(struct jw *w, const char *key, unsigned int n)
 {
-	if (n > 1)
-		sb_printf(sb, ",\"%s%u\":", key, n);
-	else
-		sb_printf(sb, ",\"%s\":", key);
+	char buf[16];
+
+	if (n > 1) {
+		snprintf(buf, sizeof(buf), "%s%u", key, n);
+		key = buf;
+	}
+	jw_key(w, key);
 }
 
-static void put_genio(struct kdump_chrome *k, struct strbuf *sb, const struct ktr_rec *h,
+static void put_genio(struct kdump_chrome *k, struct jw *w, const struct ktr_rec *h,
 		      const struct ktr_genio *g, unsigned int n)
 {
 	size_t len = h->len - sizeof(*g);
 
-	put_key(sb, "io", n);
+	put_key(w, "io", n);
 	sb_reset(&k->json);
 	sb_printf(&k->json, "fd %d %s %llu bytes", g->fd, g->rw == KTR_READ ? "read" : "wrote",
 		  (unsigned long long)g->count);
-	jw_escape(sb, sb_str(&k->json), k->json.len);
+	jw_str(w, sb_str(&k->json));
 	if (k->kc->opts.maxdata >= 0 && len > (unsigned long long)k->kc->opts.maxdata)
 		len = k->kc->opts.maxdata;
 	if (!len)
 		return;
-	put_key(sb, "data", n);
-	jw_escape(sb, (const char *)(g + 1), len);
+	put_key(w, "data", n);
+	jw_strn(w, (const char *)(g + 1), len);
 }
 
 /* ARGS or ENV: "argv":["a","b"]; the strings are NUL-separated. */
-static void put_exec(struct strbuf *sb, const struct ktr_rec *h, const struct ktr_exec *x)
+static void put_exec(struct jw *w, const struct ktr_rec *h, const struct ktr_exec *x)
 {
 	const char *s = (const char *)(x + 1), *end = s + (h->len - sizeof(*x));
-	bool first = true;
 
-	put_key(sb, h->type == KTR_EXECARGS ? "argv" : "envp", 1);
-	sb_putc(sb, '[');
-	for (; s < end; s += strnlen(s, end - s) + 1) {
-		if (!first)
-			sb_putc(sb, ',');
-		first = false;
-		jw_escape(sb, s, end - s);
-	}
-	sb_putc(sb, ']');
+	put_key(w, h->type == KTR_EXECARGS ? "argv" : "envp", 1);
+	jw_array(w);
+	for (; s < end; s += strnlen(s, end - s) + 1)
+		jw_strn(w, s, end - s);
+	jw_end(w);
 }
 
-/* The record's JSON members in sb; npath and nio count those of the call. */
-static void put_members(struct kdump_chrome *k, struct strbuf *sb, const struct ktr_rec *h,
-			const void *payload, unsigned int *npath, unsigned int *nio)
+/*
+ * The record's JSON members, without braces, in k->tmp; npath and nio
+ * count those of the call.
+ */
+static void put_members(struct kdump_chrome *k, const struct ktr_rec *h, const void *payload,
+			unsigned int *npath, unsigned int *nio)
 {
+	struct jw w;
+
+	sb_reset(&k->tmp);
+	jw_init(&w, &k->tmp);
+	jw_object(&w);
 	switch (h->type) {
 	case KTR_NAMEI:
-		put_key(sb, "path", ++*npath);
-		jw_escape(sb, payload, h->len);
+		put_key(&w, "path", ++*npath);
+		jw_strn(&w, payload, h->len);
 		break;
 	case KTR_GENIO:
-		put_genio(k, sb, h, payload, ++*nio);
+		put_genio(k, &w, h, payload, ++*nio);
 		break;
 	default:
-		put_exec(sb, h, payload);
+		put_exec(&w, h, payload);
 		break;
 	}
+	jw_end(&w);
+	/* "{...}" to its members */
+	memmove(k->tmp.buf, k->tmp.buf + 1, k->tmp.len - 2);
+	k->tmp.len -= 2;
+	k->tmp.buf[k->tmp.len] = '\0';
 }
 
 static const char *record_name(unsigned int type)
@@ -350,23 +363,25 @@ static void on_extra(struct kdump_chrome *k, const struct ktr_rec *h, const void
 	unsigned int npath = 0, nio = 0;
 
 	if (p) {
-		sb_reset(&k->tmp);
-		put_members(k, &k->tmp, h, payload, &p->npath, &p->nio);
-		if (p->members.len + k->tmp.len > KDUMP_CHROME_CALL_MAX)
+		put_members(k, h, payload, &p->npath, &p->nio);
+		/* each member with its comma, as the bound has always counted them */
+		if (p->members.len + !!p->members.len + k->tmp.len + 1 > KDUMP_CHROME_CALL_MAX) {
 			p->cut = true;
-		else
+		} else {
+			if (p->members.len)
+				sb_putc(&p->members, ',');
 			sb_write(&p->members, k->tmp.buf, k->tmp.len);
+		}
 		return;
 	}
-	sb_reset(&k->tmp);
-	put_members(k, &k->tmp, h, payload, &npath, &nio);
+	put_members(k, h, payload, &npath, &nio);
 	{
 		struct chrome_event e = { .name = record_name(h->type),
 					  .ts_ns = rel_ts(k, h->ts_ns),
 					  .pid = h->pid,
 					  .tid = h->tid };
 
-		e.args_json = members_object(k, &k->tmp);
+		e.args_json = members_object(k, &k->tmp, false);
 		chrome__instant(k->w, &e, 't');
 	}
 }

@@ -27,9 +27,10 @@ struct chrome *chrome__new(FILE *out)
 }
 
 /* Microseconds from ns, exact: three decimals. */
-static void put_us(struct strbuf *sb, const char *key, unsigned long long ns)
+static void put_us(struct jw *w, const char *key, unsigned long long ns)
 {
-	sb_printf(sb, ",\"%s\":%llu.%03llu", key, ns / 1000, ns % 1000);
+	jw_key(w, key);
+	jw_raw(w, "%llu.%03llu", ns / 1000, ns % 1000);
 }
 
 static bool args_json_ok(const char *s)
@@ -50,7 +51,7 @@ static void object_members(const char *s, const char **start, size_t *len)
 	*len = end - s;
 }
 
-static void put_args(struct strbuf *sb, const struct chrome_event *e)
+static void put_args(struct jw *w, const struct chrome_event *e)
 {
 	const char *members = NULL;
 	size_t i, mlen = 0;
@@ -59,37 +60,33 @@ static void put_args(struct strbuf *sb, const struct chrome_event *e)
 		object_members(e->args_json, &members, &mlen);
 	if (!e->nkv && !mlen)
 		return;
-	sb_printf(sb, ",\"args\":{");
+	jw_key(w, "args");
+	jw_object(w);
 	for (i = 0; i < e->nkv; i++) {
-		if (i)
-			sb_putc(sb, ',');
-		jw_escape(sb, e->kv[i].key, CHROME_NAME_MAX);
-		sb_putc(sb, ':');
-		jw_escape(sb, e->kv[i].val, CHROME_STR_MAX);
+		jw_key(w, e->kv[i].key);
+		jw_strn(w, e->kv[i].val, CHROME_STR_MAX);
 	}
-	if (mlen) {
-		if (e->nkv)
-			sb_putc(sb, ',');
-		sb_write(sb, members, mlen);
-	}
-	sb_putc(sb, '}');
+	jw_members(w, members, mlen);
+	jw_end(w);
 }
 
-static void put_head(struct chrome *c, const char *name, const char *cat, char ph)
+/* Opens the event's object in c->sb, after the separator from the last. */
+static void put_head(struct chrome *c, struct jw *w, const char *name, const char *cat, char ph)
 {
 	sb_reset(&c->sb);
-	sb_printf(&c->sb, "%s\n{\"name\":", c->events ? "," : "");
-	jw_escape(&c->sb, name ? name : "", CHROME_NAME_MAX);
-	if (cat) {
-		sb_printf(&c->sb, ",\"cat\":");
-		jw_escape(&c->sb, cat, CHROME_NAME_MAX);
-	}
-	sb_printf(&c->sb, ",\"ph\":\"%c\"", ph);
+	sb_printf(&c->sb, "%s\n", c->events ? "," : "");
+	jw_init(w, &c->sb);
+	jw_object(w);
+	jw_kstrn(w, "name", name ? name : "", CHROME_NAME_MAX);
+	if (cat)
+		jw_kstrn(w, "cat", cat, CHROME_NAME_MAX);
+	jw_key(w, "ph");
+	jw_raw(w, "\"%c\"", ph);
 }
 
-static int put_end(struct chrome *c)
+static int put_end(struct chrome *c, struct jw *w)
 {
-	sb_putc(&c->sb, '}');
+	jw_end(w);
 	if (c->sb.oom) {
 		/* Start afresh: the flag stays until the buffer is freed. */
 		sb_free(&c->sb);
@@ -102,19 +99,29 @@ static int put_end(struct chrome *c)
 	return 0;
 }
 
+static void put_ids(struct jw *w, unsigned int pid, unsigned int tid)
+{
+	jw_kuint(w, "pid", pid);
+	jw_kuint(w, "tid", tid);
+}
+
 static int put_event(struct chrome *c, const struct chrome_event *e, char ph, char scope)
 {
+	struct jw w;
+
 	if (!args_json_ok(e->args_json))
 		return -EINVAL;
-	put_head(c, e->name, e->cat, ph);
-	put_us(&c->sb, "ts", e->ts_ns);
+	put_head(c, &w, e->name, e->cat, ph);
+	put_us(&w, "ts", e->ts_ns);
 	if (ph == 'X')
-		put_us(&c->sb, "dur", e->dur_ns);
-	if (scope)
-		sb_printf(&c->sb, ",\"s\":\"%c\"", scope);
-	sb_printf(&c->sb, ",\"pid\":%u,\"tid\":%u", e->pid, e->tid);
-	put_args(&c->sb, e);
-	return put_end(c);
+		put_us(&w, "dur", e->dur_ns);
+	if (scope) {
+		jw_key(&w, "s");
+		jw_raw(&w, "\"%c\"", scope);
+	}
+	put_ids(&w, e->pid, e->tid);
+	put_args(&w, e);
+	return put_end(c, &w);
 }
 
 int chrome__complete(struct chrome *c, const struct chrome_event *e)
@@ -132,11 +139,15 @@ int chrome__instant(struct chrome *c, const struct chrome_event *e, char scope)
 static int put_name(struct chrome *c, const char *what, unsigned int pid, unsigned int tid,
 		    const char *name)
 {
-	put_head(c, what, NULL, 'M');
-	sb_printf(&c->sb, ",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":", pid, tid);
-	jw_escape(&c->sb, name, CHROME_NAME_MAX);
-	sb_putc(&c->sb, '}');
-	return put_end(c);
+	struct jw w;
+
+	put_head(c, &w, what, NULL, 'M');
+	put_ids(&w, pid, tid);
+	jw_key(&w, "args");
+	jw_object(&w);
+	jw_kstrn(&w, "name", name, CHROME_NAME_MAX);
+	jw_end(&w);
+	return put_end(c, &w);
 }
 
 int chrome__thread_name(struct chrome *c, unsigned int pid, unsigned int tid, const char *name)

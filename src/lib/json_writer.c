@@ -139,6 +139,20 @@ void jw_null(struct jw *w)
 	jw_raw(w, "null");
 }
 
+void jw_members(struct jw *w, const char *members, size_t len)
+{
+	if (w->dropped || !len)
+		return;
+	separate(w);
+	sb_write(w->sb, members, len);
+}
+
+void jw_kstrn(struct jw *w, const char *key, const char *s, size_t max)
+{
+	jw_key(w, key);
+	jw_strn(w, s, max);
+}
+
 void jw_kstr(struct jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);

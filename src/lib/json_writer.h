@@ -51,11 +51,15 @@ void jw_null(struct jw *w);
 /* A value the caller formats: a number, or JSON it wrote itself. */
 void jw_raw(struct jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Members the caller rendered ("a":1,"b":2), spliced into the open object. */
+void jw_members(struct jw *w, const char *members, size_t len);
+
 /* A key and its value. */
 void jw_kstr(struct jw *w, const char *key, const char *s);
 void jw_kint(struct jw *w, const char *key, long long v);
 void jw_kuint(struct jw *w, const char *key, unsigned long long v);
 void jw_kbool(struct jw *w, const char *key, bool v);
+void jw_kstrn(struct jw *w, const char *key, const char *s, size_t max);
 
 /* s as a JSON string, quotes included, at most max bytes of it. */
 void jw_escape(struct strbuf *sb, const char *s, size_t max);

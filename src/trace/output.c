@@ -28,6 +28,7 @@ struct output {
 	char ***type_names;	 /* [plan][value], for JSON */
 	struct strbuf buf;	 /* one value's dump, before filtering */
 	struct strbuf line;	 /* one JSON event */
+	struct jw jw;		 /* writing it */
 	struct chrome *chrome;	 /* --format=chrome */
 	unsigned int *named;	 /* threads whose name the timeline has */
 	size_t nr_named, cap_named;
@@ -592,9 +593,8 @@ static void json_frame(void *ctx, const char *frame, int n)
 {
 	struct output *o = ctx;
 
-	if (n)
-		sb_putc(&o->line, ',');
-	jw_escape(&o->line, frame, 1024);
+	(void)n;
+	jw_strn(&o->jw, frame, 1024);
 }
 
 static void text_event(struct output *o, const struct ksnoop_event *ev)
@@ -635,39 +635,39 @@ static const char *event_kind_name(__u16 kind)
 }
 
 /* --errors: the errno, and an ERR_PTR as the error a dump would have met. */
-static bool json_failure(struct strbuf *sb, __u8 kind, const struct ksnoop_vrec *vr)
+static bool json_failure(struct jw *w, __u8 kind, const struct ksnoop_vrec *vr)
 {
 	int e = failure_errno(kind, vr);
 	char buf[24];
 
 	if (!e)
 		return false;
-	if (kind == KSNOOP_ERR_PTR)
-		sb_printf(sb, ",\"error\":\"ERR_PTR(%d)\"", -e);
-	sb_printf(sb, ",\"errno\":\"%s\"", bpfutil_errno_name(e, buf, sizeof(buf)));
+	if (kind == KSNOOP_ERR_PTR) {
+		jw_key(w, "error");
+		jw_raw(w, "\"ERR_PTR(%d)\"", -e);
+	}
+	jw_kstr(w, "errno", bpfutil_errno_name(e, buf, sizeof(buf)));
 	return kind == KSNOOP_ERR_PTR;
 }
 
-/* A captured value as JSON, or an "error" member (leading comma) if unreadable. */
+/* A captured value as JSON. */
 static void json_value_of(struct output *o, const struct plan_value *pv,
-			  const struct ksnoop_vrec *vr, struct strbuf *sb)
+			  const struct ksnoop_vrec *vr, struct jw *w)
 {
 	struct btfjson_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
 				   .ks = o->ks };
 	const void *data = vr + 1;
-	struct jw jw;
 
-	jw_init(&jw, sb);
 	if (pv->show == SHOW_STRING) {
-		jw_strn(&jw, data, vr->len);
+		jw_strn(w, data, vr->len);
 	} else if (pv->show == SHOW_SCALAR) {
-		btfjson_value(&jw, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
+		btfjson_value(w, pv->btf, pv->type_id, &vr->raw, pv->full_size, &jo);
 	} else if (pv->bit_size) {
 		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
 
-		btfjson_value(&jw, pv->btf, pv->type_id, &v, sizeof(v), &jo);
+		btfjson_value(w, pv->btf, pv->type_id, &v, sizeof(v), &jo);
 	} else {
-		btfjson_value(&jw, pv->btf, pv->type_id, data, vr->len, &jo);
+		btfjson_value(w, pv->btf, pv->type_id, data, vr->len, &jo);
 	}
 }
 
@@ -676,31 +676,38 @@ static const char *unreadable(const struct ksnoop_vrec *vr)
 	return vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory";
 }
 
+static void json_value_members(struct output *o, const struct plan_value *pv,
+			       const struct ksnoop_vrec *vr, __u8 fail_kind)
+{
+	struct jw *w = &o->jw;
+
+	if (json_failure(w, fail_kind, vr))
+		return;
+	if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
+		jw_kstr(w, "error", unreadable(vr));
+		return;
+	}
+	jw_key(w, "value");
+	json_value_of(o, pv, vr, w);
+	if (vr->flags & KSNOOP_VR_TRUNCATED ||
+	    (pv->show != SHOW_SCALAR && pv->show != SHOW_STRING && vr->len < pv->full_size))
+		jw_kbool(w, "truncated", true);
+}
+
 static void json_one_value(struct output *o, const struct plan_value *pv, const char *type,
 			   const struct ksnoop_vrec *vr, __u8 fail_kind)
 {
-	struct strbuf *sb = &o->line;
+	struct jw *w = &o->jw;
 
-	sb_printf(sb, "{\"name\":");
-	jw_escape(sb, pv->name, 1024);
-	sb_printf(sb, ",\"type\":");
-	jw_escape(sb, type ? type : "", 1024);
-	if (pv->via_pointer)
-		sb_printf(sb, ",\"addr\":\"0x%llx\"", (unsigned long long)vr->raw);
-	if (json_failure(sb, fail_kind, vr)) {
-		sb_putc(sb, '}');
-		return;
+	jw_object(w);
+	jw_kstrn(w, "name", pv->name, 1024);
+	jw_kstrn(w, "type", type ? type : "", 1024);
+	if (pv->via_pointer) {
+		jw_key(w, "addr");
+		jw_raw(w, "\"0x%llx\"", (unsigned long long)vr->raw);
 	}
-	if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
-		sb_printf(sb, ",\"error\":\"%s\"}", unreadable(vr));
-		return;
-	}
-	sb_printf(sb, ",\"value\":");
-	json_value_of(o, pv, vr, sb);
-	if (vr->flags & KSNOOP_VR_TRUNCATED ||
-	    (pv->show != SHOW_SCALAR && pv->show != SHOW_STRING && vr->len < pv->full_size))
-		sb_printf(sb, ",\"truncated\":true");
-	sb_putc(sb, '}');
+	json_value_members(o, pv, vr, fail_kind);
+	jw_end(w);
 }
 
 /* origin: the deepest call of an --errors origin chain. */
@@ -708,43 +715,45 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
 	struct vrec_iter it = vrec_iter(plan, ev);
-	struct strbuf *sb = &o->line;
+	struct jw *w = &o->jw;
 	const struct ksnoop_vrec *vr;
-	int shown = 0;
 
-	sb_reset(sb);
-	sb_printf(sb, "{\"ts\":%llu", (unsigned long long)ev->ts);
+	sb_reset(&o->line);
+	jw_init(w, &o->line);
+	jw_object(w);
+	jw_kuint(w, "ts", ev->ts);
 	if (o->env->wallclock)
-		sb_printf(sb, ",\"wall_ns\":%lld",
-			  (long long)ev->ts + (long long)o->wall_offset_ns);
-	sb_printf(sb, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", ev->cpu, ev->tgid, ev->pid);
-	jw_escape(sb, ev->comm, sizeof(ev->comm));
-	sb_printf(sb, ",\"function\":");
-	jw_escape(sb, plan->name, 1024);
-	sb_printf(sb, ",\"event\":\"%s\"", event_kind_name(ev->kind));
+		jw_kint(w, "wall_ns", (long long)ev->ts + (long long)o->wall_offset_ns);
+	jw_kuint(w, "cpu", ev->cpu);
+	jw_kuint(w, "pid", ev->tgid);
+	jw_kuint(w, "tid", ev->pid);
+	jw_kstrn(w, "comm", ev->comm, sizeof(ev->comm));
+	jw_kstrn(w, "function", plan->name, 1024);
+	jw_kstr(w, "event", event_kind_name(ev->kind));
 	if (ev->kind != KSNOOP_EV_ENTRY)
-		sb_printf(sb, ",\"duration_ns\":%llu", (unsigned long long)ev->duration_ns);
+		jw_kuint(w, "duration_ns", ev->duration_ns);
 	if (o->env->errors || o->env->graph)
-		sb_printf(sb, ",\"depth\":%u", ev->depth);
+		jw_kuint(w, "depth", ev->depth);
 	if (origin)
-		sb_printf(sb, ",\"origin\":true");
-	sb_printf(sb, ",\"values\":[");
+		jw_kbool(w, "origin", true);
+	jw_key(w, "values");
+	jw_array(w);
 	while ((vr = next_shown(&it))) {
 		const struct plan_value *pv = &plan->values[vr->idx];
 
-		if (shown++)
-			sb_putc(sb, ',');
 		json_one_value(o, pv, o->type_names[ev->func_id][vr->idx], vr,
 			       failure_kind(o, plan, pv));
 	}
-	sb_putc(sb, ']');
+	jw_end(w);
 	if (o->env->kstack_depth) {
-		sb_printf(sb, ",\"kstack\":[");
+		jw_key(w, "kstack");
+		jw_array(w);
 		for_each_frame(o, &it, json_frame);
-		sb_putc(sb, ']');
+		jw_end(w);
 	}
-	sb_printf(sb, "}\n");
-	fputs(sb_str(sb), o->out);
+	jw_end(w);
+	sb_putc(&o->line, '\n');
+	fputs(sb_str(&o->line), o->out);
 }
 
 /* The timeline names each thread once, after its comm. */
@@ -768,41 +777,39 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
 	struct vrec_iter it = vrec_iter(plan, ev);
-	struct strbuf *sb = &o->line;
+	struct jw *w = &o->jw;
 	const struct ksnoop_vrec *vr;
 	char buf[24];
-	int n = 0, e;
+	int e;
 
 	if (ev->kind == KSNOOP_EV_ENTRY)
 		return; /* a call shows once it returned */
 	chrome_thread(o, ev);
-	sb_reset(sb);
-	sb_putc(sb, '{');
+	sb_reset(&o->line);
+	jw_init(w, &o->line);
+	jw_object(w);
 	while ((vr = next_shown(&it))) {
 		const struct plan_value *pv = &plan->values[vr->idx];
 
-		if (n++)
-			sb_putc(sb, ',');
-		jw_escape(sb, pv->name, 1024);
-		sb_putc(sb, ':');
+		jw_key(w, pv->name);
 		e = plan_value_is_ret(pv) ? failure_errno(plan->cfg.err_kind, vr) : 0;
 		if (e && plan->cfg.err_kind == KSNOOP_ERR_PTR)
-			sb_printf(sb, "\"ERR_PTR(%d)\"", -e);
+			jw_raw(w, "\"ERR_PTR(%d)\"", -e);
 		else if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT))
-			jw_escape(sb, unreadable(vr), 64);
+			jw_str(w, unreadable(vr));
 		else
-			json_value_of(o, pv, vr, sb);
+			json_value_of(o, pv, vr, w);
 		if (e)
-			sb_printf(sb, ",\"errno\":\"%s\"", bpfutil_errno_name(e, buf, sizeof(buf)));
+			jw_kstr(w, "errno", bpfutil_errno_name(e, buf, sizeof(buf)));
 	}
-	sb_putc(sb, '}');
+	jw_end(w);
 	chrome__complete(o->chrome, &(struct chrome_event){ .name = plan->name,
 							    .cat = "ksnoop",
 							    .ts_ns = ev->ts - ev->duration_ns,
 							    .dur_ns = ev->duration_ns,
 							    .pid = ev->tgid,
 							    .tid = ev->pid,
-							    .args_json = sb_str(sb) });
+							    .args_json = sb_str(&o->line) });
 }
 
 int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
@@ -916,10 +923,13 @@ static void node_call(struct output *o, const struct ksnoop_event *ev, struct st
 		if (plan_value_is_ret(pv))
 			continue;
 		sb_printf(sb, "%s%s=", n++ ? ", " : "", pv->name);
-		if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT))
+		if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
 			sb_printf(sb, "<%s>", unreadable(vr));
-		else
-			json_value_of(o, pv, vr, sb);
+		} else {
+			/* a value of its own: the writer starts afresh */
+			jw_init(&o->jw, sb);
+			json_value_of(o, pv, vr, &o->jw);
+		}
 	}
 	sb_putc(sb, ')');
 }

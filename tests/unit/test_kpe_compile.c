@@ -478,6 +478,17 @@ static void test_output(void **state)
 		"        workload-150     [001]    10.493821: a1: (ip_send_skb+0x0/0x90) "
 		"net=0xffffffff84099cc0 len=178 s=-2 comm=\"workload\" "
 		"y=jiffies+0x10/0x100 a={178,7} bad=(fault) c='L'");
+	/* -j: the same values, numbers where the type is decimal */
+	ev->tgid = 149;
+	sb_reset(&sb);
+	kpe_json_event(&sb, p, c->syms, ev, 0);
+	assert_string_equal(
+		sb_str(&sb),
+		"{\"ts\":10493821123,\"cpu\":1,\"pid\":149,\"tid\":150,\"comm\":\"workload\","
+		"\"event\":\"kprobes/a1\",\"ip\":\"ip_send_skb+0x0/0x90\",\"args\":{"
+		"\"net\":\"0xffffffff84099cc0\",\"len\":178,\"s\":-2,\"comm\":\"workload\","
+		"\"y\":\"jiffies+0x10/0x100\",\"a\":\"{178,7}\",\"bad\":\"(fault)\","
+		"\"c\":\"'L'\"}}");
 
 	/* a return probe shows where the function returned to */
 	p = compile(c, "r:kprobes/r1 ip_send_skb ret=$retval");
@@ -489,6 +500,11 @@ static void test_output(void **state)
 	kpe_format_event(&sb, p, c->syms, ev);
 	assert_string_equal(sb_str(&sb), "        workload-150     [001]    10.493821: r1: "
 					 "(udp_send_skb+0x15e/0x370 <- ip_send_skb) ret=-5");
+	sb_reset(&sb);
+	kpe_json_event(&sb, p, c->syms, ev, 0);
+	assert_non_null(strstr(sb_str(&sb),
+			       "\"ip\":\"udp_send_skb+0x15e/0x370\","
+			       "\"return_from\":\"ip_send_skb\",\"args\":{\"ret\":-5}}"));
 
 	/* module symbols carry their module, as %pS shows them */
 	p = compile(c, "p:kprobes/m1 fakemod:mod_func");
@@ -567,6 +583,12 @@ static void test_kstack(void **state)
 	/* --kstack-depth 2: the caller is the second frame, never lost */
 	assert_string_equal(format_kstack(c, &sb, p, ev, 2),
 			    "\n => ip_send_skb+0x1\n => udp_send_skb+0x20");
+	/* the same frames as JSON */
+	sb_reset(&sb);
+	kpe_json_event(&sb, p, c->syms, ev, 2);
+	assert_non_null(strstr(sb_str(&sb),
+			       "\"args\":{\"len\":178},"
+			       "\"kstack\":[\"ip_send_skb+0x1\",\"udp_send_skb+0x20\"]}"));
 	/* a frame above the probed function is not the kernel's stack: cut */
 	ev->data_len = 8;
 	size = put_kstack(ev, ips, sizeof(ips));

@@ -122,13 +122,35 @@ static int open_events_file(struct trace_run *s)
 	return 0;
 }
 
+static void output_opts_of(const struct env *env, struct output_opts *o)
+{
+	_Static_assert(sizeof(o->errno_mask) == sizeof(env->errno_mask), "errno masks differ");
+	*o = (struct output_opts){
+		.json = util_json(),
+		.chrome = env->chrome,
+		.compact = env->compact,
+		.wallclock = env->wallclock,
+		.symbolize = env->symbolize,
+		.errors = env->errors,
+		.graph = env->graph,
+		.max_depth = env->max_depth,
+		.max_nodes = env->max_nodes,
+		.kstack_depth = env->kstack_depth,
+		.min_duration_ns = env->min_duration_ns,
+		.errno_filter = env->errno_filter,
+	};
+	memcpy(o->errno_mask, env->errno_mask, sizeof(o->errno_mask));
+}
+
 static int setup_output(struct trace_run *s)
 {
+	struct output_opts oo;
 	int err = open_events_file(s);
 
 	if (err)
 		return err;
-	s->out = output__new(s->ses.env, s->ses.plans, s->ses.nr, s->file,
+	output_opts_of(s->ses.env, &oo);
+	s->out = output__new(&oo, s->ses.plans, s->ses.nr, s->file,
 			     output_needs_ksyms(s->ses.env) ? s->ses.ks : NULL);
 	if (!s->out)
 		return -ENOMEM;

@@ -19,7 +19,7 @@
 #define CHROME_MAX_THREADS 65536 /* threads named in a timeline */
 
 struct output {
-	const struct env *env;
+	struct output_opts opts;
 	const struct func_plan *plans;
 	int nr;
 	FILE *out;
@@ -136,23 +136,23 @@ static int new_dumps(struct output *o)
 	return 0;
 }
 
-struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
-			   struct ksyms *ks)
+struct output *output__new(const struct output_opts *opts, const struct func_plan *plans, int nr,
+			   FILE *out, struct ksyms *ks)
 {
 	struct output *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
-	o->env = env;
+	o->opts = *opts;
 	o->plans = plans;
 	o->nr = nr;
 	o->out = out;
 	o->ks = ks;
 	o->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	o->dumps = calloc(nr, sizeof(*o->dumps));
-	if (!o->dumps || (util_json() && init_type_names(o)) || new_dumps(o))
+	if (!o->dumps || (o->opts.json && init_type_names(o)) || new_dumps(o))
 		goto err;
-	if (env->chrome && !(o->chrome = chrome__new(out)))
+	if (opts->chrome && !(o->chrome = chrome__new(out)))
 		goto err;
 	return o;
 err:
@@ -194,7 +194,7 @@ int output__finish(struct output *o)
 
 void output__header(struct output *o)
 {
-	if (!util_json() && !o->chrome)
+	if (!o->opts.json && !o->chrome)
 		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
 }
 
@@ -290,7 +290,7 @@ static void write_line(struct output *o, const char *line, size_t len)
 	const char *sym;
 	char *end;
 
-	if (o->env->symbolize && o->ks && memmem(line, len, "(*)(", 4)) {
+	if (o->opts.symbolize && o->ks && memmem(line, len, "(*)(", 4)) {
 		while ((p = memmem(p, len - (p - line), "))0x", 4)))
 			hex = p += 2;
 	}
@@ -348,7 +348,7 @@ static void print_cut(struct output *o, size_t len, __u32 full)
 {
 	const struct strbuf *b = &o->buf;
 
-	if (o->env->compact && b->len) {
+	if (o->opts.compact && b->len) {
 		fputc(' ', o->out);
 	} else {
 		if (b->len && b->buf[b->len - 1] != '\n')
@@ -384,15 +384,15 @@ void dump_drop_open_tail(struct strbuf *b)
 static void print_dump(struct output *o, struct btf_dump *d, const struct plan_value *pv,
 		       const void *data, size_t len)
 {
-	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .indent_str = " ", .compact = o->env->compact);
+	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .indent_str = " ", .compact = o->opts.compact);
 	int ret;
 
 	sb_reset(&o->buf);
 	ret = btf_dump__dump_type_data(d, pv->type_id, data, len, &opts);
-	if (ret == -E2BIG && !o->env->compact)
+	if (ret == -E2BIG && !o->opts.compact)
 		dump_drop_open_tail(&o->buf);
 	write_dump(o, sb_str(&o->buf),
-		   o->env->max_depth > 0 && !o->env->compact ? o->env->max_depth : 0);
+		   o->opts.max_depth > 0 && !o->opts.compact ? o->opts.max_depth : 0);
 	if (ret == -E2BIG || len < pv->full_size)
 		print_cut(o, len, pv->full_size);
 }
@@ -422,7 +422,7 @@ static int failure_errno(__u8 kind, const struct ksnoop_vrec *vr)
 static __u8 failure_kind(const struct output *o, const struct func_plan *plan,
 			 const struct plan_value *pv)
 {
-	return o->env->errors && plan_value_is_ret(pv) ? plan->cfg.err_kind : KSNOOP_ERR_NONE;
+	return o->opts.errors && plan_value_is_ret(pv) ? plan->cfg.err_kind : KSNOOP_ERR_NONE;
 }
 
 /* A return as the origin and graph show it: "-2 (ENOENT)", "ERR_PTR(-2) (ENOENT)", "NULL", "0xffff888004f1c000", "3". */
@@ -510,7 +510,7 @@ static void print_time(struct output *o, __u64 ts)
 	time_t secs = wall / 1000000000LL;
 	struct tm tm;
 
-	if (!o->env->wallclock) {
+	if (!o->opts.wallclock) {
 		fprintf(o->out, "%16llu", (unsigned long long)ts);
 		return;
 	}
@@ -578,7 +578,7 @@ static void for_each_frame(struct output *o, struct vrec_iter *it,
 		n = ksyms__restore_func(o->ks, ips, vr->len / 8, func);
 	else
 		n = ksyms__restore_caller(o->ks, ips, vr->len / 8, func, vr->raw);
-	ksyms__stack_frames(o->ks, ips, n, func, o->env->kstack_depth, fn, o);
+	ksyms__stack_frames(o->ks, ips, n, func, o->opts.kstack_depth, fn, o);
 }
 
 static void text_frame(void *ctx, const char *frame, int n)
@@ -613,7 +613,7 @@ static void text_event(struct output *o, const struct ksnoop_event *ev)
 			fputs(",\n", o->out);
 		print_value(o, o->dumps[ev->func_id], pv, vr, failure_kind(o, plan, pv));
 	}
-	if (o->env->min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
+	if (o->opts.min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
@@ -654,7 +654,7 @@ static bool json_failure(struct jw *w, __u8 kind, const struct ksnoop_vrec *vr)
 static void json_value_of(struct output *o, const struct plan_value *pv,
 			  const struct ksnoop_vrec *vr, struct jw *w)
 {
-	struct btfjson_opts jo = { .max_depth = o->env->max_depth > 0 ? o->env->max_depth : 64,
+	struct btfjson_opts jo = { .max_depth = o->opts.max_depth > 0 ? o->opts.max_depth : 64,
 				   .ks = o->ks };
 	const void *data = vr + 1;
 
@@ -722,7 +722,7 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 	jw_init(w, &o->line);
 	jw_object(w);
 	jw_kuint(w, "ts", ev->ts);
-	if (o->env->wallclock)
+	if (o->opts.wallclock)
 		jw_kint(w, "wall_ns", (long long)ev->ts + (long long)o->wall_offset_ns);
 	jw_kuint(w, "cpu", ev->cpu);
 	jw_kuint(w, "pid", ev->tgid);
@@ -732,7 +732,7 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 	jw_kstr(w, "event", event_kind_name(ev->kind));
 	if (ev->kind != KSNOOP_EV_ENTRY)
 		jw_kuint(w, "duration_ns", ev->duration_ns);
-	if (o->env->errors || o->env->graph)
+	if (o->opts.errors || o->opts.graph)
 		jw_kuint(w, "depth", ev->depth);
 	if (origin)
 		jw_kbool(w, "origin", true);
@@ -745,7 +745,7 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 			       failure_kind(o, plan, pv));
 	}
 	jw_end(w);
-	if (o->env->kstack_depth) {
+	if (o->opts.kstack_depth) {
 		jw_key(w, "kstack");
 		jw_array(w);
 		for_each_frame(o, &it, json_frame);
@@ -820,7 +820,7 @@ int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
 		return 0;
 	if (o->chrome)
 		chrome_event(o, ev);
-	else if (util_json())
+	else if (o->opts.json)
 		json_event(o, ev, false);
 	else
 		text_event(o, ev);
@@ -867,12 +867,12 @@ void output__origin(struct output *o, const struct ksnoop_event *const *evs, con
 	for (i = 0; i < n; i++) {
 		if (o->chrome)
 			chrome_event(o, evs[i]);
-		else if (util_json())
+		else if (o->opts.json)
 			json_event(o, evs[i], n > 1 && i == n - 1);
 		else
 			text_event(o, evs[i]);
 	}
-	if (o->chrome || util_json() || n < 2)
+	if (o->chrome || o->opts.json || n < 2)
 		return;
 	origin_line(o, "error origin:", evs[n - 1]);
 	for (i = n - 2; i >= 0; i--)
@@ -887,15 +887,15 @@ static bool tree_kept(const struct output *o, const struct ksnoop_event *top)
 	const struct ksnoop_vrec *vr = return_vrec(plan, top);
 	int e;
 
-	if (top->duration_ns < o->env->min_duration_ns)
+	if (top->duration_ns < o->opts.min_duration_ns)
 		return false;
-	if (!o->env->errors)
+	if (!o->opts.errors)
 		return true;
 	e = vr ? failure_errno(plan->cfg.err_kind, vr) : 0;
 	if (!e)
-		return vr && plan->cfg.err_kind == KSNOOP_ERR_PTR && !o->env->errno_filter &&
+		return vr && plan->cfg.err_kind == KSNOOP_ERR_PTR && !o->opts.errno_filter &&
 		       (!vr->raw || vr->flags & KSNOOP_VR_NULL);
-	return !o->env->errno_filter || (o->env->errno_mask[e / 64] >> (e % 64) & 1);
+	return !o->opts.errno_filter || (o->opts.errno_mask[e / 64] >> (e % 64) & 1);
 }
 
 static int by_entry(const void *a, const void *b)
@@ -992,7 +992,7 @@ static void tree_close(struct tree_printer *t)
 static void tree_node(struct tree_printer *t, const struct ksnoop_event *ev,
 		      const struct ksnoop_event *next)
 {
-	int level = level_of(t, ev), max = t->o->env->max_depth;
+	int level = level_of(t, ev), max = t->o->opts.max_depth;
 	bool parent = next && chain_within(next, ev) && t->nr_open <= KSNOOP_MAX_DEPTH;
 
 	while (t->nr_open && !chain_within(ev, t->open[t->nr_open - 1]))
@@ -1025,7 +1025,7 @@ static void text_tree(struct output *o, const struct ksnoop_event **evs, int n, 
 		tree_node(&t, evs[i], i + 1 < n ? evs[i + 1] : NULL);
 	if (cut)
 		fprintf(o->out, "%*s... %d more call%s not shown (--max-nodes %d)\n",
-			TREE_INDENT + 2, "", cut, cut > 1 ? "s" : "", o->env->max_nodes);
+			TREE_INDENT + 2, "", cut, cut > 1 ? "s" : "", o->opts.max_nodes);
 	while (t.nr_open)
 		tree_close(&t);
 	fputc('\n', o->out);
@@ -1053,7 +1053,7 @@ void output__tree(struct output *o, const struct ksnoop_event *const *evs, const
 	if (o->chrome) {
 		for (i = 0; i < n; i++)
 			chrome_event(o, sorted[i]);
-	} else if (util_json()) {
+	} else if (o->opts.json) {
 		for (i = 0; i < n; i++)
 			json_event(o, sorted[i], false);
 	} else {

@@ -6,15 +6,33 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "env.h"
 #include "abi/trace.h"
 #include "lib/ksyms.h"
 #include "trace/plan.h"
 
 struct output;
 
-struct output *output__new(const struct env *env, const struct func_plan *plans, int nr, FILE *out,
-			   struct ksyms *ks);
+#define OUTPUT_ERRNO_WORDS 64 /* a bit per errno 0-4095 */
+
+/* What the printers need of the command line, and nothing else. */
+struct output_opts {
+	bool json;	/* NDJSON, else text */
+	bool chrome;	/* --format=chrome */
+	bool compact;	/* struct dumps on one line */
+	bool wallclock; /* HH:MM:SS in the TIME column, wall_ns in JSON */
+	bool symbolize; /* name function pointers */
+	bool errors;	/* --errors: failing calls only */
+	bool graph;	/* call trees under ENTRY */
+	int max_depth;	/* struct nesting shown, 0 = unbounded */
+	int max_nodes;	/* graph: calls per tree */
+	int kstack_depth;
+	unsigned long long min_duration_ns;
+	bool errno_filter; /* --errno: only these */
+	unsigned long long errno_mask[OUTPUT_ERRNO_WORDS];
+};
+
+struct output *output__new(const struct output_opts *opts, const struct func_plan *plans, int nr,
+			   FILE *out, struct ksyms *ks);
 /* Ends a --format=chrome file: 0 or -EIO (a write failed); also done by free. */
 int output__finish(struct output *o);
 void output__free(struct output *o);

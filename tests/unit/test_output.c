@@ -12,7 +12,6 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "env.h"
 #include "lib/kbtf.h"
 #include "trace/output.h"
 #include "trace/plan.h"
@@ -40,7 +39,7 @@ struct outer_data {
 struct ctx {
 	struct kbtf *kb;
 	struct func_plan plan;
-	struct env env;
+	struct output_opts oo;
 	struct ksnoop_event ev;
 	int flags_idx, o_idx, label_idx, ret_idx;
 };
@@ -149,9 +148,7 @@ static int reset(void **state)
 {
 	struct ctx *c = *state;
 
-	memset(&c->env, 0, sizeof(c->env));
-	util_set_json(false);
-	c->env.cpu = -1;
+	memset(&c->oo, 0, sizeof(c->oo));
 	memset(&c->ev, 0, sizeof(c->ev));
 	c->plan.cfg.err_kind = KSNOOP_ERR_NONE;
 	return 0;
@@ -206,7 +203,7 @@ static void return_event(struct ctx *c, int ret)
 	ev_add(&c->ev, c->ret_idx, (__u64)(__s64)ret, NULL, 0, 0);
 }
 
-/* What output.c writes for c->ev under c->env. */
+/* What output.c writes for c->ev under c->oo. */
 static void expect_output(struct ctx *c, const char *want)
 {
 	struct output *o;
@@ -215,7 +212,7 @@ static void expect_output(struct ctx *c, const char *want)
 	FILE *f = open_memstream(&buf, &size);
 
 	assert_non_null(f);
-	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	o = output__new(&c->oo, &c->plan, 1, f, NULL);
 	assert_non_null(o);
 	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len), 0);
 	output__free(o);
@@ -235,7 +232,7 @@ static void test_header(void **state)
 	FILE *f = open_memstream(&buf, &size);
 
 	assert_non_null(f);
-	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	o = output__new(&c->oo, &c->plan, 1, f, NULL);
 	assert_non_null(o);
 	output__header(o);
 	output__free(o);
@@ -314,7 +311,7 @@ static void test_return_duration(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.min_duration_ns = 1000;
+	c->oo.min_duration_ns = 1000;
 	return_event(c, -EINVAL);
 	/* clang-format off */
 	expect_output(c, HEAD
@@ -329,7 +326,7 @@ static void test_compact(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.compact = true;
+	c->oo.compact = true;
 	entry_event(c, sizeof(sample));
 	/* clang-format off */
 	expect_output(c, ENTRY_HEAD
@@ -343,7 +340,7 @@ static void test_max_depth(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.max_depth = 1;
+	c->oo.max_depth = 1;
 	entry_event(c, sizeof(sample));
 	/* clang-format off */
 	expect_output(c, ENTRY_HEAD
@@ -426,7 +423,7 @@ static void test_truncated_compact(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.compact = true;
+	c->oo.compact = true;
 	entry_event(c, 8);
 	/* clang-format off */
 	expect_output(c, ENTRY_HEAD
@@ -477,7 +474,7 @@ static void test_json_entry(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
+	c->oo.json = true;
 	entry_event(c, sizeof(sample));
 	expect_output(c, JHEAD
 		      "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
@@ -489,7 +486,7 @@ static void test_json_return(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
+	c->oo.json = true;
 	return_event(c, -EINVAL);
 	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"values\":["
 			       "{\"name\":\"return\",\"type\":\"int\",\"value\":-22}]}\n");
@@ -500,7 +497,7 @@ static void test_errors_int(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.errors = true;
+	c->oo.errors = true;
 	c->plan.cfg.err_kind = KSNOOP_ERR_INT32;
 	return_event(c, -ENOENT);
 	/* clang-format off */
@@ -513,7 +510,7 @@ static void test_errors_int(void **state)
 	expect_output(c, HEAD NAME "return = \n" DUMP "(int)-4095 (errno 4095)" CLOSE);
 	return_event(c, -4096);
 	expect_output(c, HEAD NAME "return = \n" DUMP "(int)-4096" CLOSE);
-	c->env.errors = false;
+	c->oo.errors = false;
 	return_event(c, -ENOENT);
 	expect_output(c, HEAD NAME "return = \n" DUMP "(int)-2" CLOSE);
 }
@@ -523,14 +520,14 @@ static void test_errors_ptr(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.errors = true;
+	c->oo.errors = true;
 	c->plan.cfg.err_kind = KSNOOP_ERR_PTR;
 	return_event(c, -ENOENT);
 	expect_output(c, HEAD NAME "return = \n" DUMP "ERR_PTR(-2) (ENOENT)" CLOSE);
 	ev_init(&c->ev, KSNOOP_EV_RETURN);
 	ev_add(&c->ev, c->ret_idx, 0, NULL, 0, KSNOOP_VR_NULL);
 	expect_output(c, HEAD NAME "return = \n" DUMP "NULL" CLOSE);
-	util_set_json(true);
+	c->oo.json = true;
 	return_event(c, -EACCES);
 	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"depth\":0,\"values\":["
 			       "{\"name\":\"return\",\"type\":\"int\",\"error\":\"ERR_PTR(-13)\","
@@ -541,8 +538,8 @@ static void test_errors_json(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
-	c->env.errors = true;
+	c->oo.json = true;
+	c->oo.errors = true;
 	c->plan.cfg.err_kind = KSNOOP_ERR_INT32;
 	return_event(c, -ERESTARTSYS_NR);
 	c->ev.depth = 2;
@@ -563,7 +560,7 @@ static void test_errors_origin(void **state)
 	FILE *f = open_memstream(&buf, &size);
 	struct output *o;
 
-	c->env.errors = true;
+	c->oo.errors = true;
 	c->plan.cfg.err_kind = KSNOOP_ERR_INT32;
 	return_event(c, -EACCES);
 	memcpy(&outer, &c->ev, sizeof(outer));
@@ -571,7 +568,7 @@ static void test_errors_origin(void **state)
 	memcpy(&inner, &c->ev, sizeof(inner));
 	sizes[0] = sizes[1] = KSNOOP_EVENT_HDR_SIZE + c->ev.data_len;
 	assert_non_null(f);
-	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	o = output__new(&c->oo, &c->plan, 1, f, NULL);
 	assert_non_null(o);
 	output__origin(o, evs, sizes, 2);
 	output__free(o);
@@ -592,8 +589,8 @@ static void test_json_max_depth(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
-	c->env.max_depth = 1;
+	c->oo.json = true;
+	c->oo.max_depth = 1;
 	entry_event(c, sizeof(sample));
 	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
 			       "\"value\":{\"id\":7,\"in\":{\"__truncated__\":true},"
@@ -604,7 +601,7 @@ static void test_json_truncated(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
+	c->oo.json = true;
 	entry_event(c, 8);
 	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[" JFLAGS "," JO_HEAD
 			       "\"value\":{\"id\":7,\"in\":{\"__truncated__\":true},"
@@ -616,7 +613,7 @@ static void test_json_null_pointer(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
+	c->oo.json = true;
 	ev_init(&c->ev, KSNOOP_EV_ENTRY);
 	ev_add(&c->ev, c->o_idx, 0, NULL, 0, KSNOOP_VR_NULL);
 	expect_output(c, JHEAD "\"event\":\"entry\",\"values\":[{\"name\":\"o\","
@@ -637,12 +634,12 @@ static void test_plans_share_dump(void **state)
 
 	assert_non_null(f);
 	assert_non_null(g);
-	o = output__new(&c->env, plans, 3, g, NULL);
+	o = output__new(&c->oo, plans, 3, g, NULL);
 	assert_non_null(o);
 	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len), 0);
 	output__free(o);
 	fclose(g);
-	o = output__new(&c->env, plans, 3, f, NULL);
+	o = output__new(&c->oo, plans, 3, f, NULL);
 	assert_non_null(o);
 	for (i = 0; i < 3; i++) {
 		c->ev.func_id = i;
@@ -673,7 +670,7 @@ static void test_kstack(void **state)
 {
 	struct ctx *c = *state;
 
-	c->env.kstack_depth = KSNOOP_KSTACK_MAX;
+	c->oo.kstack_depth = KSNOOP_KSTACK_MAX;
 	kstack_event(c);
 	/* clang-format off */
 	expect_output(c, HEAD
@@ -689,8 +686,8 @@ static void test_json_kstack_depth(void **state)
 {
 	struct ctx *c = *state;
 
-	util_set_json(true);
-	c->env.kstack_depth = 1;
+	c->oo.json = true;
+	c->oo.kstack_depth = 1;
 	kstack_event(c);
 	expect_output(c, JHEAD "\"event\":\"return\",\"duration_ns\":1500,\"values\":["
 			       "{\"name\":\"return\",\"type\":\"int\",\"value\":3}],"
@@ -727,7 +724,7 @@ static void test_malformed(void **state)
 	FILE *f = open_memstream(&buf, &size);
 
 	assert_non_null(f);
-	o = output__new(&c->env, &c->plan, 1, f, NULL);
+	o = output__new(&c->oo, &c->plan, 1, f, NULL);
 	assert_non_null(o);
 	entry_event(c, sizeof(sample));
 	/* data_len beyond the record, then an unknown function */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "trace/session.h"
 #include "abi/trace.h"
 #include "lib/errnames.h"
 #include "lib/opts.h"
@@ -113,6 +114,37 @@ int env_add_pid(void *ctx, const char *arg)
 int env_set_pages(void *ctx, const char *arg)
 {
 	return opts_pages(arg, &((struct env *)ctx)->pages);
+}
+
+void env_session_opts(const struct env *env, struct session_opts *o)
+{
+	*o = (struct session_opts){
+		.btf_path = env->btf_path,
+		.stack_mode = env->stack_mode,
+		.graph = env->graph,
+	};
+}
+
+void env_tracer_opts(const struct env *env, struct tracer_opts *o)
+{
+	_Static_assert(sizeof(o->errno_mask) == sizeof(env->errno_mask), "errno masks differ");
+	*o = (struct tracer_opts){
+		.backend = env->backend,
+		.pids = env->pids,
+		.nr_pids = env->nr_pids,
+		.cpu = env->cpu,
+		.cgroup = env->cgroup,
+		.offline_btf = env->btf_path != NULL,
+		.pages = env->pages,
+		.stack_mode = env->stack_mode,
+		.graph = env->graph,
+		.errors = env->errors,
+		.want_comm = util_json() || env->chrome,
+		.kstack_depth = env->kstack_depth,
+		.min_duration_ns = env->min_duration_ns,
+		.errno_filter = env->errno_filter,
+	};
+	memcpy(o->errno_mask, env->errno_mask, sizeof(o->errno_mask));
 }
 
 int env_set_debug(void *ctx, const char *arg)

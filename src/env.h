@@ -7,31 +7,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "agg/agg_opts.h"
 #include "lib/opts.h"
+#include "trace/tracer_opts.h"
 
 #define KSNOOP_MAX_PIDS 64
-#define KSNOOP_DEFAULT_PAGES 16
-
-enum backend_choice { BACKEND_AUTO, BACKEND_FENTRY, BACKEND_KPROBE };
-
-/* count and hist (src/agg) */
-struct env_agg {
-	int mode;	 /* enum ksnoop_agg_mode */
-	unsigned int by; /* enum ksnoop_agg_by */
-	bool linear;	 /* --linear LO,HI,STEP, else log2 */
-	long long lo, hi, step;
-	bool latency;		    /* --latency */
-	unsigned long long unit_ns; /* --unit, in ns */
-	const char *unit;
-	int max_keys; /* --max-keys */
-	int key_size; /* bytes of the maps' keys, from the plans */
-	bool keyless; /* no --by, no plan with a key: the arrays by function serve */
-	int top;      /* --top, 0 = all */
-	unsigned long long interval_ns, run_ns; /* -i, -d */
-	bool folded;				/* --folded */
-	const char *prometheus;			/* --prometheus HOST:PORT */
-	const char *textfile;			/* --textfile FILE */
-};
 
 /* -d is util_debug(): p_dbg and the rest read it there. */
 struct env {
@@ -59,7 +39,7 @@ struct env {
 	const char *btf_path;		    /* --btf */
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */
-	struct env_agg agg;
+	struct agg_opts agg;
 };
 
 /* A subcommand gets the env and the arguments after the command word. */
@@ -91,6 +71,14 @@ int env_set_kstack_depth(void *env, const char *arg); /* --kstack-depth N */
 extern const struct opt env_opts[];
 extern const struct opts_spec agg_cmd_opts;
 void agg_usage(FILE *f, const char *prog);
+
+/*
+ * The options the core takes, from env: what session.c and the tracer
+ * read of a command line (the tracer's agg part is count's and hist's).
+ */
+struct session_opts;
+void env_session_opts(const struct env *env, struct session_opts *o);
+void env_tracer_opts(const struct env *env, struct tracer_opts *o);
 
 void usage(FILE *f, const char *prog);
 int ksnoop_main(int argc, char **argv);

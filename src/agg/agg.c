@@ -117,7 +117,7 @@ static bool sample_is_fast(const struct func_plan *p, int data_used)
 	return true;
 }
 
-static int layout_plan(struct func_plan *p, const struct env_agg *ea, int *data_used)
+static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data_used)
 {
 	bool hist_value = ea->mode == KSNOOP_AGG_HIST && !ea->latency;
 	int i, first = -1, off = 0, err = 0;
@@ -144,7 +144,7 @@ static int layout_plan(struct func_plan *p, const struct env_agg *ea, int *data_
 	return err;
 }
 
-int agg_layout_plans(struct session *s, struct env_agg *a)
+int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_agg *layout)
 {
 	int i, used = 0, fast = 0, err = 0;
 
@@ -152,14 +152,24 @@ int agg_layout_plans(struct session *s, struct env_agg *a)
 		err = layout_plan(&s->plans[i], a, &used);
 		fast += s->plans[i].cfg.agg.fast;
 	}
-	a->key_size = KSNOOP_AGG_KEY_HDR + used;
-	a->keyless = !a->by && !used;
-	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers", a->key_size,
-	      fast, s->nr);
+	*layout = (struct tracer_agg){
+		.mode = a->mode,
+		.by = a->by,
+		.linear = a->linear,
+		.lo = a->lo,
+		.hi = a->hi,
+		.step = a->step,
+		.unit_ns = a->unit_ns,
+		.max_keys = a->max_keys,
+		.key_size = KSNOOP_AGG_KEY_HDR + used,
+		.keyless = !a->by && !used,
+	};
+	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers",
+	      layout->key_size, fast, s->nr);
 	return err;
 }
 
-static void agg_layout_init(struct agg_layout *l, const struct env_agg *a);
+static void agg_layout_init(struct agg_layout *l, const struct agg_opts *a);
 
 struct table_build {
 	struct agg_table *t;
@@ -169,7 +179,8 @@ struct table_build {
 
 struct agg_reader {
 	const struct session *s;
-	const struct env_agg *a;
+	const struct agg_opts *a;
+	const struct tracer_agg *layout;
 	int map_fd, array_fd, stacks_fd, nr_cpus;
 	size_t value_size;
 	void *values; /* one map value per possible CPU */
@@ -178,7 +189,8 @@ struct agg_reader {
 	uint64_t drops[KSNOOP_DROP_NR];
 };
 
-struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg *a)
+struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opts *a,
+				   const struct tracer_agg *layout)
 {
 	struct agg_reader *r = calloc(1, sizeof(*r));
 
@@ -186,6 +198,7 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg
 		return NULL;
 	r->s = s;
 	r->a = a;
+	r->layout = layout;
 	r->map_fd = tracer__agg_fd(s->tracer);
 	r->stacks_fd = tracer__stacks_fd(s->tracer);
 	r->array_fd = tracer__func_agg_fd(s->tracer);
@@ -216,7 +229,7 @@ static const char *const by_names[] = { "comm", "pid", "tid", "cpu", "kstack" };
 static const enum agg_field_kind by_kinds[] = { AGG_F_COMM, AGG_F_PID, AGG_F_TID, AGG_F_CPU,
 						AGG_F_KSTACK };
 
-static bool table_has_func(const struct func_plan *p, const struct env_agg *a)
+static bool table_has_func(const struct func_plan *p, const struct agg_opts *a)
 {
 	return p->from_glob || (a->mode == KSNOOP_AGG_COUNT && !p->cfg.agg.nr_keys);
 }
@@ -276,7 +289,7 @@ fail:
 	return NULL;
 }
 
-static void agg_layout_init(struct agg_layout *l, const struct env_agg *a)
+static void agg_layout_init(struct agg_layout *l, const struct agg_opts *a)
 {
 	l->scale = a->linear ? AGG_LINEAR : AGG_LOG2;
 	l->lo = a->lo;
@@ -618,7 +631,7 @@ static int merge_rows(struct table_build *b)
 /* As the BPF side's agg_keyless: every function's slot is in the arrays. */
 static bool keyless(const struct agg_reader *r)
 {
-	return r->a->keyless;
+	return r->layout->keyless;
 }
 
 static bool slot_used(const struct agg_reader *r)

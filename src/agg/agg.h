@@ -8,16 +8,21 @@
 #define KSNOOP_AGG_H
 
 #include "agg/table.h"
-#include "env.h"
+#include "agg/agg_opts.h"
 #include "lib/ksyms.h"
 #include "trace/session.h"
 
-/* Fills each plan's cfg.agg; says what cannot be a key or a hist value. */
-int agg_layout_plans(struct session *s, struct env_agg *a);
+/*
+ * Fills each plan's cfg.agg, and in *layout what the tracer sizes and sets
+ * for them; says what cannot be a key or a hist value.
+ */
+int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_agg *layout);
 
 struct agg_reader;
 
-struct agg_reader *agg_reader__new(const struct session *s, const struct env_agg *a);
+/* layout: agg_layout_plans'; both stay the caller's. */
+struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opts *a,
+				   const struct tracer_agg *layout);
 void agg_reader__free(struct agg_reader *r);
 /* One table per FUNC argument; the caller frees them with agg_tables_free. */
 int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr);

@@ -13,12 +13,14 @@
 #include "agg/agg.h"
 #include "agg/format.h"
 #include "agg/prom.h"
+#include "env.h"
 #include "lib/util.h"
 #include "trace/session.h"
 
 struct agg_run {
 	struct session ses;
-	const struct env_agg *a;
+	const struct agg_opts *a;
+	struct tracer_agg layout; /* agg_layout_plans' */
 	struct agg_reader *reader;
 	struct prom_server *prom;
 	/* The reader's maps and symbols, between the main loop and the HTTP thread. */
@@ -27,7 +29,7 @@ struct agg_run {
 
 static int check_args(const struct env *env, int argc, const char *cmd)
 {
-	const struct env_agg *a = &env->agg;
+	const struct agg_opts *a = &env->agg;
 
 	if (argc < 1) {
 		p_err("%s needs at least one function", cmd);
@@ -88,12 +90,12 @@ static void now_iso(char *buf, size_t size)
 		snprintf(buf, size, "%lld", (long long)t);
 }
 
-static void print_table(const struct env *env, const struct agg_table *t,
+static void print_table(const struct agg_opts *a, const struct agg_table *t,
 			const struct agg_print_opts *o)
 {
 	if (util_json())
 		agg_print_json(stdout, t, o);
-	else if (env->agg.folded)
+	else if (a->folded)
 		agg_print_folded(stdout, t);
 	else
 		agg_print_text(stdout, t, o);
@@ -118,7 +120,6 @@ static void report_drops(struct agg_run *r, bool final)
 
 static int print_all(struct agg_run *r, bool interval)
 {
-	const struct env *env = r->ses.env;
 	struct agg_print_opts o = { .top = r->a->top };
 	struct agg_table **tables;
 	char ts[64];
@@ -133,7 +134,7 @@ static int print_all(struct agg_run *r, bool interval)
 	if (err)
 		return err;
 	for (i = 0; i < nr; i++)
-		print_table(env, tables[i], &o);
+		print_table(r->a, tables[i], &o);
 	agg_tables_free(tables, nr);
 	err = flush_stdout();
 	if (!err)
@@ -210,7 +211,7 @@ static int listen_outputs(struct agg_run *r)
 /* Serving begins once every probe is attached: an answer means ready. */
 static int start_outputs(struct agg_run *r)
 {
-	r->reader = agg_reader__new(&r->ses, r->a);
+	r->reader = agg_reader__new(&r->ses, r->a, &r->layout);
 	if (!r->reader) {
 		p_err("out of memory");
 		return -ENOMEM;
@@ -238,9 +239,20 @@ static int run(struct agg_run *r)
 	return print_all(r, false) ?: err;
 }
 
+/* The tracer loads count's and hist's programs for agg's key layout. */
+static int prepare(struct agg_run *r, const struct env *env)
+{
+	struct tracer_opts to;
+
+	env_tracer_opts(env, &to);
+	to.agg = r->layout;
+	return session__prepare(&r->ses, &to);
+}
+
 static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 {
 	struct agg_run r = { .a = &env->agg };
+	struct session_opts so;
 	struct plan_opts po;
 	int err;
 
@@ -250,9 +262,11 @@ static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 	pthread_mutex_init(&r.lock, NULL);
 	/* No events flow: the ring is only there for the shared BPF object. */
 	env->pages = 1;
-	err = session__open(&r.ses, env) ?: plan_opts_of(env, &po) ?:
-	      session__plan(&r.ses, argc, argv, &po) ?: agg_layout_plans(&r.ses, &env->agg) ?:
-	      listen_outputs(&r) ?: setup_stop_signals() ?: session__attach(&r.ses) ?: start_outputs(&r);
+	env_session_opts(env, &so);
+	err = session__open(&r.ses, &so) ?: plan_opts_of(env, &po) ?:
+	      session__plan(&r.ses, argc, argv, &po) ?:
+	      agg_layout_plans(&r.ses, &env->agg, &r.layout) ?: listen_outputs(&r) ?:
+	      setup_stop_signals() ?: prepare(&r, env) ?: session__attach(&r.ses) ?: start_outputs(&r);
 	if (!err)
 		err = run(&r);
 	if (stop_signal)

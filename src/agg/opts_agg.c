@@ -10,7 +10,7 @@
 #include "lib/opts.h"
 #include "lib/util.h"
 
-static struct env_agg *agg_of(void *ctx)
+static struct agg_opts *agg_of(void *ctx)
 {
 	return &((struct env *)ctx)->agg;
 }
@@ -51,7 +51,7 @@ static int set_by(void *ctx, const char *arg)
 /* LO,HI,STEP with LO < HI, STEP > 0, at most KSNOOP_HIST_BUCKETS - 2 steps. */
 static int set_linear(void *ctx, const char *arg)
 {
-	struct env_agg *a = agg_of(ctx);
+	struct agg_opts *a = agg_of(ctx);
 	char buf[96], clip[CLIP_BUF], *lo, *hi, *step;
 	long long v[3];
 

@@ -40,7 +40,7 @@ struct func_state {
 };
 
 struct tracer {
-	const struct env *env;
+	struct tracer_opts opts;
 	struct func_plan *plans;
 	int nr;
 	struct func_state *fs;
@@ -109,10 +109,9 @@ unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus)
 #define KSTACK_HIDDEN 3
 
 /* Room for the frames above the function at fentry, which output cuts. */
-static int kstack_bytes_of(const struct env *env)
+static int kstack_bytes_of(const struct tracer_opts *o)
 {
-	return env->kstack_depth ? 8 * min(env->kstack_depth + KSTACK_HIDDEN, KSNOOP_KSTACK_MAX)
-				 : 0;
+	return o->kstack_depth ? 8 * min(o->kstack_depth + KSTACK_HIDDEN, KSNOOP_KSTACK_MAX) : 0;
 }
 
 unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus)
@@ -157,23 +156,23 @@ unsigned long backend_call_bytes(const struct ksnoop_func_cfg *cfg, int kstack_b
 	return n;
 }
 
-unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *plans, int nr,
+unsigned long backend_ring_bytes(const struct tracer_opts *o, const struct func_plan *plans, int nr,
 				 int nr_cpus, const struct lite_layout *lite)
 {
 	unsigned long most = 0, want;
 	int i;
 
-	if (env->pages) /* -P, even -P 16, is taken as given */
-		return ringbuf_size(env->pages, nr_cpus);
+	if (o->pages) /* -P, even -P 16, is taken as given */
+		return ringbuf_size(o->pages, nr_cpus);
 	for (i = 0; i < nr; i++) {
 		const struct ksnoop_func_cfg *cfg = &plans[i].cfg;
 
 		if (cfg->flags & KSNOOP_CFG_LITE)
 			most = max(most, lite_call_bytes(lite, cfg));
 		else
-			most = max(most, backend_call_bytes(cfg, kstack_bytes_of(env),
-							    env->stack_mode || env->graph ||
-								    env->errors));
+			most = max(most,
+				   backend_call_bytes(cfg, kstack_bytes_of(o),
+						      o->stack_mode || o->graph || o->errors));
 	}
 	want = min(most * RING_BURST_CALLS, RINGBUF_DEFAULT_MAX);
 	return max(ring_pow2(want), ringbuf_size(KSNOOP_DEFAULT_PAGES, nr_cpus));
@@ -188,17 +187,17 @@ __u64 ringbuf_wakeup_bytes(unsigned long ring)
 	return ring / 16 < (256UL << 10) ? ring / 16 : (256UL << 10);
 }
 
-static void set_errors_rodata(const struct env *env, struct trace_bpf *skel)
+static void set_errors_rodata(const struct tracer_opts *o, struct trace_bpf *skel)
 {
-	_Static_assert(sizeof(env->errno_mask) == sizeof(skel->rodata->errno_mask),
+	_Static_assert(sizeof(o->errno_mask) == sizeof(skel->rodata->errno_mask),
 		       "one bit per errno on both sides");
 
-	skel->rodata->errors_only = env->errors && !env->graph;
-	skel->rodata->errno_filter = env->errno_filter;
-	memcpy((void *)skel->rodata->errno_mask, env->errno_mask, sizeof(env->errno_mask));
+	skel->rodata->errors_only = o->errors && !o->graph;
+	skel->rodata->errno_filter = o->errno_filter;
+	memcpy((void *)skel->rodata->errno_mask, o->errno_mask, sizeof(o->errno_mask));
 }
 
-static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
+static void set_agg_rodata(const struct tracer_agg *a, struct trace_bpf *skel)
 {
 	skel->rodata->agg_mode = a->mode;
 	skel->rodata->agg_by = a->by;
@@ -211,7 +210,7 @@ static void set_agg_rodata(const struct env_agg *a, struct trace_bpf *skel)
 }
 
 /* The aggregates' tables: as large as --max-keys where they are used. */
-static int size_agg_maps(const struct env_agg *a, int nr_funcs, struct trace_bpf *skel)
+static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_bpf *skel)
 {
 	int keys = a->max_keys > 0 ? a->max_keys : KSNOOP_DEFAULT_MAX_KEYS;
 	int err;
@@ -254,7 +253,7 @@ static void find_loop_bounds(struct tracer *t)
 /* JSON and Chrome traces show each event's comm. */
 static bool want_comm(const struct tracer *t)
 {
-	return util_json() || t->env->chrome;
+	return t->opts.want_comm;
 }
 
 /*
@@ -266,13 +265,13 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	skel->rodata->func_id = func;
 	skel->rodata->task_storage = kfeat_has(t->feat, KFEAT_TASK_STORAGE);
 	skel->rodata->kprobe_cookie = kfeat_has(t->feat, KFEAT_KPROBE_COOKIE);
-	skel->rodata->filter_tgid = t->env->nr_pids > 0;
-	skel->rodata->filter_cpu = t->env->cpu;
-	skel->rodata->filter_cgroup = t->env->cgroup != NULL;
-	skel->rodata->chain_mode = t->env->stack_mode || t->env->graph;
+	skel->rodata->filter_tgid = t->opts.nr_pids > 0;
+	skel->rodata->filter_cpu = t->opts.cpu;
+	skel->rodata->filter_cgroup = t->opts.cgroup != NULL;
+	skel->rodata->chain_mode = t->opts.stack_mode || t->opts.graph;
 	/* graph keeps or drops whole trees, by ENTRY's duration and error */
-	skel->rodata->min_duration_ns = t->env->graph ? 0 : t->env->min_duration_ns;
-	skel->rodata->kstack_bytes = kstack_bytes_of(t->env);
+	skel->rodata->min_duration_ns = t->opts.graph ? 0 : t->opts.min_duration_ns;
+	skel->rodata->kstack_bytes = kstack_bytes_of(&t->opts);
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = want_comm(t);
@@ -290,8 +289,8 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	if (one_func)
 		memcpy((void *)&skel->rodata->the_cfg, &t->plans[func].cfg,
 		       sizeof(t->plans[func].cfg));
-	set_agg_rodata(&t->env->agg, skel);
-	set_errors_rodata(t->env, skel);
+	set_agg_rodata(&t->opts.agg, skel);
+	set_errors_rodata(&t->opts, skel);
 }
 
 /*
@@ -353,7 +352,7 @@ bool backend_multi_member(enum backend_choice want, int nr, const struct func_pl
 
 static bool multi_member(const struct tracer *t, int i)
 {
-	return backend_multi_member(t->env->backend, t->nr, &t->plans[i]);
+	return backend_multi_member(t->opts.backend, t->nr, &t->plans[i]);
 }
 
 static bool wants_multi(const struct tracer *t)
@@ -380,12 +379,13 @@ static bool straight_ok(const struct tracer *t, int func, enum straight_ctx ctx)
 	const struct func_plan *p = &t->plans[func];
 	int side;
 
-	if (t->env->nr_pids || t->env->cpu >= 0 || t->env->cgroup)
+	if (t->opts.nr_pids || t->opts.cpu >= 0 || t->opts.cgroup)
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p)))
 		return false;
 	/* They read arguments through bpf_get_func_arg, and attach by kernel BTF ids. */
-	if (ctx == STRAIGHT_TRAMPOLINE && (!kfeat_has(t->feat, KFEAT_FUNC_ARG) || t->env->btf_path))
+	if (ctx == STRAIGHT_TRAMPOLINE &&
+	    (!kfeat_has(t->feat, KFEAT_FUNC_ARG) || t->opts.offline_btf))
 		return false;
 	/* libbpf falls back to tracefs kprobe_events without it; these do not. */
 	if (ctx == STRAIGHT_KPROBE && !t->kprobe_pmu)
@@ -408,8 +408,8 @@ static int first_fentry_func(const struct tracer *t)
 {
 	int i;
 
-	if (!t->fentry_cookie || t->compat || t->env->btf_path ||
-	    !backend_allows(t->env->backend, BK_FENTRY))
+	if (!t->fentry_cookie || t->compat || t->opts.offline_btf ||
+	    !backend_allows(t->opts.backend, BK_FENTRY))
 		return -1;
 	for (i = 0; i < t->nr; i++) {
 		if (multi_member(t, i) || straight_ok(t, i, STRAIGHT_TRAMPOLINE))
@@ -547,7 +547,7 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	else if (!*err)
 		*err = bpf_map__set_max_entries(skel->maps.events, t->ring_size);
 	if (!*err)
-		*err = size_agg_maps(&t->env->agg, t->nr, skel);
+		*err = size_agg_maps(&t->opts.agg, t->nr, skel);
 	if (!*err && !kfeat_has(t->feat, KFEAT_TASK_STORAGE))
 		*err = task_table(skel->maps.tasks);
 	if (!*err)
@@ -580,7 +580,7 @@ static int load_owner(struct tracer *t)
 	 * -b fentry never attaches kprobes: spare the verifier their programs;
 	 * nor do per-function kprobe instances need them.
 	 */
-	size_t i = t->env->backend == BACKEND_FENTRY || per_func_kprobes(t) ? 2
+	size_t i = t->opts.backend == BACKEND_FENTRY || per_func_kprobes(t) ? 2
 		   : wants_multi(t)					    ? 0
 									    : 1;
 	int fentry = t->owner_fentry >= 0 ? OWN_FENTRY : 0, progs = 0, err = 0;
@@ -1374,7 +1374,7 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 		sb_printf(why, "a compiler clone has no BTF function to attach to");
 		return -ENOENT;
 	}
-	if (kind == BK_FENTRY && t->env->btf_path) {
+	if (kind == BK_FENTRY && t->opts.offline_btf) {
 		sb_printf(why, "fentry attaches by the type ids of the kernel's own BTF, and "
 			       "--btf gives another file's");
 		return -EOPNOTSUPP;
@@ -1400,7 +1400,7 @@ bool backend_allows(enum backend_choice want, enum backend_kind kind)
 
 static int attach_func(struct tracer *t, int func, struct progress *progress)
 {
-	enum backend_choice want = t->env->backend;
+	enum backend_choice want = t->opts.backend;
 	struct strbuf why[2];
 	int k, err = -EINVAL;
 
@@ -1493,8 +1493,8 @@ static int fill_maps(struct tracer *t)
 		if (bpf_map_update_elem(cfg_fd, &i, &t->plans[i].cfg, BPF_ANY))
 			return -errno;
 	}
-	for (i = 0; i < (__u32)t->env->nr_pids; i++) {
-		__u32 tgid = t->env->pids[i];
+	for (i = 0; i < (__u32)t->opts.nr_pids; i++) {
+		__u32 tgid = t->opts.pids[i];
 
 		if (bpf_map_update_elem(tgid_fd, &tgid, &one, BPF_ANY))
 			return -errno;
@@ -1507,16 +1507,16 @@ static int set_cgroup(struct tracer *t)
 	__u32 zero = 0;
 	int fd, err;
 
-	if (!t->env->cgroup)
+	if (!t->opts.cgroup)
 		return 0;
-	fd = open(t->env->cgroup, O_RDONLY | O_DIRECTORY);
+	fd = open(t->opts.cgroup, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
-		p_err("cannot open cgroup '%s': %s", t->env->cgroup, strerror(errno));
+		p_err("cannot open cgroup '%s': %s", t->opts.cgroup, strerror(errno));
 		return -errno;
 	}
 	err = bpf_map_update_elem(bpf_map__fd(t->owner->maps.cgroup), &zero, &fd, BPF_ANY);
 	if (err)
-		p_err("'%s' is not a cgroup v2 directory: %s", t->env->cgroup, strerror(errno));
+		p_err("'%s' is not a cgroup v2 directory: %s", t->opts.cgroup, strerror(errno));
 	close(fd);
 	return err ? -EINVAL : 0;
 }
@@ -1555,14 +1555,14 @@ static int attach_all(struct tracer *t)
 	return 0;
 }
 
-struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int nr)
+struct tracer *tracer__new(const struct tracer_opts *opts, struct func_plan *plans, int nr)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	t->ring_fd = -1;
-	t->env = env;
+	t->opts = *opts;
 	t->plans = plans;
 	t->nr = nr;
 	t->nr_cpus = libbpf_num_possible_cpus();
@@ -1570,12 +1570,12 @@ struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int n
 		free(t);
 		return NULL;
 	}
-	lite_layout_plans(env, plans, nr, &t->lite);
+	lite_layout_plans(opts, plans, nr, &t->lite);
 	find_loop_bounds(t);
 	if (t->lite.rec[0] || t->lite.rec[1])
 		p_dbg("lite events: %u bytes at entry, %u at return%s", t->lite.rec[0],
 		      t->lite.rec[1], t->lite.only ? ", every function" : "");
-	t->ring_size = backend_ring_bytes(env, plans, nr, t->nr_cpus, &t->lite);
+	t->ring_size = backend_ring_bytes(opts, plans, nr, t->nr_cpus, &t->lite);
 	p_dbg("ring buffer: %lu KiB", t->ring_size >> 10);
 	/* Under emulation the kernel zeroes a 32 MiB ring for 120 ms. */
 	start_ring(t);
@@ -1684,13 +1684,13 @@ const char *const tracer_drop_names[KSNOOP_DROP_NR] = {
 
 int tracer__agg_fd(const struct tracer *t)
 {
-	return bpf_map__fd(t->env->agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.agg_hists
+	return bpf_map__fd(t->opts.agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.agg_hists
 							       : t->owner->maps.agg_counts);
 }
 
 int tracer__func_agg_fd(const struct tracer *t)
 {
-	return bpf_map__fd(t->env->agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.func_hists
+	return bpf_map__fd(t->opts.agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.func_hists
 							       : t->owner->maps.func_counts);
 }
 

@@ -7,11 +7,11 @@
 #ifndef KSNOOP_BACKEND_H
 #define KSNOOP_BACKEND_H
 
-#include "env.h"
 #include "abi/trace.h"
 #include "lib/bpfutil.h"
 #include "trace/lite.h"
 #include "trace/plan.h"
+#include "trace/tracer_opts.h"
 
 enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 
@@ -23,7 +23,7 @@ struct tracer;
  * it while the caller sets up its output; tracer__attach then loads and
  * attaches everything, or reports one error line and fails.
  */
-struct tracer *tracer__new(const struct env *env, struct func_plan *plans, int nr);
+struct tracer *tracer__new(const struct tracer_opts *opts, struct func_plan *plans, int nr);
 int tracer__attach(struct tracer *t);
 /* Stops every probe; the maps (events, drops) stay. Safe on NULL, and twice. */
 void tracer__detach(struct tracer *t);
@@ -53,7 +53,7 @@ unsigned long backend_call_bytes(const struct ksnoop_func_cfg *cfg, int kstack_b
  * The ring for these plans: -P's, else a 100,000-call burst, up to 64 MiB.
  * The lite plans' calls take what the layout reserves.
  */
-unsigned long backend_ring_bytes(const struct env *env, const struct func_plan *plans, int nr,
+unsigned long backend_ring_bytes(const struct tracer_opts *o, const struct func_plan *plans, int nr,
 				 int nr_cpus, const struct lite_layout *lite);
 /* Queued bytes of a ring of that size that wake the reader. */
 __u64 ringbuf_wakeup_bytes(unsigned long ring);

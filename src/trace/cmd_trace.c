@@ -22,6 +22,7 @@
 #define GRAPH_DEFAULT_NODES 1024 /* calls shown in one tree */
 
 struct trace_run {
+	const struct env *env;
 	struct session ses;
 	struct ring_loop *ring;
 	struct output *out;
@@ -57,15 +58,14 @@ static void emit_tree(void *ctx, const struct ksnoop_event *const *evs, const si
 /* --errors: the call whose failure releases the origin chain under it. */
 static bool outermost(const struct trace_run *s, const struct ksnoop_event *ev)
 {
-	return ev->depth == 0 || ((s->ses.env->stack_mode || s->ses.env->graph) &&
+	return ev->depth == 0 || ((s->env->stack_mode || s->env->graph) &&
 				  s->ses.plans[ev->func_id].cfg.chain_pos == 0);
 }
 
 /* --errors names a failure's origin when the traced functions can nest. */
 static bool wants_origin(const struct trace_run *s)
 {
-	return s->ses.env->errors && !s->ses.env->graph &&
-	       (s->ses.nr > 1 || s->ses.env->stack_mode);
+	return s->env->errors && !s->env->graph && (s->ses.nr > 1 || s->env->stack_mode);
 }
 
 static int handle_event(void *ctx, const void *data, size_t size)
@@ -80,7 +80,7 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	}
 	if (event_validate(ev, size, s->ses.nr))
 		return RING_MALFORMED;
-	if (s->chain && (wants_origin(s) || s->ses.env->graph))
+	if (s->chain && (wants_origin(s) || s->env->graph))
 		return chain__nested(s->chain, ev, size, outermost(s, ev));
 	if (s->chain)
 		return chain__event(s->chain, ev, size, s->ses.plans[ev->func_id].cfg.chain_pos);
@@ -110,7 +110,7 @@ static bool output_needs_ksyms(const struct env *env)
 /* -o FILE, or stdout; fully buffered unless a terminal reads it. */
 static int open_events_file(struct trace_run *s)
 {
-	const char *path = s->ses.env->output_path;
+	const char *path = s->env->output_path;
 
 	s->file = path ? fopen(path, "w") : stdout;
 	if (!s->file) {
@@ -149,33 +149,33 @@ static int setup_output(struct trace_run *s)
 
 	if (err)
 		return err;
-	output_opts_of(s->ses.env, &oo);
+	output_opts_of(s->env, &oo);
 	s->out = output__new(&oo, s->ses.plans, s->ses.nr, s->file,
-			     output_needs_ksyms(s->ses.env) ? s->ses.ks : NULL);
+			     output_needs_ksyms(s->env) ? s->ses.ks : NULL);
 	if (!s->out)
 		return -ENOMEM;
 	/* Not while events stream: naming a pointer would stall the first. */
-	if (output_needs_ksyms(s->ses.env))
+	if (output_needs_ksyms(s->env))
 		ksyms__load_kallsyms(s->ses.ks);
 	s->wide = malloc(sizeof(*s->wide));
 	if (!s->wide)
 		return -ENOMEM;
 	/* Some MB, freed before libbpf opens its object. */
-	if (!output_needs_ksyms(s->ses.env)) {
+	if (!output_needs_ksyms(s->env)) {
 		ksyms__free(s->ses.ks);
 		s->ses.ks = NULL;
 		/* Small blocks stay in the heap unless given back: peak RSS. */
 		malloc_trim(0);
 	}
-	if (s->ses.env->graph) {
-		s->chain = chain__new_graph(emit_tree, s->ses.env->max_nodes, s);
+	if (s->env->graph) {
+		s->chain = chain__new_graph(emit_tree, s->env->max_nodes, s);
 		if (!s->chain)
 			return -ENOMEM;
 	} else if (wants_origin(s)) {
 		s->chain = chain__new_errors(emit_origin, s);
 		if (!s->chain)
 			return -ENOMEM;
-	} else if (s->ses.env->stack_mode) {
+	} else if (s->env->stack_mode) {
 		s->chain = chain__new(s->ses.nr, emit_event, s);
 		if (!s->chain)
 			return -ENOMEM;
@@ -212,12 +212,12 @@ static int cleanup(struct trace_run *s)
 	chain__free(s->chain);
 	free(s->wide);
 	if (s->out && output__finish(s->out)) {
-		p_err("writing %s failed", s->ses.env->output_path ?: "the events");
+		p_err("writing %s failed", s->env->output_path ?: "the events");
 		err = -EIO;
 	}
 	output__free(s->out);
 	if (s->file && s->file != stdout && fclose(s->file) && !err) {
-		p_err("writing %s failed: %s", s->ses.env->output_path, strerror(errno));
+		p_err("writing %s failed: %s", s->env->output_path, strerror(errno));
 		err = -EIO;
 	}
 	session__close(&s->ses);
@@ -264,15 +264,19 @@ static int trace_opts(const struct env *env, struct plan_opts *po)
 
 int cmd_trace(struct env *env, int argc, char **argv)
 {
-	struct trace_run s = {};
+	struct trace_run s = { .env = env };
+	struct session_opts so;
+	struct tracer_opts to;
 	struct plan_opts po;
 	int err;
 
 	err = check_args(env, argc);
 	if (err)
 		return err;
-	err = session__open(&s.ses, env) ?: trace_opts(env, &po) ?:
-	      session__plan(&s.ses, argc, argv, &po) ?: session__prepare(&s.ses) ?: setup_output(&s) ?: setup_stop_signals() ?:
+	env_session_opts(env, &so);
+	env_tracer_opts(env, &to);
+	err = session__open(&s.ses, &so) ?: trace_opts(env, &po) ?:
+	      session__plan(&s.ses, argc, argv, &po) ?: session__prepare(&s.ses, &to) ?: setup_output(&s) ?: setup_stop_signals() ?:
 	      session__attach(&s.ses) ?: setup_ringbuf(&s);
 	if (err)
 		goto out;

@@ -5,10 +5,10 @@
 #include "trace/lite.h"
 
 /* What makes any event of the session need the scratch path. */
-static bool session_allows_lite(const struct env *env)
+static bool session_allows_lite(const struct tracer_opts *o)
 {
-	return env->agg.mode == KSNOOP_AGG_NONE && !env->kstack_depth && !env->stack_mode &&
-	       !env->graph && !env->errors && !env->min_duration_ns;
+	return o->agg.mode == KSNOOP_AGG_NONE && !o->kstack_depth && !o->stack_mode && !o->graph &&
+	       !o->errors && !o->min_duration_ns;
 }
 
 /* The bytes a value's record holds after its header, at most. */
@@ -87,7 +87,7 @@ static void clear_lite(struct func_plan *plans, int nr, struct lite_layout *l)
 		plans[i].cfg.flags &= ~KSNOOP_CFG_LITE;
 }
 
-void lite_layout_plans(const struct env *env, struct func_plan *plans, int nr,
+void lite_layout_plans(const struct tracer_opts *o, struct func_plan *plans, int nr,
 		       struct lite_layout *l)
 {
 	__u16 off[2][KSNOOP_LITE_VALUES], len[2][KSNOOP_LITE_VALUES];
@@ -96,7 +96,7 @@ void lite_layout_plans(const struct env *env, struct func_plan *plans, int nr,
 	int i, s;
 
 	clear_lite(plans, nr, l);
-	if (!session_allows_lite(env))
+	if (!session_allows_lite(o))
 		return;
 	for (i = 0; i < nr; i++) {
 		struct ksnoop_func_cfg *cfg = &plans[i].cfg;

@@ -8,7 +8,7 @@
 #ifndef KSNOOP_TRACE_LITE_H
 #define KSNOOP_TRACE_LITE_H
 
-#include "env.h"
+#include "trace/tracer_opts.h"
 #include "abi/trace.h"
 #include "trace/plan.h"
 
@@ -24,7 +24,7 @@ struct lite_layout {
 };
 
 /* Marks the plans that go the lite way, and lays out their records. */
-void lite_layout_plans(const struct env *env, struct func_plan *plans, int nr,
+void lite_layout_plans(const struct tracer_opts *o, struct func_plan *plans, int nr,
 		       struct lite_layout *l);
 /* The ring bytes one call of a lite plan takes, record headers included. */
 unsigned long lite_call_bytes(const struct lite_layout *l, const struct ksnoop_func_cfg *cfg);

@@ -2,6 +2,7 @@
 /* What trace, count and hist share: BTF, symbols, plans and the tracer. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,10 +64,10 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 		return err;
 	}
 	s->nr++;
-	if (s->env->stack_mode)
+	if (s->opts.stack_mode)
 		p->cfg.chain_pos = s->nr - 1;
 	/* graph: every callee counts while its task is inside ENTRY, the first */
-	if (s->env->graph)
+	if (s->opts.graph)
 		p->cfg.chain_pos = s->nr > 1;
 	if (p->note[0])
 		p_warn("%s", p->note);
@@ -127,10 +128,10 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 			      str_clip(argv[i], clip), serr.msg, serr.pos);
 			return -EINVAL;
 		}
-		if (is_glob(spec.func) && s->env->stack_mode) {
+		if (is_glob(spec.func) && s->opts.stack_mode) {
 			p_err("-s chains take exact function names, not '%s'", spec.func);
 			err = -EINVAL;
-		} else if (is_glob(spec.func) && s->env->graph && i == 0) {
+		} else if (is_glob(spec.func) && s->opts.graph && i == 0) {
 			p_err("graph's ENTRY is one function, not '%s'; callees may be patterns",
 			      spec.func);
 			err = -EINVAL;
@@ -193,24 +194,24 @@ static void finish_early(struct early_job *jobs, int n)
 	}
 }
 
-int session__open(struct session *s, struct env *env)
+int session__open(struct session *s, const struct session_opts *o)
 {
 	struct early_job jobs[] = { { .fn = early_ksyms } };
 
 	memset(s, 0, sizeof(*s));
-	s->env = env;
+	s->opts = *o;
 	start_early(s, jobs, ARRAY_SIZE(jobs));
-	s->kb = kbtf__open(env->btf_path);
+	s->kb = kbtf__open(o->btf_path);
 	finish_early(jobs, ARRAY_SIZE(jobs));
 	p_dbg("symbols read");
 	if (!s->kb || !s->ks)
 		return -ENOENT;
-	return env->btf_path ? btf_check_running(kbtf__vmlinux(s->kb), s->ks, env->btf_path) : 0;
+	return o->btf_path ? btf_check_running(kbtf__vmlinux(s->kb), s->ks, o->btf_path) : 0;
 }
 
-int session__prepare(struct session *s)
+int session__prepare(struct session *s, const struct tracer_opts *to)
 {
-	s->tracer = tracer__new(s->env, s->plans, s->nr);
+	s->tracer = tracer__new(to, s->plans, s->nr);
 	if (!s->tracer)
 		p_err("cannot set up the tracer: %s", strerror(errno ? errno : ENOMEM));
 	return s->tracer ? 0 : -ENOMEM;
@@ -219,7 +220,7 @@ int session__prepare(struct session *s)
 int session__attach(struct session *s)
 {
 	raise_fd_limit();
-	return (s->tracer ? 0 : session__prepare(s)) ?: tracer__attach(s->tracer);
+	return tracer__attach(s->tracer);
 }
 
 void session__close(struct session *s)

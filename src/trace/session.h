@@ -9,14 +9,20 @@
 
 #include <stddef.h>
 
-#include "env.h"
 #include "lib/kbtf.h"
 #include "lib/ksyms.h"
 #include "trace/backend.h"
 #include "trace/plan.h"
 
+/* What the session needs of a command's options. */
+struct session_opts {
+	const char *btf_path; /* --btf: this kernel's BTF from a file */
+	bool stack_mode;      /* -s: the plans form a chain, in order */
+	bool graph;	      /* the first plan is ENTRY, the rest its callees */
+};
+
 struct session {
-	struct env *env;
+	struct session_opts opts;
 	struct kbtf *kb;
 	struct ksyms *ks;
 	struct func_plan *plans;
@@ -31,11 +37,11 @@ struct session {
  * BTF and symbols, the symbols read beside the BTF parse.
  * Errors are said; returns 0 or -errno. session__close frees it either way.
  */
-int session__open(struct session *s, struct env *env);
+int session__open(struct session *s, const struct session_opts *o);
 /* One plan per FUNC spec, a glob's per function it matches. */
 int session__plan(struct session *s, int argc, char **argv, const struct plan_opts *po);
-/* Sizes the events ring and starts creating it; session__attach does if need be. */
-int session__prepare(struct session *s);
+/* Sizes the events ring and starts creating it, before session__attach. */
+int session__prepare(struct session *s, const struct tracer_opts *to);
 int session__attach(struct session *s);
 void session__close(struct session *s);
 

@@ -115,7 +115,7 @@ static void test_call_bytes(void **state UNUSED)
 /* A 100,000-call burst of the largest plan, in powers of two, up to 64 MiB; -P wins. */
 static void test_ring_bytes(void **state UNUSED)
 {
-	struct env env = { .pages = 0 }; /* no -P */
+	struct tracer_opts env = { .pages = 0 }; /* no -P */
 	struct func_plan plans[2] = { 0 };
 
 	/* the return alone: 8 + 64 + 16 + 8 = 96 bytes a call, 9.6 MB */

@@ -28,7 +28,7 @@ static bool is_lite(const struct func_plan *p)
 /* The default trace of __do_sys_getppid: a pt_regs at entry, the return. */
 static void test_default_trace(void **state UNUSED)
 {
-	struct env env = {};
+	struct tracer_opts env = {};
 	struct lite_layout l;
 	struct func_plan p;
 
@@ -57,7 +57,7 @@ static void test_default_trace(void **state UNUSED)
 static void test_merged_bounds(void **state UNUSED)
 {
 	struct func_plan p[2];
-	struct env env = {};
+	struct tracer_opts env = {};
 	struct lite_layout l;
 
 	make_plan(&p[0], (int[]){ 168, 8 }, 2);
@@ -79,7 +79,7 @@ static void test_merged_bounds(void **state UNUSED)
 static void test_merged_too_large(void **state UNUSED)
 {
 	struct func_plan p[2];
-	struct env env = {};
+	struct tracer_opts env = {};
 	struct lite_layout l;
 
 	make_plan(&p[0], (int[]){ 8, 2048 }, 2);
@@ -95,7 +95,7 @@ static void test_merged_too_large(void **state UNUSED)
 /* What the lite path cannot do keeps a plan, or the session, on the scratch path. */
 static void test_not_lite(void **state UNUSED)
 {
-	struct env env = {};
+	struct tracer_opts env = {};
 	struct lite_layout l;
 	struct func_plan p;
 
@@ -132,16 +132,16 @@ static void test_not_lite(void **state UNUSED)
 	env.kstack_depth = 4;
 	lite_layout_plans(&env, &p, 1, &l);
 	assert_false(is_lite(&p));
-	env = (struct env){ .agg.mode = KSNOOP_AGG_COUNT };
+	env = (struct tracer_opts){ .agg.mode = KSNOOP_AGG_COUNT };
 	lite_layout_plans(&env, &p, 1, &l);
 	assert_false(is_lite(&p));
-	env = (struct env){ .errors = true };
+	env = (struct tracer_opts){ .errors = true };
 	lite_layout_plans(&env, &p, 1, &l);
 	assert_false(is_lite(&p));
-	env = (struct env){ .stack_mode = true };
+	env = (struct tracer_opts){ .stack_mode = true };
 	lite_layout_plans(&env, &p, 1, &l);
 	assert_false(is_lite(&p));
-	env = (struct env){ .min_duration_ns = 1000 };
+	env = (struct tracer_opts){ .min_duration_ns = 1000 };
 	lite_layout_plans(&env, &p, 1, &l);
 	assert_false(is_lite(&p));
 	assert_int_equal(l.rec[0], 0);
@@ -154,7 +154,7 @@ static void test_not_lite(void **state UNUSED)
 static void test_lite_only(void **state UNUSED)
 {
 	struct func_plan p[2];
-	struct env env = {};
+	struct tracer_opts env = {};
 	struct lite_layout l;
 
 	make_plan(&p[0], (int[]){ 8 }, 1);
@@ -175,7 +175,7 @@ static void test_lite_only(void **state UNUSED)
 /* A plan with no entry values still gets room for the slot the verifier checks. */
 static void test_empty_side(void **state UNUSED)
 {
-	struct env env = {};
+	struct tracer_opts env = {};
 	struct lite_layout l;
 	struct func_plan p;
 

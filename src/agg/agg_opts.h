@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* count's and hist's options, as the command line gives them. */
+#ifndef KSNOOP_AGG_OPTS_H
+#define KSNOOP_AGG_OPTS_H
+
+#include <stdbool.h>
+
+struct agg_opts {
+	int mode;	 /* enum ksnoop_agg_mode */
+	unsigned int by; /* enum ksnoop_agg_by */
+	bool linear;	 /* --linear LO,HI,STEP, else log2 */
+	long long lo, hi, step;
+	bool latency;		    /* --latency */
+	unsigned long long unit_ns; /* --unit, in ns */
+	const char *unit;
+	int max_keys;				/* --max-keys */
+	int top;				/* --top, 0 = all */
+	unsigned long long interval_ns, run_ns; /* -i, -d */
+	bool folded;				/* --folded */
+	const char *prometheus;			/* --prometheus HOST:PORT */
+	const char *textfile;			/* --textfile FILE */
+};
+
+#endif

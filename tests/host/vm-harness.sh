@@ -82,23 +82,31 @@ check "-s with a bad count is one error" "Error: invalid -s '-1': want a case co
 	"$(tests/vm/guest.sh -s -1 "$tmp/five.case" 2>&1 | paste -sd'|')|$?"
 
 printf '%s\n' "NAME exit only" "RUN true" "EXIT 0" "" "NAME stderr none only" "RUN true" \
-	"EXPECT_STDERR_NONE ." >"$tmp/expect.case"
+	"EXPECT_STDERR_NONE ." "" "NAME none and zero lines only" "RUN true" "EXPECT_NONE x" \
+	"EXPECT_LINES 0 x" "" "NAME one line" "RUN echo x" "EXPECT_LINES 1 x" "" \
+	"NAME stderr" "RUN echo x >&2" "EXPECT_STDERR x" >"$tmp/expect.case"
 tests/vm/guest.sh -k host "$tmp/expect.case" >"$tmp/expect" 2>&1
 st=$?
 if grep -qx 'not ok - \[host\] exit only' "$tmp/expect" &&
-	grep -q "expect.case:1: bad case: no EXPECT line" "$tmp/expect" &&
-	grep -qx 'ok - \[host\] stderr none only' "$tmp/expect" && [ $st = 1 ]; then
-	ok "a case without an EXPECT line is a bad case; any EXPECT* counts"
+	grep -q "expect.case:1: bad case: no positive EXPECT line" "$tmp/expect" &&
+	grep -qx 'not ok - \[host\] stderr none only' "$tmp/expect" &&
+	grep -qx 'not ok - \[host\] none and zero lines only' "$tmp/expect" &&
+	grep -qx 'ok - \[host\] one line' "$tmp/expect" &&
+	grep -qx 'ok - \[host\] stderr' "$tmp/expect" && [ $st = 1 ]; then
+	ok "a case whose checks are all absences is a bad case; EXPECT, EXACT, STDERR and LINES n>0 count"
 else
-	notok "a case without an EXPECT line is a bad case; any EXPECT* counts" "$tmp/expect"
+	notok "a case whose checks are all absences is a bad case; EXPECT, EXACT, STDERR and LINES n>0 count" "$tmp/expect"
 fi
 
-# Every committed case expects something.
+# Every committed case expects something it printed.
 bad=$(for f in tests/vm/cases/*.case tests/arm64/cases/*.case; do
-	awk -v f="$f" '/^NAME /{ if (n != "" && !e) print f ": " n; n = $0; e = 0 }
-		/^EXPECT/{ e = 1 } END { if (n != "" && !e) print f ": " n }' "$f"
+	awk -v f="$f" 'function end_case() { if (n != "" && !e) print f ": " n }
+		/^NAME /{ end_case(); n = $0; e = 0 }
+		/^(EXPECT|EXPECT_EXACT|EXPECT_STDERR) /{ e = 1 }
+		/^EXPECT_LINES 0*[1-9]/{ e = 1 }
+		END { end_case() }' "$f"
 done)
-check "every committed case has an EXPECT line" "" "$bad"
+check "every committed case has a positive EXPECT line" "" "$bad"
 
 # ---- run.sh: a lockup reruns the rest once; a crash is not retried ------------
 

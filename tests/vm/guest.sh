@@ -38,8 +38,10 @@
 #                      started (stopped) before the tracer, whose command
 #                      can use its pid as $WPID, and let go once READY
 #   EXPECT regex       some stdout line matches (grep -E); repeatable.
-#                      Every case needs at least one EXPECT* line: a case
-#                      that checks only an exit status is a bad case
+#                      Every case needs at least one positive check (EXPECT,
+#                      EXPECT_EXACT, EXPECT_STDERR, EXPECT_LINES n > 0): a
+#                      case that checks only an exit status or absences is
+#                      a bad case
 #   EXPECT_EXACT line  some stdout line is exactly this; repeatable
 #   EXPECT_NONE regex  no stdout line matches; repeatable
 #   EXPECT_LINES n regex   exactly n stdout lines match; repeatable
@@ -325,6 +327,18 @@ out_match() {
 	fi
 }
 
+# EXPECT, EXPECT_EXACT, EXPECT_STDERR or EXPECT_LINES with n > 0: a case
+# whose every check is an absence passes when the tracer prints nothing.
+has_positive_expect() {
+	local r
+
+	[ $((${#C_EXPECT[@]} + ${#C_EXACT[@]} + ${#C_ERR[@]})) -gt 0 ] && return 0
+	for r in "${C_LINES[@]}"; do
+		[[ $r =~ ^0*[1-9][0-9]*\  ]] && return 0
+	done
+	return 1
+}
+
 validate_case() {
 	local r
 	[ -n "$C_RUN" ] && [ -n "$C_TRACE" ] && C_BAD+="RUN and TRACE both given; "
@@ -332,8 +346,8 @@ validate_case() {
 	[ -n "$C_PAUSED" ] && [ -z "$C_TRACE" ] && C_BAD+="PAUSED_WORKLOAD needs TRACE; "
 	[ ${#C_WAIT[@]} -gt 0 ] && [ -z "$C_TRACE" ] && C_BAD+="WAIT_FOR needs TRACE; "
 	[ -n "$C_SETTLE" ] && [ -z "$C_TRACE" ] && C_BAD+="SETTLE needs TRACE; "
-	[ $((${#C_EXPECT[@]} + ${#C_EXACT[@]} + ${#C_NONE[@]} + ${#C_LINES[@]} + ${#C_ERR[@]} + ${#C_ERR_NONE[@]})) -gt 0 ] ||
-		C_BAD+="no EXPECT line: a case must check what it printed; "
+	has_positive_expect ||
+		C_BAD+="no positive EXPECT line: a case must check something it printed, not only absences; "
 	[[ $C_EXIT =~ ^([0-9]+|any|nonzero)$ ]] || C_BAD+="bad EXIT '$C_EXIT'; "
 	[[ $C_TIMEOUT =~ ^[0-9]+$ ]] || C_BAD+="bad TIMEOUT '$C_TIMEOUT'; "
 	[[ -z $C_SETTLE || $C_SETTLE =~ ^[0-9]*\.?[0-9]+$ ]] || C_BAD+="bad SETTLE '$C_SETTLE'; "

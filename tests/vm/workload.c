@@ -14,6 +14,10 @@
  *                                     MSG_NOSIGNAL, a value tests can find
  *                                     in the kernel's msg_flags arguments)
  *   workload tcp-send N_BYTES         one loopback TCP connection, N bytes
+ *   workload udp-then-tcp N_BYTES COUNT
+ *                                     COUNT datagrams, then a TCP connection
+ *                                     sending N bytes: one process whose
+ *                                     calls a filter must tell apart
  *   workload open-missing PATH        open() a missing file, expect ENOENT
  *   workload getppid-loop N           N getppid() system calls
  *   workload read-file PATH           read PATH to its end; /proc/self/cmdline
@@ -366,6 +370,7 @@ out:
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
+	      "                       udp-then-tcp N_BYTES COUNT |\n"
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
 	      "                       read-file PATH | epoll-nest N |\n"
 	      "                       fork-signal }\n",
@@ -404,6 +409,11 @@ int main(int argc, char **argv)
 		if (parse_count(argv[2], 0, MAX_BYTES, &a))
 			return 2;
 		return do_tcp_send(a);
+	}
+	if (!strcmp(argv[1], "udp-then-tcp") && argc == 4) {
+		if (parse_count(argv[2], 0, 65507, &a) || parse_count(argv[3], 0, 100000000, &b))
+			return 2;
+		return do_udp_send(a, b, 0) ?: do_tcp_send(a);
 	}
 	if (!strcmp(argv[1], "open-missing") && argc == 3)
 		return do_open_missing(argv[2]);

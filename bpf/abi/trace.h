@@ -298,10 +298,34 @@ enum ksnoop_drop_reason {
 	KSNOOP_DROP_NR,
 };
 
+/*
+ * The words straight.c's written-out programs store at once, little-endian
+ * as both architectures are: an event's first (kind, nr_vrecs, depth 0)
+ * and a vrec's second (len, idx, flags). Before a lite header is written
+ * its ts slot holds the record's own address for the wakeup test.
+ */
+#define KSNOOP_EV_HEAD_WORD(kind, nr) ((__u32)(kind) | (__u32)(nr) << 16)
+#define KSNOOP_VREC_LEN_OFF __builtin_offsetof(struct ksnoop_vrec, len)
+#define KSNOOP_VREC_LEN_WORD(len, idx, flags) \
+	((__u32)(len) | (__u32)(idx) << 16 | (__u32)(flags) << 24)
+#define KSNOOP_VREC_PAD_OFF __builtin_offsetof(struct ksnoop_vrec, pad)
+#define KSNOOP_EV_SCRATCH_OFF __builtin_offsetof(struct ksnoop_event, ts)
+
 #define KSNOOP_EVENT_HDR_SIZE __builtin_offsetof(struct ksnoop_event, data)
 #define KSNOOP_LITE_HDR_SIZE __builtin_offsetof(struct ksnoop_event, duration_ns)
 
 _Static_assert(KSNOOP_EVENT_HDR_SIZE == 64, "ksnoop_event header layout");
+_Static_assert(__builtin_offsetof(struct ksnoop_event, kind) == 0 &&
+		       sizeof(((struct ksnoop_event *)0)->kind) == 2 &&
+		       __builtin_offsetof(struct ksnoop_event, nr_vrecs) == 2 &&
+		       __builtin_offsetof(struct ksnoop_event, depth) == 3,
+	       "KSNOOP_EV_HEAD_WORD packs kind, nr_vrecs and depth");
+_Static_assert(sizeof(((struct ksnoop_vrec *)0)->len) == 2 &&
+		       __builtin_offsetof(struct ksnoop_vrec, idx) == KSNOOP_VREC_LEN_OFF + 2 &&
+		       __builtin_offsetof(struct ksnoop_vrec, flags) == KSNOOP_VREC_LEN_OFF + 3 &&
+		       sizeof(((struct ksnoop_vrec *)0)->pad) == 4,
+	       "KSNOOP_VREC_LEN_WORD packs len, idx and flags");
+_Static_assert(sizeof(((struct ksnoop_event *)0)->ts) == 8, "the scratch slot holds an address");
 _Static_assert(KSNOOP_LITE_HDR_SIZE == 48, "lite event header layout");
 _Static_assert(sizeof(struct ksnoop_func_cfg) == 2120, "ksnoop_func_cfg layout");
 

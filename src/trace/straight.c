@@ -201,8 +201,8 @@ static void emit_wakeup(struct emitter *e, const struct straight_env *env, __u32
 	jump(e, BPF_JA, 0, 0, 0, done);
 	here(e, place);
 	/* The record's address as a number: only memory gives it (to CAP_PERFMON). */
-	store(e, BPF_DW, EV, 8, EV);
-	load(e, BPF_DW, R2, EV, 8);
+	store(e, BPF_DW, EV, KSNOOP_EV_SCRATCH_OFF, EV);
+	load(e, BPF_DW, R2, EV, KSNOOP_EV_SCRATCH_OFF);
 	mov_imm(e, R3, BPF_RINGBUF_HDR_SZ);
 	put(e, BPF_ALU64 | BPF_SUB | BPF_X, R3, R2, 0, 0);
 	alu_imm(e, BPF_AND, R3, (__s32)(env->wake_bytes - 1));
@@ -224,8 +224,7 @@ static void emit_head(struct emitter *e, const struct straight_env *env, int sid
 	alu_imm(e, BPF_RSH, R0, 32);
 	store(e, BPF_W, EV, offsetof(struct ksnoop_event, tgid), R0);
 	store(e, BPF_DW, EV, offsetof(struct ksnoop_event, ts), NOW);
-	/* kind, nr_vrecs and depth (0) in one word */
-	store_imm(e, BPF_W, EV, 0, kind | nr << 16);
+	store_imm(e, BPF_W, EV, 0, KSNOOP_EV_HEAD_WORD(kind, nr));
 	store_imm(e, BPF_W, EV, offsetof(struct ksnoop_event, func_id), func_id);
 	store_imm(e, BPF_W, EV, offsetof(struct ksnoop_event, data_len), data_len);
 	call(e, BPF_FUNC_get_smp_processor_id);
@@ -300,9 +299,9 @@ static void emit_value(struct emitter *e, const struct ksnoop_value *v, enum str
 	if ((v->flags & KSNOOP_V_READ) && v->final_off)
 		alu_imm(e, BPF_ADD, R1, v->final_off);
 	store(e, BPF_DW, EV, at, R1);
-	store_imm(e, BPF_W, EV, at + offsetof(struct ksnoop_vrec, len),
-		  len | idx << 16 | (len ? trunc : 0) << 24);
-	store_imm(e, BPF_W, EV, at + offsetof(struct ksnoop_vrec, pad), 0);
+	store_imm(e, BPF_W, EV, at + KSNOOP_VREC_LEN_OFF,
+		  KSNOOP_VREC_LEN_WORD(len, idx, len ? trunc : 0));
+	store_imm(e, BPF_W, EV, at + KSNOOP_VREC_PAD_OFF, 0);
 	if (!(v->flags & KSNOOP_V_READ))
 		return;
 	mov(e, R3, R1);

@@ -8,6 +8,8 @@
  * programs in the kernel.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 #include "lib/arch.h"
@@ -479,6 +481,86 @@ static void test_largest(void **state UNUSED)
 	}
 }
 
+/*
+ * Golden programs: each fixture's instructions, one a line, as
+ * tests/unit/golden/straight/NAME.txt holds them. Any change to the emitted
+ * code fails here until the files are written anew, on purpose:
+ * KSNOOP_UPDATE_GOLDEN=1 build/tests/test_straight (from the repo's root).
+ */
+#define GOLDEN_DIR "tests/unit/golden/straight/"
+
+static void render(struct strbuf *sb, const struct bpf_insn *insns, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sb_printf(sb, "%3d: code %02x dst r%d src r%d off %d imm %d\n", i, insns[i].code,
+			  insns[i].dst_reg, insns[i].src_reg, insns[i].off, insns[i].imm);
+}
+
+static void check_golden(const char *name, const struct ksnoop_func_cfg *cfg, int side,
+			 enum straight_ctx ctx, const struct straight_env *env)
+{
+	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
+	char path[256], want[65536];
+	struct strbuf sb;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	n = straight_emit(cfg, side, ctx, 5, env, insns, STRAIGHT_MAX_INSNS);
+	assert_true(n > 0);
+	sb_init(&sb);
+	render(&sb, insns, n);
+	snprintf(path, sizeof(path), GOLDEN_DIR "%s.txt", name);
+	if (getenv("KSNOOP_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(sb_str(&sb), f);
+		fclose(f);
+	}
+	f = fopen(path, "r");
+	if (!f)
+		print_error("%s: %s (KSNOOP_UPDATE_GOLDEN=1 writes it)\n", path, strerror(errno));
+	assert_non_null(f);
+	len = fread(want, 1, sizeof(want) - 1, f);
+	fclose(f);
+	want[len] = 0;
+	if (strcmp(want, sb_str(&sb)))
+		print_error("%s differs from what straight.c emits now:\n%s", path, sb_str(&sb));
+	assert_string_equal(want, sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void test_golden(void **state UNUSED)
+{
+	static const struct {
+		const char *name;
+		enum straight_ctx ctx;
+	} ctxs[] = { { "fentry", STRAIGHT_TRAMPOLINE }, { "kprobe", STRAIGHT_KPROBE } };
+	struct straight_env comm = ENV;
+	struct ksnoop_func_cfg cfg;
+	char name[64];
+	size_t c;
+	int i;
+
+	comm.want_comm = true;
+	for (c = 0; c < ARRAY_SIZE(ctxs); c++) {
+		/* the default trace of __do_sys_getppid: a pt_regs read, the return */
+		make_cfg(&cfg, (int[]){ 168 }, 1);
+		snprintf(name, sizeof(name), "%s-default-entry", ctxs[c].name);
+		check_golden(name, &cfg, KSNOOP_SIDE_ENTRY, ctxs[c].ctx, &ENV);
+		snprintf(name, sizeof(name), "%s-default-return", ctxs[c].name);
+		check_golden(name, &cfg, KSNOOP_SIDE_RETURN, ctxs[c].ctx, &ENV);
+		/* the largest side: 8 reads at offsets, with comm */
+		make_cfg(&cfg, (int[]){ 8, 8, 8, 8, 8, 8, 8, 8 }, KSNOOP_LITE_VALUES);
+		for (i = 0; i < KSNOOP_LITE_VALUES; i++)
+			cfg.values[i].final_off = 8 * i;
+		snprintf(name, sizeof(name), "%s-largest-comm", ctxs[c].name);
+		check_golden(name, &cfg, KSNOOP_SIDE_ENTRY, ctxs[c].ctx, &comm);
+	}
+}
+
 static void test_no_room(void **state UNUSED)
 {
 	struct bpf_insn insns[20];
@@ -505,6 +587,7 @@ int main(void)
 		BOTH(test_largest),
 		cmocka_unit_test(test_eligible),
 		cmocka_unit_test(test_no_room),
+		cmocka_unit_test(test_golden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,10 +4,12 @@
  * programs written as raw instructions reserve, stamp and submit records
  * of a fixed size, bpf_prog_test_run_opts() runs them as often as asked,
  * and the reader, with a window far smaller than the ring, must deliver
- * every record across many wraps. Prints TAP lines.
+ * every record across many wraps. The event loop of lib/ring.c stops on
+ * the same ring in its promised order. Prints TAP lines.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,9 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "lib/ring.h"
 #include "lib/ringbuf.h"
+#include "lib/util.h"
 
 #define RING (64u * 1024u)
 #define WINDOW (8u * 1024u)
@@ -240,6 +244,90 @@ static void check_concurrent(int ring_fd, int drops_fd, int prog)
 	rb_reader__free(s.r);
 }
 
+/* ring_loop__finish's order, as lib/ring.c promises it. */
+struct order {
+	int prog, drops_fd;
+	int step, detached_at, drops_read_at;
+	unsigned long long before_detach, after_detach;
+};
+
+static int order_record(void *ctx, const void *data, size_t size)
+{
+	struct order *o = ctx;
+
+	(void)data;
+	(void)size;
+	if (o->detached_at)
+		o->after_detach++;
+	else
+		o->before_detach++;
+	return 0;
+}
+
+static int order_drops(void *ctx, __u64 *drops)
+{
+	struct order *o = ctx;
+
+	o->drops_read_at = ++o->step;
+	drops[0] = read_drops(o->drops_fd);
+	return 0;
+}
+
+/* Records still in flight while the probes go are the drain's too. */
+static void order_detach(void *ctx)
+{
+	struct order *o = ctx;
+
+	o->detached_at = ++o->step;
+	run(o->prog, 5);
+}
+
+static const char *const order_names[] = { "ring buffer full" };
+
+static void check_loop_order(int ring_fd, int drops_fd, int prog, int stops)
+{
+	struct order o = { .prog = prog, .drops_fd = drops_fd };
+	struct ring_source src = {
+		.map_fd = ring_fd,
+		.handle = order_record,
+		.read_drops = order_drops,
+		.drop_names = order_names,
+		.nr_drop_reasons = 1,
+		.ring_full = 0,
+		.detach = order_detach,
+		.ctx = &o,
+	};
+	struct ring_loop *rl = ring_loop__new(&src);
+	char why[200];
+	bool pass;
+
+	if (!rl || run(prog, 10)) {
+		report(false, "the event loop's stop order", strerror(errno));
+		ring_loop__free(rl);
+		return;
+	}
+	/* stopped before the loop ran: the 10 records wait in the ring */
+	stop_signal = SIGINT;
+	stop_count = stops;
+	pass = !ring_loop__run(rl) && !ring_loop__finish(rl);
+	snprintf(why, sizeof(why),
+		 "detach at step %d, final drops read at %d, %llu records before "
+		 "detach, %llu after, %llu delivered",
+		 o.detached_at, o.drops_read_at, o.before_detach, o.after_detach,
+		 (unsigned long long)ring_loop__delivered(rl));
+	if (stops == 1)
+		report(pass && o.detached_at == 1 && o.drops_read_at == 2 && !o.before_detach &&
+			       o.after_detach == 15 && ring_loop__delivered(rl) == 15,
+		       "a stop detaches, then delivers all 15 records, then reads the drops", why);
+	else
+		report(pass && o.detached_at == 1 && o.drops_read_at == 2 && !o.before_detach &&
+			       !o.after_detach,
+		       "a second stop detaches and skips the ring's 15 records", why);
+	stop_signal = 0;
+	stop_count = 0;
+	ring_loop__free(rl);
+}
+
 static void check_not_a_ring(int drops_fd)
 {
 	struct seen s = { 0 };
@@ -271,6 +359,8 @@ int main(void)
 	check_rounds(ring_fd, progs, sizes, 4);
 	check_stop(ring_fd, progs[0]);
 	check_concurrent(ring_fd, drops_fd, progs[4]);
+	check_loop_order(ring_fd, drops_fd, progs[0], 1);
+	check_loop_order(ring_fd, drops_fd, progs[0], 2);
 	check_not_a_ring(drops_fd);
 	return failures ? 1 : 0;
 }

@@ -36,6 +36,7 @@
 
 #include "testutil.h"
 #include "lib/kbtf.h"
+#include "agg/agg.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
 
@@ -951,6 +952,71 @@ static void test_resolve_path(void **state)
 	spec_free(&spec);
 }
 
+/* agg_layout_plans over the one plan built last; stderr in err (may be NULL). */
+static int agg_layout(struct ctx *c, const struct agg_opts *a, struct tracer_agg *layout, char *err,
+		      size_t size)
+{
+	struct session s = { .plans = &c->plan, .nr = 1 };
+	struct stderr_capture cap;
+	char out[512];
+	int ret;
+
+	stderr_capture_begin(&cap);
+	ret = agg_layout_plans(&s, a, layout);
+	stderr_capture_end(&cap, err ? err : out, err ? size : sizeof(out));
+	return ret;
+}
+
+/* count and hist: each value's key slot, the key size, the hist value. */
+static void test_agg_layout(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_agg_cfg *a = &c->plan.cfg.agg;
+	struct agg_opts count = { .mode = KSNOOP_AGG_COUNT, .max_keys = 99 };
+	struct agg_opts hist = { .mode = KSNOOP_AGG_HIST };
+	struct tracer_agg layout;
+	char err[512];
+
+	c->opts.sample = PLAN_SAMPLE;
+	/* an int and a string: 8-byte slots, the string as long as it needs */
+	plan_ok(c, "do_thing(flags, label)");
+	assert_int_equal(agg_layout(c, &count, &layout, NULL, 0), 0);
+	assert_int_equal(a->nr_keys, 2);
+	assert_int_equal(a->key_off[0], 0);
+	assert_int_equal(a->key_len[0], 4);
+	assert_int_equal(a->key_off[1], 8);
+	assert_true(a->key_len[1] >= 16 && a->key_len[1] % 8 == 0);
+	assert_int_equal(layout.key_size, KSNOOP_AGG_KEY_HDR + 8 + a->key_len[1]);
+	assert_false(layout.keyless);
+	assert_int_equal(layout.mode, KSNOOP_AGG_COUNT);
+	assert_int_equal(layout.max_keys, 99);
+	/* nothing to key on and no --by: the arrays by function serve */
+	plan_ok(c, "vfn");
+	assert_int_equal(agg_layout(c, &count, &layout, NULL, 0), 0);
+	assert_int_equal(a->nr_keys, 0);
+	assert_true(layout.keyless);
+	count.by = KSNOOP_BY_COMM;
+	assert_int_equal(agg_layout(c, &count, &layout, NULL, 0), 0);
+	assert_false(layout.keyless);
+	/* hist: one integer, signed or not, by its width */
+	plan_ok(c, "do_thing(off)");
+	assert_int_equal(agg_layout(c, &hist, &layout, NULL, 0), 0);
+	assert_int_equal(a->hist_value, 0);
+	assert_true(a->hist_signed);
+	assert_int_equal(a->hist_width, 8);
+	plan_ok(c, "do_thing(flags, mask)");
+	assert_int_equal(agg_layout(c, &hist, &layout, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "hist takes one value item"));
+	plan_ok(c, "do_thing(label)");
+	assert_int_equal(agg_layout(c, &hist, &layout, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "it is not an integer"));
+	/* a struct is no key */
+	count.by = 0;
+	plan_ok(c, "do_thing(o->in)");
+	assert_int_equal(agg_layout(c, &count, &layout, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "a key is an integer, enum, pointer or string, not a struct"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, reset, free_plan)
@@ -985,6 +1051,7 @@ int main(void)
 		T(test_literal_range),
 		T(test_glob_name_unknown),
 		T(test_resolve_path),
+		T(test_agg_layout),
 	};
 #undef T
 

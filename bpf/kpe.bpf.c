@@ -50,6 +50,12 @@ _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the regi
 #define GLOB_TXT 256 /* string field bytes a filter looks at */
 
 #include "lib/glob.h"
+#include "lib/intcmp.h"
+
+_Static_assert(KPE_CMP_EQ == INTCMP_EQ && KPE_CMP_NE == INTCMP_NE && KPE_CMP_LT == INTCMP_LT &&
+		       KPE_CMP_LE == INTCMP_LE && KPE_CMP_GT == INTCMP_GT &&
+		       KPE_CMP_GE == INTCMP_GE && KPE_CMP_BAND == INTCMP_BAND,
+	       "kprobe_events' comparisons are intcmp's");
 
 /* Per-CPU: kprobe programs do not nest on one CPU (bpf_prog_active). */
 /* Filter evaluation state, carried across bpf_loop steps. */
@@ -259,47 +265,7 @@ static int fetch_step(__u32 i, void *arg)
 
 static __always_inline bool int_holds(const struct kpe_pred *p, __u64 x)
 {
-	__u32 shift = 64 - (p->width & 15) * 8;
-	__u64 rhs = p->rhs;
-
-	if (shift >= 64)
-		shift = 0;
-	if (p->op == KPE_CMP_BAND)
-		return (x & rhs) != 0;
-	if (p->is_signed) {
-		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
-
-		switch (p->op) {
-		case KPE_CMP_EQ:
-			return a == b;
-		case KPE_CMP_NE:
-			return a != b;
-		case KPE_CMP_LT:
-			return a < b;
-		case KPE_CMP_LE:
-			return a <= b;
-		case KPE_CMP_GT:
-			return a > b;
-		case KPE_CMP_GE:
-			return a >= b;
-		}
-		return false;
-	}
-	switch (p->op) {
-	case KPE_CMP_EQ:
-		return x == rhs;
-	case KPE_CMP_NE:
-		return x != rhs;
-	case KPE_CMP_LT:
-		return x < rhs;
-	case KPE_CMP_LE:
-		return x <= rhs;
-	case KPE_CMP_GT:
-		return x > rhs;
-	case KPE_CMP_GE:
-		return x >= rhs;
-	}
-	return false;
+	return intcmp(p->op, x, p->rhs, (p->width & 15) * 8, p->is_signed);
 }
 
 static __always_inline void glob_init(struct scratch *s, const struct kpe_pred *p)

@@ -95,6 +95,12 @@ struct {
 #define GLOB_PAT KSNOOP_PRED_STR_MAX
 #define GLOB_TXT KSNOOP_PRED_STR_MAX
 #include "lib/glob.h"
+#include "lib/intcmp.h"
+
+_Static_assert(KSNOOP_CMP_EQ == INTCMP_EQ && KSNOOP_CMP_NE == INTCMP_NE &&
+		       KSNOOP_CMP_LT == INTCMP_LT && KSNOOP_CMP_LE == INTCMP_LE &&
+		       KSNOOP_CMP_GT == INTCMP_GT && KSNOOP_CMP_GE == INTCMP_GE,
+	       "trace's comparisons are intcmp's");
 
 /*
  * Predicate evaluation state, carried across bpf_loop steps. It lives in
@@ -723,50 +729,11 @@ static __always_inline void capture(struct capture_ctx *c, bool func_args, enum 
 	}
 }
 
+/* The value's bytes, or a bitfield's bits among its neighbours'. */
 static __always_inline bool int_pred_holds(const struct ksnoop_pred *p, __u64 x)
 {
-	/* The value's bytes, or a bitfield's bits among its neighbours'. */
-	__u32 bits = p->bit_size ? p->bit_size : (p->width & 15) * 8, shift = 0;
-	__u64 rhs = p->rhs;
-
-	x >>= p->bit_off & 7;
-	if (bits && bits < 64)
-		shift = 64 - bits;
-	if (p->is_signed) {
-		__s64 a = (__s64)(x << shift) >> shift, b = (__s64)rhs;
-
-		switch (p->op) {
-		case KSNOOP_CMP_EQ:
-			return a == b;
-		case KSNOOP_CMP_NE:
-			return a != b;
-		case KSNOOP_CMP_LT:
-			return a < b;
-		case KSNOOP_CMP_LE:
-			return a <= b;
-		case KSNOOP_CMP_GT:
-			return a > b;
-		case KSNOOP_CMP_GE:
-			return a >= b;
-		}
-		return false;
-	}
-	x = (x << shift) >> shift;
-	switch (p->op) {
-	case KSNOOP_CMP_EQ:
-		return x == rhs;
-	case KSNOOP_CMP_NE:
-		return x != rhs;
-	case KSNOOP_CMP_LT:
-		return x < rhs;
-	case KSNOOP_CMP_LE:
-		return x <= rhs;
-	case KSNOOP_CMP_GT:
-		return x > rhs;
-	case KSNOOP_CMP_GE:
-		return x >= rhs;
-	}
-	return false;
+	return intcmp(p->op, x >> (p->bit_off & 7), p->rhs,
+		      p->bit_size ? p->bit_size : (p->width & 15) * 8, p->is_signed);
 }
 
 static __always_inline void glob_init(struct scratch *s, const struct ksnoop_pred *p, __u32 vi)

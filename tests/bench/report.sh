@@ -47,7 +47,7 @@ table() {
 		for (i = 1; i <= n; i++)
 			if ((sec "." ks[i] ".first_event_ms") in v)
 				printf "%-15s %8s\n", ks[i], g(sec "." ks[i] ".first_event_ms")
-		if ((sec ".ratio_bpftrace_to_ksnoop_fentry") in v)
+		if ((sec ".ratio_bpftrace_to_ksnoop_fentry") in v && v[sec ".ratio_bpftrace_to_ksnoop_fentry"] + 0 > 0)
 			printf "%s: bpftrace takes %sx as long as ksnoop -b fentry to its first event (target >= 4)\n",
 				sec, g(sec ".ratio_bpftrace_to_ksnoop_fentry")
 		if ((sec ".reference.delivered") in v)
@@ -63,10 +63,12 @@ table() {
 			return
 		printf "  %-58s %9s   <= %-7s %s\n", label, val, lim, val + 0 <= lim + 0 ? "met" : "NOT met"
 	}
+	# A tool that never got ready records -1: no ratio then, rather than a
+	# negative one that would pass any "at most" target.
 	function ratio(a, b, digits) {
 		if (digits == "")
 			digits = 2
-		return ((a in v) && (b in v) && v[b] + 0 != 0) ? sprintf("%." digits "f", v[a] / v[b]) : ""
+		return ((a in v) && (b in v) && v[a] + 0 > 0 && v[b] + 0 > 0) ? sprintf("%." digits "f", v[a] / v[b]) : ""
 	}
 	function val(k) { return (k in v) ? v[k] : "" }
 	function targets(    s, b, pre, bt) {

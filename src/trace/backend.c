@@ -41,6 +41,7 @@ struct func_state {
 
 struct tracer {
 	struct tracer_opts opts;
+	struct select_func *sel; /* what runs for each function */
 	struct func_plan *plans;
 	int nr;
 	struct func_state *fs;
@@ -82,13 +83,6 @@ struct tracer {
 #define RING_BURST_CALLS 100000UL
 #define RINGBUF_DEFAULT_MAX (64UL << 20)
 #define RINGBUF_MAX (1UL << 30)
-
-const char *backend_name(enum backend_kind k)
-{
-	static const char *const names[BK_NR] = { "fentry", "kprobe", "kprobe.multi" };
-
-	return k < BK_NR ? names[k] : "?";
-}
 
 /* The kernel wants a power of two. */
 static unsigned long ring_pow2(unsigned long want)
@@ -293,21 +287,6 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	set_errors_rodata(&t->opts, skel);
 }
 
-/*
- * A function whose events all come from one side, with nothing to pair
- * (see KSNOOP_CFG_FRAME), runs no program on the other: even an empty one
- * costs a trampoline round trip per call.
- */
-bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry)
-{
-	if (cfg->flags & KSNOOP_CFG_FRAME)
-		return true;
-	if (entry)
-		return (cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)) ||
-		       cfg->nr_fast_preds; /* a kprobe's fast verdict goes in a frame */
-	return cfg->emit & (KSNOOP_EMIT_RETURN | KSNOOP_EMIT_COMBINED);
-}
-
 static void autoload_only(struct trace_bpf *skel, struct bpf_program *keep1,
 			  struct bpf_program *keep2)
 {
@@ -331,28 +310,9 @@ static bool needs_exit_cleanup(const struct tracer *t)
 	return false;
 }
 
-/*
- * From this many named functions, auto attaches them through kprobe.multi
- * rather than fentry: each fentry function costs a verifier pass and a
- * trampoline of its own (0.4 s under TCG, 214 s for 500), while one
- * kprobe.multi link each way takes them all. Below it, fentry's cheaper
- * calls win.
- */
-bool backend_multi_member(enum backend_choice want, int nr, const struct func_plan *p)
-{
-	if (want == BACKEND_FENTRY)
-		return false;
-	if (p->from_glob)
-		return true;
-	/* Before Linux 6.3 kprobe.multi resolves vmlinux symbols only. */
-	if (p->func.module)
-		return false;
-	return want == BACKEND_KPROBE ? nr > 1 : nr >= BACKEND_MULTI_NAMED_MIN;
-}
-
 static bool multi_member(const struct tracer *t, int i)
 {
-	return backend_multi_member(t->opts.backend, t->nr, &t->plans[i]);
+	return t->sel[i].multi;
 }
 
 static bool wants_multi(const struct tracer *t)
@@ -368,55 +328,20 @@ static bool wants_multi(const struct tracer *t)
 
 enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2, OWN_FENTRY = 4 };
 
-/*
- * Whether func's programs can be written out for it (straight.h): every
- * side it runs a program on qualifies, and the session filters no task,
- * CPU or cgroup. fentry needs a vmlinux function (a module's would need
- * its BTF object's fd).
- */
+/* Whether func's programs are written out for it (select.c decides). */
 static bool straight_ok(const struct tracer *t, int func, enum straight_ctx ctx)
 {
-	const struct func_plan *p = &t->plans[func];
-	int side;
-
-	if (t->opts.nr_pids || t->opts.cpu >= 0 || t->opts.cgroup)
-		return false;
-	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p)))
-		return false;
-	/* They read arguments through bpf_get_func_arg, and attach by kernel BTF ids. */
-	if (ctx == STRAIGHT_TRAMPOLINE &&
-	    (!kfeat_has(t->feat, KFEAT_FUNC_ARG) || t->opts.offline_btf))
-		return false;
-	/* libbpf falls back to tracefs kprobe_events without it; these do not. */
-	if (ctx == STRAIGHT_KPROBE && !t->kprobe_pmu)
-		return false;
-	for (side = KSNOOP_SIDE_ENTRY; side <= KSNOOP_SIDE_RETURN; side++) {
-		if (backend_wants_prog(&p->cfg, side == KSNOOP_SIDE_ENTRY) &&
-		    !straight_side_ok(&p->cfg, side, ctx))
-			return false;
-	}
-	return true;
+	return select_straight(&t->sel[func], ctx == STRAIGHT_TRAMPOLINE ? BK_FENTRY : BK_KPROBE);
 }
 
-/*
- * The first function fentry is tried for loads its programs with the
- * owner: an object of its own would parse the kernel's BTF once more
- * (180 ms of a 1.9 s start in a VM). The others load like them
- * (attach_fentry_fast), so it takes attach cookies, and vmlinux BTF.
- */
+/* The function whose fentry programs load with the owner (select.c), or -1. */
 static int first_fentry_func(const struct tracer *t)
 {
 	int i;
 
-	if (!t->fentry_cookie || t->compat || t->opts.offline_btf ||
-	    !backend_allows(t->opts.backend, BK_FENTRY))
-		return -1;
 	for (i = 0; i < t->nr; i++) {
-		if (multi_member(t, i) || straight_ok(t, i, STRAIGHT_TRAMPOLINE))
-			continue;
-		if (!backend_can_fentry(&t->plans[i]) || t->plans[i].func.module)
-			return -1;
-		return i;
+		if (t->sel[i].fentry_load == SEL_LOAD_OWNER)
+			return i;
 	}
 	return -1;
 }
@@ -1298,12 +1223,6 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	return fs->entry ? 0 : -errno;
 }
 
-bool backend_can_fentry(const struct func_plan *p)
-{
-	/* A clone's symbol has no BTF function of its own to attach to. */
-	return !strchr(p->attach_name, '.');
-}
-
 /*
  * BPF trampolines pass a limited number of arguments; past it the JIT
  * refuses the function with ENOTSUPP, which alone reads as "no fentry at
@@ -1387,15 +1306,6 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 		bpfutil_explain(why, backend_name(kind), op, err);
 	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
 	return err;
-}
-
-bool backend_allows(enum backend_choice want, enum backend_kind kind)
-{
-	if (want == BACKEND_FENTRY)
-		return kind == BK_FENTRY;
-	if (want == BACKEND_KPROBE)
-		return kind == BK_KPROBE;
-	return kind == BK_FENTRY || kind == BK_KPROBE;
 }
 
 static int attach_func(struct tracer *t, int func, struct progress *progress)
@@ -1609,6 +1519,29 @@ static int check_compat_patterns(const struct tracer *t)
 	return 0;
 }
 
+/* The decision of select.c for every function, shown with -d. */
+static int select_all(struct tracer *t)
+{
+	struct select_env e = { .opts = &t->opts, .feat = t->feat, .kprobe_pmu = t->kprobe_pmu };
+	struct strbuf sb;
+	int i;
+
+	t->sel = calloc(t->nr, sizeof(*t->sel));
+	if (!t->sel)
+		return -ENOMEM;
+	select_funcs(&e, t->plans, t->nr, t->sel);
+	if (!util_debug())
+		return 0;
+	sb_init(&sb);
+	for (i = 0; i < t->nr; i++) {
+		sb_reset(&sb);
+		select_describe(&t->sel[i], &sb);
+		p_dbg("%s: %s", t->plans[i].name, sb_str(&sb));
+	}
+	sb_free(&sb);
+	return 0;
+}
+
 int tracer__attach(struct tracer *t)
 {
 	if (t->nr <= 0)
@@ -1622,6 +1555,8 @@ int tracer__attach(struct tracer *t)
 	if (t->compat)
 		p_dbg("the kernel lacks bpf_loop or bpf_get_func_arg: one COMPAT instance per function");
 	t->kprobe_pmu = bpfutil_have_kprobe_pmu();
+	if (select_all(t))
+		return -ENOMEM;
 	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
 	if (check_compat_patterns(t) || register_fentry_sections() || load_owner(t) ||
@@ -1664,6 +1599,7 @@ void tracer__free(struct tracer *t)
 	free(t->fast[1].finfo);
 	trace_bpf__destroy(t->owner);
 	free(t->fs);
+	free(t->sel);
 	free(t);
 }
 

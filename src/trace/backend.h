@@ -11,9 +11,8 @@
 #include "lib/bpfutil.h"
 #include "trace/lite.h"
 #include "trace/plan.h"
+#include "trace/select.h"
 #include "trace/tracer_opts.h"
-
-enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
 
 struct tracer;
 
@@ -41,7 +40,6 @@ extern const char *const tracer_drop_names[KSNOOP_DROP_NR];
 int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR]);
 enum backend_kind tracer__backend(const struct tracer *t, int func);
 
-const char *backend_name(enum backend_kind k);
 /* Ring buffer bytes for -P pages per CPU (see ksnoop(8)). */
 unsigned long ringbuf_size(int pages_per_cpu, int nr_cpus);
 /* Without a plan to size it from: -P's, else at least 64 MiB. */
@@ -58,20 +56,6 @@ unsigned long backend_ring_bytes(const struct tracer_opts *o, const struct func_
 /* Queued bytes of a ring of that size that wake the reader. */
 __u64 ringbuf_wakeup_bytes(unsigned long ring);
 
-/* The decisions behind tracer__attach, apart from the kernel. */
-
-/* Whether -b want lets a function be tried with kind (fentry, then kprobe). */
-bool backend_allows(enum backend_choice want, enum backend_kind kind);
-/*
- * Whether a function of a list of nr goes in the kprobe.multi link (tried
- * before each is attached alone): globs, named lists from this long.
- */
-#define BACKEND_MULTI_NAMED_MIN 16
-bool backend_multi_member(enum backend_choice want, int nr, const struct func_plan *p);
-/* Whether a function's entry (else return) program must run at all. */
-bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry);
-/* fentry attaches to a BTF function: a compiler clone has none. */
-bool backend_can_fentry(const struct func_plan *p);
 /*
  * Appends to why which limit an fentry ENOTSUPP/EOPNOTSUPP at op hit, where
  * BTF and the prototype tell; false (nothing appended) otherwise.

@@ -274,15 +274,216 @@ static void test_explain_fentry(void **state)
 	sb_free(&sb);
 }
 
+/* ---- select.c: what runs for each function, as a table ---- */
+
+struct sel_case {
+	const char *name;
+	const char *specs[3]; /* the session's functions */
+	enum backend_choice backend;
+	kfeat_set feat;
+	bool no_pmu, pids, offline_btf;
+	int agg_mode;
+	int func; /* the function checked */
+	bool multi;
+	int nr_tries;
+	enum backend_kind first_try;
+	enum select_run fentry[2], kprobe[2];
+	enum select_load load;
+};
+
+#define NO_FUNC_ARG (KFEAT_ALL & ~(1U << KFEAT_FUNC_ARG) & ~(1U << KFEAT_FENTRY_COOKIE))
+#define ST SEL_RUN_STRAIGHT
+#define LI SEL_RUN_LITE
+#define GE SEL_RUN_GENERAL
+#define AG SEL_RUN_AGG
+#define NO SEL_RUN_NONE
+
+static const struct sel_case sel_cases[] = {
+	{ "one function, entry values: written out for both backends",
+	  { "ip_send_skb(skb->len)" },
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { ST, NO },
+	  .kprobe = { ST, NO },
+	  .load = SEL_LOAD_NONE },
+	{ "a filtered task: the lite path, loaded with the owner",
+	  { "ip_send_skb(skb->len)" },
+	  .pids = true,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { LI, NO },
+	  .kprobe = { LI, NO },
+	  .load = SEL_LOAD_OWNER },
+	{ "the second function loads like the first",
+	  { "six(a)", "ip_send_skb(skb->len)" },
+	  .pids = true,
+	  .func = 1,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { LI, NO },
+	  .kprobe = { LI, NO },
+	  .load = SEL_LOAD_LIKE_FIRST },
+	{ "without bpf_get_func_arg: fentry not written out; the first COMPAT instance",
+	  { "ip_send_skb(skb->len)" },
+	  .feat = NO_FUNC_ARG,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { LI, NO },
+	  .kprobe = { ST, NO },
+	  .load = SEL_LOAD_SKELETON },
+	{ "without bpf_get_func_arg, the second function is a clone",
+	  { "six(a)", "ip_send_skb(skb->len)" },
+	  .feat = NO_FUNC_ARG,
+	  .pids = true,
+	  .func = 1,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { LI, NO },
+	  .kprobe = { LI, NO },
+	  .load = SEL_LOAD_CLONE },
+	{ "-b kprobe, two named functions: kprobe.multi",
+	  { "six(a)", "ip_send_skb(skb->len)" },
+	  .backend = BACKEND_KPROBE,
+	  .multi = true,
+	  .nr_tries = 1,
+	  .first_try = BK_KPROBE,
+	  .fentry = { ST, NO },
+	  .kprobe = { ST, NO },
+	  .load = SEL_LOAD_NONE },
+	{ "count: aggregation, never written out",
+	  { "ip_send_skb(skb->len)" },
+	  .agg_mode = KSNOOP_AGG_COUNT,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { AG, NO },
+	  .kprobe = { AG, NO },
+	  .load = SEL_LOAD_OWNER },
+	{ "--btf: kprobes only",
+	  { "ip_send_skb(skb->len)" },
+	  .offline_btf = true,
+	  .nr_tries = 1,
+	  .first_try = BK_KPROBE,
+	  .fentry = { LI, NO },
+	  .kprobe = { ST, NO },
+	  .load = SEL_LOAD_NONE },
+	{ "a compiler clone: kprobes only",
+	  { "ip_send_skb.isra.0(skb->len)" },
+	  .nr_tries = 1,
+	  .first_try = BK_KPROBE,
+	  .fentry = { LI, NO },
+	  .kprobe = { ST, NO },
+	  .load = SEL_LOAD_NONE },
+	{ "no kprobe PMU: kprobes not written out",
+	  { "ip_send_skb(skb->len)" },
+	  .no_pmu = true,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { ST, NO },
+	  .kprobe = { LI, NO },
+	  .load = SEL_LOAD_NONE },
+	{ "both sides, general programs",
+	  { "ip_send_skb(skb, return)" },
+	  .pids = true,
+	  .nr_tries = 2,
+	  .first_try = BK_FENTRY,
+	  .fentry = { GE, GE },
+	  .kprobe = { GE, GE },
+	  .load = SEL_LOAD_OWNER },
+};
+
+static void check_sel_case(struct ctx *c, const struct sel_case *k)
+{
+	struct tracer_opts opts = { .backend = k->backend,
+				    .cpu = -1,
+				    .offline_btf = k->offline_btf };
+	struct select_env e = { .opts = &opts,
+				.feat = k->feat ? k->feat : KFEAT_ALL,
+				.kprobe_pmu = !k->no_pmu };
+	struct func_plan plans[3] = {};
+	struct select_func sel[3];
+	struct lite_layout lite;
+	struct plan_opts po = { 0 };
+	const struct select_func *s;
+	struct spec_error serr;
+	struct spec spec;
+	pid_t pid = 1;
+	int n, i;
+
+	opts.agg.mode = k->agg_mode;
+	if (k->pids) {
+		opts.pids = &pid;
+		opts.nr_pids = 1;
+	}
+	po.sample = k->agg_mode ? PLAN_SAMPLE : 0;
+	for (n = 0; n < 3 && k->specs[n]; n++) {
+		assert_int_equal(spec_parse(k->specs[n], &spec, &serr), 0);
+		assert_int_equal(plan_build(c->kb, &spec, &po, &plans[n]), 0);
+		spec_free(&spec);
+	}
+	lite_layout_plans(&opts, plans, n, &lite);
+	select_funcs(&e, plans, n, sel);
+	s = &sel[k->func];
+	if (s->multi != k->multi || s->nr_tries != k->nr_tries || s->tries[0] != k->first_try ||
+	    s->run[BK_FENTRY][0] != k->fentry[0] || s->run[BK_FENTRY][1] != k->fentry[1] ||
+	    s->run[BK_KPROBE][0] != k->kprobe[0] || s->run[BK_KPROBE][1] != k->kprobe[1] ||
+	    s->fentry_load != k->load)
+		print_error(
+			"%s: multi %d, tries %d (first %d), fentry %d/%d, kprobe %d/%d, load %d\n",
+			k->name, s->multi, s->nr_tries, s->tries[0], s->run[BK_FENTRY][0],
+			s->run[BK_FENTRY][1], s->run[BK_KPROBE][0], s->run[BK_KPROBE][1],
+			s->fentry_load);
+	assert_int_equal(s->multi, k->multi);
+	assert_int_equal(s->nr_tries, k->nr_tries);
+	assert_int_equal(s->tries[0], k->first_try);
+	assert_int_equal(s->run[BK_FENTRY][0], k->fentry[0]);
+	assert_int_equal(s->run[BK_FENTRY][1], k->fentry[1]);
+	assert_int_equal(s->run[BK_KPROBE][0], k->kprobe[0]);
+	assert_int_equal(s->run[BK_KPROBE][1], k->kprobe[1]);
+	assert_int_equal(s->fentry_load, k->load);
+	for (i = 0; i < n; i++)
+		plan_free(&plans[i]);
+}
+
+static void test_select(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sel_cases); i++)
+		check_sel_case(*state, &sel_cases[i]);
+}
+
+/* -d's line for a function. */
+static void test_select_describe(void **state UNUSED)
+{
+	struct select_func s = { .nr_tries = 2,
+				 .tries = { BK_FENTRY, BK_KPROBE },
+				 .run = { { SEL_RUN_LITE, SEL_RUN_NONE },
+					  { SEL_RUN_STRAIGHT, SEL_RUN_NONE } },
+				 .fentry_load = SEL_LOAD_OWNER };
+	struct strbuf sb;
+
+	sb_init(&sb);
+	select_describe(&s, &sb);
+	assert_string_equal(sb_str(&sb),
+			    "fentry: entry lite, return nothing, loaded with the owner; "
+			    "then kprobe: entry written out, return nothing");
+	sb_reset(&sb);
+	s.multi = true;
+	select_describe(&s, &sb);
+	assert_non_null(strstr(sb_str(&sb), "kprobe.multi, else fentry: "));
+	sb_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),	     cmocka_unit_test(test_ringbuf_size),
-		cmocka_unit_test(test_wakeup_bytes), cmocka_unit_test(test_allows),
-		cmocka_unit_test(test_wants_prog),   cmocka_unit_test(test_wants_prog_cfg),
-		cmocka_unit_test(test_can_fentry),   cmocka_unit_test(test_explain_fentry),
-		cmocka_unit_test(test_multi_member), cmocka_unit_test(test_call_bytes),
-		cmocka_unit_test(test_ring_bytes),
+		cmocka_unit_test(test_names),		cmocka_unit_test(test_ringbuf_size),
+		cmocka_unit_test(test_wakeup_bytes),	cmocka_unit_test(test_allows),
+		cmocka_unit_test(test_wants_prog),	cmocka_unit_test(test_wants_prog_cfg),
+		cmocka_unit_test(test_can_fentry),	cmocka_unit_test(test_explain_fentry),
+		cmocka_unit_test(test_multi_member),	cmocka_unit_test(test_call_bytes),
+		cmocka_unit_test(test_ring_bytes),	cmocka_unit_test(test_select),
+		cmocka_unit_test(test_select_describe),
 	};
 
 	return cmocka_run_group_tests_name("backend", tests, setup, teardown);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
+#include "lib/arch.h"
 #include "kpe/arch.h"
 #include "lib/util.h"
 
@@ -49,7 +50,7 @@ static const struct kpe_arch arm64 = {
 
 const struct kpe_arch *kpe_arch_native(void)
 {
-#if defined(__aarch64__)
+#ifdef KSNOOP_ARCH_ARM64
 	return &arm64;
 #else
 	return &x86_64;
@@ -58,7 +59,7 @@ const struct kpe_arch *kpe_arch_native(void)
 
 const struct kpe_arch *kpe_arch_foreign(void)
 {
-#if defined(__aarch64__)
+#ifdef KSNOOP_ARCH_ARM64
 	return &x86_64;
 #else
 	return &arm64;

@@ -13,6 +13,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "lib/arch.h"
 #include "trace/backend.h"
 #include "lib/bpfutil.h"
 #include "lib/kfeat.h"
@@ -1246,7 +1247,7 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
  */
 static bool has_direct_calls(const struct btf *btf)
 {
-#if defined(__aarch64__)
+#ifdef KSNOOP_ARCH_ARM64
 	return btf_struct_has_member(btf, "ftrace_ops", "direct_call");
 #else
 	(void)btf;

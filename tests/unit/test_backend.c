@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 
+#include "lib/arch.h"
 #include "testutil.h"
 #include "lib/kbtf.h"
 #include "trace/backend.h"
@@ -254,7 +255,7 @@ static void test_explain_fentry(void **state)
 
 	sb_init(&sb);
 	p = *plan(c, "six(a)");
-#if defined(__aarch64__)
+#ifdef KSNOOP_ARCH_ARM64
 	/* the fixture has no ftrace_ops: a kernel without direct calls */
 	assert_non_null(strstr(explain(&p, BPFUTIL_ATTACH, -ENOTSUPP, &sb),
 			       "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"));

@@ -54,6 +54,7 @@ struct kpe_session {
 	struct bpf_link **links;
 	struct ring_loop *ring;
 	struct strbuf line;
+	struct strbuf scratch; /* -j: a field's text */
 };
 
 static void probe_usage(FILE *f, const char *prog)
@@ -444,7 +445,8 @@ static int handle_event(void *ctx, const void *data, size_t size)
 		return RING_MALFORMED;
 	sb_reset(&s->line);
 	if (util_json()) {
-		kpe_json_event(&s->line, &s->probes[ev->def_id], s->syms, ev, s->env->kstack_depth);
+		kpe_json_event(&s->line, &s->scratch, &s->probes[ev->def_id], s->syms, ev,
+			       s->env->kstack_depth);
 	} else {
 		kpe_format_event(&s->line, &s->probes[ev->def_id], s->syms, ev);
 		kpe_format_kstack(&s->line, &s->probes[ev->def_id], s->syms, ev,
@@ -537,6 +539,7 @@ static void cleanup(struct kpe_session *s)
 	ksyms__free(s->syms);
 	kbtf__free(s->kb);
 	sb_free(&s->line);
+	sb_free(&s->scratch);
 	free(s->defs);
 	free(s->filters);
 }

@@ -208,14 +208,13 @@ static void json_frame(void *ctx, const char *frame, int i)
 	jw_str(ctx, frame);
 }
 
-void kpe_json_event(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
-		    const struct kpe_event *ev, int depth)
+void kpe_json_event(struct strbuf *sb, struct strbuf *tmp, const struct kpe_probe *p,
+		    struct ksyms *syms, const struct kpe_event *ev, int depth)
 {
-	struct strbuf tmp;
 	struct jw w;
 	int i;
 
-	sb_init(&tmp);
+	sb_reset(tmp);
 	jw_init(&w, sb);
 	jw_object(&w);
 	jw_kuint(&w, "ts", ev->ts);
@@ -225,15 +224,15 @@ void kpe_json_event(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *
 	jw_kstrn(&w, "comm", ev->comm, sizeof(ev->comm));
 	jw_key(&w, "event");
 	jw_raw(&w, "\"%s/%s\"", p->group, p->event);
-	format_sym(&tmp, syms, ev->ip, true);
-	jw_kstr(&w, "ip", sb_str(&tmp));
+	format_sym(tmp, syms, ev->ip, true);
+	jw_kstr(&w, "ip", sb_str(tmp));
 	if (p->is_return)
 		jw_kstr(&w, "return_from", p->func);
 	jw_key(&w, "args");
 	jw_object(&w);
 	for (i = 0; i < p->nr_fields && i < ev->nr_args; i++) {
 		jw_key(&w, p->fields[i].name);
-		json_field(&w, &p->fields[i], syms, ev, i, &tmp);
+		json_field(&w, &p->fields[i], syms, ev, i, tmp);
 	}
 	jw_end(&w);
 	if (depth > 0) {
@@ -243,5 +242,4 @@ void kpe_json_event(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *
 		jw_end(&w);
 	}
 	jw_end(&w);
-	sb_free(&tmp);
 }

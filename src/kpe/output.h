@@ -34,10 +34,11 @@ void kpe_format_kstack(struct strbuf *sb, const struct kpe_probe *p, struct ksym
 
 /*
  * The event as one JSON object (ksnoop(8), JSON OF THE OTHER COMMANDS),
- * with its stack when depth > 0; no newline.
+ * with its stack when depth > 0; no newline. tmp is the caller's scratch,
+ * kept across events so that none allocates.
  */
-void kpe_json_event(struct strbuf *sb, const struct kpe_probe *p, struct ksyms *syms,
-		    const struct kpe_event *ev, int depth);
+void kpe_json_event(struct strbuf *sb, struct strbuf *tmp, const struct kpe_probe *p,
+		    struct ksyms *syms, const struct kpe_event *ev, int depth);
 
 /* One value as the kernel prints it: 178, 0xffff..., "text", (fault). */
 void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struct ksyms *syms,

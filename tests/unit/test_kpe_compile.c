@@ -441,6 +441,9 @@ static void test_filter_errors(void **state)
 		8, "Operand too long");
 }
 
+/* kpe_json_event's scratch, kept across calls as cmd_probe keeps it. */
+static struct strbuf tmp;
+
 /* A record as BPF writes it, and the line the kernel would print. */
 static void test_output(void **state)
 {
@@ -481,7 +484,7 @@ static void test_output(void **state)
 	/* -j: the same values, numbers where the type is decimal */
 	ev->tgid = 149;
 	sb_reset(&sb);
-	kpe_json_event(&sb, p, c->syms, ev, 0);
+	kpe_json_event(&sb, &tmp, p, c->syms, ev, 0);
 	assert_string_equal(
 		sb_str(&sb),
 		"{\"ts\":10493821123,\"cpu\":1,\"pid\":149,\"tid\":150,\"comm\":\"workload\","
@@ -501,7 +504,7 @@ static void test_output(void **state)
 	assert_string_equal(sb_str(&sb), "        workload-150     [001]    10.493821: r1: "
 					 "(udp_send_skb+0x15e/0x370 <- ip_send_skb) ret=-5");
 	sb_reset(&sb);
-	kpe_json_event(&sb, p, c->syms, ev, 0);
+	kpe_json_event(&sb, &tmp, p, c->syms, ev, 0);
 	assert_non_null(strstr(sb_str(&sb),
 			       "\"ip\":\"udp_send_skb+0x15e/0x370\","
 			       "\"return_from\":\"ip_send_skb\",\"args\":{\"ret\":-5}}"));
@@ -585,7 +588,7 @@ static void test_kstack(void **state)
 			    "\n => ip_send_skb+0x1\n => udp_send_skb+0x20");
 	/* the same frames as JSON */
 	sb_reset(&sb);
-	kpe_json_event(&sb, p, c->syms, ev, 2);
+	kpe_json_event(&sb, &tmp, p, c->syms, ev, 2);
 	assert_non_null(strstr(sb_str(&sb),
 			       "\"args\":{\"len\":178},"
 			       "\"kstack\":[\"ip_send_skb+0x1\",\"udp_send_skb+0x20\"]}"));

@@ -53,6 +53,9 @@ notrace_func() {
 		     !($3 in aff) && !($3 in bl) { n[$3]++ }
 		     END { for (f in n) if (n[f] == 1 && k++ < 400) print f }' \
 			$t/available_filter_functions /sys/kernel/debug/kprobes/blacklist -)
+	# the last names, fewer than 20
+	[ -z "$proto" ] && [ ${#names[@]} -gt 0 ] &&
+		proto=$(ksnoop info "${names[@]}" 2>/dev/null | sed -n 1p)
 	proto=${proto%%(*}
 	echo "${proto##*[ *]}"
 }

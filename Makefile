@@ -338,6 +338,7 @@ $(OUT)/fuzz/btf_fuzz: $(FUZZ_BTF_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 # ---- end ktrace/kdump ----
 
 FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib/*.h \
+		bpf/trace/*.h bpf/agg/*.h \
 		tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.c tests/host/*.c tests/vm/*.c)
 
 -include $(wildcard $(OUT)/obj/*.d $(OUT)/obj/*/*.d $(OUT)/*.bpf.d $(OUT)/bench/*.bpf.d \

@@ -100,7 +100,7 @@ static bool in_register(const struct ksnoop_value *v)
 	       !v->nr_steps && !(v->flags & KSNOOP_V_READ);
 }
 
-/* Whether agg_fast (bpf/trace.bpf.c) can take the sample: see ksnoop_agg_cfg.fast. */
+/* Whether agg_fast (bpf/agg/agg.h) can take the sample: see ksnoop_agg_cfg.fast. */
 static bool sample_is_fast(const struct func_plan *p, int data_used)
 {
 	const struct ksnoop_func_cfg *cfg = &p->cfg;

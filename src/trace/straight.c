@@ -161,7 +161,7 @@ bool straight_side_ok(const struct ksnoop_func_cfg *cfg, int side, enum straight
 	return true;
 }
 
-/* On a full ring: drops[KSNOOP_DROP_RINGBUF] += 1, as trace.bpf.c's count_drop(). */
+/* On a full ring: drops[KSNOOP_DROP_RINGBUF] += 1, as bpf/trace/state.h's count_drop(). */
 static void emit_drop(struct emitter *e, const struct straight_env *env, int out)
 {
 	store_imm(e, BPF_W, FP, STACK_KEY, KSNOOP_DROP_RINGBUF);
@@ -177,7 +177,7 @@ static void emit_drop(struct emitter *e, const struct straight_env *env, int out
 }
 
 /*
- * WAKE = the flag for bpf_ringbuf_submit, as trace.bpf.c's place_wakeup()
+ * WAKE = the flag for bpf_ringbuf_submit, as bpf/trace/record.h's place_wakeup()
  * decides it: forced when the last forced one is wake_ns old, or when the
  * record covers a multiple of wake_bytes in the ring's address space.
  */
@@ -212,7 +212,7 @@ static void emit_wakeup(struct emitter *e, const struct straight_env *env, __u32
 	here(e, done);
 }
 
-/* The lite header (KSNOOP_LITE_HDR_SIZE bytes), as trace.bpf.c's init_head(). */
+/* The lite header (KSNOOP_LITE_HDR_SIZE bytes), as bpf/trace/record.h's init_head(). */
 static void emit_head(struct emitter *e, const struct straight_env *env, int side, __u32 func_id,
 		      __u32 nr, __u32 data_len)
 {

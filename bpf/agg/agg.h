@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * count and hist in the kernel: keys, log2 and linear buckets, and the
+ * fast path from registers alone. The aggregation family's half of
+ * trace.bpf.c's programs; src/agg reads these maps.
+ *
+ * Part of trace.bpf.c, included there in order after the headers before
+ * it; not a header of its own.
+ */
+#ifndef KSNOOP_AGG_BPF_H
+#define KSNOOP_AGG_BPF_H
+
+const volatile __u32 agg_mode; /* enum ksnoop_agg_mode: count/hist, not events */
+const volatile __u32 agg_by;   /* enum ksnoop_agg_by */
+/*
+ * No --by and no plan with a key: every aggregate is in the arrays, by
+ * function, and no key is built. A constant, so that the verifier never
+ * walks a path that pairs the arrays with a hash key or the reverse.
+ */
+const volatile bool agg_keyless;
+const volatile bool hist_linear;  /* else log2 buckets */
+const volatile __s64 hist_lo;	  /* linear: the first bucket's low bound */
+const volatile __u64 hist_step;	  /* linear: a bucket's width, > 0 */
+const volatile __u32 hist_nr;	  /* linear: buckets from lo up to hi */
+const volatile __u64 latency_div; /* --latency: ns per unit */
+
+/* count: per CPU, so the hot path is a lookup and an add; summed at read time. */
+/* Keys and sizes without BTF types: user space shortens the key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1); /* --max-keys, set by user space */
+	__uint(key_size, sizeof(struct ksnoop_agg_key));
+	__uint(value_size, sizeof(__u64));
+} agg_counts SEC(".maps");
+
+/* hist: a kilobyte per key and CPU, allocated only for keys seen. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct ksnoop_agg_key));
+	__uint(value_size, sizeof(struct ksnoop_hist));
+} agg_hists SEC(".maps");
+
+/*
+ * A function counted with no key beyond itself (funccount, a plain hist)
+ * has its slot in these, by func_id: no hashing per call.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* the functions, set by user space */
+	__type(key, __u32);
+	__type(value, __u64);
+} func_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ksnoop_hist);
+} func_hists SEC(".maps");
+
+/* The zeroed histogram a new key starts from (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ksnoop_hist);
+} hist_zero SEC(".maps");
+
+/*
+ * A new key starts at zero on every CPU, from zero or else hist_zero:
+ * looked up only for a new key, as it costs a call. Two CPUs may race to
+ * add a key.
+ */
+static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, __u32 fid, void *zero)
+{
+	__u32 z0 = 0;
+	void *v;
+
+	if (agg_keyless)
+		return bpf_map_lookup_elem(map, &fid);
+	v = bpf_map_lookup_elem(map, k);
+
+	if (v)
+		return v;
+	if (!zero)
+		zero = bpf_map_lookup_elem(&hist_zero, &z0);
+	if (!zero)
+		return NULL;
+	if (bpf_map_update_elem(map, k, zero, BPF_NOEXIST) && !bpf_map_lookup_elem(map, k)) {
+		count_drop(KSNOOP_DROP_KEYS);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, k);
+}
+
+static __always_inline void pack_key_value(struct scratch *s, const struct ksnoop_agg_cfg *a,
+					   __u32 n)
+{
+	__u32 vi = a->key_value[n & (KSNOOP_AGG_MAX_KEYS - 1)] & (KSNOOP_MAX_VALUES - 1);
+	__u32 off = a->key_off[n & (KSNOOP_AGG_MAX_KEYS - 1)] & 0x78;
+	__u32 len = a->key_len[n & (KSNOOP_AGG_MAX_KEYS - 1)];
+	__u32 src = s->str_off[vi], have = s->str_len[vi];
+
+	/* A register holds more than its type: only the type's bytes count. */
+	if (len <= 8) {
+		*(__u64 *)&s->key.data[off] = len < 8 ? s->scalars[vi] & ((1ULL << (len * 8)) - 1)
+						      : s->scalars[vi];
+		return;
+	}
+	/* A string: its bytes up to the slot, the rest stays zero. */
+	if (have > len)
+		have = len;
+	if (have > KSNOOP_AGG_STR_MAX)
+		have = KSNOOP_AGG_STR_MAX;
+	if (src < KSNOOP_DATA_MAX + 64 && have)
+		bpf_probe_read_kernel(&s->key.data[off], have, &s->ev.data[src]);
+}
+
+/* The --by fields; k is zeroed. */
+static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u32 fid)
+{
+	__u64 id;
+
+	k->func_id = fid;
+	if (agg_by & (KSNOOP_BY_PID | KSNOOP_BY_TID)) {
+		id = bpf_get_current_pid_tgid();
+		if (agg_by & KSNOOP_BY_PID)
+			k->tgid = id >> 32;
+		if (agg_by & KSNOOP_BY_TID)
+			k->pid = (__u32)id;
+	}
+	if (agg_by & KSNOOP_BY_CPU)
+		k->cpu = bpf_get_smp_processor_id();
+	if (agg_by & KSNOOP_BY_COMM)
+		bpf_get_current_comm(k->comm, sizeof(k->comm));
+	if (agg_by & KSNOOP_BY_KSTACK) {
+		k->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+		if (k->stack_id < 0)
+			count_drop(KSNOOP_DROP_STACK);
+	}
+}
+
+static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	struct ksnoop_agg_key *k = &s->key;
+	__u32 n;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	key_header(ctx, k, s->ev.func_id);
+	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
+		if (n >= cfg->agg.nr_keys)
+			break;
+		pack_key_value(s, &cfg->agg, n);
+	}
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	return r + (v >> 1);
+}
+
+/* The numbering is src/agg/table.h's. */
+static __always_inline __u32 bucket_of(__u64 v, bool is_signed)
+{
+	__u64 d;
+
+	if (!hist_linear) {
+		if (is_signed && (__s64)v < 0)
+			return 0;
+		return v ? 2 + log2_u64(v) : 1;
+	}
+	if (is_signed ? (__s64)v < hist_lo : v < (__u64)hist_lo)
+		return 0;
+	d = (v - (__u64)hist_lo) / hist_step;
+	return d >= hist_nr ? hist_nr + 1 : d + 1;
+}
+
+static __always_inline __u64 sign_extend(__u64 v, __u32 width, bool is_signed)
+{
+	__u32 shift = width >= 8 ? 0 : 64 - width * 8;
+
+	if (!shift)
+		return v;
+	return is_signed ? (__u64)((__s64)(v << shift) >> shift) : (v << shift) >> shift;
+}
+
+static __always_inline bool less(__u64 a, __u64 b, bool is_signed)
+{
+	return is_signed ? (__s64)a < (__s64)b : a < b;
+}
+
+/* k is not read when agg_keyless. */
+static __always_inline void hist_add(struct ksnoop_agg_key *k, __u32 fid,
+				     const struct ksnoop_agg_cfg *a, __u64 raw, __u64 duration_ns)
+{
+	bool is_signed = a->hist_signed;
+	struct ksnoop_hist *h;
+	__u64 v;
+
+	if (a->hist_value == KSNOOP_AGG_LATENCY) {
+		v = duration_ns / (latency_div ?: 1);
+		is_signed = false;
+	} else {
+		v = sign_extend(raw, a->hist_width, is_signed);
+	}
+	h = agg_slot(agg_keyless ? (void *)&func_hists : (void *)&agg_hists, k, fid, NULL);
+	if (!h)
+		return;
+	if (!h->count || less(v, h->min, is_signed))
+		h->min = v;
+	if (!h->count || less(h->max, v, is_signed))
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
+}
+
+static __always_inline void count_add(struct ksnoop_agg_key *k, __u32 fid)
+{
+	__u64 zero = 0, *n = agg_slot(agg_keyless ? (void *)&func_counts : (void *)&agg_counts, k,
+				      fid, &zero);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	__u32 vi = cfg->agg.hist_value & (KSNOOP_MAX_VALUES - 1);
+
+	if (!agg_keyless)
+		build_key(ctx, s, cfg);
+	if (agg_mode == KSNOOP_AGG_HIST)
+		hist_add(&s->key, s->ev.func_id, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
+	else
+		count_add(&s->key, s->ev.func_id);
+}
+
+/* The key of agg_fast: a header and the data it may fill. */
+struct fast_key {
+	__u8 hdr[KSNOOP_AGG_KEY_HDR];
+	__u64 data[KSNOOP_AGG_FAST_DATA / 8];
+};
+
+static __always_inline __u64 reg_value(struct capture_ctx *c, const struct ksnoop_value *v,
+				       bool func_args)
+{
+	return v->base == KSNOOP_BASE_RET ? get_ret(c, func_args) : get_arg(c, v->arg, func_args);
+}
+
+/*
+ * count and hist whose values all sit in registers (cfg->agg.fast): the
+ * key is built on the stack, without the scratch event, its captures and
+ * its predicates (all of them fast ones, checked already).
+ */
+static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
+				     __u32 fid, bool func_args, __u64 duration_ns)
+{
+	struct capture_ctx c = { .ctx = ctx, .regs = regs };
+	const struct ksnoop_agg_cfg *a = &cfg->agg;
+	struct fast_key fk;
+	__u32 n, len;
+	__u64 v;
+
+	/* funccount and funclatency: no key to zero and fill, per call. */
+	if (!agg_keyless) {
+		__builtin_memset(&fk, 0, sizeof(fk));
+		key_header(ctx, (struct ksnoop_agg_key *)&fk, fid);
+	}
+	for (n = 0; !agg_keyless && n < KSNOOP_AGG_MAX_KEYS; n++) {
+		if (n >= a->nr_keys)
+			break;
+		v = reg_value(&c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)],
+			      func_args);
+		len = a->key_len[n];
+		if (len < 8)
+			v &= (1ULL << (len * 8)) - 1;
+		fk.data[(a->key_off[n] >> 3) & (KSNOOP_AGG_FAST_DATA / 8 - 1)] = v;
+	}
+	if (agg_mode == KSNOOP_AGG_COUNT) {
+		count_add((struct ksnoop_agg_key *)&fk, fid);
+		return;
+	}
+	v = 0;
+	if (a->hist_value != KSNOOP_AGG_LATENCY)
+		v = reg_value(&c, &cfg->values[a->hist_value & (KSNOOP_MAX_VALUES - 1)], func_args);
+	hist_add((struct ksnoop_agg_key *)&fk, fid, a, v, duration_ns);
+}
+
+#endif /* KSNOOP_AGG_BPF_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ring records: the event header, the wakeup rule, submission and the
+ * kernel stack record.
+ *
+ * Part of trace.bpf.c, included there in order after the headers before
+ * it; not a header of its own.
+ */
+#ifndef KSNOOP_TRACE_RECORD_H
+#define KSNOOP_TRACE_RECORD_H
+
+/* The header a lite event has: its first KSNOOP_LITE_HDR_SIZE bytes. */
+static __always_inline void init_head(struct ksnoop_event *ev, __u16 kind, __u32 fid, __u64 now)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	ev->kind = kind;
+	ev->nr_vrecs = 0;
+	ev->depth = 0;
+	ev->func_id = fid;
+	ev->ts = now;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->tgid = id >> 32;
+	ev->pid = (__u32)id;
+	ev->data_len = 0;
+	if (want_comm)
+		bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	else
+		ev->comm[0] = 0;
+}
+
+static __always_inline void init_event(struct ksnoop_event *ev, __u16 kind, __u32 fid, __u64 now)
+{
+	init_head(ev, kind, fid, now);
+	ev->duration_ns = 0;
+	ev->chain_id = 0;
+}
+
+/*
+ * Wake the reader when the queue grows past wakeup_bytes, or when it has
+ * not been woken for KSNOOP_WAKE_INTERVAL_NS. The default wakes it whenever it
+ * has caught up, which for a reader about as fast as the traced code
+ * means a wakeup (an IPI and a context switch) per event; forcing one on
+ * every event past the mark would be as bad. The reader drains everything
+ * once awake (its epoll is level-triggered), so a stream costs at most
+ * one wakeup per interval and a mark, and a trickle's events, the first
+ * one included, show within the interval instead of the reader's poll.
+ * CPUs race on last_wake_ns: the loser's wakeup is one more, harmless.
+ */
+__u64 last_wake_ns;
+
+static __always_inline bool wake_due(__u64 now)
+{
+	if ((__s64)(now - last_wake_ns) < KSNOOP_WAKE_INTERVAL_NS)
+		return false;
+	last_wake_ns = now;
+	return true;
+}
+
+static __always_inline __u64 wakeup_flag(__u64 len, __u64 now)
+{
+	__u64 queued;
+
+	if (!wakeup_bytes)
+		return 0;
+	if (wake_due(now))
+		return BPF_RB_FORCE_WAKEUP;
+	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return queued < wakeup_bytes && queued + len >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+								     : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * The same for a record reserved in place, from where it lies instead of
+ * a helper call that asks the fill. The ring's data pages are mapped twice
+ * in a row and its size is a multiple of wakeup_bytes (both powers of
+ * two), so each wakeup_bytes of records produced covers exactly one
+ * address that is a multiple of wakeup_bytes, and the record covering it
+ * forces a wakeup: a reader asleep since it drained the ring is woken
+ * within wakeup_bytes, as by the fill; one still draining takes a wakeup
+ * it does not need once per wakeup_bytes.
+ */
+static __always_inline __u64 place_wakeup(struct ksnoop_event *ev, __u32 size, __u64 now)
+{
+	__u64 start, total = (size + BPF_RINGBUF_HDR_SZ + 7) & ~7ULL;
+
+	if (!wakeup_bytes)
+		return 0;
+	if (wake_due(now))
+		return BPF_RB_FORCE_WAKEUP;
+	/*
+	 * The verifier lets a pointer's value out only through memory, and
+	 * only to programs loaded with CAP_PERFMON, as tracing programs are:
+	 * the timestamp's slot, written after this.
+	 */
+	*(volatile __u64 *)&ev->ts = (__u64)ev;
+	start = *(volatile __u64 *)&ev->ts - BPF_RINGBUF_HDR_SZ;
+	return ((0 - start) & (wakeup_bytes - 1)) < total ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void submit(struct ksnoop_event *ev)
+{
+	__u64 len = KSNOOP_EVENT_HDR_SIZE + ev->data_len;
+
+	if (len > sizeof(*ev))
+		len = sizeof(*ev);
+	if (bpf_ringbuf_output(&events, ev, len, wakeup_flag(len, ev->ts)))
+		count_drop(KSNOOP_DROP_RINGBUF);
+}
+
+/*
+ * --kstack: the kernel stack as the event's last record, with the return
+ * address a kprobe's function was entered with (0 elsewhere).
+ */
+static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __u64 ra,
+					  bool trampoline)
+{
+	__u32 off = ev->data_len;
+	struct ksnoop_vrec *vr;
+	long n;
+
+	if (off >= KSNOOP_DATA_MAX)
+		return;
+	/* Re-bound: clang may test one copy of off and index with another. */
+	barrier_var(off);
+	off &= KSNOOP_DATA_MAX - 1;
+	vr = (void *)&ev->data[off];
+	n = bpf_get_stack(ctx, vr + 1, kstack_bytes & (KSNOOP_KSTACK_MAX * 8 + 7), 0);
+	if (n <= 0) {
+		count_drop(KSNOOP_DROP_STACK);
+		return;
+	}
+	vr->raw = ra;
+	vr->len = n;
+	vr->idx = KSNOOP_VREC_KSTACK;
+	vr->flags = trampoline ? KSNOOP_VR_TRAMPOLINE : 0;
+	ev->data_len = off + sizeof(*vr) + ((n + 7) & ~7);
+	ev->nr_vrecs++;
+}
+
+#endif /* KSNOOP_TRACE_RECORD_H */

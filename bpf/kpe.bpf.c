@@ -15,34 +15,12 @@
 
 #include "abi/kpe.h"
 #include "lib/arch.h"
+#include "lib/regs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool filter_tgid;   /* -p: only the tgids in kpe_tgids */
 const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
-
-#if defined(__TARGET_ARCH_arm64)
-/* arm64 kprobes run with pc at the probed instruction. */
-#define KPROBE_IP_ADJ 0
-
-/* A function is entered with its return address in lr. */
-static __always_inline __u64 entry_ra(struct pt_regs *ctx)
-{
-	return PT_REGS_RET(ctx);
-}
-#else
-/* x86 kprobes run with ip just past the int3 at the probed address. */
-#define KPROBE_IP_ADJ 1
-
-/* A function is entered with its return address on top of the stack. */
-static __always_inline __u64 entry_ra(struct pt_regs *ctx)
-{
-	__u64 ra = 0;
-
-	bpf_probe_read_kernel(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
-	return ra;
-}
-#endif
 
 _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the register copy");
 
@@ -434,7 +412,7 @@ static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event
 	}
 	ks->len = n;
 	ks->pad = 0;
-	ks->entry_ra = cfg->flags & KPE_DEF_RETURN ? 0 : entry_ra(ctx);
+	ks->entry_ra = cfg->flags & KPE_DEF_RETURN ? 0 : kprobe_entry_ra(ctx);
 	ev->flags |= KPE_EV_KSTACK;
 	return sizeof(*ks) + n;
 }

@@ -21,6 +21,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "abi/ktrace.h"
+#include "lib/regs.h"
 
 /* Sized by user space before load. */
 struct {
@@ -104,66 +105,6 @@ struct {
  * short timer, so a quiet trace still reaches the file promptly.
  */
 const volatile __u64 wakeup_bytes = 256 << 10;
-
-/*
- * Syscall number and arguments from the saved user registers. They are
- * intact at sys_exit too: the syscall ABI preserves them (arm64 keeps its
- * first argument in orig_x0, x0 becomes the return value).
- */
-/*
- * regs is a BTF-typed tracepoint argument: plain loads read it, with no
- * helper call per register.
- */
-#if defined(__TARGET_ARCH_x86)
-#define SYSCALL_NR(regs) ((regs)->orig_ax)
-
-static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
-{
-	switch (n) {
-	case 0:
-		return regs->di;
-	case 1:
-		return regs->si;
-	case 2:
-		return regs->dx;
-	case 3:
-		return regs->r10;
-	case 4:
-		return regs->r8;
-	default:
-		return regs->r9;
-	}
-}
-#elif defined(__TARGET_ARCH_arm64)
-/* CO-RE flavor: compiles against any vmlinux.h, relocates on arm64. */
-struct pt_regs___ktr_arm64 {
-	unsigned long regs[31];
-	unsigned long orig_x0;
-	int syscallno;
-} __attribute__((preserve_access_index));
-#define ARM64_REGS(regs) ((struct pt_regs___ktr_arm64 *)(regs))
-#define SYSCALL_NR(regs) (ARM64_REGS(regs)->syscallno)
-
-static __always_inline __u64 syscall_arg(struct pt_regs *regs, int n)
-{
-	switch (n) {
-	case 0:
-		return ARM64_REGS(regs)->orig_x0;
-	case 1:
-		return ARM64_REGS(regs)->regs[1];
-	case 2:
-		return ARM64_REGS(regs)->regs[2];
-	case 3:
-		return ARM64_REGS(regs)->regs[3];
-	case 4:
-		return ARM64_REGS(regs)->regs[4];
-	default:
-		return ARM64_REGS(regs)->regs[5];
-	}
-}
-#else
-#error "ktrace supports x86 and arm64"
-#endif
 
 #define SIGKILL_NR 9
 #define SI_KERNEL_CODE 0x80

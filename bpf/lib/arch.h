@@ -63,11 +63,13 @@
  * (6.12's Debian kernel has 52-bit VA, 6.1's 48-bit) and whatever tag a user
  * pointer carries in its top byte (Top Byte Ignore), so no range would do.
  */
+#define KSNOOP_X86_USER_ADDR_END 0x0000800000000000ULL
+#define KSNOOP_ARM64_KERNEL_ADDR_BIT 55
 #ifdef KSNOOP_ARCH_ARM64
-#define KSNOOP_KERNEL_ADDR_BIT 55
+#define KSNOOP_KERNEL_ADDR_BIT KSNOOP_ARM64_KERNEL_ADDR_BIT
 #define KSNOOP_IS_USER_ADDR(a) (!((__u64)(a) & (1ULL << KSNOOP_KERNEL_ADDR_BIT)))
 #else
-#define KSNOOP_USER_ADDR_END 0x0000800000000000ULL
+#define KSNOOP_USER_ADDR_END KSNOOP_X86_USER_ADDR_END
 #define KSNOOP_IS_USER_ADDR(a) ((__u64)(a) < KSNOOP_USER_ADDR_END)
 #endif
 

@@ -20,7 +20,7 @@ struct regs {
 	__u64 lr; /* arm64: the return address at entry */
 };
 
-#if defined(__TARGET_ARCH_arm64)
+#ifdef KSNOOP_ARCH_ARM64
 /*
  * AAPCS64: x0..x7 carry the first 8 arguments and x0 the return value; the
  * 9th and on sit at [sp], [sp+8], ... when the callee starts, one 8-byte

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpe/arch.h"
+#include "lib/archinfo.h"
 #include "kpe/compile.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
@@ -61,7 +61,7 @@ struct compiler {
 	const struct kpe_def *def;
 	struct kpe_probe *out;
 	struct kpe_error *err;
-	const struct kpe_arch *arch;
+	const struct arch *arch;
 	struct kbtf_func func; /* BTF of the probed function, if found */
 	bool has_func;
 	bool btf_checked;
@@ -215,7 +215,7 @@ static int add_load(struct compiler *c, int pos, struct chain *ch, long long off
 /* $argN (1-based) as regs_get_kernel_argument reads it. */
 static int arg_source(struct compiler *c, int pos, int n, struct chain *ch)
 {
-	const struct kpe_arch *a = c->arch;
+	const struct arch *a = c->arch;
 
 	if (n <= a->nr_reg_args) {
 		ch->src_op = KPE_OP_REG;
@@ -702,7 +702,7 @@ int kpe_compile(const struct kpe_ctx *ctx, const struct kpe_def *def, struct kpe
 
 	memset(out, 0, sizeof(*out));
 	memset(err, 0, sizeof(*err));
-	c.arch = kpe_arch_native();
+	c.arch = arch_native();
 	out->cfg = calloc(1, sizeof(*out->cfg));
 	out->text = strdup(def->text);
 	out->group = strdup(def->group);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpe/arch.h"
+#include "lib/archinfo.h"
 #include "kpe/compile.h"
 #include "kpe/gen.h"
 #include "lib/json_writer.h"
@@ -75,8 +75,8 @@ static void field_name(const char *path, char names[][KPE_MAX_ARG_NAME + 1], int
 /* Argument idx (0-based) where a kprobe at the function entry finds it. */
 static void gen_arg(struct strbuf *sb, int idx, bool fprobe)
 {
-	const struct kpe_arch *a = kpe_arch_native();
-	const char *reg = kpe_arch_arg_reg(a, idx);
+	const struct arch *a = arch_native();
+	const char *reg = arch_arg_reg(a, idx);
 
 	if (fprobe || !reg)
 		sb_printf(sb, "$arg%d", idx + 1);

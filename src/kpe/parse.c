@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpe/arch.h"
+#include "lib/archinfo.h"
 #include "kpe/parse.h"
 #include "abi/kpe.h"
 #include "lib/util.h"
@@ -370,21 +370,21 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 
 static int parse_reg(struct parser *p, struct span e, struct kpe_fetch *f)
 {
-	const struct kpe_arch *native = kpe_arch_native(), *other = kpe_arch_foreign();
+	const struct arch *native = arch_native(), *other = arch_foreign();
 	struct span r = sub(e, 1, e.len - 1);
 	int slot;
 
 	/* fprobe events have no full register set (ftrace_regs). */
 	if (p->def->kind == 'f')
 		return fail(p, e.pos, E_BAD_VAR);
-	slot = kpe_arch_reg(native, r.s, r.len);
+	slot = arch_reg(native, r.s, r.len);
 	if (slot >= 0) {
 		f->base = KPE_B_REG;
 		f->num = slot;
 		f->name = dup_span(r);
 		return f->name ? 0 : -ENOMEM;
 	}
-	if (kpe_arch_reg(other, r.s, r.len) >= 0)
+	if (arch_reg(other, r.s, r.len) >= 0)
 		return fail(p, e.pos,
 			    E_BAD_REG_NAME ": %%%.*s is an %s register; %s passes arguments in %s",
 			    r.len, r.s, other->name, native->name, native->arg_hint);

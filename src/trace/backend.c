@@ -13,7 +13,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "lib/arch.h"
+#include "lib/archinfo.h"
 #include "trace/backend.h"
 #include "lib/bpfutil.h"
 #include "lib/kfeat.h"
@@ -1225,34 +1225,15 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 }
 
 /*
- * BPF trampolines pass a limited number of arguments; past it the JIT
- * refuses the function with ENOTSUPP, which alone reads as "no fentry at
- * all". arm64's take the 8 register arguments only (x0..x7); x86-64's took
- * the 6 register arguments until Linux 6.6 read the stack.
- */
-#define TRAMP_ARGS KSNOOP_REG_ARGS
-#ifdef KSNOOP_ARCH_ARM64
-#define TRAMP_ARGS_WHY "arm64 BPF trampolines take at most 8"
-#else
-#define TRAMP_ARGS_WHY "x86-64 BPF trampolines take at most 6 before Linux 6.6"
-#endif
-
-/*
- * Whether fentry works at all, as far as BTF tells. arm64 attaches BPF
- * trampolines through ftrace direct calls, which came to arm64 after
- * ftrace_ops gained direct_call: a kernel built with them has the member
- * (Debian's 6.12), one without (Debian's 6.1) fails every fentry attach
- * with ENOTSUPP whatever the function. x86-64 kernels had direct calls
- * before that member existed, so there is no such marker there.
+ * Whether fentry works at all, as far as BTF tells: on arm64 a kernel
+ * without ftrace direct calls fails every fentry attach with ENOTSUPP.
  */
 static bool has_direct_calls(const struct btf *btf)
 {
-#ifdef KSNOOP_ARCH_ARM64
-	return btf_struct_has_member(btf, "ftrace_ops", "direct_call");
-#else
-	(void)btf;
-	return true;
-#endif
+	const struct arch *a = arch_native();
+
+	return !a->direct_call_struct ||
+	       btf_struct_has_member(btf, a->direct_call_struct, a->direct_call_member);
 }
 
 /*
@@ -1277,11 +1258,14 @@ bool backend_explain_fentry(struct strbuf *why, const struct func_plan *p, enum 
 			  ename);
 		return true;
 	}
-	/* The trampoline is built when the link is made, not at load. */
-	if (op != BPFUTIL_ATTACH || p->nr_args <= TRAMP_ARGS)
+	/*
+	 * BPF trampolines pass a limited number of arguments; past it the
+	 * JIT refuses the function with ENOTSUPP when the link is made.
+	 */
+	if (op != BPFUTIL_ATTACH || p->nr_args <= arch_native()->nr_reg_args)
 		return false;
 	sb_printf(why, "%s has %d arguments and %s; kprobes read the rest from the stack (%s)",
-		  p->name, p->nr_args, TRAMP_ARGS_WHY, ename);
+		  p->name, p->nr_args, arch_native()->tramp_args_why, ename);
 	return true;
 }
 

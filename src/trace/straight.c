@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "lib/arch.h"
+#include "lib/archinfo.h"
 #include "trace/straight.h"
 
 /*
@@ -270,15 +271,17 @@ static void emit_register(struct emitter *e, const struct ksnoop_value *v, enum 
 /* Jumps to user when R3 is a user address (KSNOOP_IS_USER_ADDR). */
 static void emit_user_test(struct emitter *e, int user)
 {
-#ifdef KSNOOP_ARCH_ARM64
-	mov(e, R4, R3);
-	alu_imm(e, BPF_RSH, R4, KSNOOP_KERNEL_ADDR_BIT);
-	alu_imm(e, BPF_AND, R4, 1);
-	jump(e, BPF_JEQ | BPF_K, R4, 0, 0, user);
-#else
-	ld_imm64(e, R4, 0, (__s32)KSNOOP_USER_ADDR_END, (__s32)(KSNOOP_USER_ADDR_END >> 32));
+	const struct arch *a = arch_native();
+
+	if (a->kernel_addr_bit >= 0) {
+		mov(e, R4, R3);
+		alu_imm(e, BPF_RSH, R4, a->kernel_addr_bit);
+		alu_imm(e, BPF_AND, R4, 1);
+		jump(e, BPF_JEQ | BPF_K, R4, 0, 0, user);
+		return;
+	}
+	ld_imm64(e, R4, 0, (__s32)a->user_addr_end, (__s32)(a->user_addr_end >> 32));
 	jump(e, BPF_JLT | BPF_X, R3, R4, 0, user);
-#endif
 }
 
 /*

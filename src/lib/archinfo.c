@@ -2,11 +2,11 @@
 #include <string.h>
 
 #include "lib/arch.h"
-#include "kpe/arch.h"
+#include "lib/archinfo.h"
 #include "lib/util.h"
 
 /* arch/x86/kernel/ptrace.c regoffset_table, in struct pt_regs order. */
-static const struct kpe_reg x86_regs[] = {
+static const struct arch_reg x86_regs[] = {
 	{ "r15", 0 },	 { "r14", 1 }, { "r13", 2 }, { "r12", 3 },	{ "bp", 4 },  { "bx", 5 },
 	{ "r11", 6 },	 { "r10", 7 }, { "r9", 8 },  { "r8", 9 },	{ "ax", 10 }, { "cx", 11 },
 	{ "dx", 12 },	 { "si", 13 }, { "di", 14 }, { "orig_ax", 15 }, { "ip", 16 }, { "cs", 17 },
@@ -14,7 +14,7 @@ static const struct kpe_reg x86_regs[] = {
 };
 
 /* arch/arm64/kernel/ptrace.c: x0..x29, lr (x30), sp, pc, pstate. */
-static const struct kpe_reg arm64_regs[] = {
+static const struct arch_reg arm64_regs[] = {
 	{ "x0", 0 },   { "x1", 1 },   { "x2", 2 },   { "x3", 3 },      { "x4", 4 },   { "x5", 5 },
 	{ "x6", 6 },   { "x7", 7 },   { "x8", 8 },   { "x9", 9 },      { "x10", 10 }, { "x11", 11 },
 	{ "x12", 12 }, { "x13", 13 }, { "x14", 14 }, { "x15", 15 },    { "x16", 16 }, { "x17", 17 },
@@ -23,7 +23,7 @@ static const struct kpe_reg arm64_regs[] = {
 	{ "lr", 30 },  { "sp", 31 },  { "pc", 32 },  { "pstate", 33 },
 };
 
-static const struct kpe_arch x86_64 = {
+static const struct arch x86_64 = {
 	.name = "x86-64",
 	.regs = x86_regs,
 	.nr_regs = ARRAY_SIZE(x86_regs),
@@ -34,9 +34,15 @@ static const struct kpe_arch x86_64 = {
 	/* regs_get_kernel_argument: the 7th is $stack1, past the return address */
 	.stack_arg_base = 6,
 	.arg_hint = "%di, %si, %dx, %cx, %r8, %r9",
+	/* Linux 6.6 taught them to read the stack */
+	.tramp_args_why = "x86-64 BPF trampolines take at most 6 before Linux 6.6",
+	/* x86-64 had direct calls before ftrace_ops said so */
+	.direct_call_struct = NULL,
+	.kernel_addr_bit = -1,
+	.user_addr_end = KSNOOP_X86_USER_ADDR_END,
 };
 
-static const struct kpe_arch arm64 = {
+static const struct arch arm64 = {
 	.name = "arm64",
 	.regs = arm64_regs,
 	.nr_regs = ARRAY_SIZE(arm64_regs),
@@ -46,9 +52,18 @@ static const struct kpe_arch arm64 = {
 	.ret = 0,
 	.stack_arg_base = -1, /* arm64 reads arguments past x7 as 0 */
 	.arg_hint = "%x0 to %x7",
+	.tramp_args_why = "arm64 BPF trampolines take at most 8",
+	/*
+	 * arm64 attaches trampolines through ftrace direct calls, which came
+	 * after ftrace_ops gained direct_call: Debian's 6.12 has it, its 6.1
+	 * fails every fentry attach with ENOTSUPP.
+	 */
+	.direct_call_struct = "ftrace_ops",
+	.direct_call_member = "direct_call",
+	.kernel_addr_bit = KSNOOP_ARM64_KERNEL_ADDR_BIT,
 };
 
-const struct kpe_arch *kpe_arch_native(void)
+const struct arch *arch_native(void)
 {
 #ifdef KSNOOP_ARCH_ARM64
 	return &arm64;
@@ -57,7 +72,7 @@ const struct kpe_arch *kpe_arch_native(void)
 #endif
 }
 
-const struct kpe_arch *kpe_arch_foreign(void)
+const struct arch *arch_foreign(void)
 {
 #ifdef KSNOOP_ARCH_ARM64
 	return &x86_64;
@@ -66,7 +81,7 @@ const struct kpe_arch *kpe_arch_foreign(void)
 #endif
 }
 
-int kpe_arch_reg(const struct kpe_arch *a, const char *name, int len)
+int arch_reg(const struct arch *a, const char *name, int len)
 {
 	int i;
 
@@ -77,7 +92,7 @@ int kpe_arch_reg(const struct kpe_arch *a, const char *name, int len)
 	return -1;
 }
 
-const char *kpe_arch_arg_reg(const struct kpe_arch *a, int idx)
+const char *arch_arg_reg(const struct arch *a, int idx)
 {
 	int i;
 

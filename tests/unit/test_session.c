@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c's setup: FUNC arguments to plans over a BTF and symbol lists
+ * of fixtures (testutil.h's functions): globs expanded over the traceable
+ * functions that have BTF, -s and graph positions, compiler clones, and
+ * one error line for each refusal.
+ */
+#include <errno.h>
+
+#include "testutil.h"
+#include "lib/ksyms.h"
+#include "trace/session.h"
+
+static const char kallsyms[] = "ffffffff81000000 T ip_send_skb\n"
+			       "ffffffff81001000 T noargs\n"
+			       "ffffffff81002000 T six\n"
+			       "ffffffff81003000 T hash\n"
+			       "ffffffff81004000 t paint.isra.0\n"
+			       "ffffffff81005000 T argvfn\n"
+			       "ffffffff81006000 T nobtf_fn\n";
+
+/* paint exists only as its clone; nobtf_fn has no BTF; argvfn is blacklisted. */
+static const char filter_funcs[] =
+	"ip_send_skb\nnoargs\nsix\nhash\npaint.isra.0\nargvfn\nnobtf_fn\n";
+static const char blacklist[] = "0xffffffff81005000-0xffffffff81005100\targvfn\n";
+
+struct ctx {
+	char dir[64];
+	char kallsyms[96], filter[96], blacklist[96];
+	struct session s;
+	struct stderr_capture cap;
+	char err[1024];
+};
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	strcpy(c->dir, "/tmp/ksnoop-test-session.XXXXXX");
+	if (!mkdtemp(c->dir)) {
+		free(c);
+		return -1;
+	}
+	snprintf(c->kallsyms, sizeof(c->kallsyms), "%s/kallsyms", c->dir);
+	snprintf(c->filter, sizeof(c->filter), "%s/available_filter_functions", c->dir);
+	snprintf(c->blacklist, sizeof(c->blacklist), "%s/blacklist", c->dir);
+	write_file(c->kallsyms, kallsyms);
+	write_file(c->filter, filter_funcs);
+	write_file(c->blacklist, blacklist);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	unlink(c->kallsyms);
+	unlink(c->filter);
+	unlink(c->blacklist);
+	rmdir(c->dir);
+	free(c);
+	return 0;
+}
+
+/* What session__open leaves, from the fixtures instead of this kernel's. */
+static void open_fixture(struct ctx *c, bool stack_mode, bool graph)
+{
+	struct fixture_ids id;
+
+	memset(&c->s, 0, sizeof(c->s));
+	c->s.opts.stack_mode = stack_mode;
+	c->s.opts.graph = graph;
+	c->s.kb = fixture_kbtf(fixture_new(&id));
+	c->s.ks = ksyms__load_from(c->kallsyms, c->filter, c->blacklist);
+	assert_non_null(c->s.kb);
+	assert_non_null(c->s.ks);
+}
+
+/* session__plan over argv (NULL-terminated), stderr kept in c->err. */
+static int plan(struct ctx *c, char **argv)
+{
+	struct plan_opts po = { 0 };
+	int argc = 0, err;
+
+	while (argv[argc])
+		argc++;
+	stderr_capture_begin(&c->cap);
+	err = session__plan(&c->s, argc, argv, &po);
+	stderr_capture_end(&c->cap, c->err, sizeof(c->err));
+	return err;
+}
+
+static const struct func_plan *find(const struct session *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!strcmp(s->plans[i].name, name))
+			return &s->plans[i];
+	}
+	fail_msg("no plan for %s", name);
+	return NULL;
+}
+
+static void test_exact_names(void **state)
+{
+	struct ctx *c = *state;
+	char *argv[] = { "ip_send_skb", "six(a, f)", NULL };
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, argv), 0);
+	assert_string_equal(c->err, "");
+	assert_int_equal(c->s.nr, 2);
+	assert_int_equal(c->s.nr_specs, 2);
+	assert_string_equal(c->s.spec_funcs[1], "six");
+	assert_int_equal(find(&c->s, "six")->spec_idx, 1);
+	assert_string_equal(find(&c->s, "six")->attach_name, "six");
+	assert_int_equal(find(&c->s, "ip_send_skb")->cfg.chain_pos, 0);
+	assert_int_equal(find(&c->s, "six")->cfg.chain_pos, 0);
+	session__close(&c->s);
+}
+
+/* A glob: every traceable function with BTF, the rest skipped quietly. */
+static void test_glob(void **state)
+{
+	struct ctx *c = *state;
+	char *argv[] = { "*", "ip_send_skb", NULL };
+	int i;
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, argv), 0);
+	assert_string_equal(c->err, "");
+	/* hash ip_send_skb noargs paint.isra.0 six from "*", then ip_send_skb */
+	assert_int_equal(c->s.nr, 6);
+	/* a clone matched by name is traced with its function's BTF */
+	assert_string_equal(find(&c->s, "paint.isra.0")->attach_name, "paint.isra.0");
+	for (i = 0; i < 5; i++) {
+		assert_true(c->s.plans[i].from_glob);
+		assert_int_equal(c->s.plans[i].spec_idx, 0);
+		assert_string_not_equal(c->s.plans[i].name, "argvfn");
+		assert_string_not_equal(c->s.plans[i].name, "nobtf_fn");
+	}
+	assert_false(c->s.plans[5].from_glob);
+	assert_int_equal(c->s.plans[5].spec_idx, 1);
+	assert_string_equal(c->s.spec_funcs[0], "*");
+	session__close(&c->s);
+}
+
+/* -s: a chain in argument order; patterns have no order to chain by. */
+static void test_stack_mode(void **state)
+{
+	struct ctx *c = *state;
+	char *chain[] = { "ip_send_skb", "six", "noargs", NULL };
+	char *glob[] = { "ip_send_skb", "s*", NULL };
+
+	open_fixture(c, true, false);
+	assert_int_equal(plan(c, chain), 0);
+	assert_int_equal(c->s.plans[0].cfg.chain_pos, 0);
+	assert_int_equal(c->s.plans[1].cfg.chain_pos, 1);
+	assert_int_equal(c->s.plans[2].cfg.chain_pos, 2);
+	session__close(&c->s);
+
+	open_fixture(c, true, false);
+	assert_int_equal(plan(c, glob), -EINVAL);
+	expect_one_error_line(c->err, "-s chains take exact function names, not 's*'");
+	session__close(&c->s);
+}
+
+/* graph: ENTRY at 0, every callee at 1; ENTRY is one function. */
+static void test_graph(void **state)
+{
+	struct ctx *c = *state;
+	char *argv[] = { "ip_send_skb", "s*", "hash", NULL };
+	char *glob_entry[] = { "i*", "six", NULL };
+
+	open_fixture(c, false, true);
+	assert_int_equal(plan(c, argv), 0);
+	assert_int_equal(c->s.nr, 3);
+	assert_int_equal(find(&c->s, "ip_send_skb")->cfg.chain_pos, 0);
+	assert_int_equal(find(&c->s, "six")->cfg.chain_pos, 1);
+	assert_int_equal(find(&c->s, "hash")->cfg.chain_pos, 1);
+	session__close(&c->s);
+
+	open_fixture(c, false, true);
+	assert_int_equal(plan(c, glob_entry), -EINVAL);
+	expect_one_error_line(c->err, "graph's ENTRY is one function, not 'i*'");
+	session__close(&c->s);
+}
+
+/* A function GCC left only as a clone is traced as the clone, with a warning. */
+static void test_clone(void **state)
+{
+	struct ctx *c = *state;
+	char *argv[] = { "paint", NULL };
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, argv), 0);
+	assert_int_equal(c->s.nr, 1);
+	assert_string_equal(c->s.plans[0].name, "paint");
+	assert_string_equal(c->s.plans[0].attach_name, "paint.isra.0");
+	assert_non_null(strstr(c->err, "paint exists only as the compiler clone paint.isra.0"));
+	session__close(&c->s);
+}
+
+static void expect_refused(struct ctx *c, const char *arg, int want_err, const char *want)
+{
+	char *argv[] = { (char *)arg, NULL };
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, argv), want_err);
+	expect_one_error_line(c->err, want);
+	assert_int_equal(c->s.nr, 0);
+	session__close(&c->s);
+}
+
+static void test_refusals(void **state)
+{
+	struct ctx *c = *state;
+
+	expect_refused(c, "argvfn", -EINVAL, "cannot trace argvfn: ");
+	expect_refused(c, "nobtf*", -ENOENT, "no traceable function with BTF matches 'nobtf*'");
+	expect_refused(c, "six(a", -EINVAL, "invalid function spec 'six(a'");
+	expect_refused(c, "no_such_fn", -ENOENT, "no_such_fn");
+}
+
+/* A refusal after good plans leaves them to session__close (ASan and valgrind check). */
+static void test_close_after_error(void **state)
+{
+	struct ctx *c = *state;
+	char *argv[] = { "ip_send_skb", "six", "argvfn", "hash", NULL };
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, argv), -EINVAL);
+	assert_int_equal(c->s.nr, 2);
+	assert_int_equal(c->s.nr_specs, 3);
+	session__close(&c->s);
+	assert_null(c->s.plans);
+	assert_int_equal(c->s.nr, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_names),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_stack_mode),
+		cmocka_unit_test(test_graph),
+		cmocka_unit_test(test_clone),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_close_after_error),
+	};
+
+	return cmocka_run_group_tests_name("session", tests, setup, teardown);
+}

@@ -193,7 +193,7 @@ struct ksnoop_agg_key {
 	__u32 cpu;
 	__s32 stack_id; /* --by kstack: in the stacks map, or -errno */
 	char comm[KSNOOP_COMM_LEN];
-	__u32 pad;
+	__u32 epoch; /* -i's tables: the interval it counts in, 0 or 1 */
 	__u8 data[KSNOOP_AGG_KEY_DATA];
 };
 

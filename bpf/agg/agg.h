@@ -23,6 +23,15 @@ const volatile __s64 hist_lo;	  /* linear: the first bucket's low bound */
 const volatile __u64 hist_step;	  /* linear: a bucket's width, > 0 */
 const volatile __u32 hist_nr;	  /* linear: buckets from lo up to hi */
 const volatile __u64 latency_div; /* --latency: ns per unit */
+/*
+ * -i's tables: samples go to epoch agg_epoch, 0 or 1, in the key and in
+ * the arrays' index (func_id * 2 + epoch). User space flips agg_epoch,
+ * waits until no program still runs with the old one (an RCU grace
+ * period), then reads and clears the old epoch alone: each sample lands
+ * in exactly one interval.
+ */
+const volatile bool agg_epochs;
+__u32 agg_epoch;
 
 /* count: per CPU, so the hot path is a lookup and an add; summed at read time. */
 /* Keys and sizes without BTF types: user space shortens the key. */
@@ -44,7 +53,7 @@ struct {
 
 /*
  * A function counted with no key beyond itself (funccount, a plain hist)
- * has its slot in these, by func_id: no hashing per call.
+ * has its slot in these, by func_id (and epoch): no hashing per call.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -73,13 +82,20 @@ struct {
  * looked up only for a new key, as it costs a call. Two CPUs may race to
  * add a key.
  */
+static __always_inline __u32 cur_epoch(void)
+{
+	return agg_epochs ? *(volatile __u32 *)&agg_epoch & 1 : 0;
+}
+
 static __always_inline void *agg_slot(void *map, struct ksnoop_agg_key *k, __u32 fid, void *zero)
 {
-	__u32 z0 = 0;
+	__u32 z0 = 0, idx;
 	void *v;
 
-	if (agg_keyless)
-		return bpf_map_lookup_elem(map, &fid);
+	if (agg_keyless) {
+		idx = agg_epochs ? fid * 2 + cur_epoch() : fid;
+		return bpf_map_lookup_elem(map, &idx);
+	}
 	v = bpf_map_lookup_elem(map, k);
 
 	if (v)
@@ -124,6 +140,8 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 	__u64 id;
 
 	k->func_id = fid;
+	if (agg_epochs)
+		k->epoch = cur_epoch();
 	if (agg_by & (KSNOOP_BY_PID | KSNOOP_BY_TID)) {
 		id = bpf_get_current_pid_tgid();
 		if (agg_by & KSNOOP_BY_PID)

@@ -144,6 +144,15 @@ static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data
 	return err;
 }
 
+/*
+ * Prometheus counters only ever grow: with --prometheus or --textfile the
+ * maps keep running totals, whatever -i prints.
+ */
+bool agg_interval_resets(const struct agg_opts *a)
+{
+	return a->interval_ns && !a->cumulative && !a->prometheus && !a->textfile;
+}
+
 int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_agg *layout)
 {
 	int i, used = 0, fast = 0, err = 0;
@@ -163,6 +172,7 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 		.max_keys = a->max_keys,
 		.key_size = KSNOOP_AGG_KEY_HDR + used,
 		.keyless = !a->by && !used,
+		.epochs = agg_interval_resets(a),
 	};
 	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers",
 	      layout->key_size, fast, s->nr);
@@ -183,7 +193,11 @@ struct agg_reader {
 	const struct tracer_agg *layout;
 	int map_fd, array_fd, stacks_fd, nr_cpus;
 	size_t value_size;
-	void *values; /* one map value per possible CPU */
+	void *values;		     /* one map value per possible CPU */
+	void *zeros;		     /* as many zeros, to clear an array slot */
+	int epoch;		     /* the epoch being read, with layout->epochs */
+	struct ksnoop_agg_key *done; /* its keys, deleted once read */
+	size_t nr_done, cap_done;
 	uint64_t *ips;
 	struct table_build *builds;
 	uint64_t drops[KSNOOP_DROP_NR];
@@ -204,11 +218,13 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 	r->array_fd = tracer__func_agg_fd(s->tracer);
 	r->nr_cpus = libbpf_num_possible_cpus();
 	r->value_size = a->mode == KSNOOP_AGG_HIST ? sizeof(struct ksnoop_hist) : sizeof(__u64);
-	if (r->nr_cpus > 0)
+	if (r->nr_cpus > 0) {
 		r->values = calloc(r->nr_cpus, r->value_size);
+		r->zeros = calloc(r->nr_cpus, r->value_size);
+	}
 	r->ips = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*r->ips)); /* + restore_func's */
 	r->builds = calloc(s->nr_specs, sizeof(*r->builds));
-	if (!r->values || !r->ips || !r->builds) {
+	if (!r->values || !r->zeros || !r->ips || !r->builds) {
 		agg_reader__free(r);
 		return NULL;
 	}
@@ -220,6 +236,8 @@ void agg_reader__free(struct agg_reader *r)
 	if (!r)
 		return;
 	free(r->values);
+	free(r->zeros);
+	free(r->done);
 	free(r->ips);
 	free(r->builds);
 	free(r);
@@ -647,21 +665,53 @@ static bool slot_used(const struct agg_reader *r)
 	return false;
 }
 
+/* Function i's slot in the arrays: two per function with epochs. */
+static __u32 array_slot(const struct agg_reader *r, __u32 i)
+{
+	return r->layout->epochs ? i * 2 + r->epoch : i;
+}
+
 static int read_arrays(struct agg_reader *r)
 {
 	struct ksnoop_agg_key key = {};
-	__u32 i;
+	__u32 i, slot;
 	int err;
 
-	for (i = 0; i < (__u32)r->s->nr; i++) {
-		if (!keyless(r) || bpf_map_lookup_elem(r->array_fd, &i, r->values) || !slot_used(r))
+	for (i = 0; i < (__u32)r->s->nr && keyless(r); i++) {
+		slot = array_slot(r, i);
+		if (bpf_map_lookup_elem(r->array_fd, &slot, r->values) || !slot_used(r))
 			continue;
 		key.func_id = i;
 		err = add_row(r, &key);
 		if (err)
 			return err;
+		/* No program adds to this epoch's slot now: clearing loses nothing. */
+		if (r->layout->epochs && bpf_map_update_elem(r->array_fd, &slot, r->zeros, BPF_ANY))
+			return -errno;
 	}
 	return 0;
+}
+
+/* A key of the epoch read, to delete after the walk (which deleting would restart). */
+static int remember_key(struct agg_reader *r, const struct ksnoop_agg_key *key)
+{
+	if (!grow_array(&r->done, &r->cap_done, r->nr_done, sizeof(*r->done), 64))
+		return -ENOMEM;
+	r->done[r->nr_done++] = *key;
+	return 0;
+}
+
+static int delete_keys(struct agg_reader *r)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->nr_done; i++) {
+		if (bpf_map_delete_elem(r->map_fd, &r->done[i]) && errno != ENOENT)
+			err = -errno;
+	}
+	r->nr_done = 0;
+	return err;
 }
 
 static int read_map(struct agg_reader *r)
@@ -672,14 +722,20 @@ static int read_map(struct agg_reader *r)
 	err = bpf_map_get_next_key(r->map_fd, NULL, &next);
 	while (!err) {
 		key = next;
+		if (r->layout->epochs && key.epoch != (__u32)r->epoch) {
+			err = bpf_map_get_next_key(r->map_fd, &key, &next);
+			continue;
+		}
 		if (!bpf_map_lookup_elem(r->map_fd, &key, r->values)) {
-			err = add_row(r, &key);
+			err = add_row(r, &key) ?: (r->layout->epochs ? remember_key(r, &key) : 0);
 			if (err)
 				return err;
 		}
 		err = bpf_map_get_next_key(r->map_fd, &key, &next);
 	}
-	return err == -ENOENT ? 0 : err;
+	if (err != -ENOENT)
+		return err;
+	return r->layout->epochs ? delete_keys(r) : 0;
 }
 
 int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
@@ -687,6 +743,13 @@ int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
 	struct agg_table **out = calloc(r->s->nr_specs ? r->s->nr_specs : 1, sizeof(*out));
 	int i, err = out ? 0 : -ENOMEM;
 
+	if (!err && r->layout->epochs) {
+		r->epoch = tracer__agg_flip_epoch(r->s->tracer);
+		if (r->epoch < 0) {
+			free(out);
+			return r->epoch;
+		}
+	}
 	for (i = 0; i < r->s->nr_specs && !err; i++) {
 		memset(&r->builds[i], 0, sizeof(r->builds[i]));
 		out[i] = r->builds[i].t = new_table(r, i);

@@ -17,6 +17,8 @@
  * for them; says what cannot be a key or a hist value.
  */
 int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_agg *layout);
+/* Whether each -i table holds its interval's samples alone (the maps are cleared). */
+bool agg_interval_resets(const struct agg_opts *a);
 
 struct agg_reader;
 
@@ -24,7 +26,11 @@ struct agg_reader;
 struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opts *a,
 				   const struct tracer_agg *layout);
 void agg_reader__free(struct agg_reader *r);
-/* One table per FUNC argument; the caller frees them with agg_tables_free. */
+/*
+ * One table per FUNC argument; the caller frees them with agg_tables_free.
+ * Where the interval resets, each call reads the samples since the last
+ * and clears them: every sample is in exactly one table.
+ */
 int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr);
 void agg_tables_free(struct agg_table **tables, int nr);
 /* The samples lost so far, summed over CPUs, as the ring's drop lines name them. */

@@ -16,6 +16,7 @@ struct agg_opts {
 	int max_keys;				/* --max-keys */
 	int top;				/* --top, 0 = all */
 	unsigned long long interval_ns, run_ns; /* -i, -d */
+	bool cumulative;			/* --cumulative: -i prints running totals */
 	bool folded;				/* --folded */
 	const char *prometheus;			/* --prometheus HOST:PORT */
 	const char *textfile;			/* --textfile FILE */

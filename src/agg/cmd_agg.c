@@ -62,6 +62,10 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		p_err("--unit is the unit of --latency");
 		return -EINVAL;
 	}
+	if (a->cumulative && !a->interval_ns) {
+		p_err("--cumulative says what -i prints: it needs -i");
+		return -EINVAL;
+	}
 	if (a->folded && !(a->by & KSNOOP_BY_KSTACK)) {
 		p_err("--folded prints stacks: it needs --by kstack");
 		return -EINVAL;

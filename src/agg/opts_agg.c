@@ -165,7 +165,8 @@ void agg_usage(FILE *f, const char *prog)
 		"      --linear LO,HI,STEP  linear buckets (hist), else log2\n"
 		"      --latency         a histogram of call durations (hist)\n"
 		"      --unit UNIT       ns, us or ms (--latency; default ns)\n"
-		"  -i, --interval SECS   print the tables every SECS\n"
+		"  -i, --interval SECS   print each SECS' own counts, then clear them\n"
+		"      --cumulative      -i prints running totals instead\n"
 		"  -d, --duration SECS   stop after SECS (-d alone is --debug)\n"
 		"      --top N           print the N largest rows\n"
 		"      --max-keys N      keys kept in the kernel (default %d)\n"
@@ -181,6 +182,7 @@ static const struct opt agg_opts[] = {
 	OPT_FLAG("latency", 0, struct env, agg.latency),
 	OPT_CALL("unit", 0, true, set_unit),
 	OPT_CALL("interval", 'i', true, set_interval),
+	OPT_FLAG("cumulative", 0, struct env, agg.cumulative),
 	OPT_CALL("duration", 0, true, set_run_time),
 	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period },
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),

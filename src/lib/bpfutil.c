@@ -202,3 +202,29 @@ void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, in
 	}
 	sb_printf(sb, " (%s)", bpfutil_errno_name(err, buf, sizeof(buf)));
 }
+
+/*
+ * Updating a map-in-map from user space waits for an RCU grace period
+ * before it returns (maybe_wait_bpf_programs() in kernel/bpf/syscall.c,
+ * since Linux 4.20), so that no program still uses the inner map it
+ * replaced. Programs other than sleepable ones run under rcu_read_lock:
+ * the update's return means they all finished. Unlike membarrier's
+ * MEMBARRIER_CMD_GLOBAL, it works on nohz_full kernels too.
+ */
+int bpfutil_wait_programs(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	int inner, outer = -1, err, zero = 0;
+
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ksnoop_sync_in", 4, 4, 1, NULL);
+	if (inner < 0)
+		return -errno;
+	opts.inner_map_fd = inner;
+	outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "ksnoop_sync", 4, 4, 1, &opts);
+	/* libbpf 1.x returns a negative errno itself */
+	err = outer < 0 ? -errno : bpf_map_update_elem(outer, &zero, &inner, BPF_ANY);
+	if (outer >= 0)
+		close(outer);
+	close(inner);
+	return err;
+}

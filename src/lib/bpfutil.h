@@ -56,4 +56,11 @@ int bpfutil_kprobe_open(const char *func, bool retprobe);
  */
 int bpfutil_perf_attach(int prog_fd, int perf_fd);
 
+/*
+ * Returns once every BPF program running at the call has returned: after
+ * it, none still works with a value read before (an RCU grace period, as
+ * the kernel's selftests trigger it). 0 or a negative errno.
+ */
+int bpfutil_wait_programs(void);
+
 #endif

@@ -197,6 +197,7 @@ static void set_agg_rodata(const struct tracer_agg *a, struct trace_bpf *skel)
 	skel->rodata->agg_mode = a->mode;
 	skel->rodata->agg_by = a->by;
 	skel->rodata->agg_keyless = a->keyless;
+	skel->rodata->agg_epochs = a->epochs;
 	skel->rodata->hist_linear = a->linear;
 	skel->rodata->hist_lo = a->lo;
 	skel->rodata->hist_step = a->step > 0 ? a->step : 1;
@@ -208,6 +209,7 @@ static void set_agg_rodata(const struct tracer_agg *a, struct trace_bpf *skel)
 static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_bpf *skel)
 {
 	int keys = a->max_keys > 0 ? a->max_keys : KSNOOP_DEFAULT_MAX_KEYS;
+	int slots = a->epochs ? nr_funcs * 2 : nr_funcs;
 	int err;
 
 	if (a->key_size) {
@@ -223,9 +225,9 @@ static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_
 	       bpf_map__set_max_entries(skel->maps.stacks,
 					a->by & KSNOOP_BY_KSTACK ? keys : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_counts,
-					a->mode == KSNOOP_AGG_COUNT ? nr_funcs : 1) ?:
+					a->mode == KSNOOP_AGG_COUNT ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_hists,
-					a->mode == KSNOOP_AGG_HIST ? nr_funcs : 1);
+					a->mode == KSNOOP_AGG_HIST ? slots : 1);
 }
 
 /*
@@ -1613,6 +1615,21 @@ int tracer__func_agg_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->opts.agg.mode == KSNOOP_AGG_HIST ? t->owner->maps.func_hists
 							       : t->owner->maps.func_counts);
+}
+
+int tracer__agg_flip_epoch(struct tracer *t)
+{
+	volatile __u32 *epoch = &t->owner->bss->agg_epoch;
+	__u32 old = *epoch & 1;
+	int err;
+
+	*epoch = old ^ 1;
+	err = bpfutil_wait_programs();
+	if (err) {
+		p_err("cannot wait for the BPF programs to finish: %s", strerror(-err));
+		return err;
+	}
+	return old;
 }
 
 int tracer__stacks_fd(const struct tracer *t)

@@ -33,6 +33,12 @@ int tracer__events_fd(const struct tracer *t);
 /* count and hist: the per-CPU hash of counts or histograms, and the stacks. */
 int tracer__agg_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);
+/*
+ * With agg.epochs: samples go to the other epoch from now on, and once no
+ * program runs with the old one, returns the old epoch (0 or 1), whose
+ * slots nothing adds to until the next flip; or -errno.
+ */
+int tracer__agg_flip_epoch(struct tracer *t);
 /* The per-CPU arrays, by function, of those counted with no key but themselves. */
 int tracer__func_agg_fd(const struct tracer *t);
 /* Drops summed over CPUs, by enum ksnoop_drop_reason, and their names. */

@@ -24,6 +24,7 @@ struct tracer_agg {
 	int max_keys;		    /* 0: the default */
 	int key_size;		    /* bytes of the maps' keys */
 	bool keyless;		    /* the arrays by function serve */
+	bool epochs;		    /* two epochs, flipped and cleared per interval */
 };
 
 struct tracer_opts {

@@ -187,10 +187,10 @@ check "ksnoop probe -f 'x > 1' 'p:ev tcp_sendmsg \$arg" \
 	"p:ev tcp_sendmsg \$arg"{1..8}
 check "ksnoop probe 'p:ev tcp_sendmsg \$c" "p:ev tcp_sendmsg \$comm"
 check "ksnoop probe 'p:ev tcp_sendmsg size=%d" "p:ev tcp_sendmsg size=%dx" "p:ev tcp_sendmsg size=%di"
-# the names src/kpe/arch.c accepts, no more, no fewer
+# the names src/lib/archinfo.c accepts, no more, no fewer
 arch_regs()
 {
-	sed -n "/^static const struct kpe_reg $1\[\]/,/^};/p" src/kpe/arch.c |
+	sed -n "/^static const struct arch_reg $1\[\]/,/^};/p" src/lib/archinfo.c |
 		grep -oE '\{ "[a-z0-9_]+"' | sed 's/{ "/%/; s/"//'
 }
 mapfile -t regs < <(arch_regs x86_regs)

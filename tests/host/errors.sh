@@ -288,6 +288,7 @@ one hist --unit us ip_send_skb
 one count --latency ip_send_skb
 one count --folded ip_send_skb
 one count -i 0 ip_send_skb
+one count --cumulative ip_send_skb
 one count --top 0 ip_send_skb
 one count --max-keys 0 ip_send_skb
 one count --btf /x ip_send_skb

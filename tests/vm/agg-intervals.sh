@@ -1,0 +1,46 @@
+#!/bin/bash
+# -i's tables hold each interval's own samples, exactly: three tracers over
+# one run of N_ROUNDS x 2000 UDP sends, filtered by comm,
+#   count SPEC                    total=N     (one table at exit)
+#   count -i 200ms SPEC           intervals=N tables=K (the sum of the
+#                                 interval tables' rows; K tables with one)
+#   -j hist -i 200ms --latency    hist=N htables=K (the same, keyless: the
+#                                 by-function arrays, not the hash)
+# The sends go on while the epochs flip, five times a second: a sample
+# lost or counted twice at a boundary makes the sums differ from total.
+#
+#   tests/vm/agg-intervals.sh BACKEND N_ROUNDS
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+b=$1 rounds=$2 f=ip_send_skb
+T=$(mktemp -d /tmp/agg-intervals.XXXXXX) || exit 125
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+
+pids=()
+start() { # OUT ARGS...
+	local out=$1
+	shift
+	ksnoop -b "$b" "$@" >"$T/$out.out" 2>"$T/$out.err" &
+	pids+=($!)
+}
+start t count "$f(skb->len)" --comm workload
+start i count -i 200ms "$f(skb->len)" --comm workload
+start h -j hist -i 200ms --latency $f --comm workload
+for ((n = 0; n < 1200; n++)); do
+	[ "$(cat "$T"/*.err | grep -c '^Tracing')" = 3 ] && break
+	sleep_s 0.1
+done
+for ((n = 0; n < rounds; n++)); do
+	workload udp-send 150 2000 >/dev/null
+done
+kill -INT "${pids[@]}"
+wait "${pids[@]}"
+
+sum_rows() { awk '/^ *178 +[0-9]+$/ { s += $2; k++ } END { print s + 0, k + 0 }' "$1"; }
+read -r total _ < <(sum_rows "$T/t.out")
+read -r intervals tables < <(sum_rows "$T/i.out")
+read -r hist htables < <(grep -o '"count":[0-9]*' "$T/h.out" |
+	awk -F: '$2 > 0 { s += $2; k++ } END { print s + 0, k + 0 }')
+echo "total=$total intervals=$intervals tables=$tables hist=$hist htables=$htables"
+grep -h -e Error -e Warning "$T"/*.err | head -5
+exit 0

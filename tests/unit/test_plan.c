@@ -998,6 +998,21 @@ static void test_agg_layout(void **state)
 	count.by = KSNOOP_BY_COMM;
 	assert_int_equal(agg_layout(c, &count, &layout, NULL, 0), 0);
 	assert_false(layout.keyless);
+	/* -i clears each interval, unless the totals must keep growing */
+	assert_false(layout.epochs);
+	count.interval_ns = 1000000000ULL;
+	assert_int_equal(agg_layout(c, &count, &layout, NULL, 0), 0);
+	assert_true(layout.epochs);
+	count.cumulative = true;
+	assert_false(agg_interval_resets(&count));
+	count.cumulative = false;
+	count.prometheus = "127.0.0.1:9999";
+	assert_false(agg_interval_resets(&count));
+	count.prometheus = NULL;
+	count.textfile = "/tmp/metrics.prom";
+	assert_false(agg_interval_resets(&count));
+	count.textfile = NULL;
+	count.interval_ns = 0;
 	/* hist: one integer, signed or not, by its width */
 	plan_ok(c, "do_thing(off)");
 	assert_int_equal(agg_layout(c, &hist, &layout, NULL, 0), 0);

@@ -36,7 +36,8 @@
 enum ksnoop_base {
 	KSNOOP_BASE_ARG = 0,
 	KSNOOP_BASE_RET = 1,
-	KSNOOP_BASE_COMM = 2, /* the current task's comm, as a string */
+	KSNOOP_BASE_COMM = 2,	 /* the current task's comm, as a string */
+	KSNOOP_BASE_CURRENT = 3, /* `current`: the running task's struct task_struct * */
 };
 
 enum ksnoop_value_flags {

@@ -164,8 +164,11 @@ static __always_inline __u32 capture_value(struct capture_ctx *c, const struct k
 		len = KSNOOP_COMM_LEN;
 		bpf_get_current_comm(vr + 1, KSNOOP_COMM_LEN);
 	} else {
-		p = v->base == KSNOOP_BASE_RET ? get_ret(c, func_args)
-					       : get_arg(c, v->arg, func_args);
+		if (v->base == KSNOOP_BASE_CURRENT)
+			p = bpf_get_current_task();
+		else
+			p = v->base == KSNOOP_BASE_RET ? get_ret(c, func_args)
+						       : get_arg(c, v->arg, func_args);
 		p = follow_steps(v, p, &flags);
 	}
 	if ((v->flags & KSNOOP_V_READ) && !flags) {

@@ -138,6 +138,10 @@ static int gen_fetch(struct strbuf *sb, const struct ksnoop_value *v, const stru
 		sb_printf(sb, "$comm");
 		return 0;
 	}
+	if (v->base == KSNOOP_BASE_CURRENT) {
+		p_err("%s: kprobe_events has no fetch argument for the current task", pv->name);
+		return -EINVAL;
+	}
 	if (v->base == KSNOOP_BASE_RET)
 		sb_printf(sb, "$retval");
 	else

@@ -33,7 +33,7 @@ static bool side_layout(const struct ksnoop_func_cfg *cfg, int side, __u16 off[K
 	for (k = 0; k < cfg->nr_side[side]; k++) {
 		const struct ksnoop_value *v = &cfg->values[cfg->side[side][k] % KSNOOP_MAX_VALUES];
 
-		if (v->base == KSNOOP_BASE_COMM)
+		if (v->base == KSNOOP_BASE_COMM || v->base == KSNOOP_BASE_CURRENT)
 			return false;
 		off[k] = o;
 		len[k] = value_bytes(v);

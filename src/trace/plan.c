@@ -343,6 +343,22 @@ static bool has_param(struct resolver *r, const char *name)
 	return false;
 }
 
+/* struct task_struct *, the type of `current`; 0 when the BTF has none (said). */
+static __u32 task_ptr_type(struct resolver *r)
+{
+	int task = btf__find_by_name_kind(r->btf, "task_struct", BTF_KIND_STRUCT);
+	__u32 id, n = btf__type_cnt(r->btf);
+
+	for (id = 1; task > 0 && id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(r->btf, id);
+
+		if (btf_is_ptr(t) && t->type == (__u32)task)
+			return id;
+	}
+	p_err("%s: this kernel's BTF has no struct task_struct * for current", r->what);
+	return 0;
+}
+
 static int resolve_base(struct resolver *r, const struct spec_path *p, struct loc *l,
 			struct ksnoop_value *v, struct plan_value *pv)
 {
@@ -359,7 +375,13 @@ static int resolve_base(struct resolver *r, const struct spec_path *p, struct lo
 		p_err("%s: comm is the task's name and takes no cast, member or index", r->what);
 		return -EINVAL;
 	}
-	if (spec_path_is_return(p)) {
+	if (!strcmp(p->base, "current") && !has_param(r, "current")) {
+		v->base = KSNOOP_BASE_CURRENT;
+		v->flags |= KSNOOP_V_ENTRY;
+		l->type_id = task_ptr_type(r);
+		if (l->type_id == 0)
+			return -ENOENT;
+	} else if (spec_path_is_return(p)) {
 		v->base = KSNOOP_BASE_RET;
 		l->type_id = btf__type_by_id(r->btf, fn->type)->type;
 		pv->is_return = true;
@@ -756,7 +778,13 @@ static int plan_graph(struct func_plan *plan)
 	return has_return(plan) ? 0 : add_return(plan);
 }
 
-/* Which sides the values need; comm is the same on both and follows the rest. */
+/* comm and current are the same at entry and return: they follow the rest. */
+static bool side_neutral(const struct ksnoop_value *v)
+{
+	return v->base == KSNOOP_BASE_COMM || v->base == KSNOOP_BASE_CURRENT;
+}
+
+/* Which sides the values need. */
 static void value_sides(const struct func_plan *plan, bool *entry, bool *ret)
 {
 	__u32 i;
@@ -764,7 +792,7 @@ static void value_sides(const struct func_plan *plan, bool *entry, bool *ret)
 	for (i = 0; i < plan->cfg.nr_values; i++) {
 		const struct ksnoop_value *v = &plan->cfg.values[i];
 
-		if (v->base == KSNOOP_BASE_COMM)
+		if (side_neutral(v))
 			continue;
 		if (v->flags & KSNOOP_V_ENTRY)
 			*entry = true;
@@ -773,14 +801,14 @@ static void value_sides(const struct func_plan *plan, bool *entry, bool *ret)
 	}
 }
 
-static void place_comm(struct func_plan *plan)
+static void place_side_neutral(struct func_plan *plan)
 {
 	__u32 i;
 
 	for (i = 0; i < plan->cfg.nr_values; i++) {
 		struct ksnoop_value *v = &plan->cfg.values[i];
 
-		if (v->base != KSNOOP_BASE_COMM)
+		if (!side_neutral(v))
 			continue;
 		if (plan->cfg.emit == KSNOOP_EMIT_RETURN)
 			v->flags &= ~KSNOOP_V_ENTRY;
@@ -803,7 +831,7 @@ static void set_emit(struct func_plan *plan, bool combined)
 		plan->cfg.emit = KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_RETURN;
 	else
 		plan->cfg.emit = ret ? KSNOOP_EMIT_RETURN : KSNOOP_EMIT_ENTRY;
-	place_comm(plan);
+	place_side_neutral(plan);
 }
 
 /*
@@ -821,7 +849,7 @@ static void set_sample(struct func_plan *plan, enum plan_sample sample)
 				 : KSNOOP_EMIT_RETURN;
 	if (sample == PLAN_LATENCY)
 		plan->cfg.flags |= KSNOOP_CFG_FRAME;
-	place_comm(plan);
+	place_side_neutral(plan);
 }
 
 /* Where each operator's operands sit in pred_ops (postfix). */

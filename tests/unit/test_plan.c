@@ -77,7 +77,7 @@ struct ids {
 /* The types above; struct outer through a pointer made ahead of it. */
 static int add_types(struct btf *btf, struct ids *t)
 {
-	int anon_u, anon_s, name_arr, int_arr, data_arr, big, err = 0;
+	int anon_u, anon_s, name_arr, int_arr, data_arr, big, comm_arr, task_ptr, err = 0;
 
 	t->int_t = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
 	t->uint_t = btf__add_int(btf, "unsigned int", 4, 0);
@@ -107,6 +107,12 @@ static int add_types(struct btf *btf, struct ids *t)
 	t->color = btf__add_enum(btf, "color", 4);
 	err |= btf__add_enum_value(btf, "RED", 0) | btf__add_enum_value(btf, "GREEN", 1);
 	t->int_ptr = btf__add_ptr(btf, t->int_t);
+	/* struct task_struct { int pid; char comm[16]; struct task_struct *real_parent; } */
+	comm_arr = btf__add_array(btf, t->int_t, t->char_t, 16);
+	task_ptr = btf__add_ptr(btf, btf__type_cnt(btf) + 1);
+	err |= btf__add_struct(btf, "task_struct", 32) != task_ptr + 1;
+	err |= add_fields(btf, 3, "pid", t->int_t, 0, 0, "comm", comm_arr, 32, 0, "real_parent",
+			  task_ptr, 192, 0);
 	return err || t->outer != t->outer_ptr + 1 || t->int_ptr < 0 ? -EINVAL : 0;
 }
 
@@ -460,6 +466,29 @@ static void test_comm_value(void **state)
 	plan_ok(c, "comm_param(comm)");
 	assert_int_equal(c->plan.cfg.values[0].base, KSNOOP_BASE_ARG);
 	assert_int_equal(c->plan.cfg.values[0].flags, E | R | S);
+}
+
+/* current: the running task, on either side, through its pointer. */
+static void test_current(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "do_thing(current->pid, current->real_parent->comm)");
+	VAL(c, 0, .name = "current->pid", .base = KSNOOP_BASE_CURRENT, .flags = E | R, .size = 4,
+	    .show = SHOW_MEMORY);
+	VAL(c, 1, .name = "current->real_parent->comm", .base = KSNOOP_BASE_CURRENT,
+	    .flags = E | R | S, .nr_steps = 1, .offs = { 24 }, .size = 16, .final_off = 4,
+	    .show = SHOW_STRING);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+	/* with the return, it goes to the return side, as comm does: one event */
+	cfg = plan_ok(c, "do_thing(current->pid, return)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_RETURN);
+	assert_int_equal(cfg->values[0].flags, R);
+	/* a predicate on it is no register comparison */
+	cfg = plan_ok(c, "do_thing(current->pid == 1)");
+	assert_int_equal(cfg->nr_fast_preds, 0);
+	plan_err(c, "do_thing(current->nosuch)", "no member 'nosuch' in struct task_struct");
 }
 
 /* --comm: a hidden string comparison ANDed with the rest. */
@@ -1067,6 +1096,7 @@ int main(void)
 		T(test_glob_name_unknown),
 		T(test_resolve_path),
 		T(test_agg_layout),
+		T(test_current),
 	};
 #undef T
 

@@ -77,6 +77,7 @@ struct {
 #include "agg/agg.h"
 #include "trace/frames.h"
 #include "trace/chains.h"
+#include "trace/spans.h"
 
 /* An event into the ring, or a sample into the aggregates. */
 
@@ -162,10 +163,12 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 
 	if (lite_only)
 		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_ENTRY, b);
-	if (!pass_filters())
+	if (!spans_mode && !pass_filters())
 		return 0;
 	cfg = get_cfg(id);
 	if (!cfg)
+		return 0;
+	if (spans_mode && !(cfg->flags & KSNOOP_CFG_SPAN_TO) && !pass_filters())
 		return 0;
 	pass = fast_preds_pass(ctx, regs, cfg, func_args);
 	if (!pass && (trampoline || !uses_frame(cfg, trampoline)))
@@ -208,6 +211,8 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	capture(&c, func_args, b);
 	if (!preds_pass(cfg, c.s, true, b))
 		f->flags |= FRAME_SKIP;
+	else if (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN))
+		span_event(ctx, c.s, cfg, now);
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else

@@ -115,7 +115,19 @@ enum ksnoop_cfg_flags {
 	 * the fast ones, no frame, stash, aggregate or stack.
 	 */
 	KSNOOP_CFG_LITE = 1 << 1,
+	/*
+	 * Spans (--from, --to): at entry, the first value is the span's key.
+	 * A FROM plan opens the span (its time and its agg key go in the
+	 * spans map), a TO plan closes the open span of an equal key and
+	 * adds its duration to the aggregates under the FROM side's key.
+	 */
+	KSNOOP_CFG_SPAN_FROM = 1 << 2,
+	KSNOOP_CFG_SPAN_TO = 1 << 3,
+	/* the key is the first value's raw word, not the bytes read at it */
+	KSNOOP_CFG_SPAN_KEY_RAW = 1 << 4,
 };
+
+#define KSNOOP_CFG_SPAN (KSNOOP_CFG_SPAN_FROM | KSNOOP_CFG_SPAN_TO)
 
 #define KSNOOP_LITE_VALUES 8 /* values per side that a lite event holds */
 
@@ -161,6 +173,7 @@ enum ksnoop_agg_by {
 #define KSNOOP_HIST_LOG2_BUCKETS 66 /* negative, [0], then 2^0 .. 2^63 */
 #define KSNOOP_STACK_DEPTH 64	    /* frames kept of a kernel stack */
 #define KSNOOP_DEFAULT_MAX_KEYS 10240
+#define KSNOOP_DEFAULT_MAX_SPANS 10240 /* open spans kept in the kernel */
 
 struct ksnoop_agg_cfg {
 	__u8 nr_keys;
@@ -196,6 +209,14 @@ struct ksnoop_agg_key {
 	char comm[KSNOOP_COMM_LEN];
 	__u32 epoch; /* -i's tables: the interval it counts in, 0 or 1 */
 	__u8 data[KSNOOP_AGG_KEY_DATA];
+};
+
+/* An open span, under its key in the spans map. */
+struct ksnoop_span {
+	__u64 start_ns;
+	__u32 func_id; /* the FROM plan's */
+	__u32 pad;
+	struct ksnoop_agg_key key; /* the FROM side's, as count and hist key it */
 };
 
 struct ksnoop_hist {
@@ -296,6 +317,8 @@ enum ksnoop_drop_reason {
 	KSNOOP_DROP_KEYS,    /* count/hist: the key table is full */
 	KSNOOP_DROP_STACK,   /* count/hist --by kstack: the stack was not taken */
 	KSNOOP_DROP_TASKS,   /* no task storage (before 5.11): the task table is full */
+	KSNOOP_DROP_SPANS,   /* spans: the open-span table is full */
+	KSNOOP_DROP_RESTART, /* spans: a start with its key already open restarted it */
 	KSNOOP_DROP_NR,
 };
 

@@ -232,19 +232,11 @@ static __always_inline bool less(__u64 a, __u64 b, bool is_signed)
 }
 
 /* k is not read when agg_keyless. */
-static __always_inline void hist_add(struct ksnoop_agg_key *k, __u32 fid,
-				     const struct ksnoop_agg_cfg *a, __u64 raw, __u64 duration_ns)
+static __always_inline void hist_add_value(struct ksnoop_agg_key *k, __u32 fid, __u64 v,
+					   bool is_signed)
 {
-	bool is_signed = a->hist_signed;
 	struct ksnoop_hist *h;
-	__u64 v;
 
-	if (a->hist_value == KSNOOP_AGG_LATENCY) {
-		v = duration_ns / (latency_div ?: 1);
-		is_signed = false;
-	} else {
-		v = sign_extend(raw, a->hist_width, is_signed);
-	}
 	h = agg_slot(agg_keyless ? (void *)&func_hists : (void *)&agg_hists, k, fid, NULL);
 	if (!h)
 		return;
@@ -255,6 +247,16 @@ static __always_inline void hist_add(struct ksnoop_agg_key *k, __u32 fid,
 	h->count++;
 	h->sum += v;
 	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
+}
+
+static __always_inline void hist_add(struct ksnoop_agg_key *k, __u32 fid,
+				     const struct ksnoop_agg_cfg *a, __u64 raw, __u64 duration_ns)
+{
+	if (a->hist_value == KSNOOP_AGG_LATENCY)
+		hist_add_value(k, fid, duration_ns / (latency_div ?: 1), false);
+	else
+		hist_add_value(k, fid, sign_extend(raw, a->hist_width, a->hist_signed),
+			       a->hist_signed);
 }
 
 static __always_inline void count_add(struct ksnoop_agg_key *k, __u32 fid)

@@ -45,6 +45,8 @@ struct scratch {
 	struct glob glob;
 	struct ksnoop_agg_key key;
 	struct ksnoop_event ev;
+	/* past ev, so that the small stash does not copy it */
+	struct ksnoop_span span;
 };
 
 struct {

@@ -124,7 +124,11 @@ static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data
 
 	memset(&p->cfg.agg, 0, sizeof(p->cfg.agg));
 	p->cfg.agg.hist_value = KSNOOP_AGG_LATENCY;
-	for (i = 0; i < (int)p->cfg.nr_values && !err; i++) {
+	/* A span's first value is its key; the TO side's values key nothing. */
+	if (p->cfg.flags & KSNOOP_CFG_SPAN_TO)
+		return 0;
+	for (i = p->cfg.flags & KSNOOP_CFG_SPAN_FROM ? 1 : 0; i < (int)p->cfg.nr_values && !err;
+	     i++) {
 		if (p->values[i].hidden)
 			continue;
 		if (hist_value && first >= 0) {
@@ -138,7 +142,7 @@ static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data
 	}
 	if (!err && hist_value)
 		err = set_hist_value(p, first);
-	p->cfg.agg.fast = !err && sample_is_fast(p, off);
+	p->cfg.agg.fast = !err && !(p->cfg.flags & KSNOOP_CFG_SPAN) && sample_is_fast(p, off);
 	if (off > *data_used)
 		*data_used = off;
 	return err;
@@ -173,6 +177,8 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 		.key_size = KSNOOP_AGG_KEY_HDR + used,
 		.keyless = !a->by && !used,
 		.epochs = agg_interval_resets(a),
+		.spans = a->nr_from > 0,
+		.max_spans = a->max_spans,
 	};
 	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers",
 	      layout->key_size, fast, s->nr);
@@ -264,6 +270,19 @@ static int add_field(struct agg_table *t, enum agg_field_kind kind, const char *
 	return 0;
 }
 
+/* A span's table: "FROM -> TO", or "FROM -> TO1|TO2" for two ends. */
+static char *span_name(const struct agg_reader *r, int spec)
+{
+	struct strbuf sb;
+	int i;
+
+	sb_init(&sb);
+	sb_printf(&sb, "%s -> ", r->s->spec_funcs[spec]);
+	for (i = r->a->nr_from; i < r->s->nr_specs; i++)
+		sb_printf(&sb, "%s%s", i > r->a->nr_from ? "|" : "", r->s->spec_funcs[i]);
+	return sb_take(&sb);
+}
+
 /* The fields of a spec's table, from its first plan: all its plans share the spec. */
 static struct agg_table *new_table(const struct agg_reader *r, int spec)
 {
@@ -277,7 +296,7 @@ static struct agg_table *new_table(const struct agg_reader *r, int spec)
 	if (!t)
 		return NULL;
 	t->kind = r->a->mode == KSNOOP_AGG_HIST ? AGG_HIST : AGG_COUNT;
-	t->func = strdup(r->s->spec_funcs[spec]);
+	t->func = r->a->nr_from ? span_name(r, spec) : strdup(r->s->spec_funcs[spec]);
 	t->fields = calloc(KSNOOP_AGG_MAX_KEYS + 1 + ARRAY_SIZE(by_names), sizeof(*t->fields));
 	if (!t->func || !t->fields)
 		goto fail;
@@ -738,6 +757,8 @@ static int read_map(struct agg_reader *r)
 	return r->layout->epochs ? delete_keys(r) : 0;
 }
 
+static void agg_tables_free_from(struct agg_table **tables, int from, int nr);
+
 int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
 {
 	struct agg_table **out = calloc(r->s->nr_specs ? r->s->nr_specs : 1, sizeof(*out));
@@ -768,17 +789,29 @@ int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
 	}
 	*tables = out;
 	*nr = r->s->nr_specs;
+	/* A span's samples are its start's: the TO specs' tables stay empty. */
+	if (r->a->nr_from) {
+		agg_tables_free_from(out, r->a->nr_from, *nr);
+		*nr = r->a->nr_from;
+	}
 	return 0;
+}
+
+/* Tables [from, nr) only, the array kept. */
+static void agg_tables_free_from(struct agg_table **tables, int from, int nr)
+{
+	int i;
+
+	for (i = from; tables && i < nr; i++) {
+		agg_table_free(tables[i]);
+		free(tables[i]);
+		tables[i] = NULL;
+	}
 }
 
 void agg_tables_free(struct agg_table **tables, int nr)
 {
-	int i;
-
-	for (i = 0; tables && i < nr; i++) {
-		agg_table_free(tables[i]);
-		free(tables[i]);
-	}
+	agg_tables_free_from(tables, 0, nr);
 	free(tables);
 }
 

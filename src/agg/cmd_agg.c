@@ -16,6 +16,7 @@
 #include "env.h"
 #include "lib/util.h"
 #include "trace/session.h"
+#include "trace/span.h"
 
 struct agg_run {
 	struct session ses;
@@ -27,10 +28,31 @@ struct agg_run {
 	pthread_mutex_t lock;
 };
 
+static int check_span_args(const struct agg_opts *a, int argc, const char *cmd)
+{
+	if (argc) {
+		p_err("%s --from/--to takes no FUNC arguments: each end's spec goes after "
+		      "--from or --to",
+		      cmd);
+		return -EINVAL;
+	}
+	if (!a->nr_from || !a->nr_to) {
+		p_err("a span needs both ends: --from SPEC and --to SPEC");
+		return -EINVAL;
+	}
+	if (a->mode == KSNOOP_AGG_HIST && !a->latency) {
+		p_err("hist of spans is a histogram of their durations: add --latency");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_args(const struct env *env, int argc, const char *cmd)
 {
 	const struct agg_opts *a = &env->agg;
 
+	if (a->nr_from || a->nr_to)
+		return check_span_args(a, argc, cmd);
 	if (argc < 1) {
 		p_err("%s needs at least one function", cmd);
 		return -EINVAL;
@@ -76,7 +98,8 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 static int plan_opts_of(const struct env *env, struct plan_opts *po)
 {
 	*po = (struct plan_opts){
-		.sample = env->agg.latency ? PLAN_LATENCY : PLAN_SAMPLE,
+		/* a span's latency is from one call's entry to another's */
+		.sample = env->agg.latency && !env->agg.nr_from ? PLAN_LATENCY : PLAN_SAMPLE,
 		.comm = env->comm,
 		/* A key keeps at most this much of a string. */
 		.max_bytes = env->max_bytes ? env->max_bytes : KSNOOP_AGG_STR_MAX,
@@ -105,6 +128,18 @@ static void print_table(const struct agg_opts *a, const struct agg_table *t,
 		agg_print_text(stdout, t, o);
 }
 
+/* At exit, the spans that began and did not end, never silently. */
+static void report_open_spans(struct agg_run *r, bool final)
+{
+	int n;
+
+	if (!final || !r->a->nr_from)
+		return;
+	n = tracer__open_spans(r->ses.tracer);
+	if (n > 0)
+		p_warn("%d span%s still open at exit: started, not ended", n, n == 1 ? "" : "s");
+}
+
 static void report_drops(struct agg_run *r, bool final)
 {
 	unsigned long long total;
@@ -120,6 +155,7 @@ static void report_drops(struct agg_run *r, bool final)
 		       final ? "" : "so far ", sb_str(&sb),
 		       d.counts[KSNOOP_DROP_KEYS] ? "; a larger --max-keys helps" : "");
 	sb_free(&sb);
+	report_open_spans(r, final);
 }
 
 static int print_all(struct agg_run *r, bool interval)
@@ -253,11 +289,31 @@ static int prepare(struct agg_run *r, const struct env *env)
 	return session__prepare(&r->ses, &to);
 }
 
+/*
+ * The plans: FUNC arguments, or the spans' FROM specs then their TO specs.
+ * --comm and the like filter where a span starts; its end runs wherever
+ * the span ends (an interrupt, another task), so TO plans have no --comm.
+ */
+static int plan_all(struct agg_run *r, const struct env *env, int argc, char **argv)
+{
+	const struct agg_opts *a = &env->agg;
+	struct plan_opts po, to_po;
+	int err;
+
+	plan_opts_of(env, &po);
+	if (!a->nr_from)
+		return session__plan(&r->ses, argc, argv, &po);
+	to_po = po;
+	to_po.comm = NULL;
+	err = session__plan(&r->ses, a->nr_from, (char **)a->from, &po) ?:
+	      session__plan(&r->ses, a->nr_to, (char **)a->to, &to_po);
+	return err ?: span_mark_plans(&r->ses, a->nr_from);
+}
+
 static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 {
 	struct agg_run r = { .a = &env->agg };
 	struct session_opts so;
-	struct plan_opts po;
 	int err;
 
 	err = check_args(env, argc, cmd);
@@ -267,8 +323,7 @@ static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 	/* No events flow: the ring is only there for the shared BPF object. */
 	env->pages = 1;
 	env_session_opts(env, &so);
-	err = session__open(&r.ses, &so) ?: plan_opts_of(env, &po) ?:
-	      session__plan(&r.ses, argc, argv, &po) ?:
+	err = session__open(&r.ses, &so) ?: plan_all(&r, env, argc, argv) ?:
 	      agg_layout_plans(&r.ses, &env->agg, &r.layout) ?: listen_outputs(&r) ?:
 	      setup_stop_signals() ?: prepare(&r, env) ?: session__attach(&r.ses) ?: start_outputs(&r);
 	if (!err)

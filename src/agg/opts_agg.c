@@ -130,6 +130,26 @@ static int set_period(const char *arg, const char *what, unsigned long long *out
 	return -EINVAL;
 }
 
+static int add_span_spec(const char **specs, int *nr, const char *what, const char *arg)
+{
+	if (*nr >= KSNOOP_MAX_SPAN_SPECS) {
+		p_err("at most %d %s specs", KSNOOP_MAX_SPAN_SPECS, what);
+		return -E2BIG;
+	}
+	specs[(*nr)++] = arg;
+	return 0;
+}
+
+static int add_from(void *ctx, const char *arg)
+{
+	return add_span_spec(agg_of(ctx)->from, &agg_of(ctx)->nr_from, "--from", arg);
+}
+
+static int add_to(void *ctx, const char *arg)
+{
+	return add_span_spec(agg_of(ctx)->to, &agg_of(ctx)->nr_to, "--to", arg);
+}
+
 static int set_interval(void *ctx, const char *arg)
 {
 	return set_period(arg, "-i", &agg_of(ctx)->interval_ns);
@@ -156,9 +176,12 @@ void agg_usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [OPTIONS] count FUNC [FUNC...]\n"
 		"       %s [OPTIONS] hist FUNC [FUNC...]\n"
+		"       %s [OPTIONS] count|hist --from SPEC... --to SPEC...\n"
 		"\n"
 		"count: calls, keyed by the function, its value items and --by fields.\n"
 		"hist:  a histogram of each FUNC's one value item, or of call durations.\n"
+		"Spans: from a --from call to the --to call whose first value is the same\n"
+		"as its first value (hist --latency: their time apart), keyed by --from's.\n"
 		"\n"
 		"OPTIONS (and trace's: -p, --comm, --cpu, --cgroup, -b, -j, --max-bytes):\n"
 		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack\n"
@@ -170,10 +193,13 @@ void agg_usage(FILE *f, const char *prog)
 		"  -d, --duration SECS   stop after SECS (-d alone is --debug)\n"
 		"      --top N           print the N largest rows\n"
 		"      --max-keys N      keys kept in the kernel (default %d)\n"
+		"      --from SPEC       a span starts at SPEC's call, keyed by its first value\n"
+		"      --to SPEC         the span of an equal first value ends here\n"
+		"      --max-spans N     open spans kept in the kernel (default %d)\n"
 		"      --folded          stacks as folded lines for flame graphs (--by kstack)\n"
 		"      --prometheus HOST:PORT  serve /metrics there while running\n"
 		"      --textfile FILE   write the metrics to FILE every interval\n",
-		prog, prog, KSNOOP_DEFAULT_MAX_KEYS);
+		prog, prog, prog, KSNOOP_DEFAULT_MAX_KEYS, KSNOOP_DEFAULT_MAX_SPANS);
 }
 
 static const struct opt agg_opts[] = {
@@ -187,6 +213,9 @@ static const struct opt agg_opts[] = {
 	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period },
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
 	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
+	OPT_CALL("from", 0, true, add_from),
+	OPT_CALL("to", 0, true, add_to),
+	OPT_INT("max-spans", 0, struct env, agg.max_spans, 1, 1 << 22),
 	OPT_FLAG("folded", 0, struct env, agg.folded),
 	OPT_STRING("prometheus", 0, struct env, agg.prometheus),
 	OPT_STRING("textfile", 0, struct env, agg.textfile),

@@ -198,6 +198,7 @@ static void set_agg_rodata(const struct tracer_agg *a, struct trace_bpf *skel)
 	skel->rodata->agg_by = a->by;
 	skel->rodata->agg_keyless = a->keyless;
 	skel->rodata->agg_epochs = a->epochs;
+	skel->rodata->spans_mode = a->spans;
 	skel->rodata->hist_linear = a->linear;
 	skel->rodata->hist_lo = a->lo;
 	skel->rodata->hist_step = a->step > 0 ? a->step : 1;
@@ -227,7 +228,11 @@ static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_
 	       bpf_map__set_max_entries(skel->maps.func_counts,
 					a->mode == KSNOOP_AGG_COUNT ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_hists,
-					a->mode == KSNOOP_AGG_HIST ? slots : 1);
+					a->mode == KSNOOP_AGG_HIST ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.spans,
+					!a->spans	   ? 1
+					: a->max_spans > 0 ? a->max_spans
+							   : KSNOOP_DEFAULT_MAX_SPANS);
 }
 
 /*
@@ -1603,6 +1608,8 @@ const char *const tracer_drop_names[KSNOOP_DROP_NR] = {
 	[KSNOOP_DROP_KEYS] = "key table full",
 	[KSNOOP_DROP_STACK] = "kernel stack not taken",
 	[KSNOOP_DROP_TASKS] = "task table full",
+	[KSNOOP_DROP_SPANS] = "open-span table full",
+	[KSNOOP_DROP_RESTART] = "span restarted before its end",
 };
 
 int tracer__agg_fd(const struct tracer *t)
@@ -1630,6 +1637,20 @@ int tracer__agg_flip_epoch(struct tracer *t)
 		return err;
 	}
 	return old;
+}
+
+int tracer__open_spans(const struct tracer *t)
+{
+	int fd = bpf_map__fd(t->owner->maps.spans), n = 0;
+	__u64 key, next;
+	int err = bpf_map_get_next_key(fd, NULL, &next);
+
+	while (!err) {
+		n++;
+		key = next;
+		err = bpf_map_get_next_key(fd, &key, &next);
+	}
+	return err == -ENOENT ? n : err;
 }
 
 int tracer__stacks_fd(const struct tracer *t)

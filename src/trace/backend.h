@@ -39,6 +39,8 @@ int tracer__stacks_fd(const struct tracer *t);
  * slots nothing adds to until the next flip; or -errno.
  */
 int tracer__agg_flip_epoch(struct tracer *t);
+/* Spans started and not ended (yet), or -errno. */
+int tracer__open_spans(const struct tracer *t);
 /* The per-CPU arrays, by function, of those counted with no key but themselves. */
 int tracer__func_agg_fd(const struct tracer *t);
 /* Drops summed over CPUs, by enum ksnoop_drop_reason, and their names. */

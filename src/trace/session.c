@@ -114,18 +114,21 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 	struct plan_opts popts = *po;
 	struct spec_error serr;
 	struct spec spec;
-	int i, j, before, err = 0;
+	int i, j, before, first = s->nr_specs, err = 0;
+	char **funcs = realloc(s->spec_funcs, (first + argc) * sizeof(*funcs));
 
-	s->spec_funcs = calloc(argc, sizeof(*s->spec_funcs));
-	if (!s->spec_funcs)
+	if (!funcs)
 		return -ENOMEM;
-	for (i = 0; i < argc && !err; i++) {
+	s->spec_funcs = funcs;
+	for (i = first; i < first + argc && !err; i++) {
+		s->spec_funcs[i] = NULL;
+		s->nr_specs = i + 1;
 		before = s->nr;
-		if (spec_parse(argv[i], &spec, &serr)) {
+		if (spec_parse(argv[i - first], &spec, &serr)) {
 			char clip[CLIP_BUF];
 
 			p_err("invalid function spec '%s': %s at offset %d",
-			      str_clip(argv[i], clip), serr.msg, serr.pos);
+			      str_clip(argv[i - first], clip), serr.msg, serr.pos);
 			return -EINVAL;
 		}
 		if (is_glob(spec.func) && s->opts.stack_mode) {
@@ -142,7 +145,6 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 		for (j = before; j < s->nr; j++)
 			s->plans[j].spec_idx = i;
 		s->spec_funcs[i] = strdup(spec.func);
-		s->nr_specs = i + 1;
 		spec_free(&spec);
 		if (!s->spec_funcs[i])
 			err = -ENOMEM;

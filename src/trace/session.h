@@ -38,7 +38,10 @@ struct session {
  * Errors are said; returns 0 or -errno. session__close frees it either way.
  */
 int session__open(struct session *s, const struct session_opts *o);
-/* One plan per FUNC spec, a glob's per function it matches. */
+/*
+ * One plan per FUNC spec, a glob's per function it matches, after those of
+ * earlier calls (spec indexes go on from theirs).
+ */
 int session__plan(struct session *s, int argc, char **argv, const struct plan_opts *po);
 /* Sizes the events ring and starts creating it, before session__attach. */
 int session__prepare(struct session *s, const struct tracer_opts *to);

@@ -25,6 +25,8 @@ struct tracer_agg {
 	int key_size;		    /* bytes of the maps' keys */
 	bool keyless;		    /* the arrays by function serve */
 	bool epochs;		    /* two epochs, flipped and cleared per interval */
+	bool spans;		    /* --from/--to: some plans open and close spans */
+	int max_spans;		    /* 0: the default */
 };
 
 struct tracer_opts {

@@ -79,7 +79,7 @@ check "ksnoop k" ktrace kdump kprobe-events
 check "ksnoop trace --max-" --max-depth --max-bytes --max-nodes
 check "ksnoop info --s" --stack --symbolize
 check "ksnoop graph --err" --errors --errno
-check "ksnoop count --max-" --max-keys --max-depth --max-bytes --max-nodes
+check "ksnoop count --max-" --max-keys --max-depth --max-bytes --max-nodes --max-spans
 check "ksnoop hist --l" --linear --latency
 check "ksnoop info --l"
 check "ksnoop probe --" --filter --pid --pages --kstack --kstack-depth --btf --json --debug --help

@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "lib/ksyms.h"
 #include "trace/session.h"
+#include "trace/span.h"
 
 static const char kallsyms[] = "ffffffff81000000 T ip_send_skb\n"
 			       "ffffffff81001000 T noargs\n"
@@ -250,6 +251,77 @@ static void test_close_after_error(void **state)
 	assert_int_equal(c->s.nr, 0);
 }
 
+/* Two calls plan one after the other: spec indexes go on. */
+static void test_append(void **state)
+{
+	struct ctx *c = *state;
+	char *first[] = { "ip_send_skb", NULL }, *more[] = { "six", "hash", NULL };
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, first), 0);
+	assert_int_equal(plan(c, more), 0);
+	assert_int_equal(c->s.nr, 3);
+	assert_int_equal(c->s.nr_specs, 3);
+	assert_int_equal(find(&c->s, "hash")->spec_idx, 2);
+	assert_string_equal(c->s.spec_funcs[1], "six");
+	session__close(&c->s);
+}
+
+/* Plans from, then to; span_mark_plans' verdict, its error line in c->err. */
+static int spans(struct ctx *c, char *from, char *to)
+{
+	char *f[] = { from, NULL }, *t[] = { to, NULL };
+	int err;
+
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, f), 0);
+	assert_int_equal(plan(c, t), 0);
+	stderr_capture_begin(&c->cap);
+	err = span_mark_plans(&c->s, 1);
+	stderr_capture_end(&c->cap, c->err, sizeof(c->err));
+	return err;
+}
+
+static void test_span_keys(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *from, *to;
+
+	/* a struct pointer keys by its address: nothing is read at it */
+	assert_int_equal(spans(c, "ip_send_skb(skb)", "ip_send_skb(skb, net)"), 0);
+	from = &c->s.plans[0].cfg;
+	to = &c->s.plans[1].cfg;
+	assert_int_equal(from->flags & (KSNOOP_CFG_SPAN | KSNOOP_CFG_SPAN_KEY_RAW),
+			 KSNOOP_CFG_SPAN_FROM | KSNOOP_CFG_SPAN_KEY_RAW);
+	assert_int_equal(to->flags & (KSNOOP_CFG_SPAN | KSNOOP_CFG_SPAN_KEY_RAW),
+			 KSNOOP_CFG_SPAN_TO | KSNOOP_CFG_SPAN_KEY_RAW);
+	assert_int_equal(from->values[0].flags & KSNOOP_V_READ, 0);
+	session__close(&c->s);
+	/* integers: a register, or a member read through a pointer */
+	assert_int_equal(spans(c, "six(a)", "ip_send_skb(skb->len)"), 0);
+	assert_int_equal(c->s.plans[0].cfg.flags & KSNOOP_CFG_SPAN_KEY_RAW, 0);
+	assert_true(c->s.plans[1].cfg.values[0].flags & KSNOOP_V_READ);
+	session__close(&c->s);
+}
+
+static void expect_span_refused(struct ctx *c, char *from, char *to, const char *want)
+{
+	if (spans(c, from, to) != -EINVAL)
+		fail_msg("%s -> %s: accepted", from, to);
+	expect_one_error_line(c->err, want);
+	session__close(&c->s);
+}
+
+static void test_span_refusals(void **state)
+{
+	struct ctx *c = *state;
+
+	expect_span_refused(c, "ip_send_skb(skb)", "six(a)",
+			    "six: its key a is an integer, ip_send_skb's a pointer");
+	expect_span_refused(c, "six(a, return)", "six(a)", "its values cannot include the return");
+	expect_span_refused(c, "six(comm)", "six(a)", "comm cannot key a span");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +332,9 @@ int main(void)
 		cmocka_unit_test(test_clone),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_close_after_error),
+		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_span_keys),
+		cmocka_unit_test(test_span_refusals),
 	};
 
 	return cmocka_run_group_tests_name("session", tests, setup, teardown);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Spans (--from, --to): two events tied by a key. A FROM plan's call opens
+ * a span under its first value; a TO plan's call with an equal first value
+ * closes it, and count and hist add the span, timed from FROM to TO, under
+ * the key FROM's call built: its comm, pid or stack, not the closer's.
+ *
+ * Part of trace.bpf.c, included there in order after the headers before
+ * it; not a header of its own.
+ */
+#ifndef KSNOOP_TRACE_SPANS_H
+#define KSNOOP_TRACE_SPANS_H
+
+/*
+ * Some plan is a span's: filters then apply to FROM plans alone, the TO
+ * side running wherever the span ends (an interrupt, another task).
+ */
+const volatile bool spans_mode;
+
+#ifndef EEXIST
+#define EEXIST 17 /* vmlinux.h has no errno names */
+#endif
+
+/* Sized by user space (--max-spans); full, a start is counted and dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct ksnoop_span);
+} spans SEC(".maps");
+
+/* The first value, as wide as its type: a pointer, or an integer. */
+static __always_inline __u64 span_key(struct scratch *s, struct ksnoop_func_cfg *cfg)
+{
+	__u32 size = cfg->values[0].size;
+	__u64 k = s->scalars[0];
+
+	if (!(cfg->flags & KSNOOP_CFG_SPAN_KEY_RAW) && size < 8)
+		k &= (1ULL << (size * 8)) - 1;
+	return k;
+}
+
+static __always_inline void span_start(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
+				       __u64 key, __u64 now)
+{
+	struct ksnoop_span *sp = &s->span;
+	long err;
+
+	if (!agg_keyless)
+		build_key(ctx, s, cfg);
+	__builtin_memcpy(&sp->key, &s->key, sizeof(sp->key));
+	sp->start_ns = now;
+	sp->func_id = s->ev.func_id;
+	sp->pad = 0;
+	err = bpf_map_update_elem(&spans, &key, sp, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		count_drop(KSNOOP_DROP_RESTART);
+		err = bpf_map_update_elem(&spans, &key, sp, BPF_EXIST);
+	}
+	if (err)
+		count_drop(KSNOOP_DROP_SPANS);
+}
+
+/* Only the closer whose delete succeeds adds the span: two TOs race. */
+static __always_inline void span_end(struct scratch *s, __u64 key, __u64 now)
+{
+	struct ksnoop_span *sp = &s->span, *open = bpf_map_lookup_elem(&spans, &key);
+
+	if (!open)
+		return;
+	bpf_probe_read_kernel(sp, sizeof(*sp), open);
+	if (bpf_map_delete_elem(&spans, &key))
+		return;
+	if (agg_epochs)
+		sp->key.epoch = cur_epoch();
+	if (agg_mode == KSNOOP_AGG_HIST)
+		hist_add_value(&sp->key, sp->func_id, (now - sp->start_ns) / (latency_div ?: 1),
+			       false);
+	else
+		count_add(&sp->key, sp->func_id);
+}
+
+static __always_inline void span_event(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
+				       __u64 now)
+{
+	__u64 key = span_key(s, cfg);
+
+	if (cfg->flags & KSNOOP_CFG_SPAN_FROM)
+		span_start(ctx, s, cfg, key, now);
+	else
+		span_end(s, key, now);
+}
+
+#endif /* KSNOOP_TRACE_SPANS_H */

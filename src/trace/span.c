@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Spans: FROM and TO plans, tied by their first values. */
+#include <errno.h>
+#include <string.h>
+
+#include "trace/span.h"
+#include "lib/kbtf.h"
+#include "lib/util.h"
+
+enum key_kind { KEY_NONE, KEY_POINTER, KEY_INTEGER };
+
+static const char *const key_names[] = { "no key", "a pointer", "an integer" };
+
+static bool is_pointer(const struct plan_value *pv)
+{
+	const struct btf_type *t = btf__type_by_id(pv->btf, btf_skip_mods(pv->btf, pv->type_id));
+
+	return t && btf_is_ptr(t);
+}
+
+/*
+ * A struct shown through its pointer keys by the pointer, read no further;
+ * an integer (a register, or the bytes read at a member) by its value.
+ */
+static enum key_kind key_kind(struct func_plan *p)
+{
+	struct ksnoop_value *v = &p->cfg.values[0];
+	const struct plan_value *pv = &p->values[0];
+
+	if (!p->cfg.nr_values || pv->hidden) {
+		p_err("%s: a span needs a key, the spec's first value: '%s(rq)', '%s(sk)'",
+		      p->name, p->name, p->name);
+		return KEY_NONE;
+	}
+	if (!(v->flags & KSNOOP_V_ENTRY) || p->cfg.emit != KSNOOP_EMIT_ENTRY) {
+		p_err("%s: spans start and end at a function's entry: its values cannot "
+		      "include the return",
+		      p->name);
+		return KEY_NONE;
+	}
+	if (pv->show == SHOW_PTR_DUMP) {
+		v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
+		p->cfg.flags |= KSNOOP_CFG_SPAN_KEY_RAW;
+		return KEY_POINTER;
+	}
+	if (pv->show == SHOW_STRING || pv->bit_size || v->size > 8 ||
+	    ((v->flags & KSNOOP_V_READ) && !v->size)) {
+		p_err("%s: %s cannot key a span: a pointer or an integer can", p->name, pv->name);
+		return KEY_NONE;
+	}
+	if (is_pointer(pv)) {
+		p->cfg.flags |= KSNOOP_CFG_SPAN_KEY_RAW;
+		return KEY_POINTER;
+	}
+	return KEY_INTEGER;
+}
+
+int span_mark_plans(struct session *s, int nr_from)
+{
+	enum key_kind kind, from_kind = KEY_NONE;
+	int i;
+
+	for (i = 0; i < s->nr; i++) {
+		struct func_plan *p = &s->plans[i];
+		bool from = p->spec_idx < nr_from;
+
+		p->cfg.flags |= from ? KSNOOP_CFG_SPAN_FROM : KSNOOP_CFG_SPAN_TO;
+		kind = key_kind(p);
+		if (kind == KEY_NONE)
+			return -EINVAL;
+		if (from_kind == KEY_NONE)
+			from_kind = kind;
+		if (kind != from_kind) {
+			p_err("%s: its key %s is %s, %s's %s: they never match", p->name,
+			      p->values[0].name, key_names[kind], s->plans[0].name,
+			      key_names[from_kind]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -36,7 +36,7 @@ set -uo pipefail
 
 # bpftrace left attaching when its time runs out dies slowly: the
 # sections that give it a deadline come last.
-SECTIONS=${BENCH_SECTIONS:-percall agg wherefrom predicate startup_icount startup throughput ktrace attach countglob}
+SECTIONS=${BENCH_SECTIONS:-percall agg spans wherefrom predicate startup_icount startup throughput ktrace attach countglob}
 CALLS=${BENCH_CALLS:-20000}
 BURST=${BENCH_BURST:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -400,6 +400,35 @@ section_agg() {
 	done
 	summarize ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency \
 		ksnoop-kstack bpftrace-kstack
+}
+
+# ----------------------------------------------------------------------
+# Spans, per call: from __do_sys_getppid's entry to __task_pid_nr_ns's
+# (which it calls), tied by the task, beside bpftrace's hand-written
+# start map (@s[tid] = nsecs; hist(nsecs - @s[tid]); delete(@s[tid])).
+# ksnoop keys by current->pid, read from the task; bpftrace's tid is a
+# helper's result. Each call opens and closes one span.
+
+BT_SPAN='kfunc:__do_sys_getppid { @s[tid] = nsecs; } kfunc:__task_pid_nr_ns /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); } BEGIN { printf("READY\n"); }'
+
+section_spans() {
+	local r w="getppid $CALLS" t='err:^Tracing'
+	SEC=spans
+	: >"$T/$SEC.runs"
+	result spans.calls "$CALLS"
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "$w"
+		floor_loop __do_sys_getppid "$w"
+		plain_loop base "$w"
+		traced_loop ksnoop-span-hist none "$t" 0 "$w" -- \
+			$KSNOOP hist -b fentry --latency --from '__do_sys_getppid(current->pid)' \
+			--to '__task_pid_nr_ns(current->pid)'
+		plain_loop base "$w"
+		traced_loop bpftrace-span-hist bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_SPAN"
+		plain_loop base "$w"
+	done
+	summarize ksnoop-span-hist bpftrace-span-hist
 }
 
 # ----------------------------------------------------------------------

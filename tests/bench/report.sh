@@ -198,6 +198,11 @@ table() {
 				sprintf("\nAggregation in the kernel: __do_sys_getppid, %s getppid() calls per run",
 					g("agg.calls")),
 				"ksnoop-hist-ret bpftrace-hist-ret ksnoop-count bpftrace-count ksnoop-latency ksnoop-kstack bpftrace-kstack")
+		if ("spans.calls" in v)
+			floor_section("spans",
+				sprintf("\nSpans: __do_sys_getppid to __task_pid_nr_ns by task, %s getppid() calls per run",
+					g("spans.calls")),
+				"ksnoop-span-hist bpftrace-span-hist")
 		if ("wherefrom.calls" in v)
 			floor_section("wherefrom",
 				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",

@@ -289,6 +289,14 @@ one count --latency ip_send_skb
 one count --folded ip_send_skb
 one count -i 0 ip_send_skb
 one count --cumulative ip_send_skb
+one count --from 'ip_send_skb(skb)'
+one count --to 'ip_send_skb(skb)'
+one hist --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb)'
+one count --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb)' ip_send_skb
+one count --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb->len)'
+one count --from 'ip_send_skb(skb, return)' --to 'ip_send_skb(skb)'
+one count --from 'ip_send_skb(' --to 'ip_send_skb(skb)'
+one count --max-spans 0 --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb)'
 one count --top 0 ip_send_skb
 one count --max-keys 0 ip_send_skb
 one count --btf /x ip_send_skb

@@ -55,7 +55,8 @@ vm_arch() {
 		QEMU_IO=(-serial file:@W/console.log -serial file:@W/stdout -serial file:@W/stderr)
 		OUT_PORTS="ttyS1 ttyS2"
 		GUEST_ROOT=9p
-		WANT_MODS=(virtio_pci 9pnet_virtio 9p)
+		# loop: a block device for the span cases (block I/O latency)
+		WANT_MODS=(virtio_pci 9pnet_virtio 9p loop)
 		LABEL_PREFIX=
 		VM_KERNELS=${KERNELS:-7.3 6.12 6.1 5.10}
 		VM_CASES=(tests/vm/cases/*.case)

@@ -212,7 +212,8 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	if (!preds_pass(cfg, c.s, true, b))
 		f->flags |= FRAME_SKIP;
 	else if (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN))
-		span_event(ctx, c.s, cfg, now);
+		span_event(ctx, c.s, cfg, now, kstack_bytes && !trampoline ? entry_ra(regs) : 0,
+			   trampoline);
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else

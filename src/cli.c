@@ -143,6 +143,8 @@ void env_tracer_opts(const struct env *env, struct tracer_opts *o)
 		.kstack_depth = env->kstack_depth,
 		.min_duration_ns = env->min_duration_ns,
 		.errno_filter = env->errno_filter,
+		.spans = span_wanted(&env->spans),
+		.max_spans = env->spans.max_spans,
 	};
 	memcpy(o->errno_mask, env->errno_mask, sizeof(o->errno_mask));
 }
@@ -271,6 +273,30 @@ static void help(void *ctx)
 	usage(stdout, ((struct env *)ctx)->prog_name);
 }
 
+static int add_span_spec(const char **specs, int *nr, const char *what, const char *arg)
+{
+	if (*nr >= KSNOOP_MAX_SPAN_SPECS) {
+		p_err("at most %d %s specs", KSNOOP_MAX_SPAN_SPECS, what);
+		return -E2BIG;
+	}
+	specs[(*nr)++] = arg;
+	return 0;
+}
+
+static int add_from(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+
+	return add_span_spec(env->spans.from, &env->spans.nr_from, "--from", arg);
+}
+
+static int add_to(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+
+	return add_span_spec(env->spans.to, &env->spans.nr_to, "--to", arg);
+}
+
 const struct opt env_opts[] = {
 	OPT_CALL("version", 'V', false, show_version),
 	OPT_CALL("debug", 'd', false, env_set_debug),
@@ -296,6 +322,9 @@ const struct opt env_opts[] = {
 	OPT_CALL("format", 0, true, set_format),
 	OPT_STRING("output", 'o', struct env, output_path),
 	OPT_CALL("errno", 0, true, set_errno),
+	OPT_CALL("from", 0, true, add_from),
+	OPT_CALL("to", 0, true, add_to),
+	OPT_INT("max-spans", 0, struct env, spans.max_spans, 1, 1 << 22),
 	{},
 };
 

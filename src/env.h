@@ -9,6 +9,7 @@
 
 #include "agg/agg_opts.h"
 #include "lib/opts.h"
+#include "trace/span_opts.h"
 #include "trace/tracer_opts.h"
 
 #define KSNOOP_MAX_PIDS 64
@@ -40,6 +41,7 @@ struct env {
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */
 	struct agg_opts agg;
+	struct span_opts spans; /* --from, --to, --max-spans */
 };
 
 /* A subcommand gets the env and the arguments after the command word. */

@@ -256,6 +256,12 @@ enum ksnoop_event_kind {
 	KSNOOP_EV_COMBINED = 3,	 /* return event carrying stashed entry values */
 	KSNOOP_EV_CHAIN_END = 4, /* -s: the chain's first function returned */
 	/*
+	 * trace --from/--to: a TO call's entry event that ended a span, its
+	 * duration the span's; a KSNOOP_VREC_SPAN_FROM record carries the
+	 * event its FROM call made.
+	 */
+	KSNOOP_EV_SPAN = 5,
+	/*
 	 * ORed into an entry or return kind: the event has the short header
 	 * of KSNOOP_LITE_HDR_SIZE bytes, with no duration and no chain. Lite
 	 * events need neither, and the 16 bytes they spare keep the default
@@ -278,6 +284,13 @@ enum ksnoop_vrec_flags {
  * (ksyms__restore_caller), else 0.
  */
 #define KSNOOP_VREC_KSTACK 0xff
+/*
+ * A span's start: the data are the FROM call's whole entry event (header
+ * and records), at most KSNOOP_SPAN_EVENT_MAX bytes.
+ */
+#define KSNOOP_VREC_SPAN_FROM 0xfe
+#define KSNOOP_SPAN_DATA 768 /* a start's records, at most */
+#define KSNOOP_SPAN_EVENT_MAX (__builtin_offsetof(struct ksnoop_event, data) + KSNOOP_SPAN_DATA)
 #define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */
 
 /* One captured value: header, then len bytes of data padded to 8. */
@@ -364,6 +377,10 @@ _Static_assert(__builtin_offsetof(struct ksnoop_agg_key, data) == KSNOOP_AGG_KEY
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
 _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_KSTACK, "the kstack idx is no value's");
+_Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_SPAN_FROM, "the span idx is no value's");
+/* A span's end: its records, a kstack, then the start's event. */
+_Static_assert(16 + KSNOOP_KSTACK_MAX * 8 + 8 + 16 + KSNOOP_SPAN_EVENT_MAX <= KSNOOP_VALUE_MAX + 64,
+	       "room for a kstack and a span's start");
 _Static_assert(KSNOOP_MAX_VALUES + 1 <= 0xff && KSNOOP_MAX_DEPTH <= 0xff, "u8 event counts");
 /* The stack record goes after at most KSNOOP_DATA_MAX bytes of values. */
 _Static_assert(16 + KSNOOP_KSTACK_MAX * 8 <= KSNOOP_VALUE_MAX + 64, "room for a kstack");

@@ -21,7 +21,10 @@ const volatile bool spans_mode;
 #define EEXIST 17 /* vmlinux.h has no errno names */
 #endif
 
-/* Sized by user space (--max-spans); full, a start is counted and dropped. */
+/*
+ * Sized by user space (--max-spans); full, a start is counted and dropped.
+ * count and hist keep a span's time and key, trace its start's event.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -29,6 +32,31 @@ struct {
 	__type(key, __u64);
 	__type(value, struct ksnoop_span);
 } spans SEC(".maps");
+
+struct span_event {
+	__u8 bytes[KSNOOP_SPAN_EVENT_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct span_event);
+} span_events SEC(".maps");
+
+/* Into map under key: a start whose key is open restarts the span, counted. */
+static __always_inline void span_open(void *map, __u64 key, void *val)
+{
+	long err = bpf_map_update_elem(map, &key, val, BPF_NOEXIST);
+
+	if (err == -EEXIST) {
+		count_drop(KSNOOP_DROP_RESTART);
+		err = bpf_map_update_elem(map, &key, val, BPF_EXIST);
+	}
+	if (err)
+		count_drop(KSNOOP_DROP_SPANS);
+}
 
 /* The first value, as wide as its type: a pointer, or an integer. */
 static __always_inline __u64 span_key(struct scratch *s, struct ksnoop_func_cfg *cfg)
@@ -45,7 +73,6 @@ static __always_inline void span_start(void *ctx, struct scratch *s, struct ksno
 				       __u64 key, __u64 now)
 {
 	struct ksnoop_span *sp = &s->span;
-	long err;
 
 	if (!agg_keyless)
 		build_key(ctx, s, cfg);
@@ -53,13 +80,7 @@ static __always_inline void span_start(void *ctx, struct scratch *s, struct ksno
 	sp->start_ns = now;
 	sp->func_id = s->ev.func_id;
 	sp->pad = 0;
-	err = bpf_map_update_elem(&spans, &key, sp, BPF_NOEXIST);
-	if (err == -EEXIST) {
-		count_drop(KSNOOP_DROP_RESTART);
-		err = bpf_map_update_elem(&spans, &key, sp, BPF_EXIST);
-	}
-	if (err)
-		count_drop(KSNOOP_DROP_SPANS);
+	span_open(&spans, key, sp);
 }
 
 /* Only the closer whose delete succeeds adds the span: two TOs race. */
@@ -81,12 +102,72 @@ static __always_inline void span_end(struct scratch *s, __u64 key, __u64 now)
 		count_add(&sp->key, sp->func_id);
 }
 
+/* trace: the start's whole entry event waits for the end. */
+static __always_inline void span_start_event(struct scratch *s, __u64 key)
+{
+	if (s->ev.data_len > KSNOOP_SPAN_DATA) {
+		count_drop(KSNOOP_DROP_STASH);
+		return;
+	}
+	span_open(&span_events, key, &s->ev);
+}
+
+/* Where the start's record may begin: past the end's records and kstack. */
+#define SPAN_REC_OFF_MAX (KSNOOP_DATA_MAX + 16 + KSNOOP_KSTACK_MAX * 8 + 8)
+
+/*
+ * trace: the end's event, the start's event as its last record, sent as
+ * one KSNOOP_EV_SPAN; shorter than --duration, nothing is sent.
+ */
+static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 key, __u64 now,
+					   __u64 ra, bool trampoline)
+{
+	struct ksnoop_event *ev = &s->ev, *start = bpf_map_lookup_elem(&span_events, &key);
+	struct ksnoop_vrec *vr;
+	__u32 off, size;
+
+	if (!start)
+		return;
+	ev->duration_ns = now - start->ts;
+	size = __builtin_offsetof(struct ksnoop_event, data) + start->data_len;
+	if (size > KSNOOP_SPAN_EVENT_MAX)
+		size = KSNOOP_SPAN_EVENT_MAX;
+	if (kstack_bytes)
+		append_kstack(ctx, ev, ra, trampoline);
+	off = ev->data_len;
+	if (off > SPAN_REC_OFF_MAX)
+		return;
+	barrier_var(off);
+	if (off > SPAN_REC_OFF_MAX)
+		return;
+	vr = (void *)&ev->data[off];
+	bpf_probe_read_kernel(vr + 1, size, start);
+	if (bpf_map_delete_elem(&span_events, &key))
+		return;
+	if (ev->duration_ns < min_duration_ns)
+		return;
+	vr->raw = 0;
+	vr->len = size;
+	vr->idx = KSNOOP_VREC_SPAN_FROM;
+	vr->flags = 0;
+	vr->pad = 0;
+	ev->data_len = off + sizeof(*vr) + ((size + 7) & ~7U);
+	ev->nr_vrecs++;
+	ev->kind = KSNOOP_EV_SPAN;
+	submit(ev);
+}
+
 static __always_inline void span_event(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
-				       __u64 now)
+				       __u64 now, __u64 ra, bool trampoline)
 {
 	__u64 key = span_key(s, cfg);
+	bool from = cfg->flags & KSNOOP_CFG_SPAN_FROM;
 
-	if (cfg->flags & KSNOOP_CFG_SPAN_FROM)
+	if (agg_mode == KSNOOP_AGG_NONE && from)
+		span_start_event(s, key);
+	else if (agg_mode == KSNOOP_AGG_NONE)
+		span_end_event(ctx, s, key, now, ra, trampoline);
+	else if (from)
 		span_start(ctx, s, cfg, key, now);
 	else
 		span_end(s, key, now);

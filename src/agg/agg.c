@@ -177,8 +177,6 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 		.key_size = KSNOOP_AGG_KEY_HDR + used,
 		.keyless = !a->by && !used,
 		.epochs = agg_interval_resets(a),
-		.spans = a->nr_from > 0,
-		.max_spans = a->max_spans,
 	};
 	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers",
 	      layout->key_size, fast, s->nr);
@@ -278,8 +276,8 @@ static char *span_name(const struct agg_reader *r, int spec)
 
 	sb_init(&sb);
 	sb_printf(&sb, "%s -> ", r->s->spec_funcs[spec]);
-	for (i = r->a->nr_from; i < r->s->nr_specs; i++)
-		sb_printf(&sb, "%s%s", i > r->a->nr_from ? "|" : "", r->s->spec_funcs[i]);
+	for (i = r->s->span_from; i < r->s->nr_specs; i++)
+		sb_printf(&sb, "%s%s", i > r->s->span_from ? "|" : "", r->s->spec_funcs[i]);
 	return sb_take(&sb);
 }
 
@@ -296,7 +294,7 @@ static struct agg_table *new_table(const struct agg_reader *r, int spec)
 	if (!t)
 		return NULL;
 	t->kind = r->a->mode == KSNOOP_AGG_HIST ? AGG_HIST : AGG_COUNT;
-	t->func = r->a->nr_from ? span_name(r, spec) : strdup(r->s->spec_funcs[spec]);
+	t->func = r->s->span_from ? span_name(r, spec) : strdup(r->s->spec_funcs[spec]);
 	t->fields = calloc(KSNOOP_AGG_MAX_KEYS + 1 + ARRAY_SIZE(by_names), sizeof(*t->fields));
 	if (!t->func || !t->fields)
 		goto fail;
@@ -790,9 +788,9 @@ int agg_read(struct agg_reader *r, struct agg_table ***tables, int *nr)
 	*tables = out;
 	*nr = r->s->nr_specs;
 	/* A span's samples are its start's: the TO specs' tables stay empty. */
-	if (r->a->nr_from) {
-		agg_tables_free_from(out, r->a->nr_from, *nr);
-		*nr = r->a->nr_from;
+	if (r->s->span_from) {
+		agg_tables_free_from(out, r->s->span_from, *nr);
+		*nr = r->s->span_from;
 	}
 	return 0;
 }

@@ -5,8 +5,6 @@
 
 #include <stdbool.h>
 
-#define KSNOOP_MAX_SPAN_SPECS 8 /* --from, and --to, at most this often */
-
 struct agg_opts {
 	int mode;	 /* enum ksnoop_agg_mode */
 	unsigned int by; /* enum ksnoop_agg_by */
@@ -20,10 +18,6 @@ struct agg_opts {
 	unsigned long long interval_ns, run_ns; /* -i, -d */
 	bool cumulative;			/* --cumulative: -i prints running totals */
 	bool folded;				/* --folded */
-	/* --from SPEC, --to SPEC: spans, in place of FUNC arguments */
-	const char *from[KSNOOP_MAX_SPAN_SPECS], *to[KSNOOP_MAX_SPAN_SPECS];
-	int nr_from, nr_to;
-	int max_spans;				/* --max-spans */
 	const char *prometheus;			/* --prometheus HOST:PORT */
 	const char *textfile;			/* --textfile FILE */
 };

@@ -28,18 +28,13 @@ struct agg_run {
 	pthread_mutex_t lock;
 };
 
-static int check_span_args(const struct agg_opts *a, int argc, const char *cmd)
+static int check_span_args(const struct env *env, int argc, const char *cmd)
 {
-	if (argc) {
-		p_err("%s --from/--to takes no FUNC arguments: each end's spec goes after "
-		      "--from or --to",
-		      cmd);
-		return -EINVAL;
-	}
-	if (!a->nr_from || !a->nr_to) {
-		p_err("a span needs both ends: --from SPEC and --to SPEC");
-		return -EINVAL;
-	}
+	const struct agg_opts *a = &env->agg;
+	int err = span_check_args(&env->spans, argc, cmd);
+
+	if (err)
+		return err;
 	if (a->mode == KSNOOP_AGG_HIST && !a->latency) {
 		p_err("hist of spans is a histogram of their durations: add --latency");
 		return -EINVAL;
@@ -51,8 +46,8 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 {
 	const struct agg_opts *a = &env->agg;
 
-	if (a->nr_from || a->nr_to)
-		return check_span_args(a, argc, cmd);
+	if (span_wanted(&env->spans))
+		return check_span_args(env, argc, cmd);
 	if (argc < 1) {
 		p_err("%s needs at least one function", cmd);
 		return -EINVAL;
@@ -99,7 +94,8 @@ static int plan_opts_of(const struct env *env, struct plan_opts *po)
 {
 	*po = (struct plan_opts){
 		/* a span's latency is from one call's entry to another's */
-		.sample = env->agg.latency && !env->agg.nr_from ? PLAN_LATENCY : PLAN_SAMPLE,
+		.sample = env->agg.latency && !span_wanted(&env->spans) ? PLAN_LATENCY
+									: PLAN_SAMPLE,
 		.comm = env->comm,
 		/* A key keeps at most this much of a string. */
 		.max_bytes = env->max_bytes ? env->max_bytes : KSNOOP_AGG_STR_MAX,
@@ -133,7 +129,7 @@ static void report_open_spans(struct agg_run *r, bool final)
 {
 	int n;
 
-	if (!final || !r->a->nr_from)
+	if (!final || !r->ses.span_from)
 		return;
 	n = tracer__open_spans(r->ses.tracer);
 	if (n > 0)
@@ -289,25 +285,15 @@ static int prepare(struct agg_run *r, const struct env *env)
 	return session__prepare(&r->ses, &to);
 }
 
-/*
- * The plans: FUNC arguments, or the spans' FROM specs then their TO specs.
- * --comm and the like filter where a span starts; its end runs wherever
- * the span ends (an interrupt, another task), so TO plans have no --comm.
- */
+/* The plans: FUNC arguments, or the spans' ends. */
 static int plan_all(struct agg_run *r, const struct env *env, int argc, char **argv)
 {
-	const struct agg_opts *a = &env->agg;
-	struct plan_opts po, to_po;
-	int err;
+	struct plan_opts po;
 
 	plan_opts_of(env, &po);
-	if (!a->nr_from)
-		return session__plan(&r->ses, argc, argv, &po);
-	to_po = po;
-	to_po.comm = NULL;
-	err = session__plan(&r->ses, a->nr_from, (char **)a->from, &po) ?:
-	      session__plan(&r->ses, a->nr_to, (char **)a->to, &to_po);
-	return err ?: span_mark_plans(&r->ses, a->nr_from);
+	if (span_wanted(&env->spans))
+		return span_plan(&r->ses, &env->spans, &po);
+	return session__plan(&r->ses, argc, argv, &po);
 }
 
 static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)

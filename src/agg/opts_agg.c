@@ -130,26 +130,6 @@ static int set_period(const char *arg, const char *what, unsigned long long *out
 	return -EINVAL;
 }
 
-static int add_span_spec(const char **specs, int *nr, const char *what, const char *arg)
-{
-	if (*nr >= KSNOOP_MAX_SPAN_SPECS) {
-		p_err("at most %d %s specs", KSNOOP_MAX_SPAN_SPECS, what);
-		return -E2BIG;
-	}
-	specs[(*nr)++] = arg;
-	return 0;
-}
-
-static int add_from(void *ctx, const char *arg)
-{
-	return add_span_spec(agg_of(ctx)->from, &agg_of(ctx)->nr_from, "--from", arg);
-}
-
-static int add_to(void *ctx, const char *arg)
-{
-	return add_span_spec(agg_of(ctx)->to, &agg_of(ctx)->nr_to, "--to", arg);
-}
-
 static int set_interval(void *ctx, const char *arg)
 {
 	return set_period(arg, "-i", &agg_of(ctx)->interval_ns);
@@ -213,9 +193,6 @@ static const struct opt agg_opts[] = {
 	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period },
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
 	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
-	OPT_CALL("from", 0, true, add_from),
-	OPT_CALL("to", 0, true, add_to),
-	OPT_INT("max-spans", 0, struct env, agg.max_spans, 1, 1 << 22),
 	OPT_FLAG("folded", 0, struct env, agg.folded),
 	OPT_STRING("prometheus", 0, struct env, agg.prometheus),
 	OPT_STRING("textfile", 0, struct env, agg.textfile),

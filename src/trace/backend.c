@@ -198,7 +198,6 @@ static void set_agg_rodata(const struct tracer_agg *a, struct trace_bpf *skel)
 	skel->rodata->agg_by = a->by;
 	skel->rodata->agg_keyless = a->keyless;
 	skel->rodata->agg_epochs = a->epochs;
-	skel->rodata->spans_mode = a->spans;
 	skel->rodata->hist_linear = a->linear;
 	skel->rodata->hist_lo = a->lo;
 	skel->rodata->hist_step = a->step > 0 ? a->step : 1;
@@ -228,11 +227,18 @@ static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_
 	       bpf_map__set_max_entries(skel->maps.func_counts,
 					a->mode == KSNOOP_AGG_COUNT ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_hists,
-					a->mode == KSNOOP_AGG_HIST ? slots : 1) ?:
-	       bpf_map__set_max_entries(skel->maps.spans,
-					!a->spans	   ? 1
-					: a->max_spans > 0 ? a->max_spans
-							   : KSNOOP_DEFAULT_MAX_SPANS);
+					a->mode == KSNOOP_AGG_HIST ? slots : 1);
+}
+
+/* The open spans: in the aggregates' map for count and hist, with the start event for trace. */
+static int size_span_maps(const struct tracer_opts *o, struct trace_bpf *skel)
+{
+	int n = o->max_spans > 0 ? o->max_spans : KSNOOP_DEFAULT_MAX_SPANS;
+	bool agg = o->agg.mode != KSNOOP_AGG_NONE;
+
+	return bpf_map__set_max_entries(skel->maps.spans, o->spans && agg ? n : 1)
+		       ?: bpf_map__set_max_entries(skel->maps.span_events,
+						   o->spans && !agg ? n : 1);
 }
 
 /*
@@ -293,6 +299,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 		       sizeof(t->plans[func].cfg));
 	set_agg_rodata(&t->opts.agg, skel);
 	set_errors_rodata(&t->opts, skel);
+	skel->rodata->spans_mode = t->opts.spans;
 }
 
 static void autoload_only(struct trace_bpf *skel, struct bpf_program *keep1,
@@ -480,7 +487,7 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	else if (!*err)
 		*err = bpf_map__set_max_entries(skel->maps.events, t->ring_size);
 	if (!*err)
-		*err = size_agg_maps(&t->opts.agg, t->nr, skel);
+		*err = size_agg_maps(&t->opts.agg, t->nr, skel) ?: size_span_maps(&t->opts, skel);
 	if (!*err && !kfeat_has(t->feat, KFEAT_TASK_STORAGE))
 		*err = task_table(skel->maps.tasks);
 	if (!*err)

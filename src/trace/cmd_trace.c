@@ -16,6 +16,7 @@
 #include "trace/output.h"
 #include "trace/plan.h"
 #include "trace/session.h"
+#include "trace/span.h"
 #include "lib/ring.h"
 #include "lib/util.h"
 
@@ -224,8 +225,21 @@ static int cleanup(struct trace_run *s)
 	return err;
 }
 
+static int check_span_args(const struct env *env, int argc)
+{
+	int err = span_check_args(&env->spans, argc, env->graph ? "graph" : "trace");
+
+	if (!err && (env->graph || env->stack_mode || env->errors)) {
+		p_err("spans are events of their own: graph, -s and --errors do not apply");
+		err = -EINVAL;
+	}
+	return err;
+}
+
 static int check_args(const struct env *env, int argc)
 {
+	if (span_wanted(&env->spans))
+		return check_span_args(env, argc);
 	if (argc < 1) {
 		p_err("%s needs at least one function", env->graph ? "graph" : "trace");
 		return -EINVAL;
@@ -251,15 +265,26 @@ static int check_args(const struct env *env, int argc)
 
 static int trace_opts(const struct env *env, struct plan_opts *po)
 {
+	/* a span's two ends are entry events: their pairing times them */
+	bool spans = span_wanted(&env->spans);
+
 	*po = (struct plan_opts){ .comm = env->comm,
 				  /* a timeline shows each call once, whole */
-				  .combined = env->min_duration_ns > 0 || env->chrome,
+				  .combined = !spans && (env->min_duration_ns > 0 || env->chrome),
 				  /* JSON shows every return's duration. */
-				  .frames = util_json() || env->stack_mode,
+				  .frames = !spans && (util_json() || env->stack_mode),
 				  .errors = env->errors,
 				  .graph = env->graph,
 				  .max_bytes = env->max_bytes };
 	return 0;
+}
+
+/* FUNC arguments, or the spans' ends. */
+static int plan_all(struct trace_run *s, int argc, char **argv, const struct plan_opts *po)
+{
+	if (span_wanted(&s->env->spans))
+		return span_plan(&s->ses, &s->env->spans, po);
+	return session__plan(&s->ses, argc, argv, po);
 }
 
 int cmd_trace(struct env *env, int argc, char **argv)
@@ -276,7 +301,7 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	env_session_opts(env, &so);
 	env_tracer_opts(env, &to);
 	err = session__open(&s.ses, &so) ?: trace_opts(env, &po) ?:
-	      session__plan(&s.ses, argc, argv, &po) ?: session__prepare(&s.ses, &to) ?: setup_output(&s) ?: setup_stop_signals() ?:
+	      plan_all(&s, argc, argv, &po) ?: session__prepare(&s.ses, &to) ?: setup_output(&s) ?: setup_stop_signals() ?:
 	      session__attach(&s.ses) ?: setup_ringbuf(&s);
 	if (err)
 		goto out;

@@ -47,7 +47,7 @@ static bool plan_allows_lite(const struct func_plan *p)
 {
 	const struct ksnoop_func_cfg *cfg = &p->cfg;
 
-	return p->preds_fast && !(cfg->flags & KSNOOP_CFG_FRAME) &&
+	return p->preds_fast && !(cfg->flags & (KSNOOP_CFG_FRAME | KSNOOP_CFG_SPAN)) &&
 	       !(cfg->emit & KSNOOP_EMIT_COMBINED);
 }
 

@@ -198,6 +198,16 @@ void output__header(struct output *o)
 		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
 }
 
+/* A span's start: an entry event of its own, whole, with no span inside. */
+static int span_start_validate(const struct ksnoop_vrec *vr, int nr_funcs)
+{
+	const struct ksnoop_event *start = (const void *)(vr + 1);
+
+	if (vr->len < KSNOOP_EVENT_HDR_SIZE || start->kind != KSNOOP_EV_ENTRY)
+		return -EINVAL;
+	return event_validate(start, vr->len, nr_funcs);
+}
+
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 {
 	const __u8 *p, *end;
@@ -210,14 +220,22 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 	end = ev->data + ev->data_len;
 	for (i = 0; i < ev->nr_vrecs; i++) {
 		const struct ksnoop_vrec *vr = (const void *)p;
+		/* the records after which only a span's start may come */
+		__u32 last = ev->nr_vrecs - (ev->kind == KSNOOP_EV_SPAN);
 
 		if ((size_t)(end - p) < sizeof(*vr) || (size_t)(end - p) - sizeof(*vr) < vr->len)
 			return -EINVAL;
-		/* a stack is the last record, whole frames only */
-		if (vr->idx == KSNOOP_VREC_KSTACK ? i + 1 != ev->nr_vrecs || vr->len % 8 ||
-							    vr->len > KSNOOP_KSTACK_MAX * 8
-						  : vr->idx >= KSNOOP_MAX_VALUES)
+		if (vr->idx == KSNOOP_VREC_SPAN_FROM) {
+			if (i + 1 != ev->nr_vrecs || ev->kind != KSNOOP_EV_SPAN ||
+			    span_start_validate(vr, nr_funcs))
+				return -EINVAL;
+		} else if (vr->idx == KSNOOP_VREC_KSTACK) {
+			/* a stack is the last record, whole frames only */
+			if (i + 1 != last || vr->len % 8 || vr->len > KSNOOP_KSTACK_MAX * 8)
+				return -EINVAL;
+		} else if (vr->idx >= KSNOOP_MAX_VALUES) {
 			return -EINVAL;
+		}
 		p += KSNOOP_VREC_SIZE(vr->len);
 		if (p > end)
 			return -EINVAL;
@@ -528,6 +546,19 @@ struct vrec_iter {
 	const struct ksnoop_vrec *kstack; /* once the walk has reached it */
 };
 
+/* A validated span's start event, its last record; NULL for other events. */
+static const struct ksnoop_event *span_start(const struct ksnoop_event *ev)
+{
+	const __u8 *p = ev->data;
+	__u32 i;
+
+	if (ev->kind != KSNOOP_EV_SPAN)
+		return NULL;
+	for (i = 0; i + 1 < ev->nr_vrecs; i++)
+		p += KSNOOP_VREC_SIZE(((const struct ksnoop_vrec *)p)->len);
+	return (const void *)(p + sizeof(struct ksnoop_vrec));
+}
+
 static struct vrec_iter vrec_iter(const struct func_plan *plan, const struct ksnoop_event *ev)
 {
 	return (struct vrec_iter){ .plan = plan, .ev = ev, .p = ev->data };
@@ -542,6 +573,8 @@ static const struct ksnoop_vrec *next_shown(struct vrec_iter *it)
 
 		it->p += KSNOOP_VREC_SIZE(vr->len);
 		it->i++;
+		if (vr->idx == KSNOOP_VREC_SPAN_FROM)
+			continue;
 		if (vr->idx == KSNOOP_VREC_KSTACK)
 			it->kstack = vr;
 		else if (!pv->hidden && pv->name)
@@ -597,7 +630,8 @@ static void json_frame(void *ctx, const char *frame, int n)
 	jw_strn(&o->jw, frame, 1024);
 }
 
-static void text_event(struct output *o, const struct ksnoop_event *ev)
+/* One call; a span's end says how long since its start, printed just above it. */
+static void text_call(struct output *o, const struct ksnoop_event *ev, bool last)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
 	struct vrec_iter it = vrec_iter(plan, ev);
@@ -613,12 +647,25 @@ static void text_event(struct output *o, const struct ksnoop_event *ev)
 			fputs(",\n", o->out);
 		print_value(o, o->dumps[ev->func_id], pv, vr, failure_kind(o, plan, pv));
 	}
-	if (o->opts.min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
+	if (ev->kind == KSNOOP_EV_SPAN)
+		fprintf(o->out, "%s%*s span = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
+			(unsigned long long)ev->duration_ns);
+	else if (o->opts.min_duration_ns && ev->kind != KSNOOP_EV_ENTRY)
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
 	for_each_frame(o, &it, text_frame);
-	fputc('\n', o->out);
+	if (last)
+		fputc('\n', o->out);
+}
+
+static void text_event(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct ksnoop_event *start = span_start(ev);
+
+	if (start)
+		text_call(o, start, false);
+	text_call(o, ev, true);
 }
 
 static const char *event_kind_name(__u16 kind)
@@ -630,6 +677,8 @@ static const char *event_kind_name(__u16 kind)
 		return "return";
 	case KSNOOP_EV_COMBINED:
 		return "combined";
+	case KSNOOP_EV_SPAN:
+		return "span";
 	}
 	return "unknown";
 }
@@ -711,16 +760,15 @@ static void json_one_value(struct output *o, const struct plan_value *pv, const 
 }
 
 /* origin: the deepest call of an --errors origin chain. */
-static void json_event(struct output *o, const struct ksnoop_event *ev, bool origin)
+/* An event's members; a span's start is an object of the same members, "from". */
+static void json_members(struct output *o, const struct ksnoop_event *ev, bool origin)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
 	struct vrec_iter it = vrec_iter(plan, ev);
+	const struct ksnoop_event *start = span_start(ev);
 	struct jw *w = &o->jw;
 	const struct ksnoop_vrec *vr;
 
-	sb_reset(&o->line);
-	jw_init(w, &o->line);
-	jw_object(w);
 	jw_kuint(w, "ts", ev->ts);
 	if (o->opts.wallclock)
 		jw_kint(w, "wall_ns", (long long)ev->ts + (long long)o->wall_offset_ns);
@@ -751,6 +799,22 @@ static void json_event(struct output *o, const struct ksnoop_event *ev, bool ori
 		for_each_frame(o, &it, json_frame);
 		jw_end(w);
 	}
+	if (start) {
+		jw_key(w, "from");
+		jw_object(w);
+		json_members(o, start, false);
+		jw_end(w);
+	}
+}
+
+static void json_event(struct output *o, const struct ksnoop_event *ev, bool origin)
+{
+	struct jw *w = &o->jw;
+
+	sb_reset(&o->line);
+	jw_init(w, &o->line);
+	jw_object(w);
+	json_members(o, ev, origin);
 	jw_end(w);
 	sb_putc(&o->line, '\n');
 	fputs(sb_str(&o->line), o->out);
@@ -772,19 +836,25 @@ static void chrome_thread(struct output *o, const struct ksnoop_event *ev)
 	chrome__thread_name(o->chrome, ev->tgid, ev->pid, ev->comm);
 }
 
-/* A call as a complete event, its values as args: {"filename":"/x","return":-2}. */
+/*
+ * A call as a complete event, its values as args: {"filename":"/x","return":-2};
+ * a span as one on its start's thread, "FROM -> TO", with its end's values.
+ */
 static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 {
 	const struct func_plan *plan = &o->plans[ev->func_id];
+	const struct ksnoop_event *start = span_start(ev), *on = start ?: ev;
 	struct vrec_iter it = vrec_iter(plan, ev);
 	struct jw *w = &o->jw;
 	const struct ksnoop_vrec *vr;
-	char buf[24];
+	char buf[24], name[256];
 	int e;
 
 	if (ev->kind == KSNOOP_EV_ENTRY)
 		return; /* a call shows once it returned */
-	chrome_thread(o, ev);
+	snprintf(name, sizeof(name), "%s%s%s", start ? o->plans[start->func_id].name : "",
+		 start ? " -> " : "", plan->name);
+	chrome_thread(o, on);
 	sb_reset(&o->line);
 	jw_init(w, &o->line);
 	jw_object(w);
@@ -803,12 +873,12 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 			jw_kstr(w, "errno", bpfutil_errno_name(e, buf, sizeof(buf)));
 	}
 	jw_end(w);
-	chrome__complete(o->chrome, &(struct chrome_event){ .name = plan->name,
+	chrome__complete(o->chrome, &(struct chrome_event){ .name = name,
 							    .cat = "ksnoop",
 							    .ts_ns = ev->ts - ev->duration_ns,
 							    .dur_ns = ev->duration_ns,
-							    .pid = ev->tgid,
-							    .tid = ev->pid,
+							    .pid = on->tgid,
+							    .tid = on->pid,
 							    .args_json = sb_str(&o->line) });
 }
 

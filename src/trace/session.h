@@ -30,6 +30,7 @@ struct session {
 	size_t cap;
 	char **spec_funcs; /* each FUNC argument's function or pattern */
 	int nr_specs;
+	int span_from; /* spans: the first span_from specs open them; 0 without */
 	struct tracer *tracer;
 };
 

@@ -28,8 +28,8 @@ static enum key_kind key_kind(struct func_plan *p)
 	const struct plan_value *pv = &p->values[0];
 
 	if (!p->cfg.nr_values || pv->hidden) {
-		p_err("%s: a span needs a key, the spec's first value: '%s(rq)', '%s(sk)'",
-		      p->name, p->name, p->name);
+		p_err("%s: a span needs a key, the spec's first value: '%s(rq)', '%s(sk)'", p->name,
+		      p->name, p->name);
 		return KEY_NONE;
 	}
 	if (!(v->flags & KSNOOP_V_ENTRY) || p->cfg.emit != KSNOOP_EMIT_ENTRY) {
@@ -55,11 +55,38 @@ static enum key_kind key_kind(struct func_plan *p)
 	return KEY_INTEGER;
 }
 
+int span_check_args(const struct span_opts *o, int argc, const char *cmd)
+{
+	if (argc) {
+		p_err("%s --from/--to takes no FUNC arguments: each end's spec goes after "
+		      "--from or --to",
+		      cmd);
+		return -EINVAL;
+	}
+	if (!o->nr_from || !o->nr_to) {
+		p_err("a span needs both ends: --from SPEC and --to SPEC");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int span_plan(struct session *s, const struct span_opts *o, const struct plan_opts *po)
+{
+	struct plan_opts to_po = *po;
+	int err;
+
+	to_po.comm = NULL;
+	err = session__plan(s, o->nr_from, (char **)o->from, po)
+		      ?: session__plan(s, o->nr_to, (char **)o->to, &to_po);
+	return err ?: span_mark_plans(s, o->nr_from);
+}
+
 int span_mark_plans(struct session *s, int nr_from)
 {
 	enum key_kind kind, from_kind = KEY_NONE;
 	int i;
 
+	s->span_from = nr_from;
 	for (i = 0; i < s->nr; i++) {
 		struct func_plan *p = &s->plans[i];
 		bool from = p->spec_idx < nr_from;

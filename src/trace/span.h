@@ -7,6 +7,16 @@
 #define KSNOOP_SPAN_H
 
 #include "trace/session.h"
+#include "trace/span_opts.h"
+
+/* Both ends, and no FUNC arguments beside them (argc). Errors are said. */
+int span_check_args(const struct span_opts *o, int argc, const char *cmd);
+/*
+ * The FROM specs' plans with po, then the TO specs' without po's comm
+ * (an end runs wherever the span ends: an interrupt, another task), then
+ * span_mark_plans. Errors are said; 0 or -errno.
+ */
+int span_plan(struct session *s, const struct span_opts *o, const struct plan_opts *po);
 
 /*
  * The session's first nr_from specs open spans, the rest close them:

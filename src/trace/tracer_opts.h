@@ -25,8 +25,6 @@ struct tracer_agg {
 	int key_size;		    /* bytes of the maps' keys */
 	bool keyless;		    /* the arrays by function serve */
 	bool epochs;		    /* two epochs, flipped and cleared per interval */
-	bool spans;		    /* --from/--to: some plans open and close spans */
-	int max_spans;		    /* 0: the default */
 };
 
 struct tracer_opts {
@@ -46,6 +44,8 @@ struct tracer_opts {
 	bool errno_filter;
 	unsigned long long errno_mask[TRACER_ERRNO_WORDS];
 	struct tracer_agg agg;
+	bool spans;    /* --from/--to: some plans open and close spans */
+	int max_spans; /* 0: the default */
 };
 
 #endif

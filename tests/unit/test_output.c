@@ -737,6 +737,80 @@ static void test_malformed(void **state)
 	free(buf);
 }
 
+/*
+ * trace --from/--to: do_thing(flags = 9) ended the span that do_thing(flags
+ * = 5) began 1000 ns before, on another CPU and task.
+ */
+static void span_event(struct ctx *c)
+{
+	static struct ksnoop_event start;
+
+	ev_init(&start, KSNOOP_EV_ENTRY);
+	start.ts -= 1000;
+	start.cpu = 1;
+	start.tgid = 76;
+	start.pid = 77;
+	strcpy(start.comm, "starter");
+	ev_add(&start, c->flags_idx, 5, NULL, 0, 0);
+	ev_init(&c->ev, KSNOOP_EV_SPAN);
+	c->ev.duration_ns = 1000;
+	ev_add(&c->ev, c->flags_idx, 9, NULL, 0, 0);
+	ev_add(&c->ev, KSNOOP_VREC_SPAN_FROM, 0, &start, KSNOOP_EVENT_HDR_SIZE + start.data_len, 0);
+}
+
+/* The start as its own call just above the end, which gives the span's time. */
+static void test_span(void **state)
+{
+	struct ctx *c = *state;
+
+	span_event(c);
+	/* clang-format off */
+	expect_output(c, "    123456788012    1       77 do_thing(\n"
+		      NAME "flags = \n"
+		      DUMP "(int)5"
+		      "\n                               );\n"
+		      HEAD
+		      NAME "flags = \n"
+		      DUMP "(int)9,\n"
+		      NAME "span = 1000 ns"
+		      CLOSE);
+	/* clang-format on */
+}
+
+static void test_json_span(void **state)
+{
+	struct ctx *c = *state;
+
+	c->oo.json = true;
+	span_event(c);
+	expect_output(c, JHEAD "\"event\":\"span\",\"duration_ns\":1000,\"values\":["
+			       "{\"name\":\"flags\",\"type\":\"int\",\"value\":9}],"
+			       "\"from\":{\"ts\":123456788012,\"cpu\":1,\"pid\":76,\"tid\":77,"
+			       "\"comm\":\"starter\",\"function\":\"do_thing\",\"event\":\"entry\","
+			       "\"values\":[" JFLAGS "]}}\n");
+}
+
+/* A span's start is its last record, a whole entry event; nothing else has one. */
+static void test_span_malformed(void **state)
+{
+	struct ctx *c = *state;
+	size_t size;
+
+	span_event(c);
+	size = KSNOOP_EVENT_HDR_SIZE + c->ev.data_len;
+	assert_int_equal(event_validate(&c->ev, size, 1), 0);
+	c->ev.kind = KSNOOP_EV_ENTRY;
+	assert_int_equal(event_validate(&c->ev, size, 1), -EINVAL);
+	c->ev.kind = KSNOOP_EV_SPAN;
+	/* the start names a function that is not traced */
+	((struct ksnoop_event *)(c->ev.data + 32))->func_id = 1;
+	assert_int_equal(event_validate(&c->ev, size, 1), -EINVAL);
+	((struct ksnoop_event *)(c->ev.data + 32))->func_id = 0;
+	/* shorter than a header */
+	((struct ksnoop_vrec *)(c->ev.data + 16))->len = 8;
+	assert_int_equal(event_validate(&c->ev, size, 1), -EINVAL);
+}
+
 /* A lite event reads as the full event with no duration and no chain. */
 static void test_lite_widen(void **state)
 {
@@ -774,6 +848,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_header, reset),
+		cmocka_unit_test_setup(test_span, reset),
+		cmocka_unit_test_setup(test_json_span, reset),
+		cmocka_unit_test_setup(test_span_malformed, reset),
 		cmocka_unit_test_setup(test_entry, reset),
 		cmocka_unit_test_setup(test_return, reset),
 		cmocka_unit_test_setup(test_return_negative, reset),

@@ -37,8 +37,7 @@ static const char blacklist[] = "0xffffffff81002000-0xffffffff81002100\tdo_two\n
 				"0xffffffff81003000-0xffffffff81003100\tweak_fn\n";
 
 struct ctx {
-	char dir[64];
-	char kallsyms[96], filter[96], blacklist[96];
+	struct sym_files f;
 };
 
 static void write_file(const char *path, const char *text, size_t len)
@@ -56,17 +55,10 @@ static int setup(void **state)
 
 	if (!c)
 		return -1;
-	strcpy(c->dir, "/tmp/ksnoop-test-ksyms.XXXXXX");
-	if (!mkdtemp(c->dir)) {
+	if (sym_files_write(&c->f, kallsyms, filter_funcs, blacklist)) {
 		free(c);
 		return -1;
 	}
-	snprintf(c->kallsyms, sizeof(c->kallsyms), "%s/kallsyms", c->dir);
-	snprintf(c->filter, sizeof(c->filter), "%s/available_filter_functions", c->dir);
-	snprintf(c->blacklist, sizeof(c->blacklist), "%s/blacklist", c->dir);
-	write_file(c->kallsyms, kallsyms, strlen(kallsyms));
-	write_file(c->filter, filter_funcs, strlen(filter_funcs));
-	write_file(c->blacklist, blacklist, strlen(blacklist));
 	*state = c;
 	return 0;
 }
@@ -75,17 +67,14 @@ static int teardown(void **state)
 {
 	struct ctx *c = *state;
 
-	unlink(c->kallsyms);
-	unlink(c->filter);
-	unlink(c->blacklist);
-	rmdir(c->dir);
+	sym_files_remove(&c->f);
 	free(c);
 	return 0;
 }
 
 static struct ksyms *load_all(const struct ctx *c)
 {
-	struct ksyms *ks = ksyms__load_from(c->kallsyms, c->filter, c->blacklist);
+	struct ksyms *ks = ksyms__load_from(c->f.kallsyms, c->f.filter, c->f.blacklist);
 
 	assert_non_null(ks);
 	return ks;
@@ -240,12 +229,12 @@ static void test_untraceable_unreadable(void **state)
 	struct ctx *c = *state;
 	struct ksyms *ks;
 
-	ks = ksyms__load_from(c->kallsyms, NULL, c->blacklist);
+	ks = ksyms__load_from(c->f.kallsyms, NULL, c->f.blacklist);
 	assert_null(ksyms__untraceable_reason(ks, "_stext"));
 	assert_non_null(ksyms__untraceable_reason(ks, "nosuch"));
 	ksyms__free(ks);
 
-	ks = ksyms__load_from("/nonexistent/kallsyms", c->filter, "/nonexistent/blacklist");
+	ks = ksyms__load_from("/nonexistent/kallsyms", c->f.filter, "/nonexistent/blacklist");
 	assert_null(ksyms__untraceable_reason(ks, "do_two"));
 	assert_null(ksyms__untraceable_reason(ks, "ghost_fn"));
 	assert_string_equal(ksyms__untraceable_reason(ks, "nosuch"),
@@ -277,7 +266,7 @@ static void test_match(void **state)
 static void test_match_kallsyms(void **state)
 {
 	struct ctx *c = *state;
-	struct ksyms *ks = ksyms__load_from(c->kallsyms, "/nonexistent/filter", c->blacklist);
+	struct ksyms *ks = ksyms__load_from(c->f.kallsyms, "/nonexistent/filter", c->f.blacklist);
 
 	assert_non_null(ks);
 	expect_match(ks, "do_*", "do_one");
@@ -310,9 +299,9 @@ static void test_kallsyms_lazy(void **state)
 	char path[128];
 	struct ksyms *ks;
 
-	snprintf(path, sizeof(path), "%s/late-kallsyms", c->dir);
+	snprintf(path, sizeof(path), "%s/late-kallsyms", c->f.dir);
 	unlink(path);
-	ks = ksyms__load_from(path, c->filter, c->blacklist);
+	ks = ksyms__load_from(path, c->f.filter, c->f.blacklist);
 	assert_non_null(ks);
 	expect_match(ks, "do_*", "do_one");
 	assert_null(ksyms__untraceable_reason(ks, "do_one"));
@@ -350,7 +339,7 @@ static void test_long_lines(void **state)
 	memset(text + n, 'y', 2000);
 	n += 2000;
 	n += sprintf(text + n, "\nffffffff81002000 t after\n");
-	snprintf(path, sizeof(path), "%s/long", c->dir);
+	snprintf(path, sizeof(path), "%s/long", c->f.dir);
 	write_file(path, text, n);
 	ks = ksyms__load_from(path, NULL, NULL);
 	unlink(path);
@@ -369,7 +358,7 @@ static void test_long_lines(void **state)
 static void test_every_symbol(void **state)
 {
 	struct ctx *c = *state;
-	struct ksyms *ks = ksyms__load_all(c->kallsyms);
+	struct ksyms *ks = ksyms__load_all(c->f.kallsyms);
 	uint64_t addr = 0, start = 0, size = 0;
 	const char *mod = NULL;
 
@@ -410,7 +399,7 @@ static void test_every_symbol_restricted(void **state)
 	char path[128];
 	struct ksyms *ks;
 
-	snprintf(path, sizeof(path), "%s/zeros", c->dir);
+	snprintf(path, sizeof(path), "%s/zeros", c->f.dir);
 	write_file(path, zeros, strlen(zeros));
 	ks = ksyms__load_all(path);
 	unlink(path);
@@ -427,9 +416,9 @@ static void test_every_symbol_restricted(void **state)
 /* A cache in the fixture's directory, for one boot with no modules. */
 static struct symcache_cfg cache_in(const struct ctx *c, char *run, char *boot, char *mods)
 {
-	sprintf(run, "%s/run", c->dir);
-	sprintf(boot, "%s/boot_id", c->dir);
-	sprintf(mods, "%s/modules", c->dir);
+	sprintf(run, "%s/run", c->f.dir);
+	sprintf(boot, "%s/boot_id", c->f.dir);
+	sprintf(mods, "%s/modules", c->f.dir);
 	write_file(boot, "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0\n", 37);
 	write_file(mods, "", 0);
 	return (struct symcache_cfg){ .dir = run, .boot_id = boot, .modules = mods };
@@ -471,14 +460,14 @@ static void test_lists_index(void **state)
 	struct stat st;
 	FILE *f;
 
-	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), true);
+	expect_lists(ksyms__load_cached(&cache, c->f.kallsyms, c->f.filter, c->f.blacklist), true);
 	sprintf(idx, "%s/symcache-lists-index", run);
 	assert_int_equal(stat(idx, &st), 0);
-	write_file(c->filter, "weak_fn\n", 8);
-	write_file(c->blacklist, "", 0);
+	write_file(c->f.filter, "weak_fn\n", 8);
+	write_file(c->f.blacklist, "", 0);
 	sprintf(copy, "%s/symcache-available_filter_functions", run);
 	assert_int_equal(unlink(copy), 0);
-	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), true);
+	expect_lists(ksyms__load_cached(&cache, c->f.kallsyms, c->f.filter, c->f.blacklist), true);
 
 	/* A slot past the string table, in the index's last bytes. */
 	f = fopen(idx, "r+");
@@ -488,11 +477,11 @@ static void test_lists_index(void **state)
 	assert_int_equal(fclose(f), 0);
 	sprintf(copy, "%s/symcache-kprobes_blacklist", run);
 	unlink(copy);
-	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), false);
+	expect_lists(ksyms__load_cached(&cache, c->f.kallsyms, c->f.filter, c->f.blacklist), false);
 
 	/* Cut short: the same. */
 	assert_int_equal(truncate(idx, st.st_size / 2), 0);
-	expect_lists(ksyms__load_cached(&cache, c->kallsyms, c->filter, c->blacklist), false);
+	expect_lists(ksyms__load_cached(&cache, c->f.kallsyms, c->f.filter, c->f.blacklist), false);
 	clean_run(run);
 	unlink(boot);
 	unlink(mods);

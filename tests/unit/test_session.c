@@ -26,21 +26,11 @@ static const char filter_funcs[] =
 static const char blacklist[] = "0xffffffff81005000-0xffffffff81005100\targvfn\n";
 
 struct ctx {
-	char dir[64];
-	char kallsyms[96], filter[96], blacklist[96];
+	struct sym_files f;
 	struct session s;
 	struct stderr_capture cap;
 	char err[1024];
 };
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
 
 static int setup(void **state)
 {
@@ -48,17 +38,10 @@ static int setup(void **state)
 
 	if (!c)
 		return -1;
-	strcpy(c->dir, "/tmp/ksnoop-test-session.XXXXXX");
-	if (!mkdtemp(c->dir)) {
+	if (sym_files_write(&c->f, kallsyms, filter_funcs, blacklist)) {
 		free(c);
 		return -1;
 	}
-	snprintf(c->kallsyms, sizeof(c->kallsyms), "%s/kallsyms", c->dir);
-	snprintf(c->filter, sizeof(c->filter), "%s/available_filter_functions", c->dir);
-	snprintf(c->blacklist, sizeof(c->blacklist), "%s/blacklist", c->dir);
-	write_file(c->kallsyms, kallsyms);
-	write_file(c->filter, filter_funcs);
-	write_file(c->blacklist, blacklist);
 	*state = c;
 	return 0;
 }
@@ -67,10 +50,7 @@ static int teardown(void **state)
 {
 	struct ctx *c = *state;
 
-	unlink(c->kallsyms);
-	unlink(c->filter);
-	unlink(c->blacklist);
-	rmdir(c->dir);
+	sym_files_remove(&c->f);
 	free(c);
 	return 0;
 }
@@ -84,7 +64,7 @@ static void open_fixture(struct ctx *c, bool stack_mode, bool graph)
 	c->s.opts.stack_mode = stack_mode;
 	c->s.opts.graph = graph;
 	c->s.kb = fixture_kbtf(fixture_new(&id));
-	c->s.ks = ksyms__load_from(c->kallsyms, c->filter, c->blacklist);
+	c->s.ks = ksyms__load_from(c->f.kallsyms, c->f.filter, c->f.blacklist);
 	assert_non_null(c->s.kb);
 	assert_non_null(c->s.ks);
 }

@@ -250,6 +250,48 @@ static UNUSED void expect_one_error_line(const char *got, const char *want)
 	assert_non_null(strstr(got, want));
 }
 
+/*
+ * The symbol lists ksyms__load_from() reads, written into a new temporary
+ * directory: kallsyms, available_filter_functions and the kprobe blacklist.
+ */
+struct sym_files {
+	char dir[64];
+	char kallsyms[96], filter[96], blacklist[96];
+};
+
+static UNUSED void sym_file_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* 0, or -1 when no directory could be made. */
+static UNUSED int sym_files_write(struct sym_files *f, const char *kallsyms, const char *filter,
+				  const char *blacklist)
+{
+	strcpy(f->dir, "/tmp/ksnoop-test-syms.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->kallsyms, sizeof(f->kallsyms), "%s/kallsyms", f->dir);
+	snprintf(f->filter, sizeof(f->filter), "%s/available_filter_functions", f->dir);
+	snprintf(f->blacklist, sizeof(f->blacklist), "%s/blacklist", f->dir);
+	sym_file_write(f->kallsyms, kallsyms);
+	sym_file_write(f->filter, filter);
+	sym_file_write(f->blacklist, blacklist);
+	return 0;
+}
+
+static UNUSED void sym_files_remove(const struct sym_files *f)
+{
+	unlink(f->kallsyms);
+	unlink(f->filter);
+	unlink(f->blacklist);
+	rmdir(f->dir);
+}
+
 /* Write btf as a raw BTF file into a new temporary path; free() the path. */
 static UNUSED char *fixture_write(const struct btf *btf)
 {

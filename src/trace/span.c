@@ -18,13 +18,43 @@ static bool is_pointer(const struct plan_value *pv)
 	return t && btf_is_ptr(t);
 }
 
+/* A pointer type to id in btf, or 0: the key shows as the pointer it is. */
+static __u32 pointer_to(const struct btf *btf, __u32 id)
+{
+	__u32 i, n = btf__type_cnt(btf);
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+
+		if (btf_is_ptr(t) && t->type == id)
+			return i;
+	}
+	return 0;
+}
+
+/* A struct pointer key: its address, not the struct, is captured and shown. */
+static void key_by_address(struct func_plan *p)
+{
+	struct ksnoop_value *v = &p->cfg.values[0];
+	struct plan_value *pv = &p->values[0];
+	__u32 ptr = pointer_to(pv->btf, pv->type_id);
+
+	v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
+	p->cfg.flags |= KSNOOP_CFG_SPAN_KEY_RAW;
+	pv->show = SHOW_SCALAR;
+	pv->via_pointer = false;
+	pv->type_id =
+		ptr ?: (__u32)btf__find_by_name_kind(pv->btf, "long unsigned int", BTF_KIND_INT);
+	pv->full_size = 8;
+}
+
 /*
  * A struct shown through its pointer keys by the pointer, read no further;
  * an integer (a register, or the bytes read at a member) by its value.
  */
 static enum key_kind key_kind(struct func_plan *p)
 {
-	struct ksnoop_value *v = &p->cfg.values[0];
+	const struct ksnoop_value *v = &p->cfg.values[0];
 	const struct plan_value *pv = &p->values[0];
 
 	if (!p->cfg.nr_values || pv->hidden) {
@@ -39,8 +69,7 @@ static enum key_kind key_kind(struct func_plan *p)
 		return KEY_NONE;
 	}
 	if (pv->show == SHOW_PTR_DUMP) {
-		v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
-		p->cfg.flags |= KSNOOP_CFG_SPAN_KEY_RAW;
+		key_by_address(p);
 		return KEY_POINTER;
 	}
 	if (pv->show == SHOW_STRING || pv->bit_size || v->size > 8 ||

@@ -276,6 +276,10 @@ static void test_span_keys(void **state)
 	assert_int_equal(to->flags & (KSNOOP_CFG_SPAN | KSNOOP_CFG_SPAN_KEY_RAW),
 			 KSNOOP_CFG_SPAN_TO | KSNOOP_CFG_SPAN_KEY_RAW);
 	assert_int_equal(from->values[0].flags & KSNOOP_V_READ, 0);
+	/* and shown as the pointer it is: struct sk_buff * */
+	assert_int_equal(c->s.plans[0].values[0].show, SHOW_SCALAR);
+	assert_true(btf_is_ptr(
+		btf__type_by_id(c->s.plans[0].values[0].btf, c->s.plans[0].values[0].type_id)));
 	session__close(&c->s);
 	/* integers: a register, or a member read through a pointer */
 	assert_int_equal(spans(c, "six(a)", "ip_send_skb(skb->len)"), 0);

@@ -132,6 +132,10 @@ static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 k
 	size = __builtin_offsetof(struct ksnoop_event, data) + start->data_len;
 	if (size > KSNOOP_SPAN_EVENT_MAX)
 		size = KSNOOP_SPAN_EVENT_MAX;
+	/* Bound the register the helper takes: clang may test a copy. */
+	barrier_var(size);
+	if (size > KSNOOP_SPAN_EVENT_MAX)
+		return;
 	if (kstack_bytes)
 		append_kstack(ctx, ev, ra, trampoline);
 	off = ev->data_len;

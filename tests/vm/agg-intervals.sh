@@ -39,7 +39,8 @@ wait "${pids[@]}"
 sum_rows() { awk '/^ *178 +[0-9]+$/ { s += $2; k++ } END { print s + 0, k + 0 }' "$1"; }
 read -r total _ < <(sum_rows "$T/t.out")
 read -r intervals tables < <(sum_rows "$T/i.out")
-read -r hist htables < <(grep -o '"count":[0-9]*' "$T/h.out" |
+# each histogram's own count, not its buckets'
+read -r hist htables < <(grep -o '"count":[0-9]*,"sum"' "$T/h.out" | tr -d '",a-z' |
 	awk -F: '$2 > 0 { s += $2; k++ } END { print s + 0, k + 0 }')
 echo "total=$total intervals=$intervals tables=$tables hist=$hist htables=$htables"
 grep -h -e Error -e Warning "$T"/*.err | head -5

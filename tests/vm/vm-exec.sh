@@ -184,7 +184,9 @@ base_files() {
 build_base() {
 	local hash out stage m f
 	base_files
-	hash=$(cat "$HERE/init" "${BASE_FILES[@]%%:*}" "$MODDIR/modules.order" | sha256sum | cut -c1-16)
+	# the modules /init loads are part of what the archive is
+	hash=$( (cat "$HERE/init" "${BASE_FILES[@]%%:*}" "$MODDIR/modules.order"
+		echo "${WANT_MODS[*]}") | sha256sum | cut -c1-16)
 	out=$CACHE/initramfs/$KVER-$hash.cpio.gz
 	[ -f "$out" ] && { echo "$out"; return 0; }
 	index_modules

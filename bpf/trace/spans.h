@@ -124,7 +124,8 @@ static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 k
 {
 	struct ksnoop_event *ev = &s->ev, *start = bpf_map_lookup_elem(&span_events, &key);
 	struct ksnoop_vrec *vr;
-	__u32 off, size;
+	__u64 size;
+	__u32 off;
 
 	if (!start)
 		return;
@@ -134,6 +135,7 @@ static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 k
 		size = KSNOOP_SPAN_EVENT_MAX;
 	/* Bound the register the helper takes: clang may test a copy. */
 	barrier_var(size);
+	size &= 1023;
 	if (size > KSNOOP_SPAN_EVENT_MAX)
 		return;
 	if (kstack_bytes)

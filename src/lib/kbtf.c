@@ -607,3 +607,16 @@ struct kbtf *kbtf__open(const char *btf_path)
 		      strerror(-err));
 	return NULL;
 }
+
+__u32 btf_ptr_to(const struct btf *btf, __u32 id)
+{
+	__u32 i, n = btf__type_cnt(btf);
+
+	for (i = 1; id && i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+
+		if (btf_is_ptr(t) && t->type == id)
+			return i;
+	}
+	return 0;
+}

@@ -89,4 +89,7 @@ int kbtf_func_params(const struct btf *btf, __u32 func_id, const struct btf_para
  */
 __u32 btf_skip_mods(const struct btf *btf, __u32 id);
 
+/* A pointer type whose target is id, or 0 when btf has none. */
+__u32 btf_ptr_to(const struct btf *btf, __u32 id);
+
 #endif

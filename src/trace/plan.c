@@ -347,14 +347,10 @@ static bool has_param(struct resolver *r, const char *name)
 static __u32 task_ptr_type(struct resolver *r)
 {
 	int task = btf__find_by_name_kind(r->btf, "task_struct", BTF_KIND_STRUCT);
-	__u32 id, n = btf__type_cnt(r->btf);
+	__u32 ptr = task > 0 ? btf_ptr_to(r->btf, task) : 0;
 
-	for (id = 1; task > 0 && id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(r->btf, id);
-
-		if (btf_is_ptr(t) && t->type == (__u32)task)
-			return id;
-	}
+	if (ptr)
+		return ptr;
 	p_err("%s: this kernel's BTF has no struct task_struct * for current", r->what);
 	return 0;
 }

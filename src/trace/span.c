@@ -18,26 +18,12 @@ static bool is_pointer(const struct plan_value *pv)
 	return t && btf_is_ptr(t);
 }
 
-/* A pointer type to id in btf, or 0: the key shows as the pointer it is. */
-static __u32 pointer_to(const struct btf *btf, __u32 id)
-{
-	__u32 i, n = btf__type_cnt(btf);
-
-	for (i = 1; i < n; i++) {
-		const struct btf_type *t = btf__type_by_id(btf, i);
-
-		if (btf_is_ptr(t) && t->type == id)
-			return i;
-	}
-	return 0;
-}
-
 /* A struct pointer key: its address, not the struct, is captured and shown. */
 static void key_by_address(struct func_plan *p)
 {
 	struct ksnoop_value *v = &p->cfg.values[0];
 	struct plan_value *pv = &p->values[0];
-	__u32 ptr = pointer_to(pv->btf, pv->type_id);
+	__u32 ptr = btf_ptr_to(pv->btf, pv->type_id);
 
 	v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
 	p->cfg.flags |= KSNOOP_CFG_SPAN_KEY_RAW;

@@ -59,7 +59,7 @@ void usage(FILE *f, const char *prog)
 		"\n"
 		"COMMAND := { trace | graph | count | hist | info | feature | ktrace | kdump | probe | kprobe-events }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
-		"  arg := parameter | return | parameter->member... | predicate\n"
+		"  arg := parameter | return | comm | current | parameter->member... | predicate\n"
 		"\n"
 		"OPTIONS:\n"
 		"  -h, --help            show this help and exit\n"
@@ -90,10 +90,14 @@ void usage(FILE *f, const char *prog)
 		"      --errno LIST      only failures with these errnos (ENOENT,EACCES,13;\n"
 		"                        implies --errors)\n"
 		"      --max-nodes N     graph: at most N calls in one tree (default 1024)\n"
+		"      --from SPEC       instead of FUNCs: a span starts at SPEC's call, keyed\n"
+		"                        by its first value (trace, count and hist)\n"
+		"      --to SPEC         the span of an equal first value ends at SPEC's call\n"
+		"      --max-spans N     open spans kept in the kernel (default %d)\n"
 		"      --format FMT      text (the default) or chrome: Chrome Trace Event JSON\n"
 		"                        for Perfetto, one complete event per call\n"
 		"  -o, --output FILE     write events to FILE instead of stdout\n",
-		prog, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX);
+		prog, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX, KSNOOP_DEFAULT_MAX_SPANS);
 }
 
 int env_add_pid(void *ctx, const char *arg)

@@ -163,7 +163,7 @@ void agg_usage(FILE *f, const char *prog)
 		"Spans: from a --from call to the --to call whose first value is the same\n"
 		"as its first value (hist --latency: their time apart), keyed by --from's.\n"
 		"\n"
-		"OPTIONS (and trace's: -p, --comm, --cpu, --cgroup, -b, -j, --max-bytes):\n"
+		"OPTIONS (and trace's: -p, --comm, --cpu, --cgroup, -b, -j, --max-bytes, --from, --to, --max-spans):\n"
 		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack\n"
 		"      --linear LO,HI,STEP  linear buckets (hist), else log2\n"
 		"      --latency         a histogram of call durations (hist)\n"
@@ -173,13 +173,11 @@ void agg_usage(FILE *f, const char *prog)
 		"  -d, --duration SECS   stop after SECS (-d alone is --debug)\n"
 		"      --top N           print the N largest rows\n"
 		"      --max-keys N      keys kept in the kernel (default %d)\n"
-		"      --from SPEC       a span starts at SPEC's call, keyed by its first value\n"
-		"      --to SPEC         the span of an equal first value ends here\n"
-		"      --max-spans N     open spans kept in the kernel (default %d)\n"
+
 		"      --folded          stacks as folded lines for flame graphs (--by kstack)\n"
 		"      --prometheus HOST:PORT  serve /metrics there while running\n"
 		"      --textfile FILE   write the metrics to FILE every interval\n",
-		prog, prog, prog, KSNOOP_DEFAULT_MAX_KEYS, KSNOOP_DEFAULT_MAX_SPANS);
+		prog, prog, prog, KSNOOP_DEFAULT_MAX_KEYS);
 }
 
 static const struct opt agg_opts[] = {

@@ -76,7 +76,7 @@ check "ksnoop -p 1 -j tr" trace
 check "ksnoop k" ktrace kdump kprobe-events
 
 # options, per command
-check "ksnoop trace --max-" --max-depth --max-bytes --max-nodes
+check "ksnoop trace --max-" --max-depth --max-bytes --max-nodes --max-spans
 check "ksnoop info --s" --stack --symbolize
 check "ksnoop graph --err" --errors --errno
 check "ksnoop count --max-" --max-keys --max-depth --max-bytes --max-nodes --max-spans

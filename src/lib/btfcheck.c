@@ -23,7 +23,7 @@ struct checker {
 	const struct btf_type **types;
 	__u8 *leads; /* graphs (1 << graph) the type has edges in */
 	__u8 *colour;
-	__u32 *parts;
+	__u64 *parts;
 	size_t nr_edges; /* at most, in either graph */
 	char *why;
 	size_t size;
@@ -274,7 +274,7 @@ struct dfs {
 	struct checker *c;
 	enum graph g;
 	__u8 *colour, *leads; /* indexed by type id */
-	__u32 *parts;	      /* DECL: what its declaration prints, indexed by id */
+	__u64 *parts;	      /* what a declaration or a value prints, indexed by id */
 	__u32 *stack, sp;
 	__u64 sum; /* of the parts of the refs visited */
 };
@@ -315,11 +315,14 @@ static __u64 own_parts(const struct checker *c, const struct btf_type *t)
 	return 1 + (btf_is_any_enum(t) ? btf_vlen(t) : 0);
 }
 
+/* A type of the base, checked with it, counts as one. */
 static __u64 parts_of(const struct dfs *d, __u32 id, bool walked)
 {
 	if (walked)
 		return d->parts[id];
-	return id >= d->c->start ? own_parts(d->c, d->c->types[id - d->c->start]) : 1;
+	if (id < d->c->start || d->g == VALUE_GRAPH)
+		return 1;
+	return own_parts(d->c, d->c->types[id - d->c->start]);
 }
 
 /* Inlined: it runs once or twice for every edge of the DECL graph. */
@@ -360,14 +363,45 @@ static void visit_refs(struct dfs *d, const struct btf_type *t, bool sum)
 	}
 }
 
+/*
+ * Printing a value visits every member and element, zero-sized ones too,
+ * and libbpf's zero check walks them again at each level: an array of
+ * 2^32 empty structs holds no byte and takes minutes. Real BTF has arrays
+ * of a few dozen empty structs (lock_class_key when lockdep is off), and
+ * up to 12 visits per byte (unions of bitfield structs, in 5.10 to 7.3).
+ */
+#define MAX_VALUE_PARTS (1u << 16)
+#define MAX_VALUE_PARTS_PER_BYTE 64
+
+static int finish_value(struct dfs *d, __u32 id, const struct btf_type *t)
+{
+	__s64 size = btf__resolve_size(d->c->btf, id);
+	__u64 max = MAX_VALUE_PARTS + (__u64)size * MAX_VALUE_PARTS_PER_BYTE;
+
+	/* no size: check_sizes() says why */
+	d->parts[id] = 1;
+	if (size < 0)
+		return 0;
+	d->sum = 0;
+	visit_refs(d, t, true);
+	if (btf_is_array(t))
+		d->sum *= btf_array(t)->nelems; /* below 2^49: each part is bounded */
+	d->sum++;
+	if (d->sum > max)
+		return fail(d->c, id, "would print more than %llu members and elements",
+			    (unsigned long long)max);
+	d->parts[id] = d->sum;
+	return 0;
+}
+
 /* A type is done, and so is all it leads to: its parts add up. */
 static int finish(struct dfs *d, __u32 id)
 {
 	const struct btf_type *t = d->c->types[id - d->c->start];
 
 	d->colour[id] = BLACK;
-	if (d->g != DECL_GRAPH)
-		return 0;
+	if (d->g == VALUE_GRAPH)
+		return finish_value(d, id, t);
 	d->sum = own_parts(d->c, t);
 	visit_refs(d, t, true);
 	if (d->sum > MAX_DECL_PARTS)

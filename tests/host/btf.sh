@@ -120,6 +120,7 @@ damage_tests() {
 	targeted ptr-loop $FUNC "PTR $loop"
 	targeted const-loop $FUNC "CONST $loop"
 	targeted anon-self sk_buff "STRUCT 'sk_buff' contains itself"
+	targeted empty-elems - "ARRAY would print more than 65536 members and elements"
 	for seed in $(seq 1 "${KSNOOP_BTF_FLIPS:-12}"); do
 		python3 tests/host/lib/btf-damage.py "$tmp/vmlinux" "$tmp/flip.btf" flip "$seed"
 		both "random bit flip, seed $seed" "$tmp/flip.btf" flip_ok

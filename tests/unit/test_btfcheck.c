@@ -102,6 +102,9 @@ static void test_valid(void **state)
 	assert_int_equal(btf__add_func_proto(btf, 9), 10);
 	assert_int_equal(btf__add_func_param(btf, "cb", 11), 0);
 	assert_int_equal(btf__add_ptr(btf, 3), 11);
+	/* lockdep off: struct lock_class_key {} keys[46]; */
+	assert_int_equal(btf__add_struct(btf, "lock_class_key", 0), 12);
+	assert_int_equal(btf__add_array(btf, 1, 12, 46), 13);
 	assert_string_equal(check_msg(btf), "");
 }
 
@@ -252,6 +255,28 @@ static void wide_bitfield(struct btf *btf)
 	btf__add_field(btf, "w", 1, 0, 40);
 }
 
+/* libbpf 1.1's btf_dump walked every element of it, for minutes (fuzzer) */
+static void empty_elements(struct btf *btf)
+{
+	int e = btf__add_struct(btf, "e", 0);
+
+	btf__add_array(btf, 1, e, 0xffffffff);
+}
+
+/* unions of unions, 4 bytes each: every level multiplies the walk by 300 */
+static void nested_unions(struct btf *btf)
+{
+	int i, j, prev = 1;
+
+	for (i = 0; i < 3; i++) {
+		int u = btf__add_union(btf, "u", 4);
+
+		for (j = 0; j < 300; j++)
+			btf__add_field(btf, NULL, prev, 0, 0);
+		prev = u;
+	}
+}
+
 static const struct {
 	void (*damage)(struct btf *btf);
 	const char *want;
@@ -289,6 +314,8 @@ static const struct {
 		       "size" },
 	{ huge_anon, "type [4] PTR has a declaration of more than 65536 parts" },
 	{ doubling_anon, "STRUCT has a declaration of more than 65536 parts" },
+	{ empty_elements, "type [4] ARRAY would print more than 65536 members and elements" },
+	{ nested_unions, "type [4] UNION 'u' would print more than 65792 members and elements" },
 };
 
 static void test_damaged(void **state)

@@ -8,12 +8,13 @@
 #   btf-damage.py IN OUT ptr-loop FUNC      FUNC's first parameter (a pointer) points to itself
 #   btf-damage.py IN OUT const-loop FUNC    that pointer becomes a const of itself
 #   btf-damage.py IN OUT anon-self STRUCT   STRUCT's first member: STRUCT, anonymous
+#   btf-damage.py IN OUT empty-elems -      the first array of empty structs: 2^32 - 1 of them
 #   btf-damage.py IN OUT flip SEED          one random byte of the type section changed
 import random
 import struct
 import sys
 
-KIND_PTR, KIND_STRUCT, KIND_UNION, KIND_CONST, KIND_FUNC = 2, 4, 5, 10, 12
+KIND_PTR, KIND_ARRAY, KIND_STRUCT, KIND_UNION, KIND_CONST, KIND_FUNC = 2, 3, 4, 5, 10, 12
 # Bytes after the 12-byte common header: fixed, and per vlen item.
 EXTRA = {1: (4, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8), 13: (0, 8),
          14: (4, 0), 15: (0, 12), 17: (4, 0), 19: (0, 12)}
@@ -65,6 +66,14 @@ def main():
             put(data, first + 4, tid)
         else:
             put(data, first + 12 * (vlen - 1) + 8, 0xfffffff8)
+    elif what == "empty-elems":
+        for pos, _, kind, _, _ in types[1:]:
+            elem = struct.unpack_from("<I", data, pos + 12)[0] if kind == KIND_ARRAY else 0
+            if elem and types[elem][2] == KIND_STRUCT and types[elem][3:] == (0, 0):
+                put(data, pos + 20, 0xffffffff)
+                break
+        else:
+            sys.exit("btf-damage: no array of empty structs")
     elif what == "flip":
         rnd = random.Random(int(arg))
         at = rnd.randrange(tstart, tend)

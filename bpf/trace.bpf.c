@@ -196,7 +196,10 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	if (!(cfg->emit & (KSNOOP_EMIT_ENTRY | KSNOOP_EMIT_COMBINED)))
 		return 0;
 	if (agg_mode != KSNOOP_AGG_NONE && cfg->agg.fast) {
-		agg_fast(ctx, regs, cfg, id, func_args, 0);
+		if (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN))
+			span_fast(ctx, regs, cfg, id, func_args, now);
+		else
+			agg_fast(ctx, regs, cfg, id, func_args, 0);
 		return 0;
 	}
 	c.s = scratch_get();

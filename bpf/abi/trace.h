@@ -212,12 +212,18 @@ struct ksnoop_agg_key {
 };
 
 /* An open span, under its key in the spans map. */
+/*
+ * An open span of count or hist. The map holds its first KSNOOP_SPAN_HDR
+ * bytes without a key, and those and the key's bytes in use with one.
+ */
 struct ksnoop_span {
 	__u64 start_ns;
 	__u32 func_id; /* the FROM plan's */
 	__u32 pad;
 	struct ksnoop_agg_key key; /* the FROM side's, as count and hist key it */
 };
+
+#define KSNOOP_SPAN_HDR 16
 
 struct ksnoop_hist {
 	__u64 count;
@@ -374,6 +380,8 @@ _Static_assert(sizeof(struct ksnoop_agg_key) == KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_
 	       "ksnoop_agg_key layout");
 _Static_assert(__builtin_offsetof(struct ksnoop_agg_key, data) == KSNOOP_AGG_KEY_HDR,
 	       "ksnoop_agg_key header");
+_Static_assert(__builtin_offsetof(struct ksnoop_span, key) == KSNOOP_SPAN_HDR,
+	       "ksnoop_span header");
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");
 _Static_assert((KSNOOP_DATA_MAX & (KSNOOP_DATA_MAX - 1)) == 0, "power of two");
 _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_KSTACK, "the kstack idx is no value's");

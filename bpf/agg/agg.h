@@ -286,10 +286,34 @@ struct fast_key {
 	__u64 data[KSNOOP_AGG_FAST_DATA / 8];
 };
 
+/* An argument, the return value or `current`: no memory read. */
 static __always_inline __u64 reg_value(struct capture_ctx *c, const struct ksnoop_value *v,
 				       bool func_args)
 {
+	if (v->base == KSNOOP_BASE_CURRENT)
+		return bpf_get_current_task();
 	return v->base == KSNOOP_BASE_RET ? get_ret(c, func_args) : get_arg(c, v->arg, func_args);
+}
+
+/* agg_fast's key: zeroed, then the --by fields and the values from registers. */
+static __always_inline void fast_key_fill(struct capture_ctx *c, struct ksnoop_func_cfg *cfg,
+					  __u32 fid, bool func_args, struct fast_key *fk)
+{
+	const struct ksnoop_agg_cfg *a = &cfg->agg;
+	__u32 n, len;
+	__u64 v;
+
+	__builtin_memset(fk, 0, sizeof(*fk));
+	key_header(c->ctx, (struct ksnoop_agg_key *)fk, fid);
+	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
+		if (n >= a->nr_keys)
+			break;
+		v = reg_value(c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)], func_args);
+		len = a->key_len[n];
+		if (len < 8)
+			v &= (1ULL << (len * 8)) - 1;
+		fk->data[(a->key_off[n] >> 3) & (KSNOOP_AGG_FAST_DATA / 8 - 1)] = v;
+	}
 }
 
 /*
@@ -303,24 +327,11 @@ static __always_inline void agg_fast(void *ctx, struct regs *regs, struct ksnoop
 	struct capture_ctx c = { .ctx = ctx, .regs = regs };
 	const struct ksnoop_agg_cfg *a = &cfg->agg;
 	struct fast_key fk;
-	__u32 n, len;
 	__u64 v;
 
 	/* funccount and funclatency: no key to zero and fill, per call. */
-	if (!agg_keyless) {
-		__builtin_memset(&fk, 0, sizeof(fk));
-		key_header(ctx, (struct ksnoop_agg_key *)&fk, fid);
-	}
-	for (n = 0; !agg_keyless && n < KSNOOP_AGG_MAX_KEYS; n++) {
-		if (n >= a->nr_keys)
-			break;
-		v = reg_value(&c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)],
-			      func_args);
-		len = a->key_len[n];
-		if (len < 8)
-			v &= (1ULL << (len * 8)) - 1;
-		fk.data[(a->key_off[n] >> 3) & (KSNOOP_AGG_FAST_DATA / 8 - 1)] = v;
-	}
+	if (!agg_keyless)
+		fast_key_fill(&c, cfg, fid, func_args, &fk);
 	if (agg_mode == KSNOOP_AGG_COUNT) {
 		count_add((struct ksnoop_agg_key *)&fk, fid);
 		return;

@@ -22,16 +22,22 @@ const volatile bool spans_mode;
 #endif
 
 /*
- * Sized by user space (--max-spans); full, a start is counted and dropped.
- * count and hist keep a span's time and key, trace its start's event.
+ * count and hist: a span's time and key. Sized by user space (--max-spans;
+ * full, a start is counted and dropped), and so is its value: struct
+ * ksnoop_span up to the key's bytes in use, or its time alone without a
+ * key. Preallocated, as bpftrace's maps are: an insert takes an element
+ * off a per-CPU free list rather than allocating one.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, struct ksnoop_span);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(struct ksnoop_span));
 } spans SEC(".maps");
+
+const volatile __u32 span_value_size = sizeof(struct ksnoop_span);
+
+/* trace: the start's event. */
 
 struct span_event {
 	__u8 bytes[KSNOOP_SPAN_EVENT_MAX];
@@ -59,10 +65,9 @@ static __always_inline void span_open(void *map, __u64 key, void *val)
 }
 
 /* The first value, as wide as its type: a pointer, or an integer. */
-static __always_inline __u64 span_key(struct scratch *s, struct ksnoop_func_cfg *cfg)
+static __always_inline __u64 span_key_width(struct ksnoop_func_cfg *cfg, __u64 k)
 {
 	__u32 size = cfg->values[0].size;
-	__u64 k = s->scalars[0];
 
 	if (!(cfg->flags & KSNOOP_CFG_SPAN_KEY_RAW) && size < 8)
 		k &= (1ULL << (size * 8)) - 1;
@@ -74,32 +79,89 @@ static __always_inline void span_start(void *ctx, struct scratch *s, struct ksno
 {
 	struct ksnoop_span *sp = &s->span;
 
-	if (!agg_keyless)
+	if (!agg_keyless) {
 		build_key(ctx, s, cfg);
-	__builtin_memcpy(&sp->key, &s->key, sizeof(sp->key));
+		__builtin_memcpy(&sp->key, &s->key, sizeof(sp->key));
+	}
 	sp->start_ns = now;
 	sp->func_id = s->ev.func_id;
 	sp->pad = 0;
 	span_open(&spans, key, sp);
 }
 
-/* Only the closer whose delete succeeds adds the span: two TOs race. */
-static __always_inline void span_end(struct scratch *s, __u64 key, __u64 now)
+/*
+ * Into sp, the span open under key, and out of the map: only the closer
+ * whose delete succeeds has it (two TOs race). Without a key, its time
+ * alone is copied.
+ */
+static __always_inline bool span_take(__u64 key, struct ksnoop_span *sp, __u32 room)
 {
-	struct ksnoop_span *sp = &s->span, *open = bpf_map_lookup_elem(&spans, &key);
+	struct ksnoop_span *open = bpf_map_lookup_elem(&spans, &key);
+	__u64 size = span_value_size;
 
 	if (!open)
-		return;
-	bpf_probe_read_kernel(sp, sizeof(*sp), open);
-	if (bpf_map_delete_elem(&spans, &key))
-		return;
-	if (agg_epochs)
+		return false;
+	sp->start_ns = open->start_ns;
+	sp->func_id = open->func_id;
+	/* Bound the register the helper takes: clang may test a copy. */
+	barrier_var(size);
+	if (!agg_keyless && (size > room || size <= KSNOOP_SPAN_HDR))
+		return false;
+	if (!agg_keyless)
+		bpf_probe_read_kernel(&sp->key, size - KSNOOP_SPAN_HDR, &open->key);
+	return !bpf_map_delete_elem(&spans, &key);
+}
+
+/* count and hist add a span under its start's key, at the time it ends. */
+static __always_inline void span_add(struct ksnoop_span *sp, __u64 now)
+{
+	if (agg_epochs && !agg_keyless)
 		sp->key.epoch = cur_epoch();
 	if (agg_mode == KSNOOP_AGG_HIST)
 		hist_add_value(&sp->key, sp->func_id, (now - sp->start_ns) / (latency_div ?: 1),
 			       false);
 	else
 		count_add(&sp->key, sp->func_id);
+}
+
+static __always_inline void span_end(struct scratch *s, __u64 key, __u64 now)
+{
+	if (span_take(key, &s->span, sizeof(s->span)))
+		span_add(&s->span, now);
+}
+
+/* A span's start whose key fits agg_fast's: on the stack. */
+struct fast_span {
+	__u64 start_ns;
+	__u32 func_id;
+	__u32 pad;
+	struct fast_key key;
+};
+
+/*
+ * A span whose key, and FROM's values, sit in registers or are `current`
+ * (cfg->agg.fast): no scratch event, captures or predicates (fast ones,
+ * checked already).
+ */
+static __always_inline void span_fast(void *ctx, struct regs *regs, struct ksnoop_func_cfg *cfg,
+				      __u32 fid, bool func_args, __u64 now)
+{
+	struct capture_ctx c = { .ctx = ctx, .regs = regs };
+	__u64 key = reg_value(&c, &cfg->values[0], func_args);
+	struct fast_span sp;
+
+	key = span_key_width(cfg, key);
+	if (!(cfg->flags & KSNOOP_CFG_SPAN_FROM)) {
+		if (span_take(key, (struct ksnoop_span *)&sp, sizeof(sp)))
+			span_add((struct ksnoop_span *)&sp, now);
+		return;
+	}
+	if (!agg_keyless)
+		fast_key_fill(&c, cfg, fid, func_args, &sp.key);
+	sp.start_ns = now;
+	sp.func_id = fid;
+	sp.pad = 0;
+	span_open(&spans, key, &sp);
 }
 
 /* trace: the start's whole entry event waits for the end. */
@@ -166,7 +228,7 @@ static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 k
 static __always_inline void span_event(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
 				       __u64 now, __u64 ra, bool trampoline)
 {
-	__u64 key = span_key(s, cfg);
+	__u64 key = span_key_width(cfg, s->scalars[0]);
 	bool from = cfg->flags & KSNOOP_CFG_SPAN_FROM;
 
 	if (agg_mode == KSNOOP_AGG_NONE && from)

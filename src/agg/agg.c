@@ -92,24 +92,28 @@ static int set_hist_value(struct func_plan *p, int vi)
 	return 0;
 }
 
-/* A value BPF reads from a register or the return value, as it stands. */
+/* A value BPF has without reading memory: a register, the return value, `current`. */
 static bool in_register(const struct ksnoop_value *v)
 {
-	return (v->base == KSNOOP_BASE_RET ||
+	return (v->base == KSNOOP_BASE_RET || v->base == KSNOOP_BASE_CURRENT ||
 		(v->base == KSNOOP_BASE_ARG && v->arg < KSNOOP_REG_ARGS)) &&
 	       !v->nr_steps && !(v->flags & KSNOOP_V_READ);
 }
 
-/* Whether agg_fast (bpf/agg/agg.h) can take the sample: see ksnoop_agg_cfg.fast. */
+/*
+ * Whether agg_fast or span_fast (bpf/agg/agg.h, bpf/trace/spans.h) can
+ * take the sample: see ksnoop_agg_cfg.fast. A span's TO side keys nothing
+ * but by its first value.
+ */
 static bool sample_is_fast(const struct func_plan *p, int data_used)
 {
 	const struct ksnoop_func_cfg *cfg = &p->cfg;
-	__u32 i;
+	__u32 i, n = cfg->flags & KSNOOP_CFG_SPAN_TO ? 1 : cfg->nr_values;
 
 	if (cfg->emit == KSNOOP_EMIT_COMBINED || data_used > KSNOOP_AGG_FAST_DATA ||
 	    cfg->nr_fast_preds != cfg->nr_preds)
 		return false;
-	for (i = 0; i < cfg->nr_values; i++) {
+	for (i = 0; i < n; i++) {
 		/* fast comparisons read their own operands */
 		if (!p->values[i].hidden && !in_register(&cfg->values[i]))
 			return false;
@@ -125,8 +129,10 @@ static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data
 	memset(&p->cfg.agg, 0, sizeof(p->cfg.agg));
 	p->cfg.agg.hist_value = KSNOOP_AGG_LATENCY;
 	/* A span's first value is its key; the TO side's values key nothing. */
-	if (p->cfg.flags & KSNOOP_CFG_SPAN_TO)
+	if (p->cfg.flags & KSNOOP_CFG_SPAN_TO) {
+		p->cfg.agg.fast = sample_is_fast(p, 0);
 		return 0;
+	}
 	for (i = p->cfg.flags & KSNOOP_CFG_SPAN_FROM ? 1 : 0; i < (int)p->cfg.nr_values && !err;
 	     i++) {
 		if (p->values[i].hidden)
@@ -142,7 +148,7 @@ static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data
 	}
 	if (!err && hist_value)
 		err = set_hist_value(p, first);
-	p->cfg.agg.fast = !err && !(p->cfg.flags & KSNOOP_CFG_SPAN) && sample_is_fast(p, off);
+	p->cfg.agg.fast = !err && sample_is_fast(p, off);
 	if (off > *data_used)
 		*data_used = off;
 	return err;
@@ -161,9 +167,15 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 {
 	int i, used = 0, fast = 0, err = 0;
 
-	for (i = 0; i < s->nr && !err; i++) {
+	for (i = 0; i < s->nr && !err; i++)
 		err = layout_plan(&s->plans[i], a, &used);
-		fast += s->plans[i].cfg.agg.fast;
+	for (i = 0; i < s->nr; i++) {
+		struct func_plan *p = &s->plans[i];
+
+		/* an open span holds the largest key: it must fit span_fast's */
+		if (p->cfg.flags & KSNOOP_CFG_SPAN)
+			p->cfg.agg.fast = p->cfg.agg.fast && used <= KSNOOP_AGG_FAST_DATA;
+		fast += p->cfg.agg.fast;
 	}
 	*layout = (struct tracer_agg){
 		.mode = a->mode,

@@ -230,13 +230,22 @@ static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_
 					a->mode == KSNOOP_AGG_HIST ? slots : 1);
 }
 
-/* The open spans: in the aggregates' map for count and hist, with the start event for trace. */
+/* An open span of count or hist: its time, and its key up to the bytes in use. */
+static __u32 span_value_size(const struct tracer_opts *o)
+{
+	if (!o->spans || o->agg.mode == KSNOOP_AGG_NONE)
+		return sizeof(struct ksnoop_span);
+	return KSNOOP_SPAN_HDR + (o->agg.keyless ? 0 : o->agg.key_size);
+}
+
+/* The open spans: their times and keys for count and hist, their start events for trace. */
 static int size_span_maps(const struct tracer_opts *o, struct trace_bpf *skel)
 {
 	int n = o->max_spans > 0 ? o->max_spans : KSNOOP_DEFAULT_MAX_SPANS;
 	bool agg = o->agg.mode != KSNOOP_AGG_NONE;
 
 	return bpf_map__set_max_entries(skel->maps.spans, o->spans && agg ? n : 1)
+		       ?: bpf_map__set_value_size(skel->maps.spans, span_value_size(o))
 		       ?: bpf_map__set_max_entries(skel->maps.span_events,
 						   o->spans && !agg ? n : 1);
 }
@@ -300,6 +309,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	set_agg_rodata(&t->opts.agg, skel);
 	set_errors_rodata(&t->opts, skel);
 	skel->rodata->spans_mode = t->opts.spans;
+	skel->rodata->span_value_size = span_value_size(&t->opts);
 }
 
 static void autoload_only(struct trace_bpf *skel, struct bpf_program *keep1,

@@ -308,7 +308,8 @@ static __always_inline void fast_key_fill(struct capture_ctx *c, struct ksnoop_f
 	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
 		if (n >= a->nr_keys)
 			break;
-		v = reg_value(c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)], func_args);
+		v = reg_value(c, &cfg->values[a->key_value[n] & (KSNOOP_MAX_VALUES - 1)],
+			      func_args);
 		len = a->key_len[n];
 		if (len < 8)
 			v &= (1ULL << (len * 8)) - 1;

@@ -406,8 +406,9 @@ section_agg() {
 # Spans, per call: from __do_sys_getppid's entry to __task_pid_nr_ns's
 # (which it calls), tied by the task, beside bpftrace's hand-written
 # start map (@s[tid] = nsecs; hist(nsecs - @s[tid]); delete(@s[tid])).
-# ksnoop keys by current->pid, read from the task; bpftrace's tid is a
-# helper's result. Each call opens and closes one span.
+# ksnoop keys by current, the task pointer a helper returns (its fast path,
+# span_fast), as bpftrace's tid is a helper's result; and by current->pid,
+# read from the task (the general path). Each call opens and closes one span.
 
 BT_SPAN='kfunc:__do_sys_getppid { @s[tid] = nsecs; } kfunc:__task_pid_nr_ns /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); } BEGIN { printf("READY\n"); }'
 
@@ -422,13 +423,17 @@ section_spans() {
 		floor_loop __do_sys_getppid "$w"
 		plain_loop base "$w"
 		traced_loop ksnoop-span-hist none "$t" 0 "$w" -- \
-			$KSNOOP hist -b fentry --latency --from '__do_sys_getppid(current->pid)' \
-			--to '__task_pid_nr_ns(current->pid)'
+			$KSNOOP hist -b fentry --latency --from '__do_sys_getppid(current)' \
+			--to '__task_pid_nr_ns(current)'
 		plain_loop base "$w"
 		traced_loop bpftrace-span-hist bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_SPAN"
 		plain_loop base "$w"
+		traced_loop ksnoop-span-pid none "$t" 0 "$w" -- \
+			$KSNOOP hist -b fentry --latency --from '__do_sys_getppid(current->pid)' \
+			--to '__task_pid_nr_ns(current->pid)'
+		plain_loop base "$w"
 	done
-	summarize ksnoop-span-hist bpftrace-span-hist
+	summarize ksnoop-span-hist bpftrace-span-hist ksnoop-span-pid
 }
 
 # ----------------------------------------------------------------------

@@ -202,7 +202,7 @@ table() {
 			floor_section("spans",
 				sprintf("\nSpans: __do_sys_getppid to __task_pid_nr_ns by task, %s getppid() calls per run",
 					g("spans.calls")),
-				"ksnoop-span-hist bpftrace-span-hist")
+				"ksnoop-span-hist bpftrace-span-hist ksnoop-span-pid")
 		if ("wherefrom.calls" in v)
 			floor_section("wherefrom",
 				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",

@@ -170,6 +170,21 @@ static int check_int(struct checker *c, __u32 id, const struct btf_type *t)
 	return 0;
 }
 
+/* The kernel's sizes; libbpf's dumper copies a float into 16 bytes. */
+static int check_float(struct checker *c, __u32 id, const struct btf_type *t)
+{
+	switch (t->size) {
+	case 2:
+	case 4:
+	case 8:
+	case 12:
+	case 16:
+		return 0;
+	default:
+		return fail(c, id, "has size %u, not 2, 4, 8, 12 or 16", t->size);
+	}
+}
+
 static int check_datasec(struct checker *c, __u32 id, const struct btf_type *t)
 {
 	const struct btf_var_secinfo *v = btf_var_secinfos(t);
@@ -221,7 +236,9 @@ static int check_type(struct checker *c, __u32 id)
 		return check_proto(c, id, t);
 	case BTF_KIND_DATASEC:
 		return check_datasec(c, id, t);
-	default: /* FWD, FLOAT: nothing to follow */
+	case BTF_KIND_FLOAT:
+		return check_float(c, id, t);
+	default: /* FWD: nothing to follow */
 		return 0;
 	}
 }

@@ -255,6 +255,13 @@ static void wide_bitfield(struct btf *btf)
 	btf__add_field(btf, "w", 1, 0, 40);
 }
 
+/* libbpf 1.1's btf_dump copied it into 16 bytes (fuzzer) */
+static void float_size(struct btf *btf)
+{
+	btf__add_float(btf, "f", 16);
+	mut(btf, 3)->size = 130;
+}
+
 /* libbpf 1.1's btf_dump walked every element of it, for minutes (fuzzer) */
 static void empty_elements(struct btf *btf)
 {
@@ -314,6 +321,7 @@ static const struct {
 		       "size" },
 	{ huge_anon, "type [4] PTR has a declaration of more than 65536 parts" },
 	{ doubling_anon, "STRUCT has a declaration of more than 65536 parts" },
+	{ float_size, "type [3] FLOAT 'f' has size 130, not 2, 4, 8, 12 or 16" },
 	{ empty_elements, "type [4] ARRAY would print more than 65536 members and elements" },
 	{ nested_unions, "type [4] UNION 'u' would print more than 65792 members and elements" },
 };

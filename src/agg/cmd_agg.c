@@ -124,18 +124,6 @@ static void print_table(const struct agg_opts *a, const struct agg_table *t,
 		agg_print_text(stdout, t, o);
 }
 
-/* At exit, the spans that began and did not end, never silently. */
-static void report_open_spans(struct agg_run *r, bool final)
-{
-	int n;
-
-	if (!final || !r->ses.span_from)
-		return;
-	n = tracer__open_spans(r->ses.tracer);
-	if (n > 0)
-		p_warn("%d span%s still open at exit: started, not ended", n, n == 1 ? "" : "s");
-}
-
 static void report_drops(struct agg_run *r, bool final)
 {
 	unsigned long long total;
@@ -151,7 +139,8 @@ static void report_drops(struct agg_run *r, bool final)
 		       final ? "" : "so far ", sb_str(&sb),
 		       d.counts[KSNOOP_DROP_KEYS] ? "; a larger --max-keys helps" : "");
 	sb_free(&sb);
-	report_open_spans(r, final);
+	if (final)
+		session__report_open_spans(&r->ses);
 }
 
 static int print_all(struct agg_run *r, bool interval)

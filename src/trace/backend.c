@@ -1656,9 +1656,13 @@ int tracer__agg_flip_epoch(struct tracer *t)
 	return old;
 }
 
+/* count and hist keep them in spans, trace in span_events. */
 int tracer__open_spans(const struct tracer *t)
 {
-	int fd = bpf_map__fd(t->owner->maps.spans), n = 0;
+	const struct trace_bpf *o = t->owner;
+	int fd = bpf_map__fd(t->opts.agg.mode == KSNOOP_AGG_NONE ? o->maps.span_events
+								 : o->maps.spans),
+	    n = 0;
 	__u64 key, next;
 	int err = bpf_map_get_next_key(fd, NULL, &next);
 

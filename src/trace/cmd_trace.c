@@ -313,6 +313,7 @@ int cmd_trace(struct env *env, int argc, char **argv)
 	}
 	err = ring_loop__run(s.ring);
 	err = ring_loop__finish(s.ring) ?: err;
+	session__report_open_spans(&s.ses);
 	if (stop_signal)
 		p_dbg("stopped by signal %d", (int)stop_signal);
 out:

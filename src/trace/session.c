@@ -219,6 +219,18 @@ int session__prepare(struct session *s, const struct tracer_opts *to)
 	return s->tracer ? 0 : -ENOMEM;
 }
 
+/* At exit, the spans that began and did not end, never silently. */
+void session__report_open_spans(const struct session *s)
+{
+	int n;
+
+	if (!s->span_from || !s->tracer)
+		return;
+	n = tracer__open_spans(s->tracer);
+	if (n > 0)
+		p_warn("%d span%s still open at exit: started, not ended", n, n == 1 ? "" : "s");
+}
+
 int session__attach(struct session *s)
 {
 	raise_fd_limit();

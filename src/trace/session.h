@@ -47,6 +47,7 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 /* Sizes the events ring and starts creating it, before session__attach. */
 int session__prepare(struct session *s, const struct tracer_opts *to);
 int session__attach(struct session *s);
+void session__report_open_spans(const struct session *s);
 void session__close(struct session *s);
 
 #endif

@@ -10,15 +10,6 @@ T=$(mktemp -d /tmp/agg-bt.XXXXXX) || exit 125
 kpid= bpid=
 trap 'kill -KILL $kpid $bpid 2>/dev/null; rm -rf "$T"' EXIT
 
-# Whether FILE has a line starting with PREFIX (builtins: no exec per poll).
-has_line() {
-	local l
-	while IFS= read -r l; do
-		[[ $l == "$2"* ]] && return 0
-	done <"$1"
-	return 1
-}
-
 # What a tracer that outlived its deadline is doing, for the case's output.
 stuck() {
 	local w=? st=?

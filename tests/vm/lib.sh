@@ -60,6 +60,15 @@ notrace_func() {
 	echo "${proto##*[ *]}"
 }
 
+# Whether FILE has a line starting with PREFIX (builtins: no exec per poll).
+has_line() {
+	local l
+	while IFS= read -r l; do
+		[[ $l == "$2"* ]] && return 0
+	done <"$1"
+	return 1
+}
+
 # The clock in microseconds, in $NOW (a $(...) would fork).
 now() {
 	NOW=${EPOCHREALTIME/./}

@@ -24,6 +24,14 @@
  *                                     makes the kernel copy our own memory
  *                                     through get_user_pages()
  *   workload fork-signal              fork; the child handles SIGUSR1, exits
+ *   workload forks N                  N children forked one by one, each
+ *                                     exiting at once and reaped
+ *   workload setuid UID               a child calls setuid(UID), which as root
+ *                                     succeeds, then setuid(0), which fails
+ *                                     with EPERM
+ *   workload naps MS...               one nanosleep(2) per argument, of MS
+ *                                     milliseconds (the syscall itself: libc's
+ *                                     nanosleep() is clock_nanosleep(2))
  *   workload epoll-nest N             N eventfd writes under an epoll watched
  *                                     by another epoll: each wakes the inner
  *                                     epoll's ep_poll_callback, which wakes
@@ -294,6 +302,20 @@ static void on_usr1(int sig)
 	got_usr1 = 1;
 }
 
+/* Reap child; it must have exited with status 0. */
+static int reap(pid_t child)
+{
+	int status;
+
+	if (waitpid(child, &status, 0) != child)
+		return fail("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = 0;
+		return fail("child %d did not exit cleanly (status 0x%x)", (int)child, status);
+	}
+	return 0;
+}
+
 /*
  * SIGUSR1 is blocked before the fork, so the parent may send it at any
  * time and the child still takes it inside sigsuspend().
@@ -303,7 +325,6 @@ static int do_fork_signal(void)
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigset_t block, old;
 	pid_t child;
-	int status;
 
 	errno = 0;
 	sigemptyset(&block);
@@ -322,13 +343,69 @@ static int do_fork_signal(void)
 	printf("child=%d\n", (int)child);
 	if (kill(child, SIGUSR1))
 		return fail("kill %d", (int)child);
-	if (waitpid(child, &status, 0) != child)
-		return fail("waitpid");
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		errno = 0;
-		return fail("child did not exit cleanly (status 0x%x)", status);
-	}
+	if (reap(child))
+		return 1;
 	printf("fork-signal: child %d handled SIGUSR1\n", (int)child);
+	return 0;
+}
+
+static int do_forks(long n)
+{
+	long i;
+
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		pid_t child = fork();
+
+		if (child < 0)
+			return fail("fork %ld", i);
+		if (child == 0)
+			_exit(0);
+		if (reap(child))
+			return 1;
+	}
+	printf("forks: %ld children\n", n);
+	return 0;
+}
+
+static int do_setuid(long uid)
+{
+	pid_t child;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return fail("fork");
+	if (child == 0) {
+		if (setuid((uid_t)uid))
+			_exit(fail("setuid(%ld)", uid));
+		errno = 0;
+		if (setuid(0) == 0 || errno != EPERM)
+			_exit(fail("setuid(0) after dropping root did not fail with EPERM"));
+		_exit(0);
+	}
+	if (reap(child))
+		return 1;
+	printf("setuid: child %d became uid %ld, then was refused uid 0\n", (int)child, uid);
+	return 0;
+}
+
+static int do_naps(int n, char **ms)
+{
+	int i;
+	long v;
+
+	for (i = 0; i < n; i++) {
+		struct timespec ts;
+
+		if (parse_count(ms[i], 1, 10000, &v))
+			return 2;
+		ts.tv_sec = v / 1000;
+		ts.tv_nsec = v % 1000 * 1000000;
+		if (syscall(SYS_nanosleep, &ts, NULL))
+			return fail("nanosleep %ld ms", v);
+	}
+	printf("naps: %d\n", n);
 	return 0;
 }
 
@@ -373,7 +450,7 @@ static int usage(void)
 	      "                       udp-then-tcp N_BYTES COUNT |\n"
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
 	      "                       read-file PATH | epoll-nest N |\n"
-	      "                       fork-signal }\n",
+	      "                       fork-signal | forks N | setuid UID | naps MS... }\n",
 	      stderr);
 	return 2;
 }
@@ -431,6 +508,18 @@ int main(int argc, char **argv)
 		return do_read_file(argv[2]);
 	if (!strcmp(argv[1], "fork-signal") && argc == 2)
 		return do_fork_signal();
+	if (!strcmp(argv[1], "forks") && argc == 3) {
+		if (parse_count(argv[2], 0, 100000, &a))
+			return 2;
+		return do_forks(a);
+	}
+	if (!strcmp(argv[1], "setuid") && argc == 3) {
+		if (parse_count(argv[2], 1, 65535, &a))
+			return 2;
+		return do_setuid(a);
+	}
+	if (!strcmp(argv[1], "naps") && argc >= 3)
+		return do_naps(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "epoll-nest") && argc == 3) {
 		if (parse_count(argv[2], 1, 1000000, &a))
 			return 2;

@@ -37,12 +37,7 @@ for ((i = 0; i < 1500; i++)); do
 done
 dd if=/dev/zero of="$dev" bs=4096 count="$n" oflag=direct 2>/dev/null
 sync
-kill -INT $kpid $bpid
-for ((i = 1; i <= 6; i++)); do
-	now
-	wait_until $kpid $((NOW + 30000000)) && wait_until $bpid $((NOW + 5000000)) && break
-	kill -INT $bpid
-done
+stop_beside_bpftrace $kpid $bpid
 # the count line of each table; bpftrace's hist has none: sum its buckets
 kcount=$(sed -n 's/^count \([0-9]*\),.*/\1/p' "$T/k.out" | awk '{ s += $1 } END { print s + 0 }')
 buckets() { sed -n 's/^\(\[[^)]*[])]\) *\([1-9][0-9]*\) |.*/\1 \2/p' "$1"; }

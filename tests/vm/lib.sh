@@ -133,6 +133,19 @@ wait_until() {
 	return 0
 }
 
+# SIGINT ksnoop (pid $1) and bpftrace (pid $2) side by side, and wait for
+# both: ksnoop within 30 s; bpftrace 0.17 now and then sleeps on after a
+# SIGINT (as a user would, it gets another, up to 6).
+stop_beside_bpftrace() {
+	local i
+	kill -INT "$1" "$2"
+	for ((i = 1; i <= 6; i++)); do
+		now
+		wait_until "$1" $((NOW + 30000000)) && wait_until "$2" $((NOW + 5000000)) && break
+		kill -INT "$2"
+	done
+}
+
 # Run "$@" with a time limit in seconds; returns its status, 124 on timeout.
 run_timeout() {
 	local secs=$1 pid

@@ -40,12 +40,7 @@ workload forks "$n" >/dev/null
 # A second's line after the last fork from each: bpftrace's END clears
 # what its last interval had not printed.
 sleep_s 2.5
-kill -INT $kpid $bpid
-for ((i = 1; i <= 6; i++)); do
-	now
-	wait_until $kpid $((NOW + 30000000)) && wait_until $bpid $((NOW + 5000000)) && break
-	kill -INT $bpid
-done
+stop_beside_bpftrace $kpid $bpid
 read -r k intervals < <(sed -n 's/.*"func":"wake_up_new_task".*"count":\([0-9]*\)}$/\1/p' "$T/k.out" |
 	awk '{ s += $1; k += $1 > 0 } END { print s + 0, k + 0 }')
 b=$(tail -n +$((${#before[@]} + 1)) "$T/b.out" | sed -n 's/.*PIDs\/sec: @: \([0-9]*\)$/\1/p' |

@@ -164,9 +164,12 @@ static __always_inline void span_fast(void *ctx, struct regs *regs, struct ksnoo
 	span_open(&spans, key, &sp);
 }
 
-/* trace: the start's whole entry event waits for the end. */
-static __always_inline void span_start_event(struct scratch *s, __u64 key)
+/* trace: the start's whole entry event, its --kstack too, waits for the end. */
+static __always_inline void span_start_event(void *ctx, struct scratch *s, __u64 key, __u64 ra,
+					     bool trampoline)
 {
+	if (kstack_bytes)
+		append_kstack(ctx, &s->ev, ra, trampoline);
 	if (s->ev.data_len > KSNOOP_SPAN_DATA) {
 		count_drop(KSNOOP_DROP_STASH);
 		return;
@@ -232,7 +235,7 @@ static __always_inline void span_event(void *ctx, struct scratch *s, struct ksno
 	bool from = cfg->flags & KSNOOP_CFG_SPAN_FROM;
 
 	if (agg_mode == KSNOOP_AGG_NONE && from)
-		span_start_event(s, key);
+		span_start_event(ctx, s, key, ra, trampoline);
 	else if (agg_mode == KSNOOP_AGG_NONE)
 		span_end_event(ctx, s, key, now, ra, trampoline);
 	else if (from)

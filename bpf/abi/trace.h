@@ -211,10 +211,10 @@ struct ksnoop_agg_key {
 	__u8 data[KSNOOP_AGG_KEY_DATA];
 };
 
-/* An open span, under its key in the spans map. */
 /*
- * An open span of count or hist. The map holds its first KSNOOP_SPAN_HDR
- * bytes without a key, and those and the key's bytes in use with one.
+ * An open span of count or hist, under its key in the spans map. The map
+ * holds its first KSNOOP_SPAN_HDR bytes without a key, and those and the
+ * key's bytes in use with one.
  */
 struct ksnoop_span {
 	__u64 start_ns;

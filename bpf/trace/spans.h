@@ -38,7 +38,6 @@ struct {
 const volatile __u32 span_value_size = sizeof(struct ksnoop_span);
 
 /* trace: the start's event. */
-
 struct span_event {
 	__u8 bytes[KSNOOP_SPAN_EVENT_MAX];
 };
@@ -105,10 +104,11 @@ static __always_inline bool span_take(__u64 key, struct ksnoop_span *sp, __u32 r
 	sp->func_id = open->func_id;
 	/* Bound the register the helper takes: clang may test a copy. */
 	barrier_var(size);
-	if (!agg_keyless && (size > room || size <= KSNOOP_SPAN_HDR))
-		return false;
-	if (!agg_keyless)
+	if (!agg_keyless) {
+		if (size > room || size <= KSNOOP_SPAN_HDR)
+			return false;
 		bpf_probe_read_kernel(&sp->key, size - KSNOOP_SPAN_HDR, &open->key);
+	}
 	return !bpf_map_delete_elem(&spans, &key);
 }
 
@@ -137,6 +137,9 @@ struct fast_span {
 	__u32 pad;
 	struct fast_key key;
 };
+
+/* span_take and span_add take one as a struct ksnoop_span. */
+_Static_assert(__builtin_offsetof(struct fast_span, key) == KSNOOP_SPAN_HDR, "fast_span header");
 
 /*
  * A span whose key, and FROM's values, sit in registers or are `current`

@@ -78,6 +78,13 @@ struct {
 #include "trace/frames.h"
 #include "trace/chains.h"
 #include "trace/spans.h"
+#include "trace/follow.h"
+
+/*
+ * Spans and --follow: filters pick what starts, and the plans that carry
+ * on (KSNOOP_CFG_ANY_TASK) run wherever the object goes.
+ */
+const volatile bool late_filters;
 
 /* An event into the ring, or a sample into the aggregates. */
 
@@ -163,12 +170,15 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 
 	if (lite_only)
 		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_ENTRY, b);
-	if (!spans_mode && !pass_filters())
+	if (!late_filters && !pass_filters())
 		return 0;
 	cfg = get_cfg(id);
 	if (!cfg)
 		return 0;
-	if (spans_mode && !(cfg->flags & KSNOOP_CFG_SPAN_TO) && !pass_filters())
+	if (late_filters && !(cfg->flags & KSNOOP_CFG_ANY_TASK) && !pass_filters())
+		return 0;
+	if (follow_mode && (cfg->flags & (KSNOOP_CFG_FOLLOWED | KSNOOP_CFG_FOLLOW_END)) &&
+	    !follow_pass(ctx, regs, cfg, func_args))
 		return 0;
 	pass = fast_preds_pass(ctx, regs, cfg, func_args);
 	if (!pass && (trampoline || !uses_frame(cfg, trampoline)))
@@ -212,9 +222,13 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	c.s->ev.chain_id = f->chain_id;
 	c.s->ev.depth = ts ? ts->depth - 1 : 0;
 	capture(&c, func_args, b);
-	if (!preds_pass(cfg, c.s, true, b))
+	if (!preds_pass(cfg, c.s, true, b)) {
 		f->flags |= FRAME_SKIP;
-	else if (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN))
+		goto out;
+	}
+	if (follow_mode && (cfg->flags & KSNOOP_CFG_FOLLOW_START))
+		follow_start(ctx, regs, cfg, func_args, now);
+	if (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN))
 		span_event(ctx, c.s, cfg, now, kstack_bytes && !trampoline ? entry_ra(regs) : 0,
 			   trampoline);
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
@@ -222,6 +236,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	else
 		deliver(ctx, c.s, cfg, kstack_bytes && !trampoline ? entry_ra(regs) : 0,
 			trampoline);
+out:
 	scratch_put();
 	return 0;
 }
@@ -256,10 +271,12 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 
 	if (lite_only)
 		return lite_call(ctx, regs, kind, id, KSNOOP_SIDE_RETURN, b);
-	if (!pass_filters())
+	if (!late_filters && !pass_filters())
 		return 0;
 	cfg = get_cfg(id);
 	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, func_args)))
+		return 0;
+	if (late_filters && !(cfg->flags & KSNOOP_CFG_ANY_TASK) && !pass_filters())
 		return 0;
 	if (lite_side(cfg, KSNOOP_SIDE_RETURN, trampoline)) {
 		if (cfg->emit & KSNOOP_EMIT_RETURN) {
@@ -304,9 +321,11 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	c.s->ev.depth = depth;
 	init_capture(&c, ctx, regs, kind, cfg, false);
 	capture(&c, func_args, b);
-	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false, b))
+	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false, b)) {
+		if (follow_mode && (cfg->flags & KSNOOP_CFG_FOLLOW_CLONE))
+			follow_clone(&c, func_args, now);
 		deliver(ctx, c.s, cfg, 0, trampoline);
-	else if (ends_chain)
+	} else if (ends_chain)
 		chain_end(c.s, id, &f, now);
 out:
 	scratch_put();

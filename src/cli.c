@@ -93,7 +93,15 @@ void usage(FILE *f, const char *prog)
 		"      --from SPEC       instead of FUNCs: a span starts at SPEC's call, keyed\n"
 		"                        by its first value (trace, count and hist)\n"
 		"      --to SPEC         the span of an equal first value ends at SPEC's call\n"
-		"      --max-spans N     open spans kept in the kernel (default %d)\n"
+		"      --max-spans N     open spans kept in the kernel (default %d), or\n"
+		"                        objects followed\n"
+		"      --follow PARAM    trace: follow the object SPEC receives as PARAM\n"
+		"                        through every function taking its type\n"
+		"      --follow-in GLOB  only the functions GLOB matches (repeatable)\n"
+		"      --follow-end GLOB stop following at these (default for skbs: the\n"
+		"                        kfree_skb and consume_skb family)\n"
+		"      --follow-time TIME\n"
+		"                        stop following an object after TIME (default 10s)\n"
 		"      --format FMT      text (the default) or chrome: Chrome Trace Event JSON\n"
 		"                        for Perfetto, one complete event per call\n"
 		"  -o, --output FILE     write events to FILE instead of stdout\n",
@@ -149,6 +157,8 @@ void env_tracer_opts(const struct env *env, struct tracer_opts *o)
 		.errno_filter = env->errno_filter,
 		.spans = span_wanted(&env->spans),
 		.max_spans = env->spans.max_spans,
+		.follow = follow_wanted(&env->follow),
+		.follow_max_ns = env->follow.max_ns ?: KSNOOP_FOLLOW_DEFAULT_NS,
 	};
 	memcpy(o->errno_mask, env->errno_mask, sizeof(o->errno_mask));
 }
@@ -277,13 +287,14 @@ static void help(void *ctx)
 	usage(stdout, ((struct env *)ctx)->prog_name);
 }
 
-static int add_span_spec(const char **specs, int *nr, const char *what, const char *arg)
+/* arg at the end of list, which holds max: a repeatable option's values. */
+static int append_arg(const char **list, int *nr, int max, const char *opt, const char *arg)
 {
-	if (*nr >= KSNOOP_MAX_SPAN_SPECS) {
-		p_err("at most %d %s specs", KSNOOP_MAX_SPAN_SPECS, what);
+	if (*nr >= max) {
+		p_err("%s is given more than %d times", opt, max);
 		return -E2BIG;
 	}
-	specs[(*nr)++] = arg;
+	list[(*nr)++] = arg;
 	return 0;
 }
 
@@ -291,14 +302,55 @@ static int add_from(void *ctx, const char *arg)
 {
 	struct env *env = ctx;
 
-	return add_span_spec(env->spans.from, &env->spans.nr_from, "--from", arg);
+	return append_arg(env->spans.from, &env->spans.nr_from, KSNOOP_MAX_SPAN_SPECS, "--from",
+			  arg);
 }
 
 static int add_to(void *ctx, const char *arg)
 {
 	struct env *env = ctx;
 
-	return add_span_spec(env->spans.to, &env->spans.nr_to, "--to", arg);
+	return append_arg(env->spans.to, &env->spans.nr_to, KSNOOP_MAX_SPAN_SPECS, "--to", arg);
+}
+
+static int add_follow_glob(const char **globs, int *nr, const char *what, const char *arg)
+{
+	if (!*arg || strlen(arg) > 255) {
+		p_err("invalid %s '%.32s': 1 to 255 characters", what, arg);
+		return -EINVAL;
+	}
+	return append_arg(globs, nr, KSNOOP_MAX_FOLLOW_GLOBS, what, arg);
+}
+
+/* A parameter's name: a C identifier, short enough to quote in errors. */
+static int set_follow(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+	char clip[CLIP_BUF];
+
+	if (!n || n > 64 || arg[n] || (*arg >= '0' && *arg <= '9')) {
+		p_err("invalid --follow '%s': the name of the start's parameter, as in "
+		      "--follow skb",
+		      str_clip(arg, clip));
+		return -EINVAL;
+	}
+	env->follow.param = arg;
+	return 0;
+}
+
+static int add_follow_in(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+
+	return add_follow_glob(env->follow.in, &env->follow.nr_in, "--follow-in", arg);
+}
+
+static int add_follow_end(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+
+	return add_follow_glob(env->follow.end, &env->follow.nr_end, "--follow-end", arg);
 }
 
 const struct opt env_opts[] = {
@@ -329,6 +381,10 @@ const struct opt env_opts[] = {
 	OPT_CALL("from", 0, true, add_from),
 	OPT_CALL("to", 0, true, add_to),
 	OPT_INT("max-spans", 0, struct env, spans.max_spans, 1, 1 << 22),
+	OPT_CALL("follow", 0, true, set_follow),
+	OPT_CALL("follow-in", 0, true, add_follow_in),
+	OPT_CALL("follow-end", 0, true, add_follow_end),
+	OPT_DURATION("follow-time", 0, struct env, follow.max_ns),
 	{},
 };
 

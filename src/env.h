@@ -9,6 +9,7 @@
 
 #include "agg/agg_opts.h"
 #include "lib/opts.h"
+#include "trace/follow.h"
 #include "trace/span_opts.h"
 #include "trace/tracer_opts.h"
 
@@ -41,7 +42,8 @@ struct env {
 	enum backend_choice backend;
 	const char *prog_name; /* argv[0] basename */
 	struct agg_opts agg;
-	struct span_opts spans; /* --from, --to, --max-spans */
+	struct span_opts spans;	   /* --from, --to, --max-spans */
+	struct follow_opts follow; /* --follow, --follow-in, --follow-end, --follow-time */
 };
 
 /* A subcommand gets the env and the arguments after the command word. */

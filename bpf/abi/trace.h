@@ -14,7 +14,7 @@
 
 #include "lib/arch.h"
 
-#define KSNOOP_MAX_FUNCS 1024	/* traced functions per session */
+#define KSNOOP_MAX_FUNCS 4096	/* traced functions per session */
 #define KSNOOP_MAX_VALUES 16	/* values captured per function */
 #define KSNOOP_MAX_STEPS 8	/* pointer dereferences in one path */
 #define KSNOOP_MAX_ARGS 12	/* parameters addressable by a plan */
@@ -125,9 +125,29 @@ enum ksnoop_cfg_flags {
 	KSNOOP_CFG_SPAN_TO = 1 << 3,
 	/* the key is the first value's raw word, not the bytes read at it */
 	KSNOOP_CFG_SPAN_KEY_RAW = 1 << 4,
+	/*
+	 * trace --follow: the object is the pointer in argument follow_arg.
+	 * START's calls that pass the predicates add theirs to the followed
+	 * objects; FOLLOWED plans go on only for an object followed (and
+	 * not for longer than the time limit), END plans too, and then stop
+	 * following it: the kernel is about to free it.
+	 */
+	KSNOOP_CFG_FOLLOW_START = 1 << 5,
+	KSNOOP_CFG_FOLLOWED = 1 << 6,
+	KSNOOP_CFG_FOLLOW_END = 1 << 7,
+	/* a FOLLOWED plan returning the type: its return is followed too (skb_clone) */
+	KSNOOP_CFG_FOLLOW_CLONE = 1 << 9,
+	/*
+	 * Filters (-p, --comm, --cpu, --cgroup) pick what starts a span or a
+	 * follow, not where it goes: plans with this run in any task.
+	 */
+	KSNOOP_CFG_ANY_TASK = 1 << 8,
 };
 
 #define KSNOOP_CFG_SPAN (KSNOOP_CFG_SPAN_FROM | KSNOOP_CFG_SPAN_TO)
+#define KSNOOP_CFG_FOLLOW                                                        \
+	(KSNOOP_CFG_FOLLOW_START | KSNOOP_CFG_FOLLOWED | KSNOOP_CFG_FOLLOW_END | \
+	 KSNOOP_CFG_FOLLOW_CLONE)
 
 #define KSNOOP_LITE_VALUES 8 /* values per side that a lite event holds */
 
@@ -239,8 +259,9 @@ struct ksnoop_func_cfg {
 	__u32 chain_pos; /* -s: position in the chain, 0 = first */
 	__u32 nr_args;	 /* parameters the function has */
 	__u32 nr_pred_ops;
-	__u32 flags;	 /* enum ksnoop_cfg_flags */
-	__u8 nr_side[2]; /* values captured at entry, at return */
+	__u32 flags;	  /* enum ksnoop_cfg_flags */
+	__u32 follow_arg; /* --follow: the argument holding the object */
+	__u8 nr_side[2];  /* values captured at entry, at return */
 	/*
 	 * Comparisons of a register argument that must all hold for any
 	 * event (conjuncts at the top of the predicate): checked first, on
@@ -329,15 +350,17 @@ struct ksnoop_event {
 };
 
 enum ksnoop_drop_reason {
-	KSNOOP_DROP_RINGBUF, /* ring buffer full */
-	KSNOOP_DROP_NESTING, /* too many nested programs on one CPU */
-	KSNOOP_DROP_DEPTH,   /* call nesting deeper than KSNOOP_MAX_DEPTH */
-	KSNOOP_DROP_STASH,   /* entry values could not be stashed */
-	KSNOOP_DROP_KEYS,    /* count/hist: the key table is full */
-	KSNOOP_DROP_STACK,   /* count/hist --by kstack: the stack was not taken */
-	KSNOOP_DROP_TASKS,   /* no task storage (before 5.11): the task table is full */
-	KSNOOP_DROP_SPANS,   /* spans: the open-span table is full */
-	KSNOOP_DROP_RESTART, /* spans: a start with its key already open restarted it */
+	KSNOOP_DROP_RINGBUF,	 /* ring buffer full */
+	KSNOOP_DROP_NESTING,	 /* too many nested programs on one CPU */
+	KSNOOP_DROP_DEPTH,	 /* call nesting deeper than KSNOOP_MAX_DEPTH */
+	KSNOOP_DROP_STASH,	 /* entry values could not be stashed */
+	KSNOOP_DROP_KEYS,	 /* count/hist: the key table is full */
+	KSNOOP_DROP_STACK,	 /* count/hist --by kstack: the stack was not taken */
+	KSNOOP_DROP_TASKS,	 /* no task storage (before 5.11): the task table is full */
+	KSNOOP_DROP_SPANS,	 /* spans: the open-span table is full */
+	KSNOOP_DROP_RESTART,	 /* spans: a start with its key already open restarted it */
+	KSNOOP_DROP_FOLLOW,	 /* --follow: the followed-object table is full */
+	KSNOOP_DROP_FOLLOW_TIME, /* --follow: an object followed past the time limit */
 	KSNOOP_DROP_NR,
 };
 

@@ -46,6 +46,11 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 {
 	const struct agg_opts *a = &env->agg;
 
+	if (follow_wanted(&env->follow) || env->follow.nr_in || env->follow.nr_end ||
+	    env->follow.max_ns) {
+		p_err("--follow shows an object's path as trace's events, not in %s", cmd);
+		return -EINVAL;
+	}
 	if (span_wanted(&env->spans))
 		return check_span_args(env, argc, cmd);
 	if (argc < 1) {

@@ -998,11 +998,6 @@ const char *ksyms__clone_of(struct ksyms *ks, const char *name)
 	return found;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 {
 	const struct name_set *src = ks->ftrace.loaded ? &ks->ftrace : &ks->by_name;
@@ -1017,17 +1012,13 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 		name = str_at(ks, src->slots[i] - 1);
 		if (fnmatch(glob, name, 0) || set_has(ks, &ks->blacklist, name))
 			continue;
-		if (!grow_array(&names, &cap, n, sizeof(*names), 64)) {
-			free(names);
+		names = names_push(names, &cap, n++, name);
+		if (!names)
 			return -ENOMEM;
-		}
-		names[n++] = name;
 	}
 	/* The set holds each name once; sorting makes the order stable. */
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
 	*out = names;
-	return n;
+	return names_sort_unique(names, n);
 }
 
 /* The symbols called name, as next_named hands them out. */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define RING_MAX_DROP_REASONS 8
+#define RING_MAX_DROP_REASONS 16 /* read_drops fills this many at most */
 
 /* What a command hands the loop. */
 struct ring_source {

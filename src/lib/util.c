@@ -403,6 +403,35 @@ bool grow_array(void *arr, size_t *cap, size_t nr, size_t elem_size, size_t firs
 	return true;
 }
 
+const char **names_push(const char **names, size_t *cap, size_t n, const char *name)
+{
+	if (!grow_array(&names, cap, n, sizeof(*names), 64)) {
+		free(names);
+		return NULL;
+	}
+	names[n] = name;
+	return names;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t names_sort_unique(const char **names, size_t n)
+{
+	size_t i, kept = 0;
+
+	if (!n)
+		return 0;
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		if (!kept || strcmp(names[kept - 1], names[i]))
+			names[kept++] = names[i];
+	}
+	return kept;
+}
+
 int edit_distance(const char *a, const char *b, int cap)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;

@@ -103,6 +103,13 @@ unsigned long long sb_counts(struct strbuf *sb, const uint64_t *counts, const ch
  */
 bool grow_array(void *arr, size_t *cap, size_t nr, size_t elem_size, size_t first_cap);
 
+/*
+ * A list of names: push one (NULL: out of memory, the list freed), and
+ * sort it, each name once (returns how many are left).
+ */
+const char **names_push(const char **names, size_t *cap, size_t n, const char *name);
+size_t names_sort_unique(const char **names, size_t n);
+
 /* Edit distance, capped: returns cap+1 as soon as it is exceeded. */
 int edit_distance(const char *a, const char *b, int cap);
 

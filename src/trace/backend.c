@@ -247,7 +247,8 @@ static int size_span_maps(const struct tracer_opts *o, struct trace_bpf *skel)
 	return bpf_map__set_max_entries(skel->maps.spans, o->spans && agg ? n : 1)
 		       ?: bpf_map__set_value_size(skel->maps.spans, span_value_size(o))
 		       ?: bpf_map__set_max_entries(skel->maps.span_events,
-						   o->spans && !agg ? n : 1);
+						   o->spans && !agg ? n : 1)
+		       ?: bpf_map__set_max_entries(skel->maps.followed, o->follow ? n : 1);
 }
 
 /*
@@ -309,6 +310,9 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	set_agg_rodata(&t->opts.agg, skel);
 	set_errors_rodata(&t->opts, skel);
 	skel->rodata->spans_mode = t->opts.spans;
+	skel->rodata->follow_mode = t->opts.follow;
+	skel->rodata->follow_max_ns = t->opts.follow_max_ns ?: ~0ULL;
+	skel->rodata->late_filters = t->opts.spans || t->opts.follow;
 	skel->rodata->span_value_size = span_value_size(&t->opts);
 }
 
@@ -497,7 +501,9 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	else if (!*err)
 		*err = bpf_map__set_max_entries(skel->maps.events, t->ring_size);
 	if (!*err)
-		*err = size_agg_maps(&t->opts.agg, t->nr, skel) ?: size_span_maps(&t->opts, skel);
+		*err = bpf_map__set_max_entries(skel->maps.func_cfg, max(t->nr, 1))
+			       ?: size_agg_maps(&t->opts.agg, t->nr, skel)
+			       ?: size_span_maps(&t->opts, skel);
 	if (!*err && !kfeat_has(t->feat, KFEAT_TASK_STORAGE))
 		*err = task_table(skel->maps.tasks);
 	if (!*err)
@@ -1357,9 +1363,10 @@ static int attach_func(struct tracer *t, int func, struct progress *progress)
 static int attach_multi(struct tracer *t)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
-	const char **syms = calloc(t->nr, sizeof(*syms));
-	__u64 *cookies = calloc(t->nr, sizeof(*cookies));
-	int i, n = 0, err = 0;
+	/* Every member at entry, first; those with a return program after them. */
+	const char **syms = calloc(2 * t->nr, sizeof(*syms));
+	__u64 *cookies = calloc(2 * t->nr, sizeof(*cookies));
+	int i, n = 0, nr_ret = 0, err = 0;
 
 	if (!syms || !cookies) {
 		err = -ENOMEM;
@@ -1371,15 +1378,25 @@ static int attach_multi(struct tracer *t)
 		syms[n] = t->plans[i].attach_name;
 		cookies[n++] = i;
 	}
+	for (i = 0; i < n; i++) {
+		if (!backend_wants_prog(&t->plans[cookies[i]].cfg, false))
+			continue;
+		syms[n + nr_ret] = syms[i];
+		cookies[n + nr_ret++] = cookies[i];
+	}
+	/* The return side first, for the reason given in attach_kprobe. */
+	opts.syms = syms + n;
+	opts.cookies = cookies + n;
+	opts.cnt = nr_ret;
+	opts.retprobe = true;
+	if (nr_ret)
+		t->multi_ret = bpf_program__attach_kprobe_multi_opts(
+			t->owner->progs.ksnoop_kretmulti, NULL, &opts);
 	opts.syms = syms;
 	opts.cookies = cookies;
 	opts.cnt = n;
-	/* The return side first, for the reason given in attach_kprobe. */
-	opts.retprobe = true;
-	t->multi_ret = bpf_program__attach_kprobe_multi_opts(t->owner->progs.ksnoop_kretmulti, NULL,
-							     &opts);
 	opts.retprobe = false;
-	if (t->multi_ret)
+	if (t->multi_ret || !nr_ret)
 		t->multi_entry = bpf_program__attach_kprobe_multi_opts(
 			t->owner->progs.ksnoop_kmulti, NULL, &opts);
 	if (!t->multi_entry) {
@@ -1394,7 +1411,10 @@ static int attach_multi(struct tracer *t)
 		t->fs[cookies[i]].kind = BK_KPROBE_MULTI;
 		t->fs[cookies[i]].attached = true;
 	}
-	p_dbg("kprobe.multi: attached %d functions with one link each way", n);
+	p_dbg("kprobe.multi: attached %d functions with one link %s", n,
+	      nr_ret == n ? "each way" : "at entry");
+	if (nr_ret && nr_ret < n)
+		p_dbg("kprobe.multi: and %d of them with one link at return", nr_ret);
 out:
 	free(syms);
 	free(cookies);
@@ -1627,6 +1647,8 @@ const char *const tracer_drop_names[KSNOOP_DROP_NR] = {
 	[KSNOOP_DROP_TASKS] = "task table full",
 	[KSNOOP_DROP_SPANS] = "open-span table full",
 	[KSNOOP_DROP_RESTART] = "span restarted before its end",
+	[KSNOOP_DROP_FOLLOW] = "followed-object table full",
+	[KSNOOP_DROP_FOLLOW_TIME] = "follows cut by --follow-time",
 };
 
 int tracer__agg_fd(const struct tracer *t)

@@ -11,6 +11,7 @@
 
 #include "trace/backend.h"
 #include "trace/chain.h"
+#include "trace/follow.h"
 #include "env.h"
 #include "lib/ksyms.h"
 #include "trace/output.h"
@@ -134,6 +135,7 @@ static void output_opts_of(const struct env *env, struct output_opts *o)
 		.symbolize = env->symbolize,
 		.errors = env->errors,
 		.graph = env->graph,
+		.one_line = follow_wanted(&env->follow),
 		.max_depth = env->max_depth,
 		.max_nodes = env->max_nodes,
 		.kstack_depth = env->kstack_depth,
@@ -183,6 +185,8 @@ static int setup_output(struct trace_run *s)
 	}
 	return 0;
 }
+
+_Static_assert(KSNOOP_DROP_NR <= RING_MAX_DROP_REASONS, "the ring loop reads every drop reason");
 
 static int setup_ringbuf(struct trace_run *s)
 {
@@ -236,8 +240,35 @@ static int check_span_args(const struct env *env, int argc)
 	return err;
 }
 
+static int check_follow_args(const struct env *env)
+{
+	const struct follow_opts *f = &env->follow;
+
+	if (!follow_wanted(f) && (f->nr_in || f->nr_end || f->max_ns)) {
+		p_err("--follow-in, --follow-end and --follow-time go with --follow PARAM");
+		return -EINVAL;
+	}
+	if (!follow_wanted(f))
+		return 0;
+	if (span_wanted(&env->spans) || env->graph || env->stack_mode || env->errors) {
+		p_err("--follow shows one object's calls: spans, graph, -s and --errors do not "
+		      "apply");
+		return -EINVAL;
+	}
+	if (env->min_duration_ns || env->chrome) {
+		p_err("--follow shows each call at its entry: --duration and --format=chrome "
+		      "do not apply");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_args(const struct env *env, int argc)
 {
+	int err = check_follow_args(env);
+
+	if (err)
+		return err;
 	if (span_wanted(&env->spans))
 		return check_span_args(env, argc);
 	if (argc < 1) {
@@ -284,6 +315,8 @@ static int plan_all(struct trace_run *s, int argc, char **argv, const struct pla
 {
 	if (span_wanted(&s->env->spans))
 		return span_plan(&s->ses, &s->env->spans, po);
+	if (follow_wanted(&s->env->follow))
+		return follow_plan(&s->ses, &s->env->follow, argc, argv, po);
 	return session__plan(&s->ses, argc, argv, po);
 }
 

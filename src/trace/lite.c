@@ -47,7 +47,8 @@ static bool plan_allows_lite(const struct func_plan *p)
 {
 	const struct ksnoop_func_cfg *cfg = &p->cfg;
 
-	return p->preds_fast && !(cfg->flags & (KSNOOP_CFG_FRAME | KSNOOP_CFG_SPAN)) &&
+	return p->preds_fast &&
+	       !(cfg->flags & (KSNOOP_CFG_FRAME | KSNOOP_CFG_SPAN | KSNOOP_CFG_FOLLOW)) &&
 	       !(cfg->emit & KSNOOP_EMIT_COMBINED);
 }
 

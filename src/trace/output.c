@@ -659,9 +659,40 @@ static void text_call(struct output *o, const struct ksnoop_event *ev, bool last
 		fputc('\n', o->out);
 }
 
+static void node_call(struct output *o, const struct ksnoop_event *ev, struct strbuf *sb);
+static const struct ksnoop_vrec *return_vrec(const struct func_plan *plan,
+					     const struct ksnoop_event *ev);
+
+/* "    TIME  CPU  PID ip_output(net=0x..., skb=0x...)", its stack below. */
+static void one_line_call(struct output *o, const struct ksnoop_event *ev)
+{
+	const struct func_plan *plan = &o->plans[ev->func_id];
+	struct vrec_iter it = vrec_iter(plan, ev);
+	const struct ksnoop_vrec *vr;
+	struct strbuf sb = {};
+
+	node_call(o, ev, &sb);
+	vr = return_vrec(plan, ev);
+	if (vr) {
+		sb_printf(&sb, " = ");
+		ret_text(plan->cfg.err_kind, vr, &sb);
+	}
+	print_time(o, ev->ts);
+	fprintf(o->out, " %4u %8u %s\n", ev->cpu, ev->pid, sb.buf ?: "");
+	sb_free(&sb);
+	while (next_shown(&it))
+		;
+	for_each_frame(o, &it, text_frame);
+}
+
 static void text_event(struct output *o, const struct ksnoop_event *ev)
 {
 	const struct ksnoop_event *start = span_start(ev);
+
+	if (o->opts.one_line) {
+		one_line_call(o, ev);
+		return;
+	}
 
 	if (start)
 		text_call(o, start, false);
@@ -978,6 +1009,17 @@ static int by_entry(const void *a, const void *b)
 	return x->depth - y->depth;
 }
 
+/* A pointer shown as itself: 0x..., not JSON's string of it. */
+static bool is_address(const struct plan_value *pv)
+{
+	const struct btf_type *t;
+
+	if (pv->show != SHOW_SCALAR)
+		return false;
+	t = btf__type_by_id(pv->btf, btf_skip_mods(pv->btf, pv->type_id));
+	return t && btf_is_ptr(t);
+}
+
 /* "path_openat(flags=65)": the node's shown values but the return, inline. */
 static void node_call(struct output *o, const struct ksnoop_event *ev, struct strbuf *sb)
 {
@@ -995,6 +1037,8 @@ static void node_call(struct output *o, const struct ksnoop_event *ev, struct st
 		sb_printf(sb, "%s%s=", n++ ? ", " : "", pv->name);
 		if (vr->flags & (KSNOOP_VR_NULL | KSNOOP_VR_FAULT)) {
 			sb_printf(sb, "<%s>", unreadable(vr));
+		} else if (is_address(pv)) {
+			sb_printf(sb, "0x%llx", (unsigned long long)vr->raw);
 		} else {
 			/* a value of its own: the writer starts afresh */
 			jw_init(&o->jw, sb);

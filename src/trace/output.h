@@ -23,6 +23,7 @@ struct output_opts {
 	bool symbolize; /* name function pointers */
 	bool errors;	/* --errors: failing calls only */
 	bool graph;	/* call trees under ENTRY */
+	bool one_line;	/* each call on one line, values inline (--follow) */
 	int max_depth;	/* struct nesting shown, 0 = unbounded */
 	int max_nodes;	/* graph: calls per tree */
 	int kstack_depth;

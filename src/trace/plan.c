@@ -714,6 +714,56 @@ static int add_return(struct func_plan *plan)
 	return idx < 0 ? idx : 0;
 }
 
+void plan_show_address(struct func_plan *plan, int i)
+{
+	struct ksnoop_value *v = &plan->cfg.values[i];
+	struct plan_value *pv = &plan->values[i];
+	__u32 ptr = btf_ptr_to(pv->btf, pv->type_id);
+
+	v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
+	pv->show = SHOW_SCALAR;
+	pv->via_pointer = false;
+	pv->type_id =
+		ptr ?: (__u32)btf__find_by_name_kind(pv->btf, "long unsigned int", BTF_KIND_INT);
+	pv->full_size = 8;
+}
+
+/* Whether the function returns a pointer to type (0: never). */
+static bool returns_ptr_to(const struct func_plan *plan, __u32 type)
+{
+	const struct btf *btf = plan->func.btf;
+	const struct btf_type *proto =
+		btf__type_by_id(btf, btf__type_by_id(btf, plan->func.id)->type);
+	const struct btf_type *ret = btf__type_by_id(btf, btf_skip_mods(btf, proto->type));
+
+	return type && ret && btf_is_ptr(ret) && btf_skip_mods(btf, ret->type) == type;
+}
+
+/*
+ * --follow's functions: each argument at entry, and the return where it
+ * is a copy of the object followed (skb_clone).
+ */
+static int add_follow_params(struct func_plan *plan, __u32 copy_type)
+{
+	int err = add_all_params(plan);
+
+	if (!err && returns_ptr_to(plan, copy_type))
+		err = add_return(plan);
+	plan->bare = false;
+	return err;
+}
+
+/* --follow's one-line calls show pointers, never the structs behind them. */
+static void show_addresses(struct func_plan *plan)
+{
+	__u32 i;
+
+	for (i = 0; i < plan->cfg.nr_values; i++) {
+		if (plan->values[i].show == SHOW_PTR_DUMP)
+			plan_show_address(plan, i);
+	}
+}
+
 /* How the return type says the call failed, ERR_NONE if it cannot. */
 static __u8 err_kind_of(const struct func_plan *plan)
 {
@@ -1022,7 +1072,9 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	plan->cfg.nr_args = plan->nr_args;
 	plan->bare = !spec->has_list;
 	/* A bare count or hist counts calls: it captures nothing. */
-	if (plan->bare && opts->sample == PLAN_EVENTS && !opts->graph)
+	if (plan->bare && opts->follow)
+		err = add_follow_params(plan, opts->follow_copies);
+	else if (plan->bare && opts->sample == PLAN_EVENTS && !opts->graph)
 		err = add_all_params(plan) ?: add_return(plan);
 	else if (!plan->bare)
 		err = add_items(plan, spec);
@@ -1038,6 +1090,8 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		err = add_comm_filter(plan, opts->comm);
 	if (err)
 		return err;
+	if (opts->follow)
+		show_addresses(plan);
 	if (opts->max_bytes)
 		cap_sizes(plan, opts->max_bytes);
 	if (opts->sample == PLAN_EVENTS)

@@ -67,7 +67,14 @@ struct plan_opts {
 	 * at once, without a message or the costly "did you mean".
 	 */
 	bool from_glob;
+	/* --follow's functions: bare is each argument at entry, structs by address */
+	bool follow;
+	/* and the return, where it points to this type (vmlinux's id; 0: never) */
+	__u32 follow_copies;
 };
+
+/* Value i shows the pointer it holds, reading nothing there. */
+void plan_show_address(struct func_plan *plan, int i);
 
 /* The return value itself, not a member reached from it. */
 bool plan_value_is_ret(const struct plan_value *pv);

@@ -74,39 +74,68 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 	return 0;
 }
 
-/* Functions a pattern matches but that have no usable BTF are skipped. */
-static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
+/*
+ * A plan for each of names that has usable BTF and can be traced; the
+ * others are skipped without a word. How many were added, or -E2BIG when
+ * the session is full.
+ */
+static int add_each(struct session *s, const struct spec *spec, const char *const *names, int n,
+		    const struct plan_opts *po)
 {
-	struct plan_opts glob_opts = *po;
+	struct plan_opts each = *po;
 	struct spec one = *spec;
-	const char **names;
-	int i, n, added = 0, err = 0;
+	int i, added = 0;
 
-	n = ksyms__match(s->ks, spec->func, &names);
-	if (n < 0)
-		return n;
-	glob_opts.from_glob = true;
+	each.from_glob = true;
 	util_mute(true);
-	for (i = 0; i < n; i++) {
-		if (s->nr >= KSNOOP_MAX_FUNCS) {
-			err = -E2BIG;
-			break;
-		}
+	for (i = 0; i < n && s->nr < KSNOOP_MAX_FUNCS; i++) {
 		one.func = (char *)names[i];
-		if (add_plan(s, &one, &glob_opts))
+		if (add_plan(s, &one, &each))
 			continue;
 		s->plans[s->nr - 1].from_glob = true;
 		added++;
 	}
 	util_mute(false);
+	return i < n ? -E2BIG : added;
+}
+
+static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
+{
+	const char **names;
+	int n, added;
+
+	n = ksyms__match(s->ks, spec->func, &names);
+	if (n < 0)
+		return n;
+	added = add_each(s, spec, names, n, po);
 	free(names);
-	if (err == -E2BIG)
+	if (added == -E2BIG)
 		p_err("'%s' matches more than %d functions; narrow the pattern", spec->func,
 		      KSNOOP_MAX_FUNCS);
 	else if (!added)
 		p_err("no traceable function with BTF matches '%s'", spec->func);
 	p_dbg("'%s' matched %d functions", spec->func, added);
-	return err ? err : added ? 0 : -ENOENT;
+	return added < 0 ? added : added ? 0 : -ENOENT;
+}
+
+int session__plan_funcs(struct session *s, const char *what, const char *const *names, int n,
+			const struct plan_opts *po)
+{
+	struct spec bare = { .func = (char *)what };
+	int i, added, before = s->nr, idx = s->nr_specs;
+	char **funcs = realloc(s->spec_funcs, (idx + 1) * sizeof(*funcs));
+
+	if (!funcs)
+		return -ENOMEM;
+	s->spec_funcs = funcs;
+	s->spec_funcs[idx] = strdup(what);
+	s->nr_specs = idx + 1;
+	if (!s->spec_funcs[idx])
+		return -ENOMEM;
+	added = add_each(s, &bare, names, n, po);
+	for (i = before; i < s->nr; i++)
+		s->plans[i].spec_idx = idx;
+	return added;
 }
 
 int session__plan(struct session *s, int argc, char **argv, const struct plan_opts *po)

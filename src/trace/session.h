@@ -44,6 +44,14 @@ int session__open(struct session *s, const struct session_opts *o);
  * earlier calls (spec indexes go on from theirs).
  */
 int session__plan(struct session *s, int argc, char **argv, const struct plan_opts *po);
+/*
+ * One plan per function of names, bare, under one spec index named what;
+ * those without usable BTF, or that cannot be traced, are skipped without
+ * a word. How many were planned, or a negative errno (-E2BIG: the session
+ * is full).
+ */
+int session__plan_funcs(struct session *s, const char *what, const char *const *names, int n,
+			const struct plan_opts *po);
 /* Sizes the events ring and starts creating it, before session__attach. */
 int session__prepare(struct session *s, const struct tracer_opts *to);
 int session__attach(struct session *s);

@@ -21,17 +21,8 @@ static bool is_pointer(const struct plan_value *pv)
 /* A struct pointer key: its address, not the struct, is captured and shown. */
 static void key_by_address(struct func_plan *p)
 {
-	struct ksnoop_value *v = &p->cfg.values[0];
-	struct plan_value *pv = &p->values[0];
-	__u32 ptr = btf_ptr_to(pv->btf, pv->type_id);
-
-	v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
+	plan_show_address(p, 0);
 	p->cfg.flags |= KSNOOP_CFG_SPAN_KEY_RAW;
-	pv->show = SHOW_SCALAR;
-	pv->via_pointer = false;
-	pv->type_id =
-		ptr ?: (__u32)btf__find_by_name_kind(pv->btf, "long unsigned int", BTF_KIND_INT);
-	pv->full_size = 8;
 }
 
 /*
@@ -106,7 +97,8 @@ int span_mark_plans(struct session *s, int nr_from)
 		struct func_plan *p = &s->plans[i];
 		bool from = p->spec_idx < nr_from;
 
-		p->cfg.flags |= from ? KSNOOP_CFG_SPAN_FROM : KSNOOP_CFG_SPAN_TO;
+		p->cfg.flags |= from ? KSNOOP_CFG_SPAN_FROM
+				     : KSNOOP_CFG_SPAN_TO | KSNOOP_CFG_ANY_TASK;
 		kind = key_kind(p);
 		if (kind == KEY_NONE)
 			return -EINVAL;

@@ -45,7 +45,9 @@ struct tracer_opts {
 	unsigned long long errno_mask[TRACER_ERRNO_WORDS];
 	struct tracer_agg agg;
 	bool spans;    /* --from/--to: some plans open and close spans */
-	int max_spans; /* 0: the default */
+	int max_spans; /* 0: the default; objects followed too */
+	bool follow;   /* --follow: one plan starts, the others follow its object */
+	unsigned long long follow_max_ns; /* 0: no limit */
 };
 
 #endif

@@ -297,6 +297,22 @@ one count --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb->len)'
 one count --from 'ip_send_skb(skb, return)' --to 'ip_send_skb(skb)'
 one count --from 'ip_send_skb(' --to 'ip_send_skb(skb)'
 one count --max-spans 0 --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb)'
+one trace --follow skb
+one trace --follow skb ip_send_skb udp_send_skb
+one trace --follow nope ip_send_skb
+one trace --follow 'skb->len' ip_send_skb
+one trace --follow size tcp_sendmsg
+one trace --follow "$A300" ip_send_skb
+one trace --follow skb 'ip_send_*'
+one trace --follow skb 'ip_send_skb(return)'
+one trace --follow skb 'ip_send_skb(skb->len > 1'
+one trace --follow skb --follow-in "$A300" ip_send_skb
+one trace --follow skb --follow-time 0 ip_send_skb
+one trace --follow skb --duration 1ms ip_send_skb
+one trace --follow skb --from 'ip_send_skb(skb)' --to 'ip_output(skb)'
+one trace --follow-in 'ip_*' ip_send_skb
+one count --follow skb ip_send_skb
+one graph --follow skb ip_send_skb
 one count --top 0 ip_send_skb
 one count --max-keys 0 ip_send_skb
 one count --btf /x ip_send_skb

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c: parse_long, strbuf, edit_distance, str_clip, p_err. */
+/* util.c: parse_long, strbuf, edit_distance, name lists, str_clip, p_err. */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -112,6 +112,25 @@ static void test_strbuf(void **state)
 	sb_free(&sb);
 }
 
+static void test_names_sort_unique(void **state)
+{
+	const char *in[] = { "udp_rcv", "ip_output", "udp_rcv", "consume_skb", "ip_output" };
+	const char **names = NULL;
+	size_t cap = 0, n = 0, i;
+
+	(void)state;
+	assert_int_equal(names_sort_unique(NULL, 0), 0);
+	for (i = 0; i < 5; i++) {
+		names = names_push(names, &cap, n++, in[i]);
+		assert_non_null(names);
+	}
+	assert_int_equal(names_sort_unique(names, n), 3);
+	assert_string_equal(names[0], "consume_skb");
+	assert_string_equal(names[1], "ip_output");
+	assert_string_equal(names[2], "udp_rcv");
+	free(names);
+}
+
 static void test_edit_distance(void **state)
 {
 	char a[300], b[300];
@@ -213,8 +232,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long_ok), cmocka_unit_test(test_parse_long_bad),
 		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_sb_counts),
-		cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_str_clip),
-		cmocka_unit_test(test_err_printable), cmocka_unit_test(test_dbg_printable),
+		cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_names_sort_unique),
+		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
+		cmocka_unit_test(test_dbg_printable),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

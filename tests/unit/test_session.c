@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "lib/ksyms.h"
 #include "trace/session.h"
+#include "trace/follow.h"
 #include "trace/span.h"
 
 static const char kallsyms[] = "ffffffff81000000 T ip_send_skb\n"
@@ -306,6 +307,90 @@ static void test_span_refusals(void **state)
 	expect_span_refused(c, "six(comm)", "six(a)", "comm cannot key a span");
 }
 
+static const char follow_syms[] = "ffffffff81000000 T ip_send_skb\n"
+				  "ffffffff81001000 T skb_clone\n"
+				  "ffffffff81002000 T consume_skb\n"
+				  "ffffffff81003000 T make_reply\n"
+				  "ffffffff81004000 T six\n";
+static const char follow_funcs[] = "ip_send_skb\nskb_clone\nconsume_skb\nmake_reply\nsix\n";
+
+/* --follow param over the fixture's skb functions; stderr in c->err. */
+static int follow(struct ctx *c, const struct follow_opts *fo, char *spec)
+{
+	struct plan_opts po = { 0 };
+	int err;
+
+	sym_files_remove(&c->f);
+	assert_int_equal(sym_files_write(&c->f, follow_syms, follow_funcs, ""), 0);
+	open_fixture(c, false, false);
+	stderr_capture_begin(&c->cap);
+	err = follow_plan(&c->s, fo, 1, &spec, &po);
+	stderr_capture_end(&c->cap, c->err, sizeof(c->err));
+	return err;
+}
+
+static void test_follow(void **state)
+{
+	struct follow_opts fo = { .param = "skb" };
+	struct ctx *c = *state;
+	const struct func_plan *p;
+
+	assert_int_equal(follow(c, &fo, "ip_send_skb(skb->len > 1)"), 0);
+	assert_string_equal(c->err, "");
+	assert_int_equal(c->s.nr, 4);
+	/* the start leads with its object, shown as an address */
+	p = &c->s.plans[0];
+	assert_string_equal(p->name, "ip_send_skb");
+	assert_int_equal(p->cfg.flags & KSNOOP_CFG_FOLLOW, KSNOOP_CFG_FOLLOW_START);
+	assert_int_equal(p->cfg.follow_arg, 1);
+	assert_int_equal(p->cfg.emit, KSNOOP_EMIT_ENTRY);
+	assert_string_equal(p->values[0].name, "skb");
+	assert_int_equal(p->values[0].show, SHOW_SCALAR);
+	/* a copy prints at its return and hands its return on */
+	p = find(&c->s, "skb_clone");
+	assert_int_equal(p->cfg.flags & (KSNOOP_CFG_FOLLOW | KSNOOP_CFG_ANY_TASK),
+			 KSNOOP_CFG_FOLLOWED | KSNOOP_CFG_FOLLOW_CLONE | KSNOOP_CFG_ANY_TASK);
+	assert_int_equal(p->cfg.emit, KSNOOP_EMIT_COMBINED);
+	/* a free ends the follow */
+	p = find(&c->s, "consume_skb");
+	assert_int_equal(p->cfg.flags & KSNOOP_CFG_FOLLOW,
+			 KSNOOP_CFG_FOLLOWED | KSNOOP_CFG_FOLLOW_END);
+	/* an skb made from another is no copy: its entry alone, its object the second */
+	p = find(&c->s, "make_reply");
+	assert_int_equal(p->cfg.flags & KSNOOP_CFG_FOLLOW, KSNOOP_CFG_FOLLOWED);
+	assert_int_equal(p->cfg.follow_arg, 1);
+	assert_int_equal(p->cfg.emit, KSNOOP_EMIT_ENTRY);
+	assert_int_equal(p->values[1].show, SHOW_SCALAR);
+	session__close(&c->s);
+	/* --follow-in narrows; the ends stay */
+	fo.in[fo.nr_in++] = "make*";
+	assert_int_equal(follow(c, &fo, "ip_send_skb"), 0);
+	assert_int_equal(c->s.nr, 3);
+	find(&c->s, "make_reply");
+	find(&c->s, "consume_skb");
+	session__close(&c->s);
+}
+
+static void expect_follow_refused(struct ctx *c, const char *param, char *spec, const char *want)
+{
+	struct follow_opts fo = { .param = param };
+
+	if (!follow(c, &fo, spec))
+		fail_msg("--follow %s %s: accepted", param, spec);
+	expect_one_error_line(c->err, want);
+	session__close(&c->s);
+}
+
+static void test_follow_refusals(void **state)
+{
+	struct ctx *c = *state;
+
+	expect_follow_refused(c, "nope", "ip_send_skb", "ip_send_skb has no parameter nope");
+	expect_follow_refused(c, "a", "six", "six's a is not one");
+	expect_follow_refused(c, "skb", "ip_send_skb(return)", "cannot include the return");
+	expect_follow_refused(c, "skb", "*_skb", "starts at one function, not a pattern");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_span_keys),
 		cmocka_unit_test(test_span_refusals),
+		cmocka_unit_test(test_follow),
+		cmocka_unit_test(test_follow_refusals),
 	};
 
 	return cmocka_run_group_tests_name("session", tests, setup, teardown);

@@ -162,7 +162,11 @@ static UNUSED struct btf *fixture_new(struct fixture_ids *id)
 	    add_func(btf, "dup_static", id->int_t, 1, "a", id->int_t) < 0 ||
 	    add_func(btf, "dup_static", 0, 1, "s", id->char_ptr) < 0 ||
 	    add_func(btf, "anon", 0, 1, "s", id->anon_struct) < 0 ||
-	    add_func(btf, "unnamed", id->int_t, 2, "", id->int_t, "", id->char_ptr) < 0)
+	    add_func(btf, "unnamed", id->int_t, 2, "", id->int_t, "", id->char_ptr) < 0 ||
+	    /* --follow skb: a copy, a free, and an skb made from another */
+	    add_func(btf, "skb_clone", id->skb_ptr, 2, "skb", id->skb_ptr, "gfp", id->uint_t) < 0 ||
+	    add_func(btf, "consume_skb", 0, 1, "skb", id->skb_ptr) < 0 ||
+	    add_func(btf, "make_reply", id->skb_ptr, 2, "net", id->net_ptr, "req", id->skb_ptr) < 0)
 		goto fail;
 	return btf;
 fail:

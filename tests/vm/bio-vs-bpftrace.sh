@@ -14,10 +14,11 @@
 # "snoop ksnoop=N len=L dd=D bpftrace=N len=L dd=D": requests, those of
 # 4096 bytes, those a task named dd started.
 #
-#   tests/vm/bio-vs-bpftrace.sh N
+#   tests/vm/bio-vs-bpftrace.sh N [alone]
+# alone: ksnoop's two tracers without bpftrace (whose figures read 0).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-n=$1
+n=$1 alone=${2:-}
 T=$(mktemp -d /tmp/bio-bt.XXXXXX) || exit 125
 kpid= bpid= spid= dev=
 trap 'kill -KILL $kpid $bpid $spid 2>/dev/null; [ -n "$dev" ] && losetup -d "$dev"; rm -rf "$T"' EXIT
@@ -31,7 +32,8 @@ kpid=$SPAWNED
 spawn ksnoop -j trace --from 'blk_mq_start_request(rq, rq->__data_len)' \
 	--to 'blk_mq_end_request(rq, error)' >"$T/s.out" 2>"$T/s.err"
 spid=$SPAWNED
-spawn bpftrace -e 'kprobe:blk_mq_start_request { @start[arg0] = nsecs; @comm[arg0] = comm;
+: >"$T/b.out"
+[ -n "$alone" ] || spawn bpftrace -e 'kprobe:blk_mq_start_request { @start[arg0] = nsecs; @comm[arg0] = comm;
 		@len[arg0] = ((struct request *)arg0)->__data_len; }
 	kprobe:blk_mq_end_request /@start[arg0]/ {
 		@usecs = hist((nsecs - @start[arg0]) / 1000);
@@ -39,10 +41,11 @@ spawn bpftrace -e 'kprobe:blk_mq_start_request { @start[arg0] = nsecs; @comm[arg
 		delete(@start[arg0]); delete(@comm[arg0]); delete(@len[arg0]); }
 	END { clear(@start); clear(@comm); clear(@len); }
 	BEGIN { printf("ready\n"); }' >"$T/b.out" 2>"$T/b.err"
-bpid=$SPAWNED
+[ -n "$alone" ] || bpid=$SPAWNED
 for ((i = 0; i < 1500; i++)); do
-	grep -q Tracing "$T/k.err" && grep -q ready "$T/b.out" && in_epoll $spid && break
-	kill -0 $kpid 2>/dev/null && kill -0 $bpid 2>/dev/null && kill -0 $spid 2>/dev/null ||
+	grep -q Tracing "$T/k.err" && { [ -n "$alone" ] || grep -q ready "$T/b.out"; } &&
+		in_epoll $spid && break
+	kill -0 $kpid $spid 2>/dev/null && { [ -n "$alone" ] || kill -0 $bpid 2>/dev/null; } ||
 		break
 	sleep_s 0.1
 done
@@ -50,7 +53,12 @@ dd if=/dev/zero of="$dev" bs=4096 count="$n" oflag=direct 2>/dev/null
 sync
 kill -INT $spid
 wait $spid
-stop_beside_bpftrace $kpid $bpid
+if [ -n "$alone" ]; then
+	kill -INT $kpid
+	wait $kpid
+else
+	stop_beside_bpftrace $kpid $bpid
+fi
 # the count line of each table; bpftrace's hist has none: sum its buckets
 kcount=$(sed -n 's/^count \([0-9]*\),.*/\1/p' "$T/k.out" | awk '{ s += $1 } END { print s + 0 }')
 buckets() { sed -n 's/^\(\[[^)]*[])]\) *\([1-9][0-9]*\) |.*/\1 \2/p' "$1"; }

@@ -135,13 +135,13 @@ enum ksnoop_cfg_flags {
 	KSNOOP_CFG_FOLLOW_START = 1 << 5,
 	KSNOOP_CFG_FOLLOWED = 1 << 6,
 	KSNOOP_CFG_FOLLOW_END = 1 << 7,
-	/* a FOLLOWED plan returning the type: its return is followed too (skb_clone) */
-	KSNOOP_CFG_FOLLOW_CLONE = 1 << 9,
 	/*
 	 * Filters (-p, --comm, --cpu, --cgroup) pick what starts a span or a
 	 * follow, not where it goes: plans with this run in any task.
 	 */
 	KSNOOP_CFG_ANY_TASK = 1 << 8,
+	/* a FOLLOWED plan that copies the object (skb_clone): its return is followed too */
+	KSNOOP_CFG_FOLLOW_CLONE = 1 << 9,
 };
 
 #define KSNOOP_CFG_SPAN (KSNOOP_CFG_SPAN_FROM | KSNOOP_CFG_SPAN_TO)

@@ -91,3 +91,7 @@ if [ $rc != 0 ]; then
 fi
 cat "$TRACEFS/trace" >"$T/trace"
 python3 "$HERE/kpe-gen-compare.py" "$T/lines" "$T/trace" "$T/ksnoop" "$MIN"
+rc=$?
+# On a mismatch, what ksnoop said of its own events: a loss, or none.
+[ $rc = 0 ] || grep -h -e Warning -e 'events delivered' "$ERRF" | sed 's/^/#   ksnoop: /'
+exit $rc

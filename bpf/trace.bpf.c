@@ -86,6 +86,12 @@ struct {
  */
 const volatile bool late_filters;
 
+/* Past get_cfg: the filters of a plan that does not run in any task. */
+static __always_inline bool plan_filters_pass(struct ksnoop_func_cfg *cfg)
+{
+	return !late_filters || (cfg->flags & KSNOOP_CFG_ANY_TASK) || pass_filters();
+}
+
 /* An event into the ring, or a sample into the aggregates. */
 
 static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
@@ -175,7 +181,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	cfg = get_cfg(id);
 	if (!cfg)
 		return 0;
-	if (late_filters && !(cfg->flags & KSNOOP_CFG_ANY_TASK) && !pass_filters())
+	if (!plan_filters_pass(cfg))
 		return 0;
 	if (follow_mode && (cfg->flags & (KSNOOP_CFG_FOLLOWED | KSNOOP_CFG_FOLLOW_END)) &&
 	    !follow_pass(ctx, regs, cfg, func_args))
@@ -276,7 +282,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	cfg = get_cfg(id);
 	if (!cfg || (trampoline && !fast_preds_pass(ctx, regs, cfg, func_args)))
 		return 0;
-	if (late_filters && !(cfg->flags & KSNOOP_CFG_ANY_TASK) && !pass_filters())
+	if (!plan_filters_pass(cfg))
 		return 0;
 	if (lite_side(cfg, KSNOOP_SIDE_RETURN, trampoline)) {
 		if (cfg->emit & KSNOOP_EMIT_RETURN) {

@@ -62,7 +62,9 @@ check()
 # has LINE WORD: WORD is among the candidates.
 has()
 {
-	if complete_line "$1" | grep -qxF -- "$2"; then
+	# not grep -q: exiting at the first match would end complete_line with
+	# SIGPIPE, which pipefail turns into a failure (seen once under load)
+	if complete_line "$1" | grep -xF -- "$2" >/dev/null; then
 		echo "ok - completion: \"$1\" offers $2"
 	else
 		echo "not ok - completion: \"$1\" does not offer $2"

@@ -135,7 +135,7 @@ parse_result() {
 
 # The endpoint answers with ksnoop's exposition (the drops are always in it).
 endpoint_up() {
-	curl -s --max-time 5 "http://$addr/metrics" 2>/dev/null | grep -q '^ksnoop_lost_samples_total'
+	curl -s --max-time 5 "http://$addr/metrics" 2>/dev/null | grep '^ksnoop_lost_samples_total' >/dev/null
 }
 
 # Prometheus has a good scrape of the target that began after $1 (epoch

@@ -228,4 +228,4 @@ else
 	done
 fi
 echo "# VM suite: $(($(date +%s) - start))s for kernels: ${ENTRIES[*]}"
-! cat "$LOGS"/*.out /dev/null | grep -q '^not ok'
+! cat "$LOGS"/*.out /dev/null | grep '^not ok' >/dev/null

@@ -167,7 +167,7 @@ base_files() {
 	local userland
 	case $GUEST_ROOT in
 	9p)
-		[ -x /bin/busybox ] && ! readelf -l /bin/busybox 2>/dev/null | grep -q INTERP ||
+		[ -x /bin/busybox ] && ! readelf -l /bin/busybox 2>/dev/null | grep INTERP >/dev/null ||
 			die "/bin/busybox is not a static busybox; install busybox-static"
 		BASE_FILES=(/bin/busybox:bin/busybox)
 		;;

@@ -66,6 +66,30 @@ print("\n".join(str(s.getsockname()[1]) for s in socks))
 EOF
 }
 
+# free_port_run N: the first of N consecutive ports free on 127.0.0.1 (the
+# guest script's ports follow each other).
+free_port_run() {
+	python3 - "$1" <<'EOF'
+import random, socket, sys
+n = int(sys.argv[1])
+for _ in range(200):
+    base = random.randrange(20000, 60000 - n)
+    socks = []
+    try:
+        for p in range(base, base + n):
+            s = socket.socket()
+            socks.append(s)
+            s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        for s in socks:
+            s.close()
+    print(base)
+    break
+EOF
+}
+
 # serve HOSTPORT OUT [fail]: start the fixture server; wait for its line.
 serve() {
 	local i
@@ -148,7 +172,7 @@ st=$?
 check "promtool check metrics: no problems" $? "status $st" "$(head -5 "$t/lint")"
 
 # ---- prometheus -------------------------------------------------------------
-prom_cmd "$t" "127.0.0.1:$port" "127.0.0.1:$pport"
+prom_cmd "$t" "127.0.0.1:$pport" "127.0.0.1:$port"
 "${PROM_CMD[@]}" >"$t/prom.log" 2>&1 &
 prom_pid=$!
 pids+=("$prom_pid")
@@ -218,9 +242,9 @@ done
 exit 2
 EOF
 chmod +x "$t/bin/ksnoop"
-mapfile -t ports < <(free_ports 2)
-PATH="$t/bin:$PATH" KSNOOP_PROM_PORT=${ports[0]} PROMETHEUS_PORT=${ports[1]} PROMETHEUS_TIMEOUT=20 \
-	tests/vm/prometheus.sh 'ksnoop_calls_total{skb_len="178"}' true count ip_send_skb >"$t/vm.out" 2>&1
+PATH="$t/bin:$PATH" KSNOOP_PROM_PORT=$(free_port_run 3) PROMETHEUS_TIMEOUT=20 \
+	tests/vm/prometheus.sh 'ksnoop_calls_total{skb_len="178"}' true count ip_send_skb \
+	--next 'count(up{job="ksnoop"} == 1)' true hist ip_send_skb >"$t/vm.out" 2>&1
 st=$?
-[ $st = 0 ] && [ "$(cat "$t/vm.out")" = $'value=5 series=1\nrc=0' ]
-check "tests/vm/prometheus.sh reads a counter back through prometheus" $? "status $st" "$(head -5 "$t/vm.out")"
+[ $st = 0 ] && [ "$(cat "$t/vm.out")" = $'1: value=5 series=2\n2: value=2 series=1\n1: rc=0\n2: rc=0' ]
+check "tests/vm/prometheus.sh reads counters back from two endpoints through one prometheus" $? "status $st" "$(head -5 "$t/vm.out")"

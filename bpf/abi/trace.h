@@ -116,15 +116,14 @@ enum ksnoop_cfg_flags {
 	 */
 	KSNOOP_CFG_LITE = 1 << 1,
 	/*
-	 * Spans (--from, --to): at entry, the first value is the span's key.
+	 * Spans (--from, --to): at entry, the first values are the span's
+	 * key (span_key_width says how many).
 	 * A FROM plan opens the span (its time and its agg key go in the
 	 * spans map), a TO plan closes the open span of an equal key and
 	 * adds its duration to the aggregates under the FROM side's key.
 	 */
 	KSNOOP_CFG_SPAN_FROM = 1 << 2,
 	KSNOOP_CFG_SPAN_TO = 1 << 3,
-	/* the key is the first value's raw word, not the bytes read at it */
-	KSNOOP_CFG_SPAN_KEY_RAW = 1 << 4,
 	/*
 	 * trace --follow: the object is the pointer in argument follow_arg.
 	 * START's calls that pass the predicates add theirs to the followed
@@ -132,16 +131,16 @@ enum ksnoop_cfg_flags {
 	 * not for longer than the time limit), END plans too, and then stop
 	 * following it: the kernel is about to free it.
 	 */
-	KSNOOP_CFG_FOLLOW_START = 1 << 5,
-	KSNOOP_CFG_FOLLOWED = 1 << 6,
-	KSNOOP_CFG_FOLLOW_END = 1 << 7,
+	KSNOOP_CFG_FOLLOW_START = 1 << 4,
+	KSNOOP_CFG_FOLLOWED = 1 << 5,
+	KSNOOP_CFG_FOLLOW_END = 1 << 6,
 	/*
 	 * Filters (-p, --comm, --cpu, --cgroup) pick what starts a span or a
 	 * follow, not where it goes: plans with this run in any task.
 	 */
-	KSNOOP_CFG_ANY_TASK = 1 << 8,
+	KSNOOP_CFG_ANY_TASK = 1 << 7,
 	/* a FOLLOWED plan that copies the object (skb_clone): its return is followed too */
-	KSNOOP_CFG_FOLLOW_CLONE = 1 << 9,
+	KSNOOP_CFG_FOLLOW_CLONE = 1 << 8,
 };
 
 #define KSNOOP_CFG_SPAN (KSNOOP_CFG_SPAN_FROM | KSNOOP_CFG_SPAN_TO)
@@ -194,6 +193,7 @@ enum ksnoop_agg_by {
 #define KSNOOP_STACK_DEPTH 64	    /* frames kept of a kernel stack */
 #define KSNOOP_DEFAULT_MAX_KEYS 10240
 #define KSNOOP_DEFAULT_MAX_SPANS 10240 /* open spans kept in the kernel */
+#define KSNOOP_SPAN_KEY_MAX 4	       /* values in a span's key */
 
 struct ksnoop_agg_cfg {
 	__u8 nr_keys;
@@ -268,7 +268,13 @@ struct ksnoop_func_cfg {
 	 * both sides, so a rejected call costs next to nothing.
 	 */
 	__u8 nr_fast_preds;
-	__u8 err_kind;			 /* enum ksnoop_err_kind: --errors */
+	__u8 err_kind; /* enum ksnoop_err_kind: --errors */
+	/*
+	 * Spans: the key's values, values[0] on; each compared at this many
+	 * bytes (1 to 7: an integer's own; 8: the whole word, which pointers
+	 * and addresses are). 0 past the last.
+	 */
+	__u8 span_key_width[KSNOOP_SPAN_KEY_MAX];
 	__u8 side[2][KSNOOP_MAX_VALUES]; /* indexes into values[], per side */
 	__u8 fast_preds[KSNOOP_MAX_FAST_PREDS];
 	__u8 pred_ops[KSNOOP_MAX_PRED_OPS];
@@ -393,7 +399,7 @@ _Static_assert(sizeof(((struct ksnoop_vrec *)0)->len) == 2 &&
 	       "KSNOOP_VREC_LEN_WORD packs len, idx and flags");
 _Static_assert(sizeof(((struct ksnoop_event *)0)->ts) == 8, "the scratch slot holds an address");
 _Static_assert(KSNOOP_LITE_HDR_SIZE == 48, "lite event header layout");
-_Static_assert(sizeof(struct ksnoop_func_cfg) == 2120, "ksnoop_func_cfg layout");
+_Static_assert(sizeof(struct ksnoop_func_cfg) == 2128, "ksnoop_func_cfg layout");
 
 _Static_assert(sizeof(struct ksnoop_value) == 44, "ksnoop_value layout");
 _Static_assert(sizeof(struct ksnoop_pred) == 80, "ksnoop_pred layout");

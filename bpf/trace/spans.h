@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Spans (--from, --to): two events tied by a key. A FROM plan's call opens
- * a span under its first value; a TO plan's call with an equal first value
- * closes it, and count and hist add the span, timed from FROM to TO, under
+ * a span under its first value, or its first values when the spec wrote
+ * a tuple; a TO plan's call with an equal key closes it, and count and hist add the span, timed from FROM to TO, under
  * the key FROM's call built: its comm, pid or stack, not the closer's.
  *
  * Part of trace.bpf.c, included there in order after the headers before
@@ -22,6 +22,14 @@ const volatile bool spans_mode;
 #endif
 
 /*
+ * The maps' keys are its first 8 bytes per value in the key (user space
+ * sets their key size): one word hashes as fast as before tuples.
+ */
+struct span_key {
+	__u64 v[KSNOOP_SPAN_KEY_MAX];
+};
+
+/*
  * count and hist: a span's time and key. Sized by user space (--max-spans;
  * full, a start is counted and dropped), and so is its value: struct
  * ksnoop_span up to the key's bytes in use, or its time alone without a
@@ -31,7 +39,7 @@ const volatile bool spans_mode;
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u64));
+	__uint(key_size, sizeof(struct span_key));
 	__uint(value_size, sizeof(struct ksnoop_span));
 } spans SEC(".maps");
 
@@ -46,35 +54,42 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, struct span_event);
+	__uint(key_size, sizeof(struct span_key));
+	__uint(value_size, sizeof(struct span_event));
 } span_events SEC(".maps");
 
 /* Into map under key: a start whose key is open restarts the span, counted. */
-static __always_inline void span_open(void *map, __u64 key, void *val)
+static __always_inline void span_open(void *map, struct span_key *key, void *val)
 {
-	long err = bpf_map_update_elem(map, &key, val, BPF_NOEXIST);
+	long err = bpf_map_update_elem(map, key, val, BPF_NOEXIST);
 
 	if (err == -EEXIST) {
 		count_drop(KSNOOP_DROP_RESTART);
-		err = bpf_map_update_elem(map, &key, val, BPF_EXIST);
+		err = bpf_map_update_elem(map, key, val, BPF_EXIST);
 	}
 	if (err)
 		count_drop(KSNOOP_DROP_SPANS);
 }
 
-/* The first value, as wide as its type: a pointer, or an integer. */
-static __always_inline __u64 span_key_width(struct ksnoop_func_cfg *cfg, __u64 k)
+/* A key's value as wide as its type: a pointer's word, an integer's bytes. */
+static __always_inline __u64 span_key_word(__u64 v, __u8 width)
 {
-	__u32 size = cfg->values[0].size;
+	return width && width < 8 ? v & ((1ULL << (width * 8)) - 1) : v;
+}
 
-	if (!(cfg->flags & KSNOOP_CFG_SPAN_KEY_RAW) && size < 8)
-		k &= (1ULL << (size * 8)) - 1;
-	return k;
+/* The key of a call whose values are in vals[], zero past the key's last. */
+static __always_inline void span_key_make(struct ksnoop_func_cfg *cfg, __u64 *vals,
+					  struct span_key *key)
+{
+	int i;
+
+	for (i = 0; i < KSNOOP_SPAN_KEY_MAX; i++)
+		key->v[i] = cfg->span_key_width[i] ? span_key_word(vals[i], cfg->span_key_width[i])
+						   : 0;
 }
 
 static __always_inline void span_start(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
-				       __u64 key, __u64 now)
+				       struct span_key *key, __u64 now)
 {
 	struct ksnoop_span *sp = &s->span;
 
@@ -93,9 +108,9 @@ static __always_inline void span_start(void *ctx, struct scratch *s, struct ksno
  * whose delete succeeds has it (two TOs race). Without a key, its time
  * alone is copied.
  */
-static __always_inline bool span_take(__u64 key, struct ksnoop_span *sp, __u32 room)
+static __always_inline bool span_take(struct span_key *key, struct ksnoop_span *sp, __u32 room)
 {
-	struct ksnoop_span *open = bpf_map_lookup_elem(&spans, &key);
+	struct ksnoop_span *open = bpf_map_lookup_elem(&spans, key);
 	__u64 size = span_value_size;
 
 	if (!open)
@@ -109,7 +124,7 @@ static __always_inline bool span_take(__u64 key, struct ksnoop_span *sp, __u32 r
 			return false;
 		bpf_probe_read_kernel(&sp->key, size - KSNOOP_SPAN_HDR, &open->key);
 	}
-	return !bpf_map_delete_elem(&spans, &key);
+	return !bpf_map_delete_elem(&spans, key);
 }
 
 /* count and hist add a span under its start's key, at the time it ends. */
@@ -124,7 +139,7 @@ static __always_inline void span_add(struct ksnoop_span *sp, __u64 now)
 		count_add(&sp->key, sp->func_id);
 }
 
-static __always_inline void span_end(struct scratch *s, __u64 key, __u64 now)
+static __always_inline void span_end(struct scratch *s, struct span_key *key, __u64 now)
 {
 	if (span_take(key, &s->span, sizeof(s->span)))
 		span_add(&s->span, now);
@@ -150,12 +165,14 @@ static __always_inline void span_fast(void *ctx, struct regs *regs, struct ksnoo
 				      __u32 fid, bool func_args, __u64 now)
 {
 	struct capture_ctx c = { .ctx = ctx, .regs = regs };
-	__u64 key = reg_value(&c, &cfg->values[0], func_args);
+	struct span_key key = {
+		.v[0] = span_key_word(reg_value(&c, &cfg->values[0], func_args),
+				      cfg->span_key_width[0]),
+	};
 	struct fast_span sp;
 
-	key = span_key_width(cfg, key);
 	if (!(cfg->flags & KSNOOP_CFG_SPAN_FROM)) {
-		if (span_take(key, (struct ksnoop_span *)&sp, sizeof(sp)))
+		if (span_take(&key, (struct ksnoop_span *)&sp, sizeof(sp)))
 			span_add((struct ksnoop_span *)&sp, now);
 		return;
 	}
@@ -164,12 +181,12 @@ static __always_inline void span_fast(void *ctx, struct regs *regs, struct ksnoo
 	sp.start_ns = now;
 	sp.func_id = fid;
 	sp.pad = 0;
-	span_open(&spans, key, &sp);
+	span_open(&spans, &key, &sp);
 }
 
 /* trace: the start's whole entry event, its --kstack too, waits for the end. */
-static __always_inline void span_start_event(void *ctx, struct scratch *s, __u64 key, __u64 ra,
-					     bool trampoline)
+static __always_inline void span_start_event(void *ctx, struct scratch *s, struct span_key *key,
+					     __u64 ra, bool trampoline)
 {
 	if (kstack_bytes)
 		append_kstack(ctx, &s->ev, ra, trampoline);
@@ -187,10 +204,10 @@ static __always_inline void span_start_event(void *ctx, struct scratch *s, __u64
  * trace: the end's event, the start's event as its last record, sent as
  * one KSNOOP_EV_SPAN; shorter than --duration, nothing is sent.
  */
-static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 key, __u64 now,
-					   __u64 ra, bool trampoline)
+static __always_inline void span_end_event(void *ctx, struct scratch *s, struct span_key *key,
+					   __u64 now, __u64 ra, bool trampoline)
 {
-	struct ksnoop_event *ev = &s->ev, *start = bpf_map_lookup_elem(&span_events, &key);
+	struct ksnoop_event *ev = &s->ev, *start = bpf_map_lookup_elem(&span_events, key);
 	struct ksnoop_vrec *vr;
 	__u64 size;
 	__u32 off;
@@ -216,7 +233,7 @@ static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 k
 		return;
 	vr = (void *)&ev->data[off];
 	bpf_probe_read_kernel(vr + 1, size, start);
-	if (bpf_map_delete_elem(&span_events, &key))
+	if (bpf_map_delete_elem(&span_events, key))
 		return;
 	if (ev->duration_ns < min_duration_ns)
 		return;
@@ -234,17 +251,18 @@ static __always_inline void span_end_event(void *ctx, struct scratch *s, __u64 k
 static __always_inline void span_event(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
 				       __u64 now, __u64 ra, bool trampoline)
 {
-	__u64 key = span_key_width(cfg, s->scalars[0]);
 	bool from = cfg->flags & KSNOOP_CFG_SPAN_FROM;
+	struct span_key key;
 
+	span_key_make(cfg, s->scalars, &key);
 	if (agg_mode == KSNOOP_AGG_NONE && from)
-		span_start_event(ctx, s, key, ra, trampoline);
+		span_start_event(ctx, s, &key, ra, trampoline);
 	else if (agg_mode == KSNOOP_AGG_NONE)
-		span_end_event(ctx, s, key, now, ra, trampoline);
+		span_end_event(ctx, s, &key, now, ra, trampoline);
 	else if (from)
-		span_start(ctx, s, cfg, key, now);
+		span_start(ctx, s, cfg, &key, now);
 	else
-		span_end(s, key, now);
+		span_end(s, &key, now);
 }
 
 #endif /* KSNOOP_TRACE_SPANS_H */

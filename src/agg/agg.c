@@ -103,7 +103,7 @@ static bool in_register(const struct ksnoop_value *v)
 /*
  * Whether agg_fast or span_fast (bpf/agg/agg.h, bpf/trace/spans.h) can
  * take the sample: see ksnoop_agg_cfg.fast. A span's TO side keys nothing
- * but by its first value.
+ * but by its first value; span_fast makes keys of one value.
  */
 static bool sample_is_fast(const struct func_plan *p, int data_used)
 {
@@ -111,7 +111,8 @@ static bool sample_is_fast(const struct func_plan *p, int data_used)
 	__u32 i, n = cfg->flags & KSNOOP_CFG_SPAN_TO ? 1 : cfg->nr_values;
 
 	if (cfg->emit == KSNOOP_EMIT_COMBINED || data_used > KSNOOP_AGG_FAST_DATA ||
-	    cfg->nr_fast_preds != cfg->nr_preds)
+	    cfg->nr_fast_preds != cfg->nr_preds ||
+	    ((cfg->flags & KSNOOP_CFG_SPAN) && p->key_items > 1))
 		return false;
 	for (i = 0; i < n; i++) {
 		/* fast comparisons read their own operands */
@@ -128,13 +129,13 @@ static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data
 
 	memset(&p->cfg.agg, 0, sizeof(p->cfg.agg));
 	p->cfg.agg.hist_value = KSNOOP_AGG_LATENCY;
-	/* A span's first value is its key; the TO side's values key nothing. */
+	/* A span's first values are its key; the TO side's values key nothing. */
 	if (p->cfg.flags & KSNOOP_CFG_SPAN_TO) {
 		p->cfg.agg.fast = sample_is_fast(p, 0);
 		return 0;
 	}
-	for (i = p->cfg.flags & KSNOOP_CFG_SPAN_FROM ? 1 : 0; i < (int)p->cfg.nr_values && !err;
-	     i++) {
+	for (i = p->cfg.flags & KSNOOP_CFG_SPAN_FROM ? p->key_items : 0;
+	     i < (int)p->cfg.nr_values && !err; i++) {
 		if (p->values[i].hidden)
 			continue;
 		if (hist_value && first >= 0) {

@@ -238,16 +238,29 @@ static __u32 span_value_size(const struct tracer_opts *o)
 	return KSNOOP_SPAN_HDR + (o->agg.keyless ? 0 : o->agg.key_size);
 }
 
-/* The open spans: their times and keys for count and hist, their start events for trace. */
-static int size_span_maps(const struct tracer_opts *o, struct trace_bpf *skel)
+/* A span's key in the maps: a word per value of the key, as many in every plan. */
+static __u32 span_key_size(const struct tracer *t)
 {
+	__u32 i, n = 0;
+
+	for (i = 0; t->opts.spans && t->nr && i < KSNOOP_SPAN_KEY_MAX; i++)
+		n += t->plans[0].cfg.span_key_width[i] != 0;
+	return 8 * (n ?: 1);
+}
+
+/* The open spans: their times and keys for count and hist, their start events for trace. */
+static int size_span_maps(const struct tracer *t, struct trace_bpf *skel)
+{
+	const struct tracer_opts *o = &t->opts;
 	int n = o->max_spans > 0 ? o->max_spans : KSNOOP_DEFAULT_MAX_SPANS;
 	bool agg = o->agg.mode != KSNOOP_AGG_NONE;
 
 	return bpf_map__set_max_entries(skel->maps.spans, o->spans && agg ? n : 1)
+		       ?: bpf_map__set_key_size(skel->maps.spans, span_key_size(t))
 		       ?: bpf_map__set_value_size(skel->maps.spans, span_value_size(o))
 		       ?: bpf_map__set_max_entries(skel->maps.span_events,
 						   o->spans && !agg ? n : 1)
+		       ?: bpf_map__set_key_size(skel->maps.span_events, span_key_size(t))
 		       ?: bpf_map__set_max_entries(skel->maps.followed, o->follow ? n : 1);
 }
 
@@ -503,7 +516,7 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	if (!*err)
 		*err = bpf_map__set_max_entries(skel->maps.func_cfg, max(t->nr, 1))
 			       ?: size_agg_maps(&t->opts.agg, t->nr, skel)
-			       ?: size_span_maps(&t->opts, skel);
+			       ?: size_span_maps(t, skel);
 	if (!*err && !kfeat_has(t->feat, KFEAT_TASK_STORAGE))
 		*err = task_table(skel->maps.tasks);
 	if (!*err)
@@ -1685,13 +1698,13 @@ int tracer__open_spans(const struct tracer *t)
 	int fd = bpf_map__fd(t->opts.agg.mode == KSNOOP_AGG_NONE ? o->maps.span_events
 								 : o->maps.spans),
 	    n = 0;
-	__u64 key, next;
-	int err = bpf_map_get_next_key(fd, NULL, &next);
+	__u64 key[KSNOOP_SPAN_KEY_MAX], next[KSNOOP_SPAN_KEY_MAX];
+	int err = bpf_map_get_next_key(fd, NULL, next);
 
 	while (!err) {
 		n++;
-		key = next;
-		err = bpf_map_get_next_key(fd, &key, &next);
+		memcpy(key, next, sizeof(key));
+		err = bpf_map_get_next_key(fd, key, next);
 	}
 	return err == -ENOENT ? n : err;
 }

@@ -1071,6 +1071,12 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	plan->nr_args = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
 	plan->cfg.nr_args = plan->nr_args;
 	plan->bare = !spec->has_list;
+	if (spec->key_items && !opts->span) {
+		p_err("%s: a tuple '(a, b)' keys a span: only specs of --from and --to start with one",
+		      spec->func);
+		return -EINVAL;
+	}
+	plan->key_items = spec->key_items ?: 1;
 	/* A bare count or hist counts calls: it captures nothing. */
 	if (plan->bare && opts->follow)
 		err = add_follow_params(plan, opts->follow_copies);

@@ -41,6 +41,7 @@ struct func_plan {
 	bool bare;	/* "name" without a list: all args and return */
 	bool from_glob; /* expanded from a wildcard */
 	int spec_idx;	/* the FUNC argument it came from */
+	int key_items;	/* spans: values[0 .. key_items - 1] are the key */
 	struct plan_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_func_cfg cfg;
 	bool preds_fast; /* no comparison but fast ones (cfg.fast_preds) */
@@ -71,6 +72,7 @@ struct plan_opts {
 	bool follow;
 	/* and the return, where it points to this type (vmlinux's id; 0: never) */
 	__u32 follow_copies;
+	bool span; /* --from, --to: the spec may start with a key tuple */
 };
 
 /* Value i shows the pointer it holds, reading nothing there. */

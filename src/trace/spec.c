@@ -474,6 +474,81 @@ static bool parse_func_name(struct parser *p, struct spec *spec)
 	return spec->func != NULL;
 }
 
+/*
+ * Whether the '(' at the token opens a tuple: a ',' inside it, outside
+ * any deeper bracket or string, before its ')'.
+ */
+static bool at_tuple(const struct parser *p)
+{
+	const char *q = p->s + p->tok.pos + 1;
+	int depth = 0;
+
+	if (p->tok.kind != T_LPAREN)
+		return false;
+	for (; *q; q++) {
+		if (*q == '"') {
+			while (*++q && *q != '"')
+				if (*q == '\\' && q[1])
+					q++;
+			if (!*q)
+				return false;
+		} else if (*q == '(' || *q == '[') {
+			depth++;
+		} else if (*q == ')' || *q == ']') {
+			if (!depth--)
+				return false;
+		} else if (*q == ',' && !depth) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "(a, b)" as the first item: a span's key of several values, flattened. */
+static bool parse_tuple(struct parser *p, struct spec *spec)
+{
+	int open = p->tok.pos;
+
+	next(p);
+	for (;;) {
+		struct spec_item *it = &spec->items[spec->nr_items];
+
+		if (spec->nr_items >= SPEC_MAX_TUPLE) {
+			fail(p, open, "a key of more than %d values", SPEC_MAX_TUPLE);
+			return false;
+		}
+		spec->nr_items++;
+		if (!parse_item(p, it))
+			return false;
+		if (it->is_pred) {
+			fail(p, open + 1, "a key's values are values, not comparisons");
+			return false;
+		}
+		if (p->tok.kind == T_RPAREN)
+			break;
+		if (p->tok.kind != T_COMMA) {
+			fail(p, p->tok.pos, "expected ',' or ')' in the key");
+			return false;
+		}
+		next(p);
+	}
+	spec->key_items = spec->nr_items;
+	next(p);
+	return true;
+}
+
+/* One item, or the key tuple that only the first may be. */
+static bool parse_next_item(struct parser *p, struct spec *spec)
+{
+	if (!at_tuple(p))
+		return parse_item(p, &spec->items[spec->nr_items++]);
+	if (spec->nr_items) {
+		fail(p, p->tok.pos, "only the first item can be a tuple: a span's key");
+		return false;
+	}
+	return parse_tuple(p, spec);
+}
+
 static bool parse_items(struct parser *p, struct spec *spec)
 {
 	spec->has_list = true;
@@ -487,7 +562,7 @@ static bool parse_items(struct parser *p, struct spec *spec)
 			fail(p, p->tok.pos, "more than %d arguments", SPEC_MAX_ITEMS);
 			return false;
 		}
-		if (!parse_item(p, &spec->items[spec->nr_items++]))
+		if (!parse_next_item(p, spec))
 			return false;
 		if (p->tok.kind == T_RPAREN)
 			break;

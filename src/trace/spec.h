@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * FUNC spec text -> syntax tree, without BTF:
- *   name | name(item, ...)
+ *   name | name(item, ...) | name((path, path, ...), item, ...)
  *   item := path | pred
  *   path := ['(' type ')'] ident { '->' ident | '.' ident | '[' int ']' }
  *   pred := and { '||' and };  and := prim { '&&' prim }
@@ -17,6 +17,7 @@
 #define SPEC_MAX_ITEMS 16  /* comma-separated items */
 #define SPEC_MAX_STEPS 16  /* components of one path */
 #define SPEC_MAX_PRED_NODES 32
+#define SPEC_MAX_TUPLE 4 /* values of a key tuple */
 
 enum spec_step_kind {
 	STEP_ARROW, /* ->member */
@@ -64,6 +65,7 @@ struct spec {
 	bool has_list; /* "name(...)" rather than bare "name" */
 	struct spec_item items[SPEC_MAX_ITEMS];
 	int nr_items;
+	int key_items; /* "(a, b)" first: a span's key of items[0 .. key_items - 1] */
 };
 
 struct spec_error {

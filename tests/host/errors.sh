@@ -297,6 +297,11 @@ one count --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb->len)'
 one count --from 'ip_send_skb(skb, return)' --to 'ip_send_skb(skb)'
 one count --from 'ip_send_skb(' --to 'ip_send_skb(skb)'
 one count --max-spans 0 --from 'ip_send_skb(skb)' --to 'ip_send_skb(skb)'
+one trace 'ip_send_skb((skb, skb->len))'
+one count --from 'ip_send_skb((skb, skb->len))' --to 'ip_send_skb(skb)'
+one count --from 'ip_send_skb((skb, skb->len == 3))' --to 'ip_send_skb(skb)'
+one count --from 'ip_send_skb((skb, skb->len, skb->sk, skb->dev, skb->data))' --to 'ip_send_skb(skb)'
+one count --from 'ip_send_skb(net, (skb, skb->len))' --to 'ip_send_skb(skb)'
 one trace --follow skb
 one trace --follow skb ip_send_skb udp_send_skb
 one trace --follow nope ip_send_skb

@@ -71,17 +71,23 @@ static void open_fixture(struct ctx *c, bool stack_mode, bool graph)
 }
 
 /* session__plan over argv (NULL-terminated), stderr kept in c->err. */
-static int plan(struct ctx *c, char **argv)
+static int plan_with(struct ctx *c, char **argv, const struct plan_opts *po)
 {
-	struct plan_opts po = { 0 };
 	int argc = 0, err;
 
 	while (argv[argc])
 		argc++;
 	stderr_capture_begin(&c->cap);
-	err = session__plan(&c->s, argc, argv, &po);
+	err = session__plan(&c->s, argc, argv, po);
 	stderr_capture_end(&c->cap, c->err, sizeof(c->err));
 	return err;
+}
+
+static int plan(struct ctx *c, char **argv)
+{
+	struct plan_opts po = { 0 };
+
+	return plan_with(c, argv, &po);
 }
 
 static const struct func_plan *find(const struct session *s, const char *name)
@@ -252,11 +258,12 @@ static void test_append(void **state)
 static int spans(struct ctx *c, char *from, char *to)
 {
 	char *f[] = { from, NULL }, *t[] = { to, NULL };
+	struct plan_opts po = { .span = true };
 	int err;
 
 	open_fixture(c, false, false);
-	assert_int_equal(plan(c, f), 0);
-	assert_int_equal(plan(c, t), 0);
+	assert_int_equal(plan_with(c, f, &po), 0);
+	assert_int_equal(plan_with(c, t, &po), 0);
 	stderr_capture_begin(&c->cap);
 	err = span_mark_plans(&c->s, 1);
 	stderr_capture_end(&c->cap, c->err, sizeof(c->err));
@@ -272,10 +279,11 @@ static void test_span_keys(void **state)
 	assert_int_equal(spans(c, "ip_send_skb(skb)", "ip_send_skb(skb, net)"), 0);
 	from = &c->s.plans[0].cfg;
 	to = &c->s.plans[1].cfg;
-	assert_int_equal(from->flags & (KSNOOP_CFG_SPAN | KSNOOP_CFG_SPAN_KEY_RAW),
-			 KSNOOP_CFG_SPAN_FROM | KSNOOP_CFG_SPAN_KEY_RAW);
-	assert_int_equal(to->flags & (KSNOOP_CFG_SPAN | KSNOOP_CFG_SPAN_KEY_RAW),
-			 KSNOOP_CFG_SPAN_TO | KSNOOP_CFG_SPAN_KEY_RAW);
+	assert_int_equal(from->flags & KSNOOP_CFG_SPAN, KSNOOP_CFG_SPAN_FROM);
+	assert_int_equal(to->flags & KSNOOP_CFG_SPAN, KSNOOP_CFG_SPAN_TO);
+	/* the whole word, and nothing past the key's one value */
+	assert_memory_equal(from->span_key_width, ((__u8[]){ 8, 0, 0, 0 }), 4);
+	assert_memory_equal(to->span_key_width, ((__u8[]){ 8, 0, 0, 0 }), 4);
 	assert_int_equal(from->values[0].flags & KSNOOP_V_READ, 0);
 	/* and shown as the pointer it is: struct sk_buff * */
 	assert_int_equal(c->s.plans[0].values[0].show, SHOW_SCALAR);
@@ -284,8 +292,31 @@ static void test_span_keys(void **state)
 	session__close(&c->s);
 	/* integers: a register, or a member read through a pointer */
 	assert_int_equal(spans(c, "six(a)", "ip_send_skb(skb->len)"), 0);
-	assert_int_equal(c->s.plans[0].cfg.flags & KSNOOP_CFG_SPAN_KEY_RAW, 0);
+	assert_int_equal(c->s.plans[0].cfg.span_key_width[0], 4);
 	assert_true(c->s.plans[1].cfg.values[0].flags & KSNOOP_V_READ);
+	session__close(&c->s);
+}
+
+static void test_span_tuple_keys(void **state)
+{
+	struct ctx *c = *state;
+	const struct func_plan *from, *to;
+
+	/* each value of the tuple at its own width; what follows keys nothing */
+	assert_int_equal(
+		spans(c, "ip_send_skb((skb, skb->len), net)", "ip_send_skb((skb, skb->len))"), 0);
+	from = &c->s.plans[0];
+	to = &c->s.plans[1];
+	assert_int_equal(from->key_items, 2);
+	assert_int_equal(to->key_items, 2);
+	assert_memory_equal(from->cfg.span_key_width, ((__u8[]){ 8, 4, 0, 0 }), 4);
+	assert_memory_equal(to->cfg.span_key_width, ((__u8[]){ 8, 4, 0, 0 }), 4);
+	assert_int_equal(from->cfg.nr_values, 3);
+	assert_string_equal(from->values[2].name, "net");
+	session__close(&c->s);
+	/* four values, the most a key holds */
+	assert_int_equal(spans(c, "six((a, b, c, d))", "six((f, e, d, c))"), 0);
+	assert_memory_equal(c->s.plans[1].cfg.span_key_width, ((__u8[]){ 4, 4, 4, 4 }), 4);
 	session__close(&c->s);
 }
 
@@ -305,6 +336,24 @@ static void test_span_refusals(void **state)
 			    "six: its key a is an integer, ip_send_skb's a pointer");
 	expect_span_refused(c, "six(a, return)", "six(a)", "its values cannot include the return");
 	expect_span_refused(c, "six(comm)", "six(a)", "comm cannot key a span");
+}
+
+static void test_span_tuple_refusals(void **state)
+{
+	struct ctx *c = *state;
+	char *argv[] = { "six((a, b))", NULL };
+
+	expect_span_refused(c, "six((a, b))", "six(a)",
+			    "six: its key has 1 value, six's 2: they never match");
+	expect_span_refused(c, "ip_send_skb((skb, skb->len))", "ip_send_skb((skb->len, skb))",
+			    "ip_send_skb: its key skb->len is an integer, ip_send_skb's a pointer");
+	expect_span_refused(c, "six((a, comm))", "six((a, b))", "comm cannot key a span");
+	/* outside a span, a tuple has nothing to key */
+	open_fixture(c, false, false);
+	assert_int_equal(plan(c, argv), -EINVAL);
+	expect_one_error_line(c->err, "six: a tuple '(a, b)' keys a span: only specs of --from "
+				      "and --to start with one");
+	session__close(&c->s);
 }
 
 static const char follow_syms[] = "ffffffff81000000 T ip_send_skb\n"
@@ -404,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_span_keys),
 		cmocka_unit_test(test_span_refusals),
+		cmocka_unit_test(test_span_tuple_keys),
+		cmocka_unit_test(test_span_tuple_refusals),
 		cmocka_unit_test(test_follow),
 		cmocka_unit_test(test_follow_refusals),
 	};

@@ -222,6 +222,55 @@ static void test_grouping_vs_cast(void **state)
 	spec_free(&s);
 }
 
+static void test_key_tuples(void **state)
+{
+	struct spec s;
+
+	(void)state;
+	/* flattened into the first items, the rest after them */
+	parse_ok("f((sk, current->pid), len, x == 2)", &s);
+	assert_int_equal(s.key_items, 2);
+	assert_int_equal(s.nr_items, 4);
+	assert_string_equal(s.items[0].path.base, "sk");
+	assert_string_equal(s.items[1].path.text, "current->pid");
+	assert_string_equal(s.items[2].path.base, "len");
+	assert_true(s.items[3].is_pred);
+	spec_free(&s);
+
+	/* a cast, an index and a string comparison's comma-free text inside */
+	parse_ok("f(((struct tcp_sock *)sk->x, a[2], b), c == \"(,)\")", &s);
+	assert_int_equal(s.key_items, 3);
+	assert_string_equal(s.items[0].path.cast, "struct tcp_sock *");
+	assert_int_equal(s.items[1].path.steps[0].index, 2);
+	assert_true(s.items[3].is_pred);
+	assert_string_equal(s.items[3].pred->str, "(,)");
+	spec_free(&s);
+
+	/* four values, the most */
+	parse_ok("f((a, b, c, d))", &s);
+	assert_int_equal(s.key_items, 4);
+	spec_free(&s);
+
+	/* a group with no comma is no tuple */
+	parse_ok("f((a), b)", &s);
+	assert_int_equal(s.key_items, 0);
+	spec_free(&s);
+	parse_ok("f((a == 1 || b == 2))", &s);
+	assert_int_equal(s.key_items, 0);
+	spec_free(&s);
+}
+
+static void test_key_tuple_errors(void **state)
+{
+	(void)state;
+	parse_err("f((a, b, c, d, e))", 2, "a key of more than 4 values");
+	parse_err("f((a == 1, b))", 3, "a key's values are values, not comparisons");
+	parse_err("f(x, (a, b))", 5, "only the first item can be a tuple: a span's key");
+	parse_err("f((a, b)", 8, "missing ')'");
+	parse_err("f((a, ))", 6, "empty argument");
+	parse_err("f((a b, c))", 5, "expected ',' or ')' in the key");
+}
+
 static void test_predicates(void **state)
 {
 	static const struct {
@@ -526,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_bare_name),	 cmocka_unit_test(test_args_and_return),
 		cmocka_unit_test(test_member_paths),	 cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_grouping_vs_cast), cmocka_unit_test(test_predicates),
+		cmocka_unit_test(test_key_tuples),	 cmocka_unit_test(test_key_tuple_errors),
 		cmocka_unit_test(test_strings),		 cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_path_errors),	 cmocka_unit_test(test_number_errors),
 		cmocka_unit_test(test_predicate_errors), cmocka_unit_test(test_cast_errors),

@@ -367,6 +367,12 @@ enum ksnoop_drop_reason {
 	KSNOOP_DROP_RESTART,	 /* spans: a start with its key already open restarted it */
 	KSNOOP_DROP_FOLLOW,	 /* --follow: the followed-object table is full */
 	KSNOOP_DROP_FOLLOW_TIME, /* --follow: an object followed past the time limit */
+	/*
+	 * Calls the kernel made without running the program, counted by the
+	 * kernel, not here: a probe or the program was already running on
+	 * that CPU. User space reads them (backend.c, kernel_missed).
+	 */
+	KSNOOP_DROP_KERNEL,
 	KSNOOP_DROP_NR,
 };
 

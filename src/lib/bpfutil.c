@@ -228,3 +228,68 @@ int bpfutil_wait_programs(void)
 	close(inner);
 	return err;
 }
+
+__u64 bpfutil_prog_missed(int prog_fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (prog_fd <= 0 || bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/*
+ * The parts of struct bpf_link_info that carry a probe's missed count
+ * (Linux 6.7), laid out as the kernel's ABI has them: this system's uapi
+ * header may predate them.
+ */
+struct link_missed_info {
+	__u32 type;
+	__u32 id;
+	__u32 prog_id;
+	__u32 pad;
+	union {
+		struct {
+			__u64 addrs;
+			__u32 count;
+			__u32 flags;
+			__u64 missed;
+			__u64 cookies;
+		} kprobe_multi;
+		struct {
+			__u32 type;
+			__u32 pad;
+			__u64 func_name;
+			__u32 name_len;
+			__u32 offset;
+			__u64 addr;
+			__u64 missed;
+			__u64 cookie;
+		} perf_event;
+	};
+};
+
+enum {
+	LINK_KPROBE_MULTI = 8,	 /* BPF_LINK_TYPE_KPROBE_MULTI */
+	LINK_PERF_EVENT = 7,	 /* BPF_LINK_TYPE_PERF_EVENT */
+	PERF_EVENT_KPROBE = 3,	 /* BPF_PERF_EVENT_KPROBE */
+	PERF_EVENT_KRETPROBE = 4 /* BPF_PERF_EVENT_KRETPROBE */
+};
+
+__u64 bpfutil_link_missed(int link_fd)
+{
+	struct link_missed_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (link_fd <= 0 || bpf_obj_get_info_by_fd(link_fd, &info, &len))
+		return 0;
+	if (info.type == LINK_KPROBE_MULTI)
+		return info.kprobe_multi.missed;
+	if (info.type == LINK_PERF_EVENT && (info.perf_event.type == PERF_EVENT_KPROBE ||
+					     info.perf_event.type == PERF_EVENT_KRETPROBE))
+		return info.perf_event.missed;
+	return 0;
+}

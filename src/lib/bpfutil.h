@@ -3,6 +3,8 @@
 #ifndef KSNOOP_BPFUTIL_H
 #define KSNOOP_BPFUTIL_H
 
+#include <linux/types.h>
+
 #include "lib/util.h"
 
 /*
@@ -62,5 +64,19 @@ int bpfutil_perf_attach(int prog_fd, int perf_fd);
  * the kernel's selftests trigger it). 0 or a negative errno.
  */
 int bpfutil_wait_programs(void);
+
+/*
+ * Calls the kernel made without running a program: it was already
+ * running on that CPU (the program's recursion_misses, from 5.12 on), 0
+ * where the kernel does not count them.
+ */
+__u64 bpfutil_prog_missed(int prog_fd);
+
+/*
+ * Calls a kprobe.multi or kprobe link's probe let pass without running its
+ * handler at all (another probe on the CPU, no room for a return probe):
+ * the link's missed count, from 6.7 on; 0 for other links and kernels.
+ */
+__u64 bpfutil_link_missed(int link_fd);
 
 #endif

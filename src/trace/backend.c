@@ -1662,6 +1662,7 @@ const char *const tracer_drop_names[KSNOOP_DROP_NR] = {
 	[KSNOOP_DROP_RESTART] = "span restarted before its end",
 	[KSNOOP_DROP_FOLLOW] = "followed-object table full",
 	[KSNOOP_DROP_FOLLOW_TIME] = "follows cut by --follow-time",
+	[KSNOOP_DROP_KERNEL] = "calls the kernel skipped: a probe already running on the CPU",
 };
 
 int tracer__agg_fd(const struct tracer *t)
@@ -1714,6 +1715,45 @@ int tracer__stacks_fd(const struct tracer *t)
 	return bpf_map__fd(t->owner->maps.stacks);
 }
 
+static __u64 skel_missed(const struct trace_bpf *skel)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	if (!skel)
+		return 0;
+	bpf_object__for_each_program(p, skel->obj)
+		n += bpfutil_prog_missed(bpf_program__fd(p));
+	return n;
+}
+
+static __u64 link_missed(const struct bpf_link *l)
+{
+	return l ? bpfutil_link_missed(bpf_link__fd(l)) : 0;
+}
+
+/*
+ * What the kernel counted of the calls it made without running ours: each
+ * program's misses and each probe link's (see lib/bpfutil.h).
+ */
+static __u64 kernel_missed(const struct tracer *t)
+{
+	__u64 n = skel_missed(t->owner) + skel_missed(t->fentry_tmpl) +
+		  skel_missed(t->clone_tmpl[0]) + skel_missed(t->clone_tmpl[1]) +
+		  link_missed(t->multi_entry) + link_missed(t->multi_ret);
+	int i, side;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct func_state *fs = &t->fs[i];
+
+		n += skel_missed(fs->skel) + link_missed(fs->entry) + link_missed(fs->ret);
+		for (side = 0; side < 2; side++)
+			n += bpfutil_prog_missed(fs->prog_fds[side]) +
+			     bpfutil_link_missed(fs->link_fds[side]);
+	}
+	return n;
+}
+
 int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])
 {
 	int fd = bpf_map__fd(t->owner->maps.drops);
@@ -1731,6 +1771,7 @@ int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])
 			drops[r] += vals[c];
 	}
 	free(vals);
+	drops[KSNOOP_DROP_KERNEL] = kernel_missed(t);
 	return 0;
 }
 

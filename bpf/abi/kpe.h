@@ -143,6 +143,7 @@ struct kpe_kstack {
 enum kpe_drop {
 	KPE_DROP_RINGBUF, /* ring buffer full */
 	KPE_DROP_STACK,	  /* --kstack: the stack was not taken (shown without it) */
+	KPE_DROP_KERNEL, /* calls the kernel skipped, counted by the kernel (user space reads them) */
 	KPE_DROP_NR,
 };
 

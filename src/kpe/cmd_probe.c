@@ -52,6 +52,8 @@ struct kpe_session {
 	int nr;
 	struct kpe_bpf *skel;
 	struct bpf_link **links;
+	__u64 missed_at_detach; /* what the kernel skipped, kept as the links go */
+	bool detached;
 	struct ring_loop *ring;
 	struct strbuf line;
 	struct strbuf scratch; /* -j: a field's text */
@@ -460,7 +462,22 @@ static int handle_event(void *ctx, const void *data, size_t size)
 static const char *const drop_names[KPE_DROP_NR] = {
 	[KPE_DROP_RINGBUF] = "ring buffer full",
 	[KPE_DROP_STACK] = "kernel stack not taken",
+	[KPE_DROP_KERNEL] = "calls the kernel skipped: a probe already running on the CPU",
 };
+
+/* What the kernel counted of the calls it made without running ours (lib/bpfutil.h). */
+static __u64 kernel_missed(const struct kpe_session *s)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+	int i;
+
+	bpf_object__for_each_program(p, s->skel->obj)
+		n += bpfutil_prog_missed(bpf_program__fd(p));
+	for (i = 0; s->links && i < s->nr; i++)
+		n += s->links[i] ? bpfutil_link_missed(bpf_link__fd(s->links[i])) : 0;
+	return n;
+}
 
 static int read_drops(void *ctx, __u64 *drops)
 {
@@ -480,6 +497,7 @@ static int read_drops(void *ctx, __u64 *drops)
 			drops[why] += vals[c];
 	}
 	free(vals);
+	drops[KPE_DROP_KERNEL] = s->detached ? s->missed_at_detach : kernel_missed(s);
 	return err;
 }
 
@@ -519,6 +537,9 @@ static void detach_all(struct kpe_session *s)
 {
 	int i;
 
+	if (!s->detached && s->skel)
+		s->missed_at_detach = kernel_missed(s);
+	s->detached = true;
 	for (i = 0; s->links && i < s->nr; i++) {
 		bpf_link__destroy(s->links[i]);
 		s->links[i] = NULL;

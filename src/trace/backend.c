@@ -51,6 +51,9 @@ struct tracer {
 	bool has_multi;	     /* kprobe.multi programs loaded */
 	struct bpf_link *multi_entry, *multi_ret;
 	struct bpf_link *exit_link;
+	/* what the kernel skipped, kept at detach: its counts go with the links */
+	__u64 missed_at_detach;
+	bool detached;
 	int nr_cpus;
 	int ring_fd; /* once created, or negative */
 	unsigned long ring_size;
@@ -1609,12 +1612,54 @@ int tracer__attach(struct tracer *t)
 	return 0;
 }
 
+static __u64 skel_missed(const struct trace_bpf *skel)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	if (!skel)
+		return 0;
+	bpf_object__for_each_program(p, skel->obj)
+		n += bpfutil_prog_missed(bpf_program__fd(p));
+	return n;
+}
+
+static __u64 link_missed(const struct bpf_link *l)
+{
+	return l ? bpfutil_link_missed(bpf_link__fd(l)) : 0;
+}
+
+/*
+ * What the kernel counted of the calls it made without running ours: each
+ * program's misses and each probe link's (see lib/bpfutil.h).
+ */
+static __u64 kernel_missed(const struct tracer *t)
+{
+	__u64 n = skel_missed(t->owner) + skel_missed(t->fentry_tmpl) +
+		  skel_missed(t->clone_tmpl[0]) + skel_missed(t->clone_tmpl[1]) +
+		  link_missed(t->multi_entry) + link_missed(t->multi_ret);
+	int i, side;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct func_state *fs = &t->fs[i];
+
+		n += skel_missed(fs->skel) + link_missed(fs->entry) + link_missed(fs->ret);
+		for (side = 0; side < 2; side++)
+			n += bpfutil_prog_missed(fs->prog_fds[side]) +
+			     bpfutil_link_missed(fs->link_fds[side]);
+	}
+	return n;
+}
+
 void tracer__detach(struct tracer *t)
 {
 	int i;
 
 	if (!t)
 		return;
+	if (!t->detached)
+		t->missed_at_detach = kernel_missed(t);
+	t->detached = true;
 	bpf_link__destroy(t->multi_ret);
 	bpf_link__destroy(t->multi_entry);
 	t->multi_ret = t->multi_entry = NULL;
@@ -1715,45 +1760,6 @@ int tracer__stacks_fd(const struct tracer *t)
 	return bpf_map__fd(t->owner->maps.stacks);
 }
 
-static __u64 skel_missed(const struct trace_bpf *skel)
-{
-	struct bpf_program *p;
-	__u64 n = 0;
-
-	if (!skel)
-		return 0;
-	bpf_object__for_each_program(p, skel->obj)
-		n += bpfutil_prog_missed(bpf_program__fd(p));
-	return n;
-}
-
-static __u64 link_missed(const struct bpf_link *l)
-{
-	return l ? bpfutil_link_missed(bpf_link__fd(l)) : 0;
-}
-
-/*
- * What the kernel counted of the calls it made without running ours: each
- * program's misses and each probe link's (see lib/bpfutil.h).
- */
-static __u64 kernel_missed(const struct tracer *t)
-{
-	__u64 n = skel_missed(t->owner) + skel_missed(t->fentry_tmpl) +
-		  skel_missed(t->clone_tmpl[0]) + skel_missed(t->clone_tmpl[1]) +
-		  link_missed(t->multi_entry) + link_missed(t->multi_ret);
-	int i, side;
-
-	for (i = 0; i < t->nr; i++) {
-		const struct func_state *fs = &t->fs[i];
-
-		n += skel_missed(fs->skel) + link_missed(fs->entry) + link_missed(fs->ret);
-		for (side = 0; side < 2; side++)
-			n += bpfutil_prog_missed(fs->prog_fds[side]) +
-			     bpfutil_link_missed(fs->link_fds[side]);
-	}
-	return n;
-}
-
 int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])
 {
 	int fd = bpf_map__fd(t->owner->maps.drops);
@@ -1771,7 +1777,7 @@ int tracer__read_drops(const struct tracer *t, __u64 drops[KSNOOP_DROP_NR])
 			drops[r] += vals[c];
 	}
 	free(vals);
-	drops[KSNOOP_DROP_KERNEL] = kernel_missed(t);
+	drops[KSNOOP_DROP_KERNEL] = t->detached ? t->missed_at_detach : kernel_missed(t);
 	return 0;
 }
 

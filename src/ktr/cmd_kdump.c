@@ -187,18 +187,18 @@ static FILE *open_output(const char *path, int in_fd)
 	return f;
 }
 
-/* Close out (stdout is flushed): 0, or -EIO after saying so. */
+/* Close -o's file: 0, or -EIO after saying so. Stdout is checked at exit. */
 static int close_output(FILE *out, const char *path, bool quiet)
 {
 	char clip[CLIP_BUF];
-	int bad = fflush(out) || ferror(out);
+	int bad;
 
-	if (out != stdout)
-		bad |= fclose(out);
+	if (out == stdout)
+		return 0;
+	bad = fflush(out) || ferror(out);
+	bad |= fclose(out);
 	if (bad && !quiet)
-		p_err("cannot write %s%s%s: %s", path ? "'" : "",
-		      path ? str_clip(path, clip) : "standard output", path ? "'" : "",
-		      strerror(errno ? errno : EIO));
+		p_err("cannot write '%s': %s", str_clip(path, clip), strerror(errno ? errno : EIO));
 	return bad ? -EIO : 0;
 }
 

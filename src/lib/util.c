@@ -192,10 +192,6 @@ void raise_fd_limit(void)
 		p_dbg("cannot raise the open file limit: %s", strerror(errno));
 }
 
-/*
- * Flush stdout. A reader that went away (| head) ends a trace quietly (1);
- * any other failure, such as a full disk, would lose events: say so.
- */
 long long clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -204,23 +200,48 @@ long long clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Said once: a trace that failed to write must not say so again at exit. */
+static int stdout_error;
+
+/* 1 for EPIPE, else -e after one error line (-EIO when e is 0). */
+static int stdout_failed(int e)
+{
+	if (e == EPIPE)
+		return 1;
+	if (stdout_error)
+		return stdout_error;
+	/* An earlier write failed and nothing is left to retry: no errno. */
+	if (!e)
+		p_err("writing the output failed");
+	else
+		p_err("writing the output: %s", strerror(e));
+	stdout_error = e ? -e : -EIO;
+	return stdout_error;
+}
+
 int flush_stdout(void)
 {
-	int e;
-
 	errno = 0;
 	if (!fflush(stdout) && !ferror(stdout))
 		return 0;
-	e = errno;
-	if (e == EPIPE)
-		return 1;
-	/* An earlier write failed and nothing is left to retry: no errno. */
-	if (!e) {
-		p_err("writing the output failed");
-		return -EIO;
-	}
-	p_err("writing the output: %s", strerror(e));
-	return -e;
+	return stdout_failed(errno);
+}
+
+int finish_stdout(void)
+{
+	int err = flush_stdout(), fd;
+
+	if (err)
+		return err;
+	/*
+	 * close(2) reports what write(2) may not (NFS writes back at close).
+	 * A copy is closed, so stdout stays open for whoever runs us again (the
+	 * unit tests); no copy is a closed stdout nothing was written to.
+	 */
+	fd = dup(STDOUT_FILENO);
+	if (fd >= 0 && close(fd))
+		return stdout_failed(errno);
+	return 0;
 }
 
 int parse_long(const char *s, long long min, long long max, long long *out)

@@ -53,7 +53,14 @@ extern volatile sig_atomic_t stop_signal;
 extern volatile sig_atomic_t stop_count;
 int setup_stop_signals(void);
 void raise_fd_limit(void);
+/*
+ * Flush stdout. A reader that went away (| head) ends output quietly (1);
+ * any other failure, such as a full disk, loses output: one error line
+ * (once per run) and -errno.
+ */
 int flush_stdout(void);
+/* The same at exit, where a failed close(2) is an error too. */
+int finish_stdout(void);
 /* Root's private run-time directory: ktrace's state files, symbol copies. */
 #define KSNOOP_RUN_DIR "/run/ksnoop"
 /*

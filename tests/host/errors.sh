@@ -161,6 +161,47 @@ for b in nope "" FENTRY "$A20K"; do
 	one -b "$b" info ip_send_skb
 done
 
+# --- output that cannot be written --------------------------------------
+# Into /dev/full or a closed stdout: one error, a non-zero exit, in every
+# command that prints (checked once at exit, for all of them).
+# lost HOW ARGS...: HOW is "full" or "closed"
+lost() {
+	local how=$1 why
+	shift
+	if [ "$how" = full ]; then
+		timeout -k 5 $TIMEOUT "${RUN[@]}" "$KS" "$@" >/dev/full 2>"$tmp/err" </dev/null
+	else
+		timeout -k 5 $TIMEOUT "${RUN[@]}" "$KS" "$@" >&- 2>"$tmp/err" </dev/null
+	fi
+	st=$?
+	why=$(bad_exit)
+	[ -z "$why" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ] && why="$(wc -l <"$tmp/err") lines on stderr"
+	[ -z "$why" ] && ! grep -qE '^(Error: |\{"error": ")writing the output: ' "$tmp/err" &&
+		why="no write error"
+	if [ -z "$why" ]; then
+		ok "$(label "$@") into a $how stdout -> $(cat "$tmp/err")"
+	else
+		notok "$(label "$@") into a $how stdout: $why (exit $st)" "$(head -3 "$tmp/err")"
+	fi
+}
+lost_cmds=("help" "-h" "-V" "count -h" "hist -h" "trace -h" "kdump -h" "ktrace -h"
+	"kprobe-events -h" "probe -h")
+[ -r /sys/kernel/btf/vmlinux ] &&
+	lost_cmds+=("info ip_send_skb" "-j info ip_send_skb" "kprobe-events ip_send_skb")
+for c in "${lost_cmds[@]}"; do
+	# shellcheck disable=SC2086
+	lost full $c
+	# shellcheck disable=SC2086
+	lost closed $c
+done
+# A reader that leaves early is a normal end: nothing said.
+"${RUN[@]}" "$KS" help 2>"$tmp/err" | head -c 1 >/dev/null
+if [ ! -s "$tmp/err" ]; then
+	ok "help | head -c 1: nothing on stderr"
+else
+	notok "help | head -c 1: nothing on stderr" "$(head -3 "$tmp/err")"
+fi
+
 # --- commands ------------------------------------------------------------
 one k ip_send_skb
 one info

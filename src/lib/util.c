@@ -253,7 +253,8 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	/* Decimal: "010" is ten, as a user reads it, never octal eight. */
+	v = strtoll(s, &end, 10);
 	if (errno == ERANGE || v < min || v > max)
 		return -ERANGE;
 	if (*end)

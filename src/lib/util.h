@@ -70,7 +70,7 @@ int finish_stdout(void);
 int private_dir(const char *dir);
 /* Nanoseconds on clock id. */
 long long clock_ns(clockid_t id);
-/* Strict decimal/hex/octal parse of the whole string into [min, max]. */
+/* Strict decimal parse of the whole string into [min, max]; "010" is 10. */
 int parse_long(const char *s, long long min, long long max, long long *out);
 
 /* "500ns", "20us", "5ms", "1s" or a plain number of ns. */

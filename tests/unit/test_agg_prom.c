@@ -1008,6 +1008,42 @@ static void test_port_in_use(void **state)
 	close(fd);
 }
 
+/* A free port of 127.0.0.1, as the kernel picks one. */
+static int free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
+/* The port is decimal: a leading 0 is not octal ("0100" was port 64). */
+static void test_port_is_decimal(void **state)
+{
+	struct prom_server *srv;
+	char hostport[32];
+	int port = free_port();
+
+	(void)state;
+#ifdef HAVE_MHD
+	snprintf(hostport, sizeof(hostport), "127.0.0.1:0%d", port);
+	srv = prom_server__start(hostport, render_nothing, NULL);
+	assert_non_null(srv);
+	assert_false(can_bind("127.0.0.1", port));
+	prom_server__stop(srv);
+#else
+	(void)srv;
+	(void)hostport;
+	(void)port;
+#endif
+}
+
 static void test_hostport_errors(void **state)
 {
 	char long_host[300];
@@ -1130,6 +1166,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_textfile_reader_sees_whole_files),
 		cmocka_unit_test(test_textfile_errors),
 		cmocka_unit_test(test_hostport_errors),
+		cmocka_unit_test(test_port_is_decimal),
 		cmocka_unit_test(test_port_in_use),
 	};
 

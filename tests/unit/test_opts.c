@@ -390,8 +390,10 @@ static void test_typed_values(void **state)
 	(void)state;
 	PARSE(&r, &permute, "-c", "0");
 	expect_error(&r, "Error: invalid --count '0': need a number from 1 to 100\n");
-	PARSE(&r, &permute, "--count=0x64");
+	PARSE(&r, &permute, "--count=0100");
 	assert_int_equal(r.t.count, 100);
+	PARSE(&r, &permute, "--count=0x64");
+	expect_error(&r, "Error: invalid --count '0x64': need a number from 1 to 100\n");
 	PARSE(&r, &permute, "-m", "6");
 	expect_error(&r, "Error: invalid -m '6': need a number from 0 to 5\n");
 	PARSE(&r, &permute, "-m0");
@@ -433,8 +435,9 @@ static void test_pid_and_pages(void **state)
 	}
 	assert_int_equal(opts_pages("1", &pages), 0);
 	assert_int_equal(pages, 1);
-	assert_int_equal(opts_pages("0x10000", &pages), 0);
+	assert_int_equal(opts_pages("065536", &pages), 0);
 	assert_int_equal(pages, 65536);
+	assert_int_equal(opts_pages("0x10000", &pages), -EINVAL);
 	for (i = 0; i < ARRAY_SIZE(bad_pages); i++) {
 		struct stderr_capture cap;
 		char err[256];
@@ -605,6 +608,10 @@ static void test_agg_options(void **state)
 				 "multiple of STEP, at most 126 steps\n");
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--unit", "s", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --unit 's': use ns, us or ms\n");
+	/* seconds in decimal: 010 is ten, not eight */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "010", "f"), 0);
+	assert_true(env.agg.interval_ns == 10000000000ULL);
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "0x10", "f"), -EINVAL);
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "0", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid -i '0': use seconds, or e.g. 500ms or 2s\n");
 }

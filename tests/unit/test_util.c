@@ -18,10 +18,13 @@ static void test_parse_long_ok(void **state)
 	assert_int_equal(v, 42);
 	assert_int_equal(parse_long("-7", -10, 10, &v), 0);
 	assert_int_equal(v, -7);
-	assert_int_equal(parse_long("0x10", 0, 100, &v), 0);
-	assert_int_equal(v, 16);
-	assert_int_equal(parse_long("010", 0, 100, &v), 0); /* octal, like strtol */
-	assert_int_equal(v, 8);
+	/* decimal only: a leading 0 is no octal prefix */
+	assert_int_equal(parse_long("010", 0, 100, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(parse_long("080", 0, 100, &v), 0);
+	assert_int_equal(v, 80);
+	assert_int_equal(parse_long("-010", -100, 100, &v), 0);
+	assert_int_equal(v, -10);
 	assert_int_equal(parse_long("+5", 0, 10, &v), 0);
 	assert_int_equal(v, 5);
 	assert_int_equal(parse_long("9223372036854775807", 0, LLONG_MAX, &v), 0);
@@ -47,7 +50,9 @@ static void test_parse_long_bad(void **state)
 	assert_int_equal(parse_long("\t5", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("1.5", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("0x", 0, 10, &v), -EINVAL);
-	assert_int_equal(parse_long("08", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("0x10", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_long("0X1", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_long("0b1", 0, 100, &v), -EINVAL);
 	assert_int_equal(parse_long("11", 0, 10, &v), -ERANGE);
 	assert_int_equal(parse_long("0", 1, 10, &v), -ERANGE);
 	assert_int_equal(parse_long("-1", 0, 10, &v), -ERANGE);

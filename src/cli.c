@@ -393,6 +393,8 @@ static const struct opts_spec global_opts = {
 	.opts = env_opts,
 	.mode = OPTS_STOP,
 	.help = help,
+	.later = &agg_cmd_opts,
+	.later_cmds = "count and hist",
 };
 
 /* After it, among the FUNCs: "ksnoop trace -p 1 f -s g". */

@@ -113,11 +113,10 @@ static int parse_period(const char *arg, unsigned long long *ns)
 	return parse_duration_ns(arg, ns) || !*ns || !strpbrk(arg, "nums") ? -EINVAL : 0;
 }
 
-static bool is_period(const char *word)
+/* No FUNC starts with a digit: after -d, such a word is its duration, good or bad. */
+static bool is_period_word(const char *word)
 {
-	unsigned long long ns;
-
-	return !parse_period(word, &ns);
+	return *word >= '0' && *word <= '9';
 }
 
 static int set_period(const char *arg, const char *what, unsigned long long *out)
@@ -188,7 +187,7 @@ static const struct opt agg_opts[] = {
 	OPT_CALL("interval", 'i', true, set_interval),
 	OPT_FLAG("cumulative", 0, struct env, agg.cumulative),
 	OPT_CALL("duration", 0, true, set_run_time),
-	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period },
+	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period_word },
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
 	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
 	OPT_FLAG("folded", 0, struct env, agg.folded),

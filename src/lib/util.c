@@ -98,6 +98,20 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
+/*
+ * An error or a warning is one line a person reads, whatever the length of
+ * the input it quotes (a 100 KB path): past this, it ends in "...".
+ */
+#define REPORT_MAX 280
+
+static void clip_report(struct strbuf *sb)
+{
+	if (sb->len <= REPORT_MAX || sb->oom)
+		return;
+	sb->len = REPORT_MAX - 3;
+	sb_write(sb, "...", 3);
+}
+
 static void __attribute__((format(printf, 3, 0)))
 report(const char *prefix, bool json, const char *fmt, va_list ap)
 {
@@ -108,6 +122,8 @@ report(const char *prefix, bool json, const char *fmt, va_list ap)
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
 	make_printable(&sb);
+	if (prefix[0] != 'd')
+		clip_report(&sb);
 	if (json) {
 		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
 		json_escape_to(stderr, sb_str(&sb));

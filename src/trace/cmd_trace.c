@@ -113,11 +113,14 @@ static bool output_needs_ksyms(const struct env *env)
 static int open_events_file(struct trace_run *s)
 {
 	const char *path = s->env->output_path;
+	char clip[CLIP_BUF];
+	int err;
 
 	s->file = path ? fopen(path, "w") : stdout;
 	if (!s->file) {
-		p_err("cannot write %s: %s", path, strerror(errno));
-		return -errno;
+		err = -errno;
+		p_err("cannot write '%s': %s", str_clip(path, clip), strerror(-err));
+		return err;
 	}
 	if (!isatty(fileno(s->file)))
 		setvbuf(s->file, NULL, _IOFBF, 1 << 16);

@@ -364,6 +364,20 @@ for e in "" , ENOENT, ",ENOENT" EFOO 0 4096 2x "ENOENT,$A300" "$ESC[31m"; do
 	one trace --errno "$e" do_sys_openat2
 done
 one count --errors ip_send_skb
+# messages that name the real mistake
+said() {
+	local want=$1
+	shift
+	one "$@"
+	if grep -qF -- "$want" "$tmp/err"; then
+		ok "$(label "$@") says: $want"
+	else
+		notok "$(label "$@") says: $want" "$(head -2 "$tmp/err")"
+	fi
+}
+said "invalid --duration '1.5'" count -d 1.5 ip_send_skb
+said "'-i' is an option of count and hist: put it after the command" -i 1 count ip_send_skb
+said "cannot write" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
 one graph
 one trace --format x do_sys_openat2
 one trace --format "" do_sys_openat2

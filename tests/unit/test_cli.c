@@ -322,6 +322,13 @@ static void test_unknown_options(void **state)
 	expect_usage_error(&r, "unknown option '--zz=1'");
 	RUN(&r, "-dx");
 	expect_usage_error(&r, "unknown option '-x'");
+	/* a command's own option before the command: where it goes */
+	RUN(&r, "-i", "1", "count", "myfunc");
+	expect_usage_error(&r, "'-i' is an option of count and hist: put it after the command");
+	RUN(&r, "--by=comm", "hist", "myfunc");
+	expect_usage_error(&r, "'--by' is an option of count and hist: put it after the command");
+	RUN(&r, "--interval", "1", "count", "myfunc");
+	expect_usage_error(&r, "'--interval' is an option of count and hist: put it after");
 	RUN(&r, "-");
 	expect_cmd(&r, "trace", 1);
 	assert_string_equal(rec.argv[0], "-");

@@ -580,6 +580,11 @@ static void test_agg_options(void **state)
 	assert_int_equal(env.agg.by, KSNOOP_BY_COMM | KSNOOP_BY_KSTACK);
 	assert_int_equal(rest.argc, 1);
 	assert_string_equal(rest.argv[0], "f");
+	/* a word that starts with a digit is no FUNC: a bad duration, not debug */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "1.5", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid --duration '1.5': use seconds, or e.g. 500ms "
+				 "or 2s\n");
+	assert_false(util_debug());
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "f", "-i", "500ms", "-p", "7"), 0);
 	assert_true(util_debug());
 	util_set_debug(false);

@@ -216,6 +216,25 @@ static void test_err_printable(void **state)
 	assert_string_equal(captured_err(false, "plain ~!@#$%^&*()"), "Error: plain ~!@#$%^&*()\n");
 }
 
+/* However long the input quoted in it, an error is one short line. */
+static void test_err_bounded(void **state)
+{
+	static char msg[100000], out[120000];
+	struct stderr_capture cap;
+	size_t len;
+
+	(void)state;
+	memset(msg, 'a', sizeof(msg) - 1);
+	stderr_capture_begin(&cap);
+	p_err("cannot write %s: %s", msg, "No such file or directory");
+	stderr_capture_end(&cap, out, sizeof(out));
+	len = strlen(out);
+	assert_true(len < 300);
+	assert_int_equal(strncmp(out, "Error: cannot write aaa", 23), 0);
+	assert_string_equal(out + len - 4, "...\n");
+	assert_int_equal(strchr(out, '\n') - out, len - 1);
+}
+
 /* Debug lines quote input too, under the same rule. */
 static void test_dbg_printable(void **state)
 {
@@ -239,7 +258,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_sb_counts),
 		cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_names_sort_unique),
 		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
-		cmocka_unit_test(test_dbg_printable),
+		cmocka_unit_test(test_dbg_printable), cmocka_unit_test(test_err_bounded),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -53,7 +53,7 @@ static int set_linear(void *ctx, const char *arg)
 {
 	struct agg_opts *a = agg_of(ctx);
 	char buf[96], clip[CLIP_BUF], *lo, *hi, *step;
-	long long v[3];
+	long long v[3], range;
 
 	if (strlen(arg) >= sizeof(buf))
 		goto bad;
@@ -65,7 +65,11 @@ static int set_linear(void *ctx, const char *arg)
 	    parse_long(hi, -(1LL << 62), 1LL << 62, &v[1]) ||
 	    parse_long(step, 1, 1LL << 62, &v[2]) || v[1] <= v[0])
 		goto bad;
-	if ((v[1] - v[0]) / v[2] > KSNOOP_HIST_BUCKETS - 2 || (v[1] - v[0]) % v[2]) {
+	if (__builtin_sub_overflow(v[1], v[0], &range)) {
+		p_err("invalid --linear '%s': HI - LO must fit in 64 bits", str_clip(arg, clip));
+		return -EINVAL;
+	}
+	if (range / v[2] > KSNOOP_HIST_BUCKETS - 2 || range % v[2]) {
 		p_err("invalid --linear '%s': (HI - LO) must be a multiple of STEP, at most %d steps",
 		      str_clip(arg, clip), KSNOOP_HIST_BUCKETS - 2);
 		return -EINVAL;

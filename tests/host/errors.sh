@@ -378,6 +378,18 @@ said() {
 said "invalid --duration '1.5'" count -d 1.5 ip_send_skb
 said "'-i' is an option of count and hist: put it after the command" -i 1 count ip_send_skb
 said "cannot write" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
+# options that would do nothing in count and hist are refused, before any attach
+said "-o writes trace's events" count -o "$tmp/count.out" ip_send_skb
+said "--format=chrome" hist --format=chrome --latency ip_send_skb
+said "--duration before count is trace's filter" --duration 1s count ip_send_skb
+said "--duration before hist is trace's filter" --dur 5 hist --latency ip_send_skb
+said "HI - LO" hist --linear -4611686018427387904,4611686018427387904,144115188075855872 \
+	"ip_send_skb(skb->len)"
+# --textfile is checked before any probe attaches, as --prometheus is
+said "--textfile '': names a directory" count --textfile '' ip_send_skb
+said "--textfile '/': names a directory" count --textfile / ip_send_skb
+said "--textfile '$tmp': names a directory" count --textfile "$tmp" ip_send_skb
+said "No such file or directory" count --textfile "$tmp/no/such/dir/k.prom" ip_send_skb
 one graph
 one trace --format x do_sys_openat2
 one trace --format "" do_sys_openat2

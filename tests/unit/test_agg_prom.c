@@ -921,6 +921,36 @@ static void expect_textfile_error(const char *path, const char *msg)
 	expect_one_error_line(err, msg);
 }
 
+static void expect_textfile_check_error(const char *path, const char *msg)
+{
+	struct stderr_capture cap;
+	char err[512];
+
+	stderr_capture_begin(&cap);
+	assert_true(prom_textfile_check(path) < 0);
+	stderr_capture_end(&cap, err, sizeof(err));
+	expect_one_error_line(err, msg);
+}
+
+/* What the write would meet, found before any probe attaches; nothing left behind. */
+static void test_textfile_check(void **state)
+{
+	char dir[] = "/tmp/ksnoop-prom.XXXXXX", path[128], names[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	expect_textfile_check_error("", "names a directory");
+	expect_textfile_check_error("/", "names a directory");
+	expect_textfile_check_error(dir, "names a directory");
+	snprintf(path, sizeof(path), "%s/none/k.prom", dir);
+	expect_textfile_check_error(path, "No such file or directory");
+	snprintf(path, sizeof(path), "%s/k.prom", dir);
+	assert_int_equal(prom_textfile_check(path), 0);
+	list_dir(dir, names, sizeof(names));
+	assert_string_equal(names, "");
+	rmdir(dir);
+}
+
 static void test_textfile_errors(void **state)
 {
 	char dir[] = "/tmp/ksnoop-prom.XXXXXX", path[128], names[256];
@@ -1165,6 +1195,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_textfile_replaced),
 		cmocka_unit_test(test_textfile_reader_sees_whole_files),
 		cmocka_unit_test(test_textfile_errors),
+		cmocka_unit_test(test_textfile_check),
 		cmocka_unit_test(test_hostport_errors),
 		cmocka_unit_test(test_port_is_decimal),
 		cmocka_unit_test(test_port_in_use),

@@ -611,6 +611,12 @@ static void test_agg_options(void **state)
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear", "0,1000,1", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --linear '0,1000,1': (HI - LO) must be a "
 				 "multiple of STEP, at most 126 steps\n");
+	/* 2^62 - -2^62 is past INT64_MAX */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear",
+				   "-4611686018427387904,4611686018427387904,144115188075855872",
+				   "f"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "HI - LO must fit in 64 bits"));
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--unit", "s", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --unit 's': use ns, us or ms\n");
 	/* seconds in decimal: 010 is ten, not eight */

@@ -11,6 +11,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "lib/json_writer.h"
 #include "lib/util.h"
 
 /* Process-wide: p_err and friends have no context to carry them. */
@@ -84,20 +85,6 @@ static void make_printable(struct strbuf *sb)
 	}
 }
 
-static void json_escape_to(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-}
-
 /*
  * An error or a warning is one line a person reads, whatever the length of
  * the input it quotes (a 100 KB path): past this, it ends in "...".
@@ -115,7 +102,7 @@ static void clip_report(struct strbuf *sb)
 static void __attribute__((format(printf, 3, 0)))
 report(const char *prefix, bool json, const char *fmt, va_list ap)
 {
-	struct strbuf sb;
+	struct strbuf sb, quoted;
 
 	if (muted && !debug_on)
 		return;
@@ -125,9 +112,11 @@ report(const char *prefix, bool json, const char *fmt, va_list ap)
 	if (prefix[0] != 'd')
 		clip_report(&sb);
 	if (json) {
-		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
-		json_escape_to(stderr, sb_str(&sb));
-		fputs("\"}\n", stderr);
+		sb_init(&quoted);
+		jw_escape(&quoted, sb_str(&sb), sb.len);
+		fprintf(stderr, "{\"%s\": %s}\n", prefix[0] == 'E' ? "error" : "warning",
+			sb_str(&quoted));
+		sb_free(&quoted);
 	} else {
 		fprintf(stderr, "%s: %s\n", prefix, sb_str(&sb));
 	}

@@ -205,6 +205,21 @@ chrome_tests() {
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 sys.exit(not ev or any(e["ph"] != "M" and e["name"] != "SIGUSR1" for e in ev))' "$W/psig.json"
+	utf8_test
+}
+
+# A UTF-8 path is kept as written in the JSON; an invalid byte is escaped.
+utf8_test() {
+	local name=$'\xc3\xa9t\xc3\xa9' bad=$'x\xffy'
+	: >"$W/$name.txt"
+	./ktrace -f "$W/utf8.out" cat "$W/$name.txt" "$W/$bad" >/dev/null 2>&1
+	./kdump --format=chrome -f "$W/utf8.out" >"$W/utf8.json" 2>"$W/utf8.err"
+	check "kdump --format=chrome: a UTF-8 path as written, an invalid byte as \\u00ff" python3 -c '
+import json, sys
+text = open(sys.argv[1], "rb").read()
+json.loads(text)
+sys.exit(not (sys.argv[2].encode() + b".txt" in text and b"x\\u00ffy" in text))' \
+		"$W/utf8.json" "$W/$name"
 }
 
 #

@@ -152,6 +152,46 @@ void p_dbg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* How byte c shows in text output, in out (not NUL-terminated); returns its length. */
+static size_t c_escape_byte(unsigned char c, char out[4])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (c == '"' || c == '\\' || c == '\n') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : c;
+		return 2;
+	}
+	if (c < 0x20 || c >= 0x7f) {
+		out[0] = '\\';
+		out[1] = 'x';
+		out[2] = hex[c >> 4];
+		out[3] = hex[c & 0xf];
+		return 4;
+	}
+	out[0] = c;
+	return 1;
+}
+
+void fput_c_escaped(FILE *f, const char *s, size_t max)
+{
+	char out[4];
+	size_t i;
+
+	for (i = 0; i < max && s[i]; i++)
+		fwrite(out, 1, c_escape_byte(s[i], out), f);
+}
+
+size_t c_escaped_len(const char *s, size_t max)
+{
+	size_t i, len = 0;
+	char out[4];
+
+	for (i = 0; i < max && s[i]; i++)
+		len += c_escape_byte(s[i], out);
+	return len;
+}
+
 volatile sig_atomic_t stop_signal;
 volatile sig_atomic_t stop_count;
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -44,6 +45,15 @@ void util_route_libbpf_print(void);
 #define CLIP_MAX 64
 #define CLIP_BUF (CLIP_MAX + 4)
 const char *str_clip(const char *s, char buf[CLIP_BUF]);
+
+/*
+ * A string's bytes in text output, s[0..max) or to its NUL, as C writes
+ * them: '"', '\\' and newline escaped, any other control or byte outside
+ * printable ASCII as \xNN, so that no value reaches a terminal as one of
+ * its controls. c_escaped_len: the length fput_c_escaped writes.
+ */
+void fput_c_escaped(FILE *f, const char *s, size_t max);
+size_t c_escaped_len(const char *s, size_t max);
 
 /*
  * SIGINT, SIGTERM and SIGHUP: stop_signal is the last one caught, and

@@ -235,6 +235,32 @@ static void test_err_bounded(void **state)
 	assert_int_equal(strchr(out, '\n') - out, len - 1);
 }
 
+/* What fput_c_escaped writes for s[0..max), and c_escaped_len agrees. */
+static const char *c_escaped(const char *s, size_t max)
+{
+	static char out[256];
+	FILE *f;
+
+	memset(out, 0, sizeof(out));
+	f = fmemopen(out, sizeof(out), "w");
+	assert_non_null(f);
+	fput_c_escaped(f, s, max);
+	fclose(f);
+	assert_int_equal(c_escaped_len(s, max), strlen(out));
+	return out;
+}
+
+/* Text output's one way to show a string's bytes: as C writes them. */
+static void test_c_escaped(void **state)
+{
+	(void)state;
+	assert_string_equal(c_escaped("plain text", 99), "plain text");
+	assert_string_equal(c_escaped("a\"b\\c\nd\te\x80", 99), "a\\\"b\\\\c\\nd\\x09e\\x80");
+	assert_string_equal(c_escaped("\033[2J\x7f", 99), "\\x1b[2J\\x7f");
+	assert_string_equal(c_escaped("abc\033", 3), "abc");
+	assert_string_equal(c_escaped("", 99), "");
+}
+
 /* Debug lines quote input too, under the same rule. */
 static void test_dbg_printable(void **state)
 {
@@ -259,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_names_sort_unique),
 		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
 		cmocka_unit_test(test_dbg_printable), cmocka_unit_test(test_err_bounded),
+		cmocka_unit_test(test_c_escaped),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agg/prom.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 enum prom_family { FAM_CALLS, FAM_VALUE, FAM_LATENCY, NR_FAMILIES };
@@ -567,12 +568,6 @@ static int write_temp(int fd, struct agg_table *const *tables, int nr,
 	FILE *f;
 	int err;
 
-	/* mkstemp made it 0600; the collector usually runs as another user. */
-	if (fchmod(fd, 0644)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		err = -errno;
@@ -613,9 +608,9 @@ static int create_temp(const char *path, char **tmp, int *fd)
 		p_err("--textfile '%s': out of memory", str_clip(path, clip));
 		return -ENOMEM;
 	}
-	*fd = mkstemp(*tmp);
+	*fd = outfile_temp(*tmp, path);
 	if (*fd < 0) {
-		err = -errno;
+		err = *fd;
 		p_err("--textfile '%s': cannot create a file beside it: %s", str_clip(path, clip),
 		      strerror(-err));
 		free(*tmp);

@@ -17,6 +17,7 @@
 #include "ktr/print.h"
 #include "ktr/print_chrome.h"
 #include "ktr/systab.h"
+#include "lib/outfile.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -171,7 +172,6 @@ static FILE *open_output(const char *path, int in_fd)
 {
 	struct stat in, st;
 	char clip[CLIP_BUF];
-	FILE *f;
 
 	if (!path)
 		return stdout;
@@ -181,10 +181,7 @@ static FILE *open_output(const char *path, int in_fd)
 		      str_clip(path, clip));
 		return NULL;
 	}
-	f = fopen(path, "we");
-	if (!f)
-		p_err("cannot create output file '%s': %s", str_clip(path, clip), strerror(errno));
-	return f;
+	return outfile_fopen("output file", path);
 }
 
 /* Close -o's file: 0, or -EIO after saying so. Stdout is checked at exit. */

@@ -14,6 +14,7 @@
 #include "trace/follow.h"
 #include "env.h"
 #include "lib/ksyms.h"
+#include "lib/outfile.h"
 #include "trace/output.h"
 #include "trace/plan.h"
 #include "trace/session.h"
@@ -113,15 +114,10 @@ static bool output_needs_ksyms(const struct env *env)
 static int open_events_file(struct trace_run *s)
 {
 	const char *path = s->env->output_path;
-	char clip[CLIP_BUF];
-	int err;
 
-	s->file = path ? fopen(path, "w") : stdout;
-	if (!s->file) {
-		err = -errno;
-		p_err("cannot write '%s': %s", str_clip(path, clip), strerror(-err));
-		return err;
-	}
+	s->file = path ? outfile_fopen("output file", path) : stdout;
+	if (!s->file)
+		return -EINVAL;
 	if (!isatty(fileno(s->file)))
 		setvbuf(s->file, NULL, _IOFBF, 1 << 16);
 	return 0;

@@ -377,7 +377,25 @@ said() {
 }
 said "invalid --duration '1.5'" count -d 1.5 ip_send_skb
 said "'-i' is an option of count and hist: put it after the command" -i 1 count ip_send_skb
-said "cannot write" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
+said "cannot create output file" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
+# trace -o and graph -o follow ktrace's rules for the files they write, and
+# are opened before any probe attaches: the file's error is the one said.
+printf 'secret\n' >"$tmp/target"
+ln -sf "$tmp/target" "$tmp/link"
+ln -f "$tmp/target" "$tmp/hard"
+mkfifo "$tmp/out-fifo"
+said "refusing output file '$tmp/link': it is a symbolic link" trace -o "$tmp/link" do_sys_openat2
+said "refusing output file '$tmp/link': it is a symbolic link" \
+	graph --format=chrome -o "$tmp/link" do_sys_openat2
+said "refusing output file '$tmp/hard': it has 2 hard links" trace -o "$tmp/hard" do_sys_openat2
+said "refusing output file '$tmp/out-fifo': not a regular file" trace -o "$tmp/out-fifo" \
+	do_sys_openat2
+if [ "$(cat "$tmp/target")" = secret ]; then
+	ok "trace -o: the files behind a link are untouched"
+else
+	notok "trace -o: the files behind a link are untouched" "$(head -c 200 "$tmp/target")"
+fi
+rm -f "$tmp/hard"
 # options that would do nothing in count and hist are refused, before any attach
 said "-o writes trace's events" count -o "$tmp/count.out" ip_send_skb
 said "--format=chrome" hist --format=chrome --latency ip_send_skb

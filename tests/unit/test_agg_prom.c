@@ -813,7 +813,8 @@ static void test_textfile_written(void **state)
 	want = render(tables, 1, &drops, &rc);
 	assert_string_equal(got, want);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644); /* readable by the collector */
+	/* private, as every file ksnoop writes, unless the user made it otherwise */
+	assert_int_equal(st.st_mode & 0777, 0600);
 	list_dir(dir, names, sizeof(names));
 	assert_string_equal(names, "ksnoop.prom");
 	free(got);
@@ -827,6 +828,7 @@ static void test_textfile_replaced(void **state)
 {
 	char dir[] = "/tmp/ksnoop-prom.XXXXXX", path[64], old[16] = { 0 };
 	struct agg_table *tables[] = { &count_len };
+	struct stat st;
 	int fd;
 
 	(void)state;
@@ -834,6 +836,7 @@ static void test_textfile_replaced(void **state)
 	snprintf(path, sizeof(path), "%s/k.prom", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
 	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0644), 0);
 	assert_int_equal(write(fd, "old content\n", 12), 12);
 	close(fd);
 	fd = open(path, O_RDONLY);
@@ -841,6 +844,9 @@ static void test_textfile_replaced(void **state)
 	assert_int_equal(pread(fd, old, sizeof(old) - 1, 0), 12);
 	assert_string_equal(old, "old content\n");
 	close(fd);
+	/* the user made it 0644 for a collector of another user: the new file is too */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
 	unlink(path);
 	rmdir(dir);
 }

@@ -393,6 +393,8 @@ static const struct opts_spec global_opts = {
 	.opts = env_opts,
 	.mode = OPTS_STOP,
 	.help = help,
+	.later = &agg_cmd_opts,
+	.later_cmds = "count and hist",
 };
 
 /* After it, among the FUNCs: "ksnoop trace -p 1 f -s g". */
@@ -452,7 +454,8 @@ static int run_cmd(struct env *env, const struct cmd *cmd, int argc, char **argv
 	return ret ? 1 : 0;
 }
 
-int ksnoop_main(int argc, char **argv)
+/* The exit status of the command line argv[0..argc). */
+static int dispatch(int argc, char **argv)
 {
 	struct env env = { .cpu = -1 };
 	const struct cmd *cmd;
@@ -490,4 +493,12 @@ int ksnoop_main(int argc, char **argv)
 	if (rest.dashdash)
 		return cmd_trace(&env, rest.argc, rest.argv) ? 1 : 0;
 	return run_cmd(&env, &trace_cmd, rest.argc, rest.argv);
+}
+
+/* Every command's output is checked once, here: a failed write is a failure. */
+int ksnoop_main(int argc, char **argv)
+{
+	int ret = dispatch(argc, argv);
+
+	return finish_stdout() < 0 && !ret ? 1 : ret;
 }

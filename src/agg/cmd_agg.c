@@ -42,24 +42,13 @@ static int check_span_args(const struct env *env, int argc, const char *cmd)
 	return 0;
 }
 
-static int check_args(const struct env *env, int argc, const char *cmd)
+/* Options that shape or filter trace's events, which count and hist have none of. */
+static int check_trace_only(const struct env *env, const char *cmd)
 {
-	const struct agg_opts *a = &env->agg;
-
 	if (follow_wanted(&env->follow) || env->follow.nr_in || env->follow.nr_end ||
 	    env->follow.max_ns) {
 		p_err("--follow shows an object's path as trace's events, not in %s", cmd);
 		return -EINVAL;
-	}
-	if (span_wanted(&env->spans))
-		return check_span_args(env, argc, cmd);
-	if (argc < 1) {
-		p_err("%s needs at least one function", cmd);
-		return -EINVAL;
-	}
-	if (argc > KSNOOP_MAX_FUNCS) {
-		p_err("at most %d functions can be traced at once", KSNOOP_MAX_FUNCS);
-		return -E2BIG;
 	}
 	if (env->stack_mode) {
 		p_err("-s chains work with trace only, not %s", cmd);
@@ -75,6 +64,42 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		      "'%s FUNC(return)'",
 		      cmd, cmd);
 		return -EINVAL;
+	}
+	if (env->output_path) {
+		p_err("-o writes trace's events; %s prints its tables on stdout", cmd);
+		return -EINVAL;
+	}
+	if (env->chrome) {
+		p_err("--format=chrome is trace's and graph's; %s prints tables, or JSON with -j",
+		      cmd);
+		return -EINVAL;
+	}
+	/* only trace's table has it: count's and hist's is read first */
+	if (env->min_duration_ns) {
+		p_err("--duration before %s is trace's filter; %s's run time goes after it: "
+		      "'%s --duration 5 FUNC'",
+		      cmd, cmd, cmd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_args(const struct env *env, int argc, const char *cmd)
+{
+	const struct agg_opts *a = &env->agg;
+	int err = check_trace_only(env, cmd);
+
+	if (err)
+		return err;
+	if (span_wanted(&env->spans))
+		return check_span_args(env, argc, cmd);
+	if (argc < 1) {
+		p_err("%s needs at least one function", cmd);
+		return -EINVAL;
+	}
+	if (argc > KSNOOP_MAX_FUNCS) {
+		p_err("at most %d functions can be traced at once", KSNOOP_MAX_FUNCS);
+		return -E2BIG;
 	}
 	if (a->mode == KSNOOP_AGG_COUNT && (a->linear || a->latency || a->unit)) {
 		p_err("--linear, --latency and --unit are hist options");
@@ -229,9 +254,11 @@ static int wait_loop(struct agg_run *r)
 	return err;
 }
 
-/* Before any attach, so that a bad or busy address fails first. */
+/* Before any attach, so that a bad or busy address, or a bad file, fails first. */
 static int listen_outputs(struct agg_run *r)
 {
+	if (r->a->textfile && prom_textfile_check(r->a->textfile))
+		return -EINVAL;
 	if (!r->a->prometheus)
 		return 0;
 	r->prom = prom_server__listen(r->a->prometheus);

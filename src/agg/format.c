@@ -181,7 +181,8 @@ static int print_key_pairs(FILE *f, const struct agg_table *t, const struct agg_
 	for (i = 0; i < t->nr_fields; i++) {
 		if (!is_label_field(&t->fields[i]))
 			continue;
-		fprintf(f, "%s%s=%s", n ? " " : first_sep, t->fields[i].name, val_text(&r->key[i]));
+		fprintf(f, "%s%s=", n ? " " : first_sep, t->fields[i].name);
+		fput_c_escaped(f, val_text(&r->key[i]), SIZE_MAX);
 		n++;
 	}
 	return n;
@@ -428,7 +429,8 @@ static void column_widths(const struct agg_table *t, const int *order, int shown
 		const struct agg_row *r = row_at(t, order, i);
 
 		for (j = 0; j < t->nr_fields; j++)
-			widths[j] = clamp_width(strlen(val_text(&r->key[j])), widths[j]);
+			widths[j] = clamp_width(c_escaped_len(val_text(&r->key[j]), SIZE_MAX),
+						widths[j]);
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)r->count);
 		*count_width = clamp_width(strlen(num), *count_width);
 	}
@@ -451,8 +453,13 @@ static void print_count_line(FILE *f, const struct agg_table *t, const struct ag
 {
 	int j;
 
-	for (j = 0; j < t->nr_fields; j++)
-		fprintf(f, "%-*s  ", widths[j], val_text(&r->key[j]));
+	for (j = 0; j < t->nr_fields; j++) {
+		const char *text = val_text(&r->key[j]);
+		size_t len = c_escaped_len(text, SIZE_MAX);
+
+		fput_c_escaped(f, text, SIZE_MAX);
+		fprintf(f, "%*s  ", len < (size_t)widths[j] ? widths[j] - (int)len : 0, "");
+	}
 	fprintf(f, "%*llu\n", count_width, (unsigned long long)r->count);
 }
 

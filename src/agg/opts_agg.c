@@ -53,7 +53,7 @@ static int set_linear(void *ctx, const char *arg)
 {
 	struct agg_opts *a = agg_of(ctx);
 	char buf[96], clip[CLIP_BUF], *lo, *hi, *step;
-	long long v[3];
+	long long v[3], range;
 
 	if (strlen(arg) >= sizeof(buf))
 		goto bad;
@@ -65,7 +65,11 @@ static int set_linear(void *ctx, const char *arg)
 	    parse_long(hi, -(1LL << 62), 1LL << 62, &v[1]) ||
 	    parse_long(step, 1, 1LL << 62, &v[2]) || v[1] <= v[0])
 		goto bad;
-	if ((v[1] - v[0]) / v[2] > KSNOOP_HIST_BUCKETS - 2 || (v[1] - v[0]) % v[2]) {
+	if (__builtin_sub_overflow(v[1], v[0], &range)) {
+		p_err("invalid --linear '%s': HI - LO must fit in 64 bits", str_clip(arg, clip));
+		return -EINVAL;
+	}
+	if (range / v[2] > KSNOOP_HIST_BUCKETS - 2 || range % v[2]) {
 		p_err("invalid --linear '%s': (HI - LO) must be a multiple of STEP, at most %d steps",
 		      str_clip(arg, clip), KSNOOP_HIST_BUCKETS - 2);
 		return -EINVAL;
@@ -113,11 +117,10 @@ static int parse_period(const char *arg, unsigned long long *ns)
 	return parse_duration_ns(arg, ns) || !*ns || !strpbrk(arg, "nums") ? -EINVAL : 0;
 }
 
-static bool is_period(const char *word)
+/* No FUNC starts with a digit: after -d, such a word is its duration, good or bad. */
+static bool is_period_word(const char *word)
 {
-	unsigned long long ns;
-
-	return !parse_period(word, &ns);
+	return *word >= '0' && *word <= '9';
 }
 
 static int set_period(const char *arg, const char *what, unsigned long long *out)
@@ -188,7 +191,7 @@ static const struct opt agg_opts[] = {
 	OPT_CALL("interval", 'i', true, set_interval),
 	OPT_FLAG("cumulative", 0, struct env, agg.cumulative),
 	OPT_CALL("duration", 0, true, set_run_time),
-	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period },
+	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period_word },
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
 	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
 	OPT_FLAG("folded", 0, struct env, agg.folded),

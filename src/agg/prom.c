@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agg/prom.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 enum prom_family { FAM_CALLS, FAM_VALUE, FAM_LATENCY, NR_FAMILIES };
@@ -567,12 +568,6 @@ static int write_temp(int fd, struct agg_table *const *tables, int nr,
 	FILE *f;
 	int err;
 
-	/* mkstemp made it 0600; the collector usually runs as another user. */
-	if (fchmod(fd, 0644)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		err = -errno;
@@ -587,34 +582,69 @@ static int write_temp(int fd, struct agg_table *const *tables, int nr,
 	return err;
 }
 
-int prom_textfile_write(const char *path, struct agg_table *const *tables, int nr,
-			const struct agg_drops *drops)
+static int names_dir(const char *path)
+{
+	char clip[CLIP_BUF];
+
+	p_err("--textfile '%s': names a directory, not a file", str_clip(path, clip));
+	return -EISDIR;
+}
+
+/* The temporary file beside path, open in *fd, its name in *tmp; or -errno after saying why. */
+static int create_temp(const char *path, char **tmp, int *fd)
 {
 	const char *slash = strrchr(path, '/');
-	char clip[CLIP_BUF], *tmp;
-	int fd, err;
+	char clip[CLIP_BUF];
+	int err;
 
-	if (!*path || (slash && !slash[1])) {
-		p_err("--textfile '%s': names a directory, not a file", str_clip(path, clip));
-		return -EISDIR;
-	}
+	if (!*path || (slash && !slash[1]))
+		return names_dir(path);
 	if (strnlen(path, PATH_MAX) >= PATH_MAX) {
 		p_err("--textfile '%s': the path is too long", str_clip(path, clip));
 		return -ENAMETOOLONG;
 	}
-	tmp = temp_path(path);
-	if (!tmp) {
+	*tmp = temp_path(path);
+	if (!*tmp) {
 		p_err("--textfile '%s': out of memory", str_clip(path, clip));
 		return -ENOMEM;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
+	*fd = outfile_temp(*tmp, path);
+	if (*fd < 0) {
+		err = *fd;
 		p_err("--textfile '%s': cannot create a file beside it: %s", str_clip(path, clip),
 		      strerror(-err));
-		free(tmp);
+		free(*tmp);
 		return err;
 	}
+	return 0;
+}
+
+int prom_textfile_check(const char *path)
+{
+	struct stat st;
+	char *tmp;
+	int fd, err;
+
+	/* Only rename(2) would find it, once every probe is attached. */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return names_dir(path);
+	err = create_temp(path, &tmp, &fd);
+	if (err)
+		return err;
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
+int prom_textfile_write(const char *path, struct agg_table *const *tables, int nr,
+			const struct agg_drops *drops)
+{
+	char clip[CLIP_BUF], *tmp;
+	int fd, err = create_temp(path, &tmp, &fd);
+
+	if (err)
+		return err;
 	err = write_temp(fd, tables, nr, drops);
 	if (!err && rename(tmp, path))
 		err = -errno;

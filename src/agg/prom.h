@@ -95,6 +95,11 @@ int prom_write(FILE *out, struct agg_table *const *tables, int nr, const struct 
  */
 int prom_textfile_write(const char *path, struct agg_table *const *tables, int nr,
 			const struct agg_drops *drops);
+/*
+ * Whether prom_textfile_write could create its file at path: before any
+ * probe attaches. 0, or -errno after one "Error: ..." line.
+ */
+int prom_textfile_check(const char *path);
 
 /*
  * HTTP: GET (or HEAD) /metrics answers the exposition render writes, with

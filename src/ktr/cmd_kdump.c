@@ -17,6 +17,7 @@
 #include "ktr/print.h"
 #include "ktr/print_chrome.h"
 #include "ktr/systab.h"
+#include "lib/outfile.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -171,7 +172,6 @@ static FILE *open_output(const char *path, int in_fd)
 {
 	struct stat in, st;
 	char clip[CLIP_BUF];
-	FILE *f;
 
 	if (!path)
 		return stdout;
@@ -181,24 +181,21 @@ static FILE *open_output(const char *path, int in_fd)
 		      str_clip(path, clip));
 		return NULL;
 	}
-	f = fopen(path, "we");
-	if (!f)
-		p_err("cannot create output file '%s': %s", str_clip(path, clip), strerror(errno));
-	return f;
+	return outfile_fopen("output file", path);
 }
 
-/* Close out (stdout is flushed): 0, or -EIO after saying so. */
+/* Close -o's file: 0, or -EIO after saying so. Stdout is checked at exit. */
 static int close_output(FILE *out, const char *path, bool quiet)
 {
 	char clip[CLIP_BUF];
-	int bad = fflush(out) || ferror(out);
+	int bad;
 
-	if (out != stdout)
-		bad |= fclose(out);
+	if (out == stdout)
+		return 0;
+	bad = fflush(out) || ferror(out);
+	bad |= fclose(out);
 	if (bad && !quiet)
-		p_err("cannot write %s%s%s: %s", path ? "'" : "",
-		      path ? str_clip(path, clip) : "standard output", path ? "'" : "",
-		      strerror(errno ? errno : EIO));
+		p_err("cannot write '%s': %s", str_clip(path, clip), strerror(errno ? errno : EIO));
 	return bad ? -EIO : 0;
 }
 

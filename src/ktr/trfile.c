@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ktr/trfile.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 #define TRFILE_MODE 0600
@@ -97,26 +98,17 @@ bool ktr_fs_stores_files(long magic, const char **name)
 	return false;
 }
 
+/* Every output's rules, and ours alone: ktrace appends to a file it owns. */
 static int check_stat(const char *path, const struct stat *st)
 {
-	if (S_ISLNK(st->st_mode)) {
-		p_err("refusing trace file '%s': it is a symbolic link", path);
-		return -ELOOP;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		p_err("refusing trace file '%s': not a regular file", path);
-		return -EINVAL;
-	}
+	int err = outfile_check_stat("trace file", path, st);
+
+	if (err)
+		return err;
 	if (st->st_uid != geteuid()) {
 		p_err("refusing trace file '%s': owned by uid %u, not %u", path,
 		      (unsigned int)st->st_uid, (unsigned int)geteuid());
 		return -EPERM;
-	}
-	/* Through another name we would overwrite a file the user did not name. */
-	if (st->st_nlink > 1) {
-		p_err("refusing trace file '%s': it has %lu hard links", path,
-		      (unsigned long)st->st_nlink);
-		return -EMLINK;
 	}
 	return 0;
 }

@@ -172,6 +172,7 @@ static const struct {
 } aliases[] = {
 	{ "EWOULDBLOCK", 11 },
 	{ "EDEADLOCK", 35 },
+	{ "ENOTSUP", 95 }, /* POSIX; the kernel's own ENOTSUPP is 524 */
 };
 
 const char *errno_name(int err)

@@ -1,22 +1,76 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
+#include <string.h>
 
 #include "lib/json_writer.h"
 
+/*
+ * The length of the well-formed UTF-8 sequence (RFC 3629) of 2 to 4 bytes
+ * at s, of which n are there to read; 0 when there is none: a lone or
+ * truncated byte, an overlong form, a surrogate or past U+10FFFF.
+ */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	/* the second byte's range, by the first: what rules out the bad forms */
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (len > n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++) {
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	}
+	return len;
+}
+
+/* One byte that is not part of a valid multi-byte sequence. */
+static void escape_byte(struct strbuf *sb, unsigned char c)
+{
+	if (c == '"' || c == '\\')
+		sb_printf(sb, "\\%c", c);
+	else if (c < 0x20 || c >= 0x7f)
+		sb_printf(sb, "\\u%04x", c);
+	else
+		sb_putc(sb, c);
+}
+
+/*
+ * Valid UTF-8 is kept as written; controls, DEL and each byte of an
+ * invalid sequence are escaped, the bytes as \u00XX. So are U+0080 to
+ * U+009F, valid but C1 controls to a terminal (U+009B is CSI).
+ */
 void jw_escape(struct strbuf *sb, const char *s, size_t max)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n;
 
+	max = strnlen(s, max);
 	sb_putc(sb, '"');
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			sb_printf(sb, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			sb_printf(sb, "\\u%04x", c);
+	for (i = 0; i < max; i += n ? n : 1) {
+		n = u[i] >= 0x80 ? utf8_seq_len(u + i, max - i) : 0;
+		if (!n)
+			escape_byte(sb, u[i]);
+		else if (u[i] == 0xc2 && u[i + 1] <= 0x9f)
+			sb_printf(sb, "\\u%04x", u[i + 1]);
 		else
-			sb_putc(sb, c);
+			sb_write(sb, u + i, n);
 	}
 	sb_putc(sb, '"');
 }

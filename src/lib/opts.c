@@ -45,6 +45,14 @@ static int opt_error(const struct walk *w, enum opt_error e, const char *word, s
 	return -EINVAL;
 }
 
+/* An option of a later command, given before it: say where it goes. */
+static int misplaced(const struct walk *w, const char *word, size_t len)
+{
+	p_err("'%.*s' is an option of %s: put it after the command", (int)len, word,
+	      w->spec->later_cmds);
+	return -EINVAL;
+}
+
 static bool is_end(const struct opt *o)
 {
 	return !o->name && !o->letter;
@@ -191,6 +199,8 @@ static int long_opt(struct walk *w)
 	o = find_name(w->spec, s, len, &ambiguous);
 	if (ambiguous)
 		return opt_error(w, E_AMBIGUOUS, word, len + 2);
+	if (!o && w->spec->later && find_name(w->spec->later, s, len, &ambiguous))
+		return misplaced(w, word, len + 2);
 	if (!o)
 		return opt_error(w, E_UNKNOWN, word, strlen(word));
 	if (!o->has_arg && eq)
@@ -214,6 +224,8 @@ static int short_opts(struct walk *w)
 	for (word++; *word; word++) {
 		letter[1] = *word;
 		o = find_letter(w->spec, *word);
+		if (!o && w->spec->later && find_letter(w->spec->later, *word))
+			return misplaced(w, letter, 2);
 		if (!o)
 			return opt_error(w, E_UNKNOWN, letter, 2);
 		if (!o->has_arg) {

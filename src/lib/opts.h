@@ -103,6 +103,13 @@ struct opts_spec {
 	void (*help)(void *ctx);
 	/* OPTS_IN_ORDER: takes each operand; 0 or -errno once it said why. */
 	int (*operand)(void *ctx, const char *arg);
+	/*
+	 * The options of the commands that follow these words, and their
+	 * names ("count and hist"): one of them given here is told where it
+	 * goes, not called unknown.
+	 */
+	const struct opts_spec *later;
+	const char *later_cmds;
 };
 
 /* The operands (none in OPTS_IN_ORDER mode), and whether "--" came first. */

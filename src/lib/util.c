@@ -11,6 +11,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "lib/json_writer.h"
 #include "lib/util.h"
 
 /* Process-wide: p_err and friends have no context to carry them. */
@@ -84,34 +85,38 @@ static void make_printable(struct strbuf *sb)
 	}
 }
 
-static void json_escape_to(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = *s;
+/*
+ * An error or a warning is one line a person reads, whatever the length of
+ * the input it quotes (a 100 KB path): past this, it ends in "...".
+ */
+#define REPORT_MAX 280
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
+static void clip_report(struct strbuf *sb)
+{
+	if (sb->len <= REPORT_MAX || sb->oom)
+		return;
+	sb->len = REPORT_MAX - 3;
+	sb_write(sb, "...", 3);
 }
 
 static void __attribute__((format(printf, 3, 0)))
 report(const char *prefix, bool json, const char *fmt, va_list ap)
 {
-	struct strbuf sb;
+	struct strbuf sb, quoted;
 
 	if (muted && !debug_on)
 		return;
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
 	make_printable(&sb);
+	if (prefix[0] != 'd')
+		clip_report(&sb);
 	if (json) {
-		fprintf(stderr, "{\"%s\": \"", prefix[0] == 'E' ? "error" : "warning");
-		json_escape_to(stderr, sb_str(&sb));
-		fputs("\"}\n", stderr);
+		sb_init(&quoted);
+		jw_escape(&quoted, sb_str(&sb), sb.len);
+		fprintf(stderr, "{\"%s\": %s}\n", prefix[0] == 'E' ? "error" : "warning",
+			sb_str(&quoted));
+		sb_free(&quoted);
 	} else {
 		fprintf(stderr, "%s: %s\n", prefix, sb_str(&sb));
 	}
@@ -145,6 +150,46 @@ void p_dbg(const char *fmt, ...)
 	va_start(ap, fmt);
 	report("debug", false, fmt, ap);
 	va_end(ap);
+}
+
+/* How byte c shows in text output, in out (not NUL-terminated); returns its length. */
+static size_t c_escape_byte(unsigned char c, char out[4])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (c == '"' || c == '\\' || c == '\n') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : c;
+		return 2;
+	}
+	if (c < 0x20 || c >= 0x7f) {
+		out[0] = '\\';
+		out[1] = 'x';
+		out[2] = hex[c >> 4];
+		out[3] = hex[c & 0xf];
+		return 4;
+	}
+	out[0] = c;
+	return 1;
+}
+
+void fput_c_escaped(FILE *f, const char *s, size_t max)
+{
+	char out[4];
+	size_t i;
+
+	for (i = 0; i < max && s[i]; i++)
+		fwrite(out, 1, c_escape_byte(s[i], out), f);
+}
+
+size_t c_escaped_len(const char *s, size_t max)
+{
+	size_t i, len = 0;
+	char out[4];
+
+	for (i = 0; i < max && s[i]; i++)
+		len += c_escape_byte(s[i], out);
+	return len;
 }
 
 volatile sig_atomic_t stop_signal;
@@ -192,10 +237,6 @@ void raise_fd_limit(void)
 		p_dbg("cannot raise the open file limit: %s", strerror(errno));
 }
 
-/*
- * Flush stdout. A reader that went away (| head) ends a trace quietly (1);
- * any other failure, such as a full disk, would lose events: say so.
- */
 long long clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -204,23 +245,48 @@ long long clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Said once: a trace that failed to write must not say so again at exit. */
+static int stdout_error;
+
+/* 1 for EPIPE, else -e after one error line (-EIO when e is 0). */
+static int stdout_failed(int e)
+{
+	if (e == EPIPE)
+		return 1;
+	if (stdout_error)
+		return stdout_error;
+	/* An earlier write failed and nothing is left to retry: no errno. */
+	if (!e)
+		p_err("writing the output failed");
+	else
+		p_err("writing the output: %s", strerror(e));
+	stdout_error = e ? -e : -EIO;
+	return stdout_error;
+}
+
 int flush_stdout(void)
 {
-	int e;
-
 	errno = 0;
 	if (!fflush(stdout) && !ferror(stdout))
 		return 0;
-	e = errno;
-	if (e == EPIPE)
-		return 1;
-	/* An earlier write failed and nothing is left to retry: no errno. */
-	if (!e) {
-		p_err("writing the output failed");
-		return -EIO;
-	}
-	p_err("writing the output: %s", strerror(e));
-	return -e;
+	return stdout_failed(errno);
+}
+
+int finish_stdout(void)
+{
+	int err = flush_stdout(), fd;
+
+	if (err)
+		return err;
+	/*
+	 * close(2) reports what write(2) may not (NFS writes back at close).
+	 * A copy is closed, so stdout stays open for whoever runs us again (the
+	 * unit tests); no copy is a closed stdout nothing was written to.
+	 */
+	fd = dup(STDOUT_FILENO);
+	if (fd >= 0 && close(fd))
+		return stdout_failed(errno);
+	return 0;
 }
 
 int parse_long(const char *s, long long min, long long max, long long *out)
@@ -232,7 +298,8 @@ int parse_long(const char *s, long long min, long long max, long long *out)
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	/* Decimal: "010" is ten, as a user reads it, never octal eight. */
+	v = strtoll(s, &end, 10);
 	if (errno == ERANGE || v < min || v > max)
 		return -ERANGE;
 	if (*end)

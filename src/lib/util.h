@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -46,6 +47,15 @@ void util_route_libbpf_print(void);
 const char *str_clip(const char *s, char buf[CLIP_BUF]);
 
 /*
+ * A string's bytes in text output, s[0..max) or to its NUL, as C writes
+ * them: '"', '\\' and newline escaped, any other control or byte outside
+ * printable ASCII as \xNN, so that no value reaches a terminal as one of
+ * its controls. c_escaped_len: the length fput_c_escaped writes.
+ */
+void fput_c_escaped(FILE *f, const char *s, size_t max);
+size_t c_escaped_len(const char *s, size_t max);
+
+/*
  * SIGINT, SIGTERM and SIGHUP: stop_signal is the last one caught, and
  * stop_count how many have been (a second one means "now").
  */
@@ -53,7 +63,14 @@ extern volatile sig_atomic_t stop_signal;
 extern volatile sig_atomic_t stop_count;
 int setup_stop_signals(void);
 void raise_fd_limit(void);
+/*
+ * Flush stdout. A reader that went away (| head) ends output quietly (1);
+ * any other failure, such as a full disk, loses output: one error line
+ * (once per run) and -errno.
+ */
 int flush_stdout(void);
+/* The same at exit, where a failed close(2) is an error too. */
+int finish_stdout(void);
 /* Root's private run-time directory: ktrace's state files, symbol copies. */
 #define KSNOOP_RUN_DIR "/run/ksnoop"
 /*
@@ -63,7 +80,7 @@ int flush_stdout(void);
 int private_dir(const char *dir);
 /* Nanoseconds on clock id. */
 long long clock_ns(clockid_t id);
-/* Strict decimal/hex/octal parse of the whole string into [min, max]. */
+/* Strict decimal parse of the whole string into [min, max]; "010" is 10. */
 int parse_long(const char *s, long long min, long long max, long long *out);
 
 /* "500ns", "20us", "5ms", "1s" or a plain number of ns. */

@@ -14,6 +14,7 @@
 #include "trace/follow.h"
 #include "env.h"
 #include "lib/ksyms.h"
+#include "lib/outfile.h"
 #include "trace/output.h"
 #include "trace/plan.h"
 #include "trace/session.h"
@@ -114,11 +115,9 @@ static int open_events_file(struct trace_run *s)
 {
 	const char *path = s->env->output_path;
 
-	s->file = path ? fopen(path, "w") : stdout;
-	if (!s->file) {
-		p_err("cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
+	s->file = path ? outfile_fopen("output file", path) : stdout;
+	if (!s->file)
+		return -EINVAL;
 	if (!isatty(fileno(s->file)))
 		setvbuf(s->file, NULL, _IOFBF, 1 << 16);
 	return 0;

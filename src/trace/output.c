@@ -260,21 +260,8 @@ int event_widen(const void *lite, size_t size, struct ksnoop_event *out, size_t 
 
 static void print_string(FILE *out, const char *s, size_t len)
 {
-	size_t i;
-
 	fputc('"', out);
-	for (i = 0; i < len && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
+	fput_c_escaped(out, s, len);
 	fputc('"', out);
 }
 

@@ -161,6 +161,47 @@ for b in nope "" FENTRY "$A20K"; do
 	one -b "$b" info ip_send_skb
 done
 
+# --- output that cannot be written --------------------------------------
+# Into /dev/full or a closed stdout: one error, a non-zero exit, in every
+# command that prints (checked once at exit, for all of them).
+# lost HOW ARGS...: HOW is "full" or "closed"
+lost() {
+	local how=$1 why
+	shift
+	if [ "$how" = full ]; then
+		timeout -k 5 $TIMEOUT "${RUN[@]}" "$KS" "$@" >/dev/full 2>"$tmp/err" </dev/null
+	else
+		timeout -k 5 $TIMEOUT "${RUN[@]}" "$KS" "$@" >&- 2>"$tmp/err" </dev/null
+	fi
+	st=$?
+	why=$(bad_exit)
+	[ -z "$why" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ] && why="$(wc -l <"$tmp/err") lines on stderr"
+	[ -z "$why" ] && ! grep -qE '^(Error: |\{"error": ")writing the output: ' "$tmp/err" &&
+		why="no write error"
+	if [ -z "$why" ]; then
+		ok "$(label "$@") into a $how stdout -> $(cat "$tmp/err")"
+	else
+		notok "$(label "$@") into a $how stdout: $why (exit $st)" "$(head -3 "$tmp/err")"
+	fi
+}
+lost_cmds=("help" "-h" "-V" "count -h" "hist -h" "trace -h" "kdump -h" "ktrace -h"
+	"kprobe-events -h" "probe -h")
+[ -r /sys/kernel/btf/vmlinux ] &&
+	lost_cmds+=("info ip_send_skb" "-j info ip_send_skb" "kprobe-events ip_send_skb")
+for c in "${lost_cmds[@]}"; do
+	# shellcheck disable=SC2086
+	lost full $c
+	# shellcheck disable=SC2086
+	lost closed $c
+done
+# A reader that leaves early is a normal end: nothing said.
+"${RUN[@]}" "$KS" help 2>"$tmp/err" | head -c 1 >/dev/null
+if [ ! -s "$tmp/err" ]; then
+	ok "help | head -c 1: nothing on stderr"
+else
+	notok "help | head -c 1: nothing on stderr" "$(head -3 "$tmp/err")"
+fi
+
 # --- commands ------------------------------------------------------------
 one k ip_send_skb
 one info
@@ -328,6 +369,50 @@ for e in "" , ENOENT, ",ENOENT" EFOO 0 4096 2x "ENOENT,$A300" "$ESC[31m"; do
 	one trace --errno "$e" do_sys_openat2
 done
 one count --errors ip_send_skb
+# messages that name the real mistake
+said() {
+	local want=$1
+	shift
+	one "$@"
+	if grep -qF -- "$want" "$tmp/err"; then
+		ok "$(label "$@") says: $want"
+	else
+		notok "$(label "$@") says: $want" "$(head -2 "$tmp/err")"
+	fi
+}
+said "invalid --duration '1.5'" count -d 1.5 ip_send_skb
+said "'-i' is an option of count and hist: put it after the command" -i 1 count ip_send_skb
+said "cannot create output file" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
+# trace -o and graph -o follow ktrace's rules for the files they write, and
+# are opened before any probe attaches: the file's error is the one said.
+printf 'secret\n' >"$tmp/target"
+ln -sf "$tmp/target" "$tmp/link"
+ln -f "$tmp/target" "$tmp/hard"
+mkfifo "$tmp/out-fifo"
+said "refusing output file '$tmp/link': it is a symbolic link" trace -o "$tmp/link" do_sys_openat2
+said "refusing output file '$tmp/link': it is a symbolic link" \
+	graph --format=chrome -o "$tmp/link" do_sys_openat2
+said "refusing output file '$tmp/hard': it has 2 hard links" trace -o "$tmp/hard" do_sys_openat2
+said "refusing output file '$tmp/out-fifo': not a regular file" trace -o "$tmp/out-fifo" \
+	do_sys_openat2
+if [ "$(cat "$tmp/target")" = secret ]; then
+	ok "trace -o: the files behind a link are untouched"
+else
+	notok "trace -o: the files behind a link are untouched" "$(head -c 200 "$tmp/target")"
+fi
+rm -f "$tmp/hard"
+# options that would do nothing in count and hist are refused, before any attach
+said "-o writes trace's events" count -o "$tmp/count.out" ip_send_skb
+said "--format=chrome" hist --format=chrome --latency ip_send_skb
+said "--duration before count is trace's filter" --duration 1s count ip_send_skb
+said "--duration before hist is trace's filter" --dur 5 hist --latency ip_send_skb
+said "HI - LO" hist --linear -4611686018427387904,4611686018427387904,144115188075855872 \
+	"ip_send_skb(skb->len)"
+# --textfile is checked before any probe attaches, as --prometheus is
+said "--textfile '': names a directory" count --textfile '' ip_send_skb
+said "--textfile '/': names a directory" count --textfile / ip_send_skb
+said "--textfile '$tmp': names a directory" count --textfile "$tmp" ip_send_skb
+said "No such file or directory" count --textfile "$tmp/no/such/dir/k.prom" ip_send_skb
 one graph
 one trace --format x do_sys_openat2
 one trace --format "" do_sys_openat2

@@ -205,6 +205,21 @@ chrome_tests() {
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 sys.exit(not ev or any(e["ph"] != "M" and e["name"] != "SIGUSR1" for e in ev))' "$W/psig.json"
+	utf8_test
+}
+
+# A UTF-8 path is kept as written in the JSON; an invalid byte is escaped.
+utf8_test() {
+	local name=$'\xc3\xa9t\xc3\xa9' bad=$'x\xffy'
+	: >"$W/$name.txt"
+	./ktrace -f "$W/utf8.out" cat "$W/$name.txt" "$W/$bad" >/dev/null 2>&1
+	./kdump --format=chrome -f "$W/utf8.out" >"$W/utf8.json" 2>"$W/utf8.err"
+	check "kdump --format=chrome: a UTF-8 path as written, an invalid byte as \\u00ff" python3 -c '
+import json, sys
+text = open(sys.argv[1], "rb").read()
+json.loads(text)
+sys.exit(not (sys.argv[2].encode() + b".txt" in text and b"x\\u00ffy" in text))' \
+		"$W/utf8.json" "$W/$name"
 }
 
 #
@@ -563,9 +578,46 @@ chrome_error_tests() {
 	./kdump -f "$W/trunc.ktr" -o "$W/no-dir/x.json" 2>"$e"
 	one_error "kdump -o: cannot create" $? "$e" \
 		"cannot create output file '$(q "$W/no-dir/x.json")': No such file or directory"
-	./kdump --format=chrome -f tests/fuzz/corpus/target-all-types.ktr -o /dev/full 2>"$e"
-	one_error "kdump --format=chrome -o /dev/full: the write error" $? "$e" \
-		"cannot write '/dev/full': No space left on device"
+	./kdump --format=chrome -f tests/fuzz/corpus/target-all-types.ktr >/dev/full 2>"$e"
+	one_error "kdump --format=chrome >/dev/full: the write error" $? "$e" \
+		"writing the output( failed|: No space left on device)"
+	output_file_tests
+}
+
+# kdump -o follows ktrace's rules for the files it writes: a regular file
+# of one link, no symbolic link followed, 0600 when new, never blocking.
+output_file_tests() {
+	local e=$W/err t=tests/fuzz/corpus/target-all-types.ktr rc
+	rm -f "$W/new.txt"
+	(umask 022 && ./kdump -f "$t" -o "$W/new.txt" 2>"$e")
+	check "kdump -o: a new file is 0600 (umask 022)" [ "$(stat -c %a "$W/new.txt")" = 600 ]
+	check "kdump -o: it holds the dump" cmp -s "$W/new.txt" <(./kdump -f "$t")
+	printf 'old\n' >"$W/mine.txt"
+	chmod 0644 "$W/mine.txt"
+	./kdump -f "$t" -o "$W/mine.txt" 2>"$e"
+	check "kdump -o: an existing file keeps its mode (0644), its content replaced" \
+		[ "$(stat -c %a "$W/mine.txt")" = 644 -a "$(head -c 4 "$W/mine.txt")" != "old" ]
+	printf 'secret\n' >"$W/target"
+	chmod 0600 "$W/target"
+	ln -sf "$W/target" "$W/link"
+	./kdump -f "$t" -o "$W/link" 2>"$e"
+	one_error "kdump -o: refuses a symbolic link" $? "$e" \
+		"refusing output file '$(q "$W/link")': it is a symbolic link"
+	ln -f "$W/target" "$W/hard"
+	./kdump -f "$t" -o "$W/hard" 2>"$e"
+	one_error "kdump -o: refuses a file with another hard link" $? "$e" \
+		"refusing output file '$(q "$W/hard")': it has 2 hard links"
+	check "kdump -o: the files behind them are untouched" \
+		[ "$(cat "$W/target")" = secret -a "$(stat -c %a "$W/target")" = 600 ]
+	rm -f "$W/hard"
+	mkfifo "$W/fifo"
+	timeout 10 ./kdump -f "$t" -o "$W/fifo" 2>"$e"
+	rc=$?
+	one_error "kdump -o: a FIFO without a reader is refused at once" $rc "$e" \
+		"refusing output file '$(q "$W/fifo")': not a regular file"
+	./kdump -f "$t" -o /dev/full 2>"$e"
+	one_error "kdump -o: refuses a device" $? "$e" \
+		"refusing output file '/dev/full': not a regular file"
 }
 
 # The pid of the recorder writing FILE, once it runs.

@@ -336,6 +336,41 @@ static void test_count_sorted_top(void **state UNUSED)
 		    "\n");
 }
 
+/*
+ * A comm set with prctl can hold a terminal's controls: text tables show
+ * them escaped, as trace shows strings, and align by what they print.
+ */
+static void test_text_keys_escaped(void **state UNUSED)
+{
+	struct agg_field fields[] = { { AGG_F_COMM, "comm" } };
+	struct agg_val k1[] = { { .text = "\033]0;x\007\033[2J" } };
+	struct agg_val k2[] = { { .text = "a\"b\\c\n\xc3\xa9" } };
+	struct agg_row rows[] = { { .key = k1, .count = 2 }, { .key = k2, .count = 1 } };
+	struct agg_table count = { .kind = AGG_COUNT, TABLE_OF("f", fields, rows) };
+	struct agg_row hrow = {
+		.key = k1, .count = 1, .buckets = by_b1, .sum = 2, .min = 2, .max = 2
+	};
+	struct agg_table hist = { .kind = AGG_HIST,
+				  .value = "v",
+				  .layout = LOG2,
+				  .func = "f",
+				  .fields = fields,
+				  .nr_fields = 1,
+				  .rows = &hrow,
+				  .nr_rows = 1 };
+	char *got;
+
+	expect_text(&count, NOOPTS,
+		    "f\n"
+		    "COMM                 COUNT\n"
+		    "\\x1b]0;x\\x07\\x1b[2J      2\n"
+		    "a\\\"b\\\\c\\n\\xc3\\xa9        1\n"
+		    "\n");
+	got = print_text(&hist, NOOPTS);
+	assert_non_null(strstr(got, "f: v, comm=\\x1b]0;x\\x07\\x1b[2J\n"));
+	free(got);
+}
+
 static void test_count_all(void **state UNUSED)
 {
 	char *got = print_text(&count_table, NOOPTS);
@@ -669,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_hist_glob),
 		cmocka_unit_test(test_count_sorted_top),
 		cmocka_unit_test(test_count_all),
+		cmocka_unit_test(test_text_keys_escaped),
 		cmocka_unit_test(test_count_glob),
 		cmocka_unit_test(test_count_negative_keys),
 		cmocka_unit_test(test_count_kstack),

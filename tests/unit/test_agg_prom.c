@@ -813,7 +813,8 @@ static void test_textfile_written(void **state)
 	want = render(tables, 1, &drops, &rc);
 	assert_string_equal(got, want);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644); /* readable by the collector */
+	/* private, as every file ksnoop writes, unless the user made it otherwise */
+	assert_int_equal(st.st_mode & 0777, 0600);
 	list_dir(dir, names, sizeof(names));
 	assert_string_equal(names, "ksnoop.prom");
 	free(got);
@@ -827,6 +828,7 @@ static void test_textfile_replaced(void **state)
 {
 	char dir[] = "/tmp/ksnoop-prom.XXXXXX", path[64], old[16] = { 0 };
 	struct agg_table *tables[] = { &count_len };
+	struct stat st;
 	int fd;
 
 	(void)state;
@@ -834,6 +836,7 @@ static void test_textfile_replaced(void **state)
 	snprintf(path, sizeof(path), "%s/k.prom", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
 	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0644), 0);
 	assert_int_equal(write(fd, "old content\n", 12), 12);
 	close(fd);
 	fd = open(path, O_RDONLY);
@@ -841,6 +844,9 @@ static void test_textfile_replaced(void **state)
 	assert_int_equal(pread(fd, old, sizeof(old) - 1, 0), 12);
 	assert_string_equal(old, "old content\n");
 	close(fd);
+	/* the user made it 0644 for a collector of another user: the new file is too */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
 	unlink(path);
 	rmdir(dir);
 }
@@ -919,6 +925,36 @@ static void expect_textfile_error(const char *path, const char *msg)
 	assert_true(prom_textfile_write(path, tables, 1, &drops) < 0);
 	stderr_capture_end(&cap, err, sizeof(err));
 	expect_one_error_line(err, msg);
+}
+
+static void expect_textfile_check_error(const char *path, const char *msg)
+{
+	struct stderr_capture cap;
+	char err[512];
+
+	stderr_capture_begin(&cap);
+	assert_true(prom_textfile_check(path) < 0);
+	stderr_capture_end(&cap, err, sizeof(err));
+	expect_one_error_line(err, msg);
+}
+
+/* What the write would meet, found before any probe attaches; nothing left behind. */
+static void test_textfile_check(void **state)
+{
+	char dir[] = "/tmp/ksnoop-prom.XXXXXX", path[128], names[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	expect_textfile_check_error("", "names a directory");
+	expect_textfile_check_error("/", "names a directory");
+	expect_textfile_check_error(dir, "names a directory");
+	snprintf(path, sizeof(path), "%s/none/k.prom", dir);
+	expect_textfile_check_error(path, "No such file or directory");
+	snprintf(path, sizeof(path), "%s/k.prom", dir);
+	assert_int_equal(prom_textfile_check(path), 0);
+	list_dir(dir, names, sizeof(names));
+	assert_string_equal(names, "");
+	rmdir(dir);
 }
 
 static void test_textfile_errors(void **state)
@@ -1006,6 +1042,42 @@ static void test_port_in_use(void **state)
 	expect_start_error(hostport, "built without libmicrohttpd");
 #endif
 	close(fd);
+}
+
+/* A free port of 127.0.0.1, as the kernel picks one. */
+static int free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
+/* The port is decimal: a leading 0 is not octal ("0100" was port 64). */
+static void test_port_is_decimal(void **state)
+{
+	struct prom_server *srv;
+	char hostport[32];
+	int port = free_port();
+
+	(void)state;
+#ifdef HAVE_MHD
+	snprintf(hostport, sizeof(hostport), "127.0.0.1:0%d", port);
+	srv = prom_server__start(hostport, render_nothing, NULL);
+	assert_non_null(srv);
+	assert_false(can_bind("127.0.0.1", port));
+	prom_server__stop(srv);
+#else
+	(void)srv;
+	(void)hostport;
+	(void)port;
+#endif
 }
 
 static void test_hostport_errors(void **state)
@@ -1129,7 +1201,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_textfile_replaced),
 		cmocka_unit_test(test_textfile_reader_sees_whole_files),
 		cmocka_unit_test(test_textfile_errors),
+		cmocka_unit_test(test_textfile_check),
 		cmocka_unit_test(test_hostport_errors),
+		cmocka_unit_test(test_port_is_decimal),
 		cmocka_unit_test(test_port_in_use),
 	};
 

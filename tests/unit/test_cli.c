@@ -322,6 +322,13 @@ static void test_unknown_options(void **state)
 	expect_usage_error(&r, "unknown option '--zz=1'");
 	RUN(&r, "-dx");
 	expect_usage_error(&r, "unknown option '-x'");
+	/* a command's own option before the command: where it goes */
+	RUN(&r, "-i", "1", "count", "myfunc");
+	expect_usage_error(&r, "'-i' is an option of count and hist: put it after the command");
+	RUN(&r, "--by=comm", "hist", "myfunc");
+	expect_usage_error(&r, "'--by' is an option of count and hist: put it after the command");
+	RUN(&r, "--interval", "1", "count", "myfunc");
+	expect_usage_error(&r, "'--interval' is an option of count and hist: put it after");
 	RUN(&r, "-");
 	expect_cmd(&r, "trace", 1);
 	assert_string_equal(rec.argv[0], "-");
@@ -369,13 +376,16 @@ static void test_pid(void **state)
 		RUN(&r, "-p", bad[i], "trace", "myfunc");
 		expect_usage_error(&r, "invalid pid");
 	}
+	/* decimal: hex is refused, a leading 0 is no octal prefix */
+	RUN(&r, "-p", "0x10", "trace", "myfunc");
+	expect_usage_error(&r, "invalid pid");
 	RUN(&r, "-p", "1", "trace", "myfunc");
 	expect_cmd(&r, "trace", 1);
 	assert_int_equal(r.code, 0);
 	assert_int_equal(rec.env.nr_pids, 1);
 	assert_int_equal(rec.env.pids[0], 1);
 
-	RUN(&r, "--pid=0x10", "-p", "2147483647", "trace", "--pid", "42", "myfunc");
+	RUN(&r, "--pid=016", "-p", "2147483647", "trace", "--pid", "42", "myfunc");
 	expect_cmd(&r, "trace", 1);
 	assert_int_equal(rec.env.nr_pids, 3);
 	assert_int_equal(rec.env.pids[0], 16);
@@ -408,12 +418,12 @@ static void test_pid(void **state)
 
 static void test_pages(void **state)
 {
-	static const char *const bad[] = { "0",	 "3", "6", "100", "131072",
-					   "-2", "x", "",  "8k",  "65537" };
+	static const char *const bad[] = { "0", "3", "6",  "100",   "131072", "-2",
+					   "x", "",  "8k", "65537", "0x40" };
 	static const struct {
 		const char *arg;
 		int pages;
-	} good[] = { { "1", 1 }, { "2", 2 }, { "8", 8 }, { "0x40", 64 }, { "65536", 65536 } };
+	} good[] = { { "1", 1 }, { "2", 2 }, { "8", 8 }, { "064", 64 }, { "65536", 65536 } };
 	struct run r;
 	size_t i;
 

@@ -79,6 +79,9 @@ static void test_errno_names(void **state)
 	assert_int_equal(errno_parse("ENOENT"), 2);
 	assert_int_equal(errno_parse("eacces"), 13);
 	assert_int_equal(errno_parse("EWOULDBLOCK"), 11);
+	/* POSIX's name of EOPNOTSUPP, not the kernel-internal ENOTSUPP */
+	assert_int_equal(errno_parse("ENOTSUP"), 95);
+	assert_int_equal(errno_parse("ENOTSUPP"), 524);
 	assert_int_equal(errno_parse("ERESTARTSYS"), 512);
 	assert_int_equal(errno_parse("17"), 17);
 	assert_int_equal(errno_parse("4095"), 4095);

@@ -390,8 +390,10 @@ static void test_typed_values(void **state)
 	(void)state;
 	PARSE(&r, &permute, "-c", "0");
 	expect_error(&r, "Error: invalid --count '0': need a number from 1 to 100\n");
-	PARSE(&r, &permute, "--count=0x64");
+	PARSE(&r, &permute, "--count=0100");
 	assert_int_equal(r.t.count, 100);
+	PARSE(&r, &permute, "--count=0x64");
+	expect_error(&r, "Error: invalid --count '0x64': need a number from 1 to 100\n");
 	PARSE(&r, &permute, "-m", "6");
 	expect_error(&r, "Error: invalid -m '6': need a number from 0 to 5\n");
 	PARSE(&r, &permute, "-m0");
@@ -433,8 +435,9 @@ static void test_pid_and_pages(void **state)
 	}
 	assert_int_equal(opts_pages("1", &pages), 0);
 	assert_int_equal(pages, 1);
-	assert_int_equal(opts_pages("0x10000", &pages), 0);
+	assert_int_equal(opts_pages("065536", &pages), 0);
 	assert_int_equal(pages, 65536);
+	assert_int_equal(opts_pages("0x10000", &pages), -EINVAL);
 	for (i = 0; i < ARRAY_SIZE(bad_pages); i++) {
 		struct stderr_capture cap;
 		char err[256];
@@ -577,6 +580,11 @@ static void test_agg_options(void **state)
 	assert_int_equal(env.agg.by, KSNOOP_BY_COMM | KSNOOP_BY_KSTACK);
 	assert_int_equal(rest.argc, 1);
 	assert_string_equal(rest.argv[0], "f");
+	/* a word that starts with a digit is no FUNC: a bad duration, not debug */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "1.5", "f"), -EINVAL);
+	assert_string_equal(err, "Error: invalid --duration '1.5': use seconds, or e.g. 500ms "
+				 "or 2s\n");
+	assert_false(util_debug());
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "f", "-i", "500ms", "-p", "7"), 0);
 	assert_true(util_debug());
 	util_set_debug(false);
@@ -603,8 +611,18 @@ static void test_agg_options(void **state)
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear", "0,1000,1", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --linear '0,1000,1': (HI - LO) must be a "
 				 "multiple of STEP, at most 126 steps\n");
+	/* 2^62 - -2^62 is past INT64_MAX */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear",
+				   "-4611686018427387904,4611686018427387904,144115188075855872",
+				   "f"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "HI - LO must fit in 64 bits"));
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--unit", "s", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --unit 's': use ns, us or ms\n");
+	/* seconds in decimal: 010 is ten, not eight */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "010", "f"), 0);
+	assert_true(env.agg.interval_ns == 10000000000ULL);
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "0x10", "f"), -EINVAL);
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-i", "0", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid -i '0': use seconds, or e.g. 500ms or 2s\n");
 }

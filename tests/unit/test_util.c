@@ -18,10 +18,13 @@ static void test_parse_long_ok(void **state)
 	assert_int_equal(v, 42);
 	assert_int_equal(parse_long("-7", -10, 10, &v), 0);
 	assert_int_equal(v, -7);
-	assert_int_equal(parse_long("0x10", 0, 100, &v), 0);
-	assert_int_equal(v, 16);
-	assert_int_equal(parse_long("010", 0, 100, &v), 0); /* octal, like strtol */
-	assert_int_equal(v, 8);
+	/* decimal only: a leading 0 is no octal prefix */
+	assert_int_equal(parse_long("010", 0, 100, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(parse_long("080", 0, 100, &v), 0);
+	assert_int_equal(v, 80);
+	assert_int_equal(parse_long("-010", -100, 100, &v), 0);
+	assert_int_equal(v, -10);
 	assert_int_equal(parse_long("+5", 0, 10, &v), 0);
 	assert_int_equal(v, 5);
 	assert_int_equal(parse_long("9223372036854775807", 0, LLONG_MAX, &v), 0);
@@ -47,7 +50,9 @@ static void test_parse_long_bad(void **state)
 	assert_int_equal(parse_long("\t5", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("1.5", 0, 10, &v), -EINVAL);
 	assert_int_equal(parse_long("0x", 0, 10, &v), -EINVAL);
-	assert_int_equal(parse_long("08", 0, 10, &v), -EINVAL);
+	assert_int_equal(parse_long("0x10", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_long("0X1", 0, 100, &v), -EINVAL);
+	assert_int_equal(parse_long("0b1", 0, 100, &v), -EINVAL);
 	assert_int_equal(parse_long("11", 0, 10, &v), -ERANGE);
 	assert_int_equal(parse_long("0", 1, 10, &v), -ERANGE);
 	assert_int_equal(parse_long("-1", 0, 10, &v), -ERANGE);
@@ -211,6 +216,51 @@ static void test_err_printable(void **state)
 	assert_string_equal(captured_err(false, "plain ~!@#$%^&*()"), "Error: plain ~!@#$%^&*()\n");
 }
 
+/* However long the input quoted in it, an error is one short line. */
+static void test_err_bounded(void **state)
+{
+	static char msg[100000], out[120000];
+	struct stderr_capture cap;
+	size_t len;
+
+	(void)state;
+	memset(msg, 'a', sizeof(msg) - 1);
+	stderr_capture_begin(&cap);
+	p_err("cannot write %s: %s", msg, "No such file or directory");
+	stderr_capture_end(&cap, out, sizeof(out));
+	len = strlen(out);
+	assert_true(len < 300);
+	assert_int_equal(strncmp(out, "Error: cannot write aaa", 23), 0);
+	assert_string_equal(out + len - 4, "...\n");
+	assert_int_equal(strchr(out, '\n') - out, len - 1);
+}
+
+/* What fput_c_escaped writes for s[0..max), and c_escaped_len agrees. */
+static const char *c_escaped(const char *s, size_t max)
+{
+	static char out[256];
+	FILE *f;
+
+	memset(out, 0, sizeof(out));
+	f = fmemopen(out, sizeof(out), "w");
+	assert_non_null(f);
+	fput_c_escaped(f, s, max);
+	fclose(f);
+	assert_int_equal(c_escaped_len(s, max), strlen(out));
+	return out;
+}
+
+/* Text output's one way to show a string's bytes: as C writes them. */
+static void test_c_escaped(void **state)
+{
+	(void)state;
+	assert_string_equal(c_escaped("plain text", 99), "plain text");
+	assert_string_equal(c_escaped("a\"b\\c\nd\te\x80", 99), "a\\\"b\\\\c\\nd\\x09e\\x80");
+	assert_string_equal(c_escaped("\033[2J\x7f", 99), "\\x1b[2J\\x7f");
+	assert_string_equal(c_escaped("abc\033", 3), "abc");
+	assert_string_equal(c_escaped("", 99), "");
+}
+
 /* Debug lines quote input too, under the same rule. */
 static void test_dbg_printable(void **state)
 {
@@ -234,7 +284,8 @@ int main(void)
 		cmocka_unit_test(test_strbuf),	      cmocka_unit_test(test_sb_counts),
 		cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_names_sort_unique),
 		cmocka_unit_test(test_str_clip),      cmocka_unit_test(test_err_printable),
-		cmocka_unit_test(test_dbg_printable),
+		cmocka_unit_test(test_dbg_printable), cmocka_unit_test(test_err_bounded),
+		cmocka_unit_test(test_c_escaped),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

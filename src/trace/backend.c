@@ -1640,7 +1640,7 @@ static __u64 kernel_missed(const struct tracer *t)
 		  link_missed(t->multi_entry) + link_missed(t->multi_ret);
 	int i, side;
 
-	for (i = 0; i < t->nr; i++) {
+	for (i = 0; t->fs && i < t->nr; i++) {
 		const struct func_state *fs = &t->fs[i];
 
 		n += skel_missed(fs->skel) + link_missed(fs->entry) + link_missed(fs->ret);

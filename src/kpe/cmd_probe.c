@@ -468,14 +468,11 @@ static const char *const drop_names[KPE_DROP_NR] = {
 /* What the kernel counted of the calls it made without running ours (lib/bpfutil.h). */
 static __u64 kernel_missed(const struct kpe_session *s)
 {
-	struct bpf_program *p;
-	__u64 n = 0;
+	__u64 n = bpfutil_object_missed(s->skel->obj);
 	int i;
 
-	bpf_object__for_each_program(p, s->skel->obj)
-		n += bpfutil_prog_missed(bpf_program__fd(p));
 	for (i = 0; s->links && i < s->nr; i++)
-		n += s->links[i] ? bpfutil_link_missed(bpf_link__fd(s->links[i])) : 0;
+		n += bpfutil_blink_missed(s->links[i]);
 	return n;
 }
 

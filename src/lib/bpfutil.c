@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -292,4 +293,21 @@ __u64 bpfutil_link_missed(int link_fd)
 					     info.perf_event.type == PERF_EVENT_KRETPROBE))
 		return info.perf_event.missed;
 	return 0;
+}
+
+__u64 bpfutil_object_missed(const struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	if (!obj)
+		return 0;
+	bpf_object__for_each_program(p, obj)
+		n += bpfutil_prog_missed(bpf_program__fd(p));
+	return n;
+}
+
+__u64 bpfutil_blink_missed(const struct bpf_link *link)
+{
+	return link ? bpfutil_link_missed(bpf_link__fd(link)) : 0;
 }

@@ -79,4 +79,11 @@ __u64 bpfutil_prog_missed(int prog_fd);
  */
 __u64 bpfutil_link_missed(int link_fd);
 
+struct bpf_object;
+struct bpf_link;
+/* bpfutil_prog_missed over an object's loaded programs (0 for NULL). */
+__u64 bpfutil_object_missed(const struct bpf_object *obj);
+/* bpfutil_link_missed of a libbpf link (0 for NULL). */
+__u64 bpfutil_blink_missed(const struct bpf_link *link);
+
 #endif

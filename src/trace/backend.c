@@ -1612,21 +1612,10 @@ int tracer__attach(struct tracer *t)
 	return 0;
 }
 
+/* The kernel's count of an instance's skipped calls (bpfutil_object_missed). */
 static __u64 skel_missed(const struct trace_bpf *skel)
 {
-	struct bpf_program *p;
-	__u64 n = 0;
-
-	if (!skel)
-		return 0;
-	bpf_object__for_each_program(p, skel->obj)
-		n += bpfutil_prog_missed(bpf_program__fd(p));
-	return n;
-}
-
-static __u64 link_missed(const struct bpf_link *l)
-{
-	return l ? bpfutil_link_missed(bpf_link__fd(l)) : 0;
+	return skel ? bpfutil_object_missed(skel->obj) : 0;
 }
 
 /*
@@ -1637,13 +1626,14 @@ static __u64 kernel_missed(const struct tracer *t)
 {
 	__u64 n = skel_missed(t->owner) + skel_missed(t->fentry_tmpl) +
 		  skel_missed(t->clone_tmpl[0]) + skel_missed(t->clone_tmpl[1]) +
-		  link_missed(t->multi_entry) + link_missed(t->multi_ret);
+		  bpfutil_blink_missed(t->multi_entry) + bpfutil_blink_missed(t->multi_ret);
 	int i, side;
 
 	for (i = 0; t->fs && i < t->nr; i++) {
 		const struct func_state *fs = &t->fs[i];
 
-		n += skel_missed(fs->skel) + link_missed(fs->entry) + link_missed(fs->ret);
+		n += skel_missed(fs->skel) + bpfutil_blink_missed(fs->entry) +
+		     bpfutil_blink_missed(fs->ret);
 		for (side = 0; side < 2; side++)
 			n += bpfutil_prog_missed(fs->prog_fds[side]) +
 			     bpfutil_link_missed(fs->link_fds[side]);

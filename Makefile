@@ -329,7 +329,7 @@ $(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 
 # The same for BTF: validation, then what ksnoop does with checked BTF.
 FUZZ_BTF_SRCS := tests/fuzz/btf_fuzz.c src/lib/btfcheck.c src/lib/kbtf.c src/lib/btfjson.c src/lib/json_writer.c \
-		 src/lib/ksyms.c src/lib/symcache.c src/lib/util.c src/trace/plan.c src/trace/spec.c
+		 src/lib/ksyms.c src/lib/symcache.c src/lib/util.c src/lib/decode.c src/trace/plan.c src/trace/spec.c
 .PHONY: fuzz-btf
 fuzz-btf: $(OUT)/fuzz/btf_fuzz
 $(OUT)/fuzz/btf_fuzz: $(FUZZ_BTF_SRCS) $(wildcard src/*/*.h bpf/*/*.h)

@@ -399,6 +399,10 @@ static char *render_int(const struct agg_reader *r, const struct plan_value *pv,
 	*number = false;
 	if (t && btf_is_enum(t) && enum_name(pv->btf, t, v, &sb))
 		return sb_take(&sb);
+	if (pv->decode && decode_text(pv->decode, pv->btf, &v, pv->full_size, &sb)) {
+		*number = decode_is_number(pv->decode);
+		return sb_take(&sb);
+	}
 	if (t && btf_is_ptr(t)) {
 		if (!func_symbol(r, pv, t, v, &sb))
 			sb_printf(&sb, "0x%llx", (unsigned long long)v);

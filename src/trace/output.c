@@ -6,6 +6,7 @@
 
 #include "lib/bpfutil.h"
 #include "lib/chrome.h"
+#include "lib/decode.h"
 #include "lib/errnames.h"
 #include "lib/btfjson.h"
 #include "trace/chain.h"
@@ -476,6 +477,15 @@ static void print_errno(struct output *o, __u8 kind, const struct ksnoop_vrec *v
 		fprintf(o->out, " (%s)", bpfutil_errno_name(e, buf, sizeof(buf)));
 }
 
+/* " (127.0.0.1)" after a value's dump, as an errno follows a failing return. */
+static void print_decoded(struct output *o, const struct plan_value *pv, const void *data,
+			  size_t len)
+{
+	sb_reset(&o->buf);
+	if (pv->decode && decode_text(pv->decode, pv->btf, data, len, &o->buf))
+		fprintf(o->out, " (%s)", sb_str(&o->buf));
+}
+
 static void print_value(struct output *o, struct btf_dump *d, const struct plan_value *pv,
 			const struct ksnoop_vrec *vr, __u8 fail_kind)
 {
@@ -499,12 +509,14 @@ static void print_value(struct output *o, struct btf_dump *d, const struct plan_
 	} else if (pv->show == SHOW_SCALAR) {
 		print_dump(o, d, pv, &vr->raw, pv->full_size);
 		print_errno(o, fail_kind, vr);
+		print_decoded(o, pv, &vr->raw, pv->full_size);
 	} else if (pv->bit_size) {
 		__u64 v = extract_bits(data, vr->len, pv->bit_off, pv->bit_size);
 
 		print_dump(o, d, pv, &v, sizeof(v));
 	} else {
 		print_dump(o, d, pv, data, vr->len);
+		print_decoded(o, pv, data, vr->len);
 	}
 }
 
@@ -738,6 +750,25 @@ static void json_value_of(struct output *o, const struct plan_value *pv,
 	}
 }
 
+/* The decoded form beside the raw value: "port":8080, "ipv4":"127.0.0.1". */
+static void json_decoded(struct output *o, const struct plan_value *pv,
+			 const struct ksnoop_vrec *vr)
+{
+	const void *data = pv->show == SHOW_SCALAR ? (const void *)&vr->raw
+						   : (const void *)(vr + 1);
+	size_t len = pv->show == SHOW_SCALAR ? pv->full_size : vr->len;
+
+	sb_reset(&o->buf);
+	if (!pv->decode || !decode_text(pv->decode, pv->btf, data, len, &o->buf))
+		return;
+	if (decode_is_number(pv->decode)) {
+		jw_key(&o->jw, decode_json_key(pv->decode));
+		jw_raw(&o->jw, "%s", sb_str(&o->buf));
+	} else {
+		jw_kstr(&o->jw, decode_json_key(pv->decode), sb_str(&o->buf));
+	}
+}
+
 static const char *unreadable(const struct ksnoop_vrec *vr)
 {
 	return vr->flags & KSNOOP_VR_NULL ? "NULL pointer" : "unreadable memory";
@@ -756,6 +787,7 @@ static void json_value_members(struct output *o, const struct plan_value *pv,
 	}
 	jw_key(w, "value");
 	json_value_of(o, pv, vr, w);
+	json_decoded(o, pv, vr);
 	if (vr->flags & KSNOOP_VR_TRUNCATED ||
 	    (pv->show != SHOW_SCALAR && pv->show != SHOW_STRING && vr->len < pv->full_size))
 		jw_kbool(w, "truncated", true);

@@ -518,6 +518,8 @@ static int add_value(struct func_plan *plan, const struct spec_path *p, bool hid
 		p_err("%s: out of memory", p->text);
 		return -ENOMEM;
 	}
+	if (pv->show != SHOW_STRING && !pv->bit_size)
+		pv->decode = decode_of(pv->btf, pv->type_id, p->text, plan->name);
 	pv->hidden = hidden;
 	if (hidden)
 		v->flags |= KSNOOP_V_HIDDEN;
@@ -723,6 +725,7 @@ void plan_show_address(struct func_plan *plan, int i)
 	v->flags &= ~(KSNOOP_V_READ | KSNOOP_V_STRING);
 	pv->show = SHOW_SCALAR;
 	pv->via_pointer = false;
+	pv->decode = DECODE_NONE;
 	pv->type_id =
 		ptr ?: (__u32)btf__find_by_name_kind(pv->btf, "long unsigned int", BTF_KIND_INT);
 	pv->full_size = 8;

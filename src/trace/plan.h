@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 
 #include "abi/trace.h"
+#include "lib/decode.h"
 #include "lib/kbtf.h"
 #include "trace/spec.h"
 
@@ -31,6 +32,7 @@ struct plan_value {
 	bool hidden;		/* predicate operand only */
 	bool via_pointer;	/* read through a pointer: show *(0xaddr) */
 	__u8 bit_off, bit_size; /* bitfield members */
+	enum decode decode;	/* shown also as an address, port, signal... */
 };
 
 struct func_plan {

@@ -75,6 +75,8 @@ void usage(FILE *f, const char *prog)
 		"  -j, --json            JSON: one object per event (NDJSON), or per answer of\n"
 		"                        info, feature and kprobe-events\n"
 		"  -T, --wallclock       wall-clock time instead of monotonic ns\n"
+		"      --show-comm       trace, graph: a COMM column after PID (a span's\n"
+		"                        start shows its issuer's)\n"
 		"      --compact         struct dumps on one line\n"
 		"      --comm PATTERN    only tasks whose comm matches (glob)\n"
 		"      --cpu N           only events on CPU N\n"
@@ -152,7 +154,7 @@ void env_tracer_opts(const struct env *env, struct tracer_opts *o)
 		.stack_mode = env->stack_mode,
 		.graph = env->graph,
 		.errors = env->errors,
-		.want_comm = util_json() || env->chrome,
+		.want_comm = util_json() || env->chrome || env->show_comm,
 		.kstack_depth = env->kstack_depth,
 		.min_duration_ns = env->min_duration_ns,
 		.errno_filter = env->errno_filter,
@@ -364,6 +366,7 @@ const struct opt env_opts[] = {
 	OPT_STRING("btf", 0, struct env, btf_path),
 	OPT_CALL("json", 'j', false, env_set_json),
 	OPT_FLAG("wallclock", 'T', struct env, wallclock),
+	OPT_FLAG("show-comm", 0, struct env, show_comm),
 	OPT_FLAG("compact", 0, struct env, compact),
 	OPT_CALL("comm", 0, true, set_comm),
 	OPT_INT("cpu", 0, struct env, cpu, 0, 8191),

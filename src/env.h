@@ -20,6 +20,7 @@ struct env {
 	bool stack_mode; /* -s */
 	bool compact;	 /* --compact */
 	bool wallclock;	 /* -T */
+	bool show_comm;	 /* --show-comm */
 	bool symbolize;	 /* --symbolize */
 	int pages;	 /* -P; 0 when not given */
 	pid_t pids[KSNOOP_MAX_PIDS];

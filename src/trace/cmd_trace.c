@@ -131,6 +131,7 @@ static void output_opts_of(const struct env *env, struct output_opts *o)
 		.chrome = env->chrome,
 		.compact = env->compact,
 		.wallclock = env->wallclock,
+		.show_comm = env->show_comm,
 		.symbolize = env->symbolize,
 		.errors = env->errors,
 		.graph = env->graph,

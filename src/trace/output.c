@@ -14,10 +14,11 @@
 #include "lib/util.h"
 
 /* Columns of ksnoop(8)'s layout. */
-#define NAME_INDENT 34		 /* "%34s %s = " */
-#define DUMP_INDENT 36		 /* btf_dump indent level, in spaces */
-#define CLOSE_INDENT 31		 /* "%31s);" */
-#define CHROME_MAX_THREADS 65536 /* threads named in a timeline */
+#define NAME_INDENT 34			 /* "%34s %s = " */
+#define DUMP_INDENT 36			 /* btf_dump indent level, in spaces */
+#define CLOSE_INDENT 31			 /* "%31s);" */
+#define CHROME_MAX_THREADS 65536	 /* threads named in a timeline */
+#define COMM_WIDTH (KSNOOP_COMM_LEN - 1) /* --show-comm's column */
 
 struct output {
 	struct output_opts opts;
@@ -195,8 +196,12 @@ int output__finish(struct output *o)
 
 void output__header(struct output *o)
 {
-	if (!o->opts.json && !o->chrome)
-		fprintf(o->out, "%16s %4s %8s %s\n", "TIME", "CPU", "PID", "FUNCTION/ARGS");
+	if (o->opts.json || o->chrome)
+		return;
+	fprintf(o->out, "%16s %4s %8s ", "TIME", "CPU", "PID");
+	if (o->opts.show_comm)
+		fprintf(o->out, "%-*s ", COMM_WIDTH, "COMM");
+	fprintf(o->out, "FUNCTION/ARGS\n");
 }
 
 /* A span's start: an entry event of its own, whole, with no span inside. */
@@ -536,6 +541,20 @@ static void print_time(struct output *o, __u64 ts)
 	fprintf(o->out, "%9s.%06lld", buf, (long long)(wall % 1000000000LL) / 1000);
 }
 
+/* "TIME CPU PID [COMM] " before a call; ts is the call's time. */
+static void print_lead(struct output *o, const struct ksnoop_event *ev, __u64 ts)
+{
+	print_time(o, ts);
+	fprintf(o->out, " %4u %8u ", ev->cpu, ev->pid);
+	if (o->opts.show_comm) {
+		size_t len = strnlen(ev->comm, sizeof(ev->comm));
+		int pad = COMM_WIDTH - (int)c_escaped_len(ev->comm, len);
+
+		fput_c_escaped(o->out, ev->comm, len);
+		fprintf(o->out, "%*s ", pad > 0 ? pad : 0, "");
+	}
+}
+
 /* Over the records of a validated event: its shown values, then its stack. */
 struct vrec_iter {
 	const struct func_plan *plan;
@@ -637,8 +656,8 @@ static void text_call(struct output *o, const struct ksnoop_event *ev, bool last
 	const struct ksnoop_vrec *vr;
 	int shown = 0;
 
-	print_time(o, ev->ts);
-	fprintf(o->out, " %4u %8u %s(\n", ev->cpu, ev->pid, plan->name);
+	print_lead(o, ev, ev->ts);
+	fprintf(o->out, "%s(\n", plan->name);
 	while ((vr = next_shown(&it))) {
 		const struct plan_value *pv = &plan->values[vr->idx];
 
@@ -676,8 +695,8 @@ static void one_line_call(struct output *o, const struct ksnoop_event *ev)
 		sb_printf(&sb, " = ");
 		ret_text(plan->cfg.err_kind, vr, &sb);
 	}
-	print_time(o, ev->ts);
-	fprintf(o->out, " %4u %8u %s\n", ev->cpu, ev->pid, sb.buf ?: "");
+	print_lead(o, ev, ev->ts);
+	fprintf(o->out, "%s\n", sb.buf ?: "");
 	sb_free(&sb);
 	while (next_shown(&it))
 		;
@@ -1082,6 +1101,11 @@ static void node_result(struct output *o, const struct ksnoop_event *ev, struct 
 
 #define TREE_INDENT 31 /* under FUNCTION/ARGS, after TIME CPU PID */
 
+static int tree_indent(const struct output *o)
+{
+	return TREE_INDENT + (o->opts.show_comm ? COMM_WIDTH + 1 : 0);
+}
+
 struct tree_printer {
 	struct output *o;
 	const struct ksnoop_event *top;
@@ -1099,10 +1123,9 @@ static int level_of(const struct tree_printer *t, const struct ksnoop_event *ev)
 static void tree_line(struct tree_printer *t, int level)
 {
 	if (level == 0) {
-		print_time(t->o, t->top->ts - t->top->duration_ns);
-		fprintf(t->o->out, " %4u %8u ", t->top->cpu, t->top->pid);
+		print_lead(t->o, t->top, t->top->ts - t->top->duration_ns);
 	} else {
-		fprintf(t->o->out, "%*s", TREE_INDENT + 2 * level, "");
+		fprintf(t->o->out, "%*s", tree_indent(t->o) + 2 * level, "");
 	}
 	fprintf(t->o->out, "%s\n", sb_str(&t->sb));
 	sb_reset(&t->sb);
@@ -1115,7 +1138,7 @@ static void tree_close(struct tree_printer *t)
 	sb_printf(&t->sb, "}");
 	node_result(t->o, ev, &t->sb);
 	if (level_of(t, ev) == 0) {
-		fprintf(t->o->out, "%*s%s\n", TREE_INDENT, "", sb_str(&t->sb));
+		fprintf(t->o->out, "%*s%s\n", tree_indent(t->o), "", sb_str(&t->sb));
 		sb_reset(&t->sb);
 		return;
 	}
@@ -1133,7 +1156,7 @@ static void tree_node(struct tree_printer *t, const struct ksnoop_event *ev,
 	if (max && level > max) {
 		if (!t->elided)
 			fprintf(t->o->out, "%*s... /* deeper than --max-depth %d */\n",
-				TREE_INDENT + 2 * level, "", max);
+				tree_indent(t->o) + 2 * level, "", max);
 		t->elided = true;
 		return;
 	}
@@ -1158,7 +1181,7 @@ static void text_tree(struct output *o, const struct ksnoop_event **evs, int n, 
 		tree_node(&t, evs[i], i + 1 < n ? evs[i + 1] : NULL);
 	if (cut)
 		fprintf(o->out, "%*s... %d more call%s not shown (--max-nodes %d)\n",
-			TREE_INDENT + 2, "", cut, cut > 1 ? "s" : "", o->opts.max_nodes);
+			tree_indent(o) + 2, "", cut, cut > 1 ? "s" : "", o->opts.max_nodes);
 	while (t.nr_open)
 		tree_close(&t);
 	fputc('\n', o->out);

@@ -20,6 +20,7 @@ struct output_opts {
 	bool chrome;	/* --format=chrome */
 	bool compact;	/* struct dumps on one line */
 	bool wallclock; /* HH:MM:SS in the TIME column, wall_ns in JSON */
+	bool show_comm; /* a COMM column in text */
 	bool symbolize; /* name function pointers */
 	bool errors;	/* --errors: failing calls only */
 	bool graph;	/* call trees under ENTRY */

@@ -79,7 +79,7 @@ check "ksnoop k" ktrace kdump kprobe-events
 
 # options, per command
 check "ksnoop trace --max-" --max-depth --max-bytes --max-nodes --max-spans
-check "ksnoop info --s" --stack --symbolize
+check "ksnoop info --s" --show-comm --stack --symbolize
 check "ksnoop graph --err" --errors --errno
 check "ksnoop count --max-" --max-keys --max-depth --max-bytes --max-nodes --max-spans
 check "ksnoop hist --l" --linear --latency

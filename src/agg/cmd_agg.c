@@ -74,11 +74,9 @@ static int check_trace_only(const struct env *env, const char *cmd)
 		      cmd);
 		return -EINVAL;
 	}
-	/* only trace's table has it: count's and hist's is read first */
 	if (env->min_duration_ns) {
-		p_err("--duration before %s is trace's filter; %s's run time goes after it: "
-		      "'%s --duration 5 FUNC'",
-		      cmd, cmd, cmd);
+		p_err("--min-duration filters trace's calls; %s's run time is -d: '%s -d 5 FUNC'",
+		      cmd, cmd);
 		return -EINVAL;
 	}
 	return 0;

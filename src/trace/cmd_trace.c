@@ -270,7 +270,7 @@ static int check_follow_args(const struct env *env)
 		return -EINVAL;
 	}
 	if (env->min_duration_ns || env->chrome) {
-		p_err("--follow shows each call at its entry: --duration and --format=chrome "
+		p_err("--follow shows each call at its entry: --min-duration and --format=chrome "
 		      "do not apply");
 		return -EINVAL;
 	}

@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "env.h"
 #include "abi/trace.h"
+#include "lib/errnames.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -691,11 +692,40 @@ static void test_duration_names(void **state)
 	assert_non_null(strstr(err, "--debug"));
 }
 
+static bool errno_set(const struct env *env, int e)
+{
+	return env->errno_mask[e / 64] & (1ULL << (e % 64));
+}
+
+/* --errno takes POSIX's second names of a number as well as the kernel's. */
+static void test_errno_aliases(void **state)
+{
+	struct opts_rest rest;
+	struct env env;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+		PARSE_TRACE(&env, &rest, err, "--errno", "ENOTSUP,EWOULDBLOCK,edeadlock", "f"), 0);
+	assert_true(errno_set(&env, 95) && errno_set(&env, 11) && errno_set(&env, 35));
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--errno", "EOPNOTSUPP,EAGAIN,EDEADLK", "f"),
+			 0);
+	assert_true(errno_set(&env, 95) && errno_set(&env, 11) && errno_set(&env, 35));
+	/* ENOTSUPP (524) is the kernel's own, another number */
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--errno", "ENOTSUPP", "f"), 0);
+	assert_true(errno_set(&env, 524) && !errno_set(&env, 95));
+	/* printed by the one name */
+	assert_string_equal(errno_name(errno_parse("ENOTSUP")), "EOPNOTSUPP");
+	assert_string_equal(errno_name(errno_parse("EWOULDBLOCK")), "EAGAIN");
+	assert_string_equal(errno_name(errno_parse("EDEADLOCK")), "EDEADLK");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_permute),
 		cmocka_unit_test(test_duration_names),
+		cmocka_unit_test(test_errno_aliases),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_in_order),
 		cmocka_unit_test(test_dashdash),

@@ -429,6 +429,77 @@ static void check_full_file(int ring_fd, int prog, const char *path)
 	       "trace -o on a full disk: one error naming the file, and the loop stops", why);
 }
 
+/* trace | head: each record printed to stdout, whose reader is gone. */
+static int stdout_record(void *ctx, const void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	printf("     21386407926    1      180 ip_send_skb(net=0xffffffff838b6540)\n");
+	(*(unsigned long long *)ctx)++;
+	return 0;
+}
+
+/*
+ * The loop ends at the first flush that meets the closed pipe, says
+ * nothing, and neither does the check of stdout at exit (ksnoop_main's).
+ */
+static void check_reader_gone(int ring_fd, int prog)
+{
+	unsigned long long records = 0;
+	struct ring_source src = {
+		.map_fd = ring_fd,
+		.handle = stdout_record,
+		.read_drops = no_drops,
+		.drop_names = order_names,
+		.nr_drop_reasons = 1,
+		.ring_full = -1,
+		.detach = no_detach,
+		.ctx = &records,
+	};
+	int out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO), fds[2], fd, run_err, fin;
+	struct ring_loop *rl = ring_loop__new(&src);
+	char err[512] = "", why[700];
+	pthread_t stopper;
+	long long start, ms;
+	ssize_t n;
+
+	if (!rl || run(prog, 50) || pipe(fds)) {
+		report(false, "trace | head: a quiet end", strerror(errno));
+		ring_loop__free(rl);
+		return;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	close(fds[0]);
+	dup2(fds[1], STDOUT_FILENO);
+	close(fds[1]);
+	fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+	dup2(fd, STDERR_FILENO);
+	signal(SIGPIPE, SIG_IGN);
+	pthread_create(&stopper, NULL, stop_later, NULL);
+	start = clock_ns(CLOCK_MONOTONIC);
+	run_err = ring_loop__run(rl);
+	ms = (clock_ns(CLOCK_MONOTONIC) - start) / 1000000;
+	fin = finish_stdout();
+	fflush(stderr);
+	dup2(saved_err, STDERR_FILENO);
+	dup2(out, STDOUT_FILENO);
+	close(saved_err);
+	close(out);
+	clearerr(stdout);
+	n = pread(fd, err, sizeof(err) - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	pthread_join(stopper, NULL);
+	stop_signal = 0;
+	ring_loop__free(rl);
+	snprintf(why, sizeof(why), "run %d, at exit %d, %lld ms, %llu records, stderr: %s", run_err,
+		 fin, ms, records, err);
+	report(!run_err && fin == 1 && ms < 2000 && !err[0],
+	       "trace | head: the loop ends at the closed pipe, and nothing is said, not at exit either",
+	       why);
+}
+
 static void check_not_a_ring(int drops_fd)
 {
 	struct seen s = { 0 };
@@ -465,5 +536,7 @@ int main(int argc, char **argv)
 	check_not_a_ring(drops_fd);
 	if (argc > 1)
 		check_full_file(ring_fd, progs[0], argv[1]);
+	/* last: stdout's end is for good */
+	check_reader_gone(ring_fd, progs[0]);
 	return failures ? 1 : 0;
 }

@@ -190,7 +190,6 @@ static int print_all(struct agg_run *r, bool interval)
 	for (i = 0; i < nr; i++)
 		print_table(r->a, tables[i], &o);
 	agg_tables_free(tables, nr);
-	/* as trace's ring loop does: 1 when stdout's reader went away */
 	err = flush_stdout();
 	if (!err)
 		report_drops(r, !interval);

@@ -81,7 +81,8 @@ void usage(FILE *f, const char *prog)
 		"      --comm PATTERN    only tasks whose comm matches (glob)\n"
 		"      --cpu N           only events on CPU N\n"
 		"      --cgroup PATH     only tasks in this cgroup v2 (or below it)\n"
-		"      --duration TIME   only calls lasting at least TIME (ns, us, ms, s)\n"
+		"      --min-duration TIME  only calls lasting at least TIME (ns, us, ms, s;\n"
+		"                        a bare number is ns); was --duration, which still works\n"
 		"      --max-depth N     show struct nesting down to N levels\n"
 		"      --max-bytes N     capture at most N bytes per value (default 2048)\n"
 		"      --symbolize       name function pointers: 0xffffffff81234560 <tcp_v4_rcv>\n"
@@ -371,7 +372,13 @@ const struct opt env_opts[] = {
 	OPT_CALL("comm", 0, true, set_comm),
 	OPT_INT("cpu", 0, struct env, cpu, 0, 8191),
 	OPT_STRING("cgroup", 0, struct env, cgroup),
-	OPT_DURATION("duration", 0, struct env, min_duration_ns),
+	OPT_DURATION("min-duration", 0, struct env, min_duration_ns),
+	/* its old name, which count and hist's run time also had */
+	{ .name = "duration",
+	  .has_arg = true,
+	  .kind = OPT_K_DURATION,
+	  .off = OPT_FIELD(struct env, min_duration_ns, unsigned long long),
+	  .alias = true },
 	OPT_INT("max-depth", 0, struct env, max_depth, 1, 64),
 	OPT_INT("max-bytes", 0, struct env, max_bytes, 1, KSNOOP_VALUE_MAX),
 	OPT_FLAG("symbolize", 0, struct env, symbolize),

@@ -10,6 +10,8 @@
 #ifndef KSNOOP_AGG_BPF_H
 #define KSNOOP_AGG_BPF_H
 
+#include "lib/bucket.h"
+
 const volatile __u32 agg_mode; /* enum ksnoop_agg_mode: count/hist, not events */
 const volatile __u32 agg_by;   /* enum ksnoop_agg_by */
 /*
@@ -174,47 +176,10 @@ static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoo
 	}
 }
 
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) {
-		v >>= 32;
-		r += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		r += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		r += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		r += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		r += 2;
-	}
-	return r + (v >> 1);
-}
-
 /* The numbering is src/agg/table.h's. */
 static __always_inline __u32 bucket_of(__u64 v, bool is_signed)
 {
-	__u64 d;
-
-	if (!hist_linear) {
-		if (is_signed && (__s64)v < 0)
-			return 0;
-		return v ? 2 + log2_u64(v) : 1;
-	}
-	if (is_signed ? (__s64)v < hist_lo : v < (__u64)hist_lo)
-		return 0;
-	d = (v - (__u64)hist_lo) / hist_step;
-	return d >= hist_nr ? hist_nr + 1 : d + 1;
+	return hist_bucket(v, is_signed, hist_linear, hist_lo, hist_step, hist_nr);
 }
 
 static __always_inline __u64 sign_extend(__u64 v, __u32 width, bool is_signed)

@@ -74,11 +74,9 @@ static int check_trace_only(const struct env *env, const char *cmd)
 		      cmd);
 		return -EINVAL;
 	}
-	/* only trace's table has it: count's and hist's is read first */
 	if (env->min_duration_ns) {
-		p_err("--duration before %s is trace's filter; %s's run time goes after it: "
-		      "'%s --duration 5 FUNC'",
-		      cmd, cmd, cmd);
+		p_err("--min-duration filters trace's calls; %s's run time is -d: '%s -d 5 FUNC'",
+		      cmd, cmd);
 		return -EINVAL;
 	}
 	return 0;
@@ -173,6 +171,7 @@ static void report_drops(struct agg_run *r, bool final)
 		session__report_open_spans(&r->ses);
 }
 
+/* 0, 1 when stdout's reader went away (| head: the run ends), or -errno. */
 static int print_all(struct agg_run *r, bool interval)
 {
 	struct agg_print_opts o = { .top = r->a->top };
@@ -194,7 +193,7 @@ static int print_all(struct agg_run *r, bool interval)
 	err = flush_stdout();
 	if (!err)
 		report_drops(r, !interval);
-	return err < 0 ? err : 0;
+	return err;
 }
 
 /* The metrics, to out (the HTTP thread's buffer), or to --textfile when out is NULL. */
@@ -230,7 +229,10 @@ static int write_textfile(struct agg_run *r)
 /* How often --textfile is written without -i. */
 #define TEXTFILE_NS 5000000000ULL
 
-/* Until a signal or -d; every -i (and textfile period) print or write. */
+/*
+ * Until a signal, -d, or a reader gone from stdout (1); every -i (and
+ * textfile period) print or write.
+ */
 static int wait_loop(struct agg_run *r)
 {
 	unsigned long long start = clock_ns(CLOCK_MONOTONIC), last = start, last_file = start, now;
@@ -282,7 +284,7 @@ static int start_outputs(struct agg_run *r)
 
 static int run(struct agg_run *r)
 {
-	int err;
+	int err, fin;
 
 	fprintf(stderr, "Tracing %d function%s... Hit Ctrl-C to end.\n", r->ses.nr,
 		r->ses.nr == 1 ? "" : "s");
@@ -293,7 +295,10 @@ static int run(struct agg_run *r)
 	r->prom = NULL;
 	if (r->a->textfile)
 		err = write_textfile(r) ?: err;
-	return print_all(r, false) ?: err;
+	/* A reader that went away is the normal end, as for trace: exit 0. */
+	fin = stdout_closed() ? 0 : print_all(r, false);
+	err = fin < 0 ? fin : err;
+	return err < 0 ? err : 0;
 }
 
 /* The tracer loads count's and hist's programs for agg's key layout. */

@@ -117,12 +117,6 @@ static int parse_period(const char *arg, unsigned long long *ns)
 	return parse_duration_ns(arg, ns) || !*ns || !strpbrk(arg, "nums") ? -EINVAL : 0;
 }
 
-/* No FUNC starts with a digit: after -d, such a word is its duration, good or bad. */
-static bool is_period_word(const char *word)
-{
-	return *word >= '0' && *word <= '9';
-}
-
 static int set_period(const char *arg, const char *what, unsigned long long *out)
 {
 	char clip[CLIP_BUF];
@@ -138,15 +132,17 @@ static int set_interval(void *ctx, const char *arg)
 	return set_period(arg, "-i", &agg_of(ctx)->interval_ns);
 }
 
+/* bcc's argdist and funccount: -d SECS. --debug stays --debug here. */
 static int set_run_time(void *ctx, const char *arg)
 {
-	return set_period(arg, "--duration", &agg_of(ctx)->run_ns);
-}
+	char clip[CLIP_BUF];
 
-/* -d is debug, as it is for trace, unless a duration follows: "-d 10" (bcc's). */
-static int set_d(void *ctx, const char *arg)
-{
-	return arg ? set_run_time(ctx, arg) : env_set_debug(ctx, arg);
+	if (*arg >= '0' && *arg <= '9')
+		return set_period(arg, "-d/--run-time", &agg_of(ctx)->run_ns);
+	p_err("invalid -d/--run-time '%s': in count and hist -d is the run time, as in "
+	      "'-d 5' or '-d 500ms'; debug output is --debug",
+	      str_clip(arg, clip));
+	return -EINVAL;
 }
 
 static void help(void *ctx)
@@ -174,7 +170,8 @@ void agg_usage(FILE *f, const char *prog)
 		"      --unit UNIT       ns, us or ms (--latency; default ns)\n"
 		"  -i, --interval SECS   print each SECS' own counts, then clear them\n"
 		"      --cumulative      -i prints running totals instead\n"
-		"  -d, --duration SECS   stop after SECS (-d alone is --debug)\n"
+		"  -d, --run-time SECS   stop after SECS, or a TIME such as 500ms; was --duration,\n"
+		"                        which still works (debug output here is --debug alone)\n"
 		"      --top N           print the N largest rows\n"
 		"      --max-keys N      keys kept in the kernel (default %d)\n"
 
@@ -191,8 +188,13 @@ static const struct opt agg_opts[] = {
 	OPT_CALL("unit", 0, true, set_unit),
 	OPT_CALL("interval", 'i', true, set_interval),
 	OPT_FLAG("cumulative", 0, struct env, agg.cumulative),
-	OPT_CALL("duration", 0, true, set_run_time),
-	{ .letter = 'd', .kind = OPT_K_CALL, .set = set_d, .arg_if = is_period_word },
+	OPT_CALL("run-time", 'd', true, set_run_time),
+	/* its old name, which trace's --min-duration also had */
+	{ .name = "duration",
+	  .has_arg = true,
+	  .kind = OPT_K_CALL,
+	  .set = set_run_time,
+	  .alias = true },
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
 	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
 	OPT_FLAG("folded", 0, struct env, agg.folded),

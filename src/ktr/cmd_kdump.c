@@ -185,18 +185,15 @@ static FILE *open_output(const char *path, int in_fd)
 }
 
 /* Close -o's file: 0, or -EIO after saying so. Stdout is checked at exit. */
-static int close_output(FILE *out, const char *path, bool quiet)
+static int close_out(FILE *out, const char *path, bool quiet)
 {
-	char clip[CLIP_BUF];
-	int bad;
-
 	if (out == stdout)
 		return 0;
-	bad = fflush(out) || ferror(out);
-	bad |= fclose(out);
-	if (bad && !quiet)
-		p_err("cannot write '%s': %s", str_clip(path, clip), strerror(errno ? errno : EIO));
-	return bad ? -EIO : 0;
+	if (quiet) {
+		fclose(out);
+		return 0;
+	}
+	return close_output(out, path) ? -EIO : 0;
 }
 
 /* Decode the trace into c->out: as text lines, or as chrome JSON. */
@@ -259,7 +256,7 @@ int cmd_kdump(struct env *env, int argc, char **argv)
 	ret = dump(&a, r, &ctx);
 	kdump_ctx_free(&ctx);
 out:
-	if (out && close_output(out, a.output, ret) && !ret)
+	if (out && close_out(out, a.output, ret) && !ret)
 		ret = -EIO;
 	ktr_reader__free(r);
 	if (fd != STDIN_FILENO)

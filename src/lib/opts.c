@@ -87,15 +87,18 @@ static const struct opt *find_letter(const struct opts_spec *spec, char c)
 	return NULL;
 }
 
-/* Exact name, else the one it abbreviates; NULL with *ambiguous when several. */
-static const struct opt *find_name(const struct opts_spec *spec, const char *s, size_t len,
-				   bool *ambiguous)
+/*
+ * Exact name, else the one it abbreviates; NULL with *ambiguous when several.
+ * Among current names, or (aliases) among old spellings only.
+ */
+static const struct opt *find_name_of(const struct opts_spec *spec, const char *s, size_t len,
+				      bool aliases, bool *ambiguous)
 {
 	const struct opt *o, *found = NULL;
 	int nr_found = 0;
 
 	for (o = len ? next_opt(spec, NULL) : NULL; o; o = next_opt(spec, o)) {
-		if (!o->name || strncmp(o->name, s, len))
+		if (!o->name || o->alias != aliases || strncmp(o->name, s, len))
 			continue;
 		if (!o->name[len]) {
 			nr_found = 1;
@@ -107,6 +110,21 @@ static const struct opt *find_name(const struct opts_spec *spec, const char *s, 
 	}
 	*ambiguous = nr_found > 1;
 	return nr_found == 1 ? found : NULL;
+}
+
+static const struct opt *find_name(const struct opts_spec *spec, const char *s, size_t len,
+				   bool *ambiguous)
+{
+	/* an old spelling the command's own table has wins: count's --dur is its run time */
+	const struct opts_spec own = { .opts = spec->opts }, shared = { .opts = spec->more };
+	const struct opt *o = find_name_of(spec, s, len, false, ambiguous);
+
+	if (o || *ambiguous)
+		return o;
+	o = find_name_of(&own, s, len, true, ambiguous);
+	if (o || *ambiguous || !spec->more)
+		return o;
+	return find_name_of(&shared, s, len, true, ambiguous);
 }
 
 /* How typed values name their option: "--cpu", or "-m" without a long name. */
@@ -229,11 +247,7 @@ static int short_opts(struct walk *w)
 		if (!o)
 			return opt_error(w, E_UNKNOWN, letter, 2);
 		if (!o->has_arg) {
-			arg = NULL;
-			if (o->arg_if && !word[1] && w->i + 1 < w->argc &&
-			    o->arg_if(w->argv[w->i + 1]))
-				arg = next_word(w);
-			ret = apply(w, o, arg);
+			ret = apply(w, o, NULL);
 			if (ret)
 				return ret;
 			continue;

@@ -51,11 +51,11 @@ struct opt {
 	/* OPT_K_CALL: 0, OPTS_HELP to stop with success, or -errno once it said why */
 	int (*set)(void *ctx, const char *arg);
 	/*
-	 * A short option without has_arg takes the next word too when this
-	 * says it is its argument ("-d 5s" against "-d FUNC"); set gets NULL
-	 * otherwise.
+	 * An old spelling of another entry's option, kept working: a word
+	 * (or a prefix) names it only when it names no entry that is not an
+	 * alias. Help and the man page show the current name.
 	 */
-	bool (*arg_if)(const char *word);
+	bool alias;
 };
 
 /* Compile-time check that a target field has the type its kind writes. */

@@ -135,9 +135,9 @@ static void drop_line(struct ring_loop *rl, bool final)
 }
 
 /* 0, or -errno of a failed write; a closed pipe ends output quietly. */
-static int flush_output(struct ring_loop *rl)
+static int flush_events(struct ring_loop *rl)
 {
-	int err = flush_stdout();
+	int err = flush_output(rl->src.out ?: stdout, rl->src.out_path);
 
 	if (err > 0)
 		rl->out_closed = true;
@@ -155,7 +155,7 @@ int ring_loop__run(struct ring_loop *rl)
 			p_err("reading the ring buffer: %s", strerror(-err));
 			return err;
 		}
-		err = flush_output(rl);
+		err = flush_events(rl);
 		if (err)
 			return err;
 		if (clock_ns(CLOCK_MONOTONIC) - last_report > DROP_REPORT_NS) {
@@ -178,7 +178,7 @@ int ring_loop__finish(struct ring_loop *rl)
 	err = 0;
 	if (!rl->out_closed) {
 		rb_reader__consume(rl->rb);
-		err = flush_output(rl);
+		err = flush_events(rl);
 	}
 	drop_line(rl, true);
 	return err;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #define RING_MAX_DROP_REASONS 16 /* read_drops fills this many at most */
@@ -29,6 +30,9 @@ struct ring_source {
 	/* Stops every probe; the maps stay readable. */
 	void (*detach)(void *ctx);
 	void *ctx;
+	/* Where handle prints, flushed after each poll: -o's file, or NULL for stdout. */
+	FILE *out;
+	const char *out_path;
 };
 
 #define RING_MALFORMED 1

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -204,12 +206,18 @@ static void on_stop_signal(int sig)
 
 /*
  * SIGINT, SIGTERM and SIGHUP set stop_signal, so a trace loop detaches and
- * reports before it exits; a closed pipe shows as EPIPE (flush_stdout).
+ * reports before it exits; a closed pipe shows as EPIPE (flush_output).
  */
 int setup_stop_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	/*
+	 * SA_RESTART: a stop that lands while a write to a slow reader (a pipe,
+	 * a serial console) waits must not fail it with EINTR and lose the
+	 * line; every wait that must end on a stop (poll, epoll_wait,
+	 * nanosleep) returns EINTR anyway, and the reads retry it.
+	 */
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
@@ -246,30 +254,82 @@ long long clock_ns(clockid_t id)
 }
 
 /* Said once: a trace that failed to write must not say so again at exit. */
-static int stdout_error;
+static int output_error;
+/* Stdout's reader went away: every later flush of it ends quietly too. */
+static bool stdout_gone;
 
-/* 1 for EPIPE, else -e after one error line (-EIO when e is 0). */
-static int stdout_failed(int e)
+/*
+ * A write inside printf that failed left only the error flag, no errno:
+ * a pipe or socket without a reader polls as an error (EPIPE), and a full
+ * file system is the usual reason a file's write fails.
+ */
+static int lost_errno(FILE *f)
 {
-	if (e == EPIPE)
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+	struct statvfs st;
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+		return EPIPE;
+	return !fstatvfs(fileno(f), &st) && !st.f_bavail ? ENOSPC : 0;
+}
+
+/*
+ * 1 for stdout's EPIPE, then and ever after (its error flag stays set,
+ * and a later flush of nothing fails without an errno); else -e after one
+ * error line naming path, or the output for stdout (-EIO when e is 0).
+ */
+static int output_failed(bool is_stdout, const char *path, int e)
+{
+	char clip[CLIP_BUF];
+
+	if (is_stdout && (e == EPIPE || stdout_gone)) {
+		stdout_gone = true;
 		return 1;
-	if (stdout_error)
-		return stdout_error;
+	}
+	if (output_error)
+		return output_error;
 	/* An earlier write failed and nothing is left to retry: no errno. */
-	if (!e)
+	if (is_stdout && !e)
 		p_err("writing the output failed");
-	else
+	else if (is_stdout)
 		p_err("writing the output: %s", strerror(e));
-	stdout_error = e ? -e : -EIO;
-	return stdout_error;
+	else if (!e)
+		p_err("writing '%s' failed", str_clip(path, clip));
+	else
+		p_err("writing '%s': %s", str_clip(path, clip), strerror(e));
+	output_error = e ? -e : -EIO;
+	return output_error;
+}
+
+int flush_output(FILE *f, const char *path)
+{
+	errno = 0;
+	if (!fflush(f) && !ferror(f))
+		return 0;
+	return output_failed(f == stdout, path, errno ?: lost_errno(f));
+}
+
+int close_output(FILE *f, const char *path)
+{
+	int err = flush_output(f, path);
+
+	if (f == stdout)
+		return err;
+	/* close(2) reports what write(2) may not (NFS writes back at close) */
+	errno = 0;
+	if (fclose(f) && !err)
+		err = output_failed(false, path, errno);
+	return err;
 }
 
 int flush_stdout(void)
 {
-	errno = 0;
-	if (!fflush(stdout) && !ferror(stdout))
-		return 0;
-	return stdout_failed(errno);
+	return flush_output(stdout, NULL);
+}
+
+bool stdout_closed(void)
+{
+	return stdout_gone;
 }
 
 int finish_stdout(void)
@@ -279,13 +339,13 @@ int finish_stdout(void)
 	if (err)
 		return err;
 	/*
-	 * close(2) reports what write(2) may not (NFS writes back at close).
-	 * A copy is closed, so stdout stays open for whoever runs us again (the
-	 * unit tests); no copy is a closed stdout nothing was written to.
+	 * As close_output, but a copy is closed, so stdout stays open for
+	 * whoever runs us again (the unit tests); no copy is a closed stdout
+	 * nothing was written to.
 	 */
 	fd = dup(STDOUT_FILENO);
 	if (fd >= 0 && close(fd))
-		return stdout_failed(errno);
+		return output_failed(true, NULL, errno);
 	return 0;
 }
 

@@ -64,12 +64,18 @@ extern volatile sig_atomic_t stop_count;
 int setup_stop_signals(void);
 void raise_fd_limit(void);
 /*
- * Flush stdout. A reader that went away (| head) ends output quietly (1);
- * any other failure, such as a full disk, loses output: one error line
- * (once per run) and -errno.
+ * Flush f, stdout or the file path (-o). A reader that went away from
+ * stdout (| head) ends output quietly: 1, and 1 for every later flush of
+ * stdout. Any other failure, such as a full disk, loses output: one error
+ * line (once per run, whichever output failed) and -errno.
  */
+int flush_output(FILE *f, const char *path);
+/* The same, then fclose f unless it is stdout, where a failed close is an error too. */
+int close_output(FILE *f, const char *path);
 int flush_stdout(void);
-/* The same at exit, where a failed close(2) is an error too. */
+/* Stdout's reader went away: whoever prints to it can stop. */
+bool stdout_closed(void);
+/* flush_stdout at exit, where a failed close(2) is an error too. */
 int finish_stdout(void);
 /* Root's private run-time directory: ktrace's state files, symbol copies. */
 #define KSNOOP_RUN_DIR "/run/ksnoop"

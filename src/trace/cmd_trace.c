@@ -199,16 +199,39 @@ static int setup_ringbuf(struct trace_run *s)
 		.ring_full = KSNOOP_DROP_RINGBUF,
 		.detach = detach,
 		.ctx = s,
+		.out = s->file,
+		.out_path = s->env->output_path,
 	};
 
 	s->ring = ring_loop__new(&src);
 	return s->ring ? 0 : -ENOMEM;
 }
 
+/*
+ * Finish and close the events' output: 0, or -EIO once said. A write error
+ * is said once, by close_output; a reader gone from stdout is no error.
+ */
+static int close_events(struct trace_run *s)
+{
+	bool unfinished = s->out && output__finish(s->out);
+	int closed = 0;
+
+	output__free(s->out);
+	if (s->file)
+		closed = close_output(s->file, s->env->output_path);
+	if (closed < 0)
+		return -EIO;
+	if (!closed && unfinished) {
+		p_err("writing %s failed", s->env->output_path ?: "the events");
+		return -EIO;
+	}
+	return 0;
+}
+
 /* 0, or -EIO when the events could not all be written. */
 static int cleanup(struct trace_run *s)
 {
-	int err = 0;
+	int err;
 
 	ring_loop__free(s->ring);
 	/* The probes go first; the output reads the plans and their BTF. */
@@ -216,15 +239,7 @@ static int cleanup(struct trace_run *s)
 	s->ses.tracer = NULL;
 	chain__free(s->chain);
 	free(s->wide);
-	if (s->out && output__finish(s->out)) {
-		p_err("writing %s failed", s->env->output_path ?: "the events");
-		err = -EIO;
-	}
-	output__free(s->out);
-	if (s->file && s->file != stdout && fclose(s->file) && !err) {
-		p_err("writing %s failed: %s", s->env->output_path, strerror(errno));
-		err = -EIO;
-	}
+	err = close_events(s);
 	session__close(&s->ses);
 	return err;
 }
@@ -256,7 +271,7 @@ static int check_follow_args(const struct env *env)
 		return -EINVAL;
 	}
 	if (env->min_duration_ns || env->chrome) {
-		p_err("--follow shows each call at its entry: --duration and --format=chrome "
+		p_err("--follow shows each call at its entry: --min-duration and --format=chrome "
 		      "do not apply");
 		return -EINVAL;
 	}

@@ -146,6 +146,12 @@ check "ksnoop probe -f $t/some"
 check "ksnoop info ip_send" ip_send_check ip_send_skb
 check "ksnoop trace -j tcp_s" tcp_sendmsg
 check "ksnoop count tcp_v" tcp_v4_rcv
+# after count, -d takes its run time: no FUNC is offered for it
+check "ksnoop count -d tcp_v"
+check "ksnoop count -d 5 tcp_v" tcp_v4_rcv
+check "ksnoop count --run-time 5 tcp_v" tcp_v4_rcv
+# before the command, and in trace, -d is --debug
+check "ksnoop trace -d tcp_v" tcp_v4_rcv
 check "ksnoop hist --latency ip_send_s" ip_send_skb
 check "ksnoop graph tcp_v" tcp_v4_rcv
 check "ksnoop kprobe-events tcp_v" tcp_v4_rcv

@@ -380,7 +380,8 @@ said() {
 		notok "$(label "$@") says: $want" "$(head -2 "$tmp/err")"
 	fi
 }
-said "invalid --duration '1.5'" count -d 1.5 ip_send_skb
+said "invalid -d/--run-time '1.5'" count -d 1.5 ip_send_skb
+said "in count and hist -d is the run time" count -d ip_send_skb
 said "'-i' is an option of count and hist: put it after the command" -i 1 count ip_send_skb
 said "cannot create output file" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
 # trace -o and graph -o follow ktrace's rules for the files they write, and
@@ -404,8 +405,9 @@ rm -f "$tmp/hard"
 # options that would do nothing in count and hist are refused, before any attach
 said "-o writes trace's events" count -o "$tmp/count.out" ip_send_skb
 said "--format=chrome" hist --format=chrome --latency ip_send_skb
-said "--duration before count is trace's filter" --duration 1s count ip_send_skb
-said "--duration before hist is trace's filter" --dur 5 hist --latency ip_send_skb
+said "--min-duration filters trace's calls; count's run time is -d" --duration 1s count ip_send_skb
+said "--min-duration filters trace's calls; hist's run time is -d" --dur 5 hist --latency ip_send_skb
+said "--min-duration filters trace's calls; count's run time is -d" count --min-duration 1ms ip_send_skb
 said "HI - LO" hist --linear -4611686018427387904,4611686018427387904,144115188075855872 \
 	"ip_send_skb(skb->len)"
 # --textfile is checked before any probe attaches, as --prometheus is

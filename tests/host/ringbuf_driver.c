@@ -8,6 +8,7 @@
  * the same ring in its promised order. Prints TAP lines.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "lib/outfile.h"
 #include "lib/ring.h"
 #include "lib/ringbuf.h"
 #include "lib/util.h"
@@ -328,6 +330,176 @@ static void check_loop_order(int ring_fd, int drops_fd, int prog, int stops)
 	ring_loop__free(rl);
 }
 
+/* trace -o FILE: each record printed to the file, as trace's events are. */
+struct to_file {
+	FILE *f;
+	unsigned long long records;
+};
+
+static int file_record(void *ctx, const void *data, size_t size)
+{
+	static char line[1000];
+	struct to_file *t = ctx;
+
+	(void)data;
+	(void)size;
+	memset(line, 'e', sizeof(line) - 1);
+	fputs(line, t->f);
+	t->records++;
+	return 0;
+}
+
+static int no_drops(void *ctx, __u64 *drops)
+{
+	(void)ctx;
+	drops[0] = 0;
+	return 0;
+}
+
+static void no_detach(void *ctx)
+{
+	(void)ctx;
+}
+
+/* Were the stop never to come from the file, it comes from here. */
+static void *stop_later(void *arg)
+{
+	(void)arg;
+	sleep(3);
+	stop_signal = SIGINT;
+	return NULL;
+}
+
+/*
+ * path is on a full (64 KiB) tmpfs: the loop stops at the first failed
+ * flush of the file, with one line naming it, and closing says no more.
+ */
+static void check_full_file(int ring_fd, int prog, const char *path)
+{
+	struct to_file t = { 0 };
+	struct ring_source src = {
+		.map_fd = ring_fd,
+		.handle = file_record,
+		.read_drops = no_drops,
+		.drop_names = order_names,
+		.nr_drop_reasons = 1,
+		.ring_full = -1,
+		.detach = no_detach,
+		.ctx = &t,
+		.out_path = path,
+	};
+	char err[512] = "", why[700];
+	long long start, ms;
+	int saved, fd, run_err, close_err;
+	struct ring_loop *rl;
+	pthread_t stopper;
+	ssize_t n;
+
+	t.f = src.out = outfile_fopen("output file", path);
+	rl = t.f ? ring_loop__new(&src) : NULL;
+	if (!rl || run(prog, 200)) {
+		report(false, "trace -o on a full disk: one error and a stop", strerror(errno));
+		return;
+	}
+	setvbuf(t.f, NULL, _IOFBF, 1 << 16);
+	fflush(stderr);
+	fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+	saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	pthread_create(&stopper, NULL, stop_later, NULL);
+	start = clock_ns(CLOCK_MONOTONIC);
+	run_err = ring_loop__run(rl);
+	ms = (clock_ns(CLOCK_MONOTONIC) - start) / 1000000;
+	close_err = close_output(t.f, path);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, err, sizeof(err) - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	pthread_join(stopper, NULL);
+	stop_signal = 0;
+	ring_loop__free(rl);
+	snprintf(why, sizeof(why), "run %d, close %d, %lld ms, %llu records, stderr: %s", run_err,
+		 close_err, ms, t.records, err);
+	report(run_err == -ENOSPC && close_err == -ENOSPC && ms < 2000 &&
+		       !strcmp(strchr(err, '\n') ?: "", "\n") &&
+		       !strncmp(err, "Error: writing '", 16) &&
+		       strstr(err, "': No space left on device\n"),
+	       "trace -o on a full disk: one error naming the file, and the loop stops", why);
+}
+
+/* trace | head: each record printed to stdout, whose reader is gone. */
+static int stdout_record(void *ctx, const void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	printf("     21386407926    1      180 ip_send_skb(net=0xffffffff838b6540)\n");
+	(*(unsigned long long *)ctx)++;
+	return 0;
+}
+
+/*
+ * The loop ends at the first flush that meets the closed pipe, says
+ * nothing, and neither does the check of stdout at exit (ksnoop_main's).
+ */
+static void check_reader_gone(int ring_fd, int prog)
+{
+	unsigned long long records = 0;
+	struct ring_source src = {
+		.map_fd = ring_fd,
+		.handle = stdout_record,
+		.read_drops = no_drops,
+		.drop_names = order_names,
+		.nr_drop_reasons = 1,
+		.ring_full = -1,
+		.detach = no_detach,
+		.ctx = &records,
+	};
+	int out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO), fds[2], fd, run_err, fin;
+	struct ring_loop *rl = ring_loop__new(&src);
+	char err[512] = "", why[700];
+	pthread_t stopper;
+	long long start, ms;
+	ssize_t n;
+
+	if (!rl || run(prog, 50) || pipe(fds)) {
+		report(false, "trace | head: a quiet end", strerror(errno));
+		ring_loop__free(rl);
+		return;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	close(fds[0]);
+	dup2(fds[1], STDOUT_FILENO);
+	close(fds[1]);
+	fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+	dup2(fd, STDERR_FILENO);
+	signal(SIGPIPE, SIG_IGN);
+	pthread_create(&stopper, NULL, stop_later, NULL);
+	start = clock_ns(CLOCK_MONOTONIC);
+	run_err = ring_loop__run(rl);
+	ms = (clock_ns(CLOCK_MONOTONIC) - start) / 1000000;
+	fin = finish_stdout();
+	fflush(stderr);
+	dup2(saved_err, STDERR_FILENO);
+	dup2(out, STDOUT_FILENO);
+	close(saved_err);
+	close(out);
+	clearerr(stdout);
+	n = pread(fd, err, sizeof(err) - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	pthread_join(stopper, NULL);
+	stop_signal = 0;
+	ring_loop__free(rl);
+	snprintf(why, sizeof(why), "run %d, at exit %d, %lld ms, %llu records, stderr: %s", run_err,
+		 fin, ms, records, err);
+	report(!run_err && fin == 1 && ms < 2000 && !err[0],
+	       "trace | head: the loop ends at the closed pipe, and nothing is said, not at exit either",
+	       why);
+}
+
 static void check_not_a_ring(int drops_fd)
 {
 	struct seen s = { 0 };
@@ -337,7 +509,7 @@ static void check_not_a_ring(int drops_fd)
 	rb_reader__free(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* Lengths that are not multiples of 8 leave padding to step over. */
 	static const int sizes[] = { 24, 1001, 4003, 20000, 16 };
@@ -362,5 +534,9 @@ int main(void)
 	check_loop_order(ring_fd, drops_fd, progs[0], 1);
 	check_loop_order(ring_fd, drops_fd, progs[0], 2);
 	check_not_a_ring(drops_fd);
+	if (argc > 1)
+		check_full_file(ring_fd, progs[0], argv[1]);
+	/* last: stdout's end is for good */
+	check_reader_gone(ring_fd, progs[0]);
 	return failures ? 1 : 0;
 }

@@ -186,3 +186,24 @@ check "kernels.sh: an unknown kernel is one Error: line" \
 got=$(for a in x86 arm64; do (unset KERNELS ARM64_KERNELS; ARCH=$a; . tests/vm/arch.sh; vm_arch && echo "$VM_KERNELS"); done | paste -sd'|')
 check "the default VM matrix: every kernel of each architecture, the longest run first" \
 	"7.3 6.12 6.1 5.10|6.12 5.10 6.1" "$got"
+
+# ---- tests/vm/demo.sh's pass-through and closing line -----------------------
+
+. tests/vm/demo-lib.sh
+cat >"$tmp/demo.in" <<'DEMO'
+            TIME  CPU      PID FUNCTION/ARGS
+     21386407926    1      180 ip_send_skb(net=0xffffffff838b6540, skb=0xffff888004ab3200)
+     21398444470    1      180 ip_send_skb() = 0
+     21399055275    1      180 tcp_sendmsg(sk=0xffff888004bb0480, msg=0xffffc90000403d50, size=1000)
+                                 {"a": 1}
+DEMO
+demo_tally "$tmp/demo.counts" <"$tmp/demo.in" >"$tmp/demo.out"
+check "demo: ksnoop's output passes through unchanged" "" "$(cmp "$tmp/demo.in" "$tmp/demo.out" 2>&1)"
+check "demo: 3 events from 2 functions" "3 2" "$(cat "$tmp/demo.counts")"
+check "demo: the closing line of a clean stop" \
+	"demo: 3 events from 2 functions in 10s; ksnoop stopped cleanly" "$(demo_summary 0 3 2 10)"
+check "demo: the closing line without events (count, hist)" \
+	"demo: ran 10s; ksnoop stopped cleanly" "$(demo_summary 0 0 0 10)"
+check "demo: the closing line of a failure" \
+	"demo: 1 event from 1 function in 3s; ksnoop failed (exit 1); its error is above" \
+	"$(demo_summary 1 1 1 3)"

@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "env.h"
 #include "abi/trace.h"
+#include "lib/errnames.h"
 #include "lib/opts.h"
 #include "lib/util.h"
 
@@ -573,19 +574,18 @@ static void test_agg_options(void **state)
 	char err[512];
 
 	(void)state;
-	/* -d with a duration after it is the run time; alone it is --debug */
+	/* -d is the run time, as bcc's argdist -d */
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "5", "f", "--by", "comm,kstack"), 0);
 	assert_true(env.agg.run_ns == 5000000000ULL);
 	assert_false(util_debug());
 	assert_int_equal(env.agg.by, KSNOOP_BY_COMM | KSNOOP_BY_KSTACK);
 	assert_int_equal(rest.argc, 1);
 	assert_string_equal(rest.argv[0], "f");
-	/* a word that starts with a digit is no FUNC: a bad duration, not debug */
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "1.5", "f"), -EINVAL);
-	assert_string_equal(err, "Error: invalid --duration '1.5': use seconds, or e.g. 500ms "
+	assert_string_equal(err, "Error: invalid -d/--run-time '1.5': use seconds, or e.g. 500ms "
 				 "or 2s\n");
 	assert_false(util_debug());
-	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "f", "-i", "500ms", "-p", "7"), 0);
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--debug", "f", "-i", "500ms", "-p", "7"), 0);
 	assert_true(util_debug());
 	util_set_debug(false);
 	assert_int_equal(env.agg.run_ns, 0);
@@ -627,10 +627,105 @@ static void test_agg_options(void **state)
 	assert_string_equal(err, "Error: invalid -i '0': use seconds, or e.g. 500ms or 2s\n");
 }
 
+/* trace's options, as ksnoop's own table has them. */
+static const struct opts_spec trace_like = { .opts = env_opts, .mode = OPTS_PERMUTE };
+
+static int parse_trace(struct env *env, struct opts_rest *rest, char *err, size_t size, int argc,
+		       char **argv)
+{
+	struct stderr_capture cap;
+	int ret;
+
+	memset(env, 0, sizeof(*env));
+	env->cpu = -1;
+	stderr_capture_begin(&cap);
+	ret = opts_parse(&trace_like, env, argc, argv, rest);
+	stderr_capture_end(&cap, err, size);
+	return ret;
+}
+
+#define PARSE_TRACE(env, rest, err, ...)                                                  \
+	parse_trace(env, rest, err, sizeof(err), ARRAY_SIZE(((char *[]){ __VA_ARGS__ })), \
+		    (char *[]){ __VA_ARGS__, NULL })
+
+/*
+ * One name, one meaning: trace's filter is --min-duration, count's and
+ * hist's run time -d/--run-time; --duration, the old name of both, still
+ * works in each, whole or abbreviated.
+ */
+static void test_duration_names(void **state)
+{
+	struct opts_rest rest;
+	struct env env;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--min-duration", "5ms", "f"), 0);
+	assert_true(env.min_duration_ns == 5000000ULL);
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--duration", "20us", "f"), 0);
+	assert_true(env.min_duration_ns == 20000ULL);
+	/* a bare number is ns here, as it always was */
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--dur", "5", "f"), 0);
+	assert_true(env.min_duration_ns == 5ULL);
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--min", "1s", "f"), 0);
+	assert_true(env.min_duration_ns == 1000000000ULL);
+	/* -d is --debug, as in bcc's ksnoop */
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "-d", "5", "f"), 0);
+	assert_true(util_debug());
+	util_set_debug(false);
+	assert_int_equal(rest.argc, 2);
+
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--run-time", "500ms", "f"), 0);
+	assert_true(env.agg.run_ns == 500000000ULL && !env.min_duration_ns);
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--duration", "2", "f"), 0);
+	assert_true(env.agg.run_ns == 2000000000ULL && !env.min_duration_ns);
+	/* was "ambiguous option '--dur'" */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--dur", "5", "f"), 0);
+	assert_true(env.agg.run_ns == 5000000000ULL && !env.min_duration_ns);
+	assert_string_equal(err, "");
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "--min-duration", "5ms", "f"), 0);
+	assert_true(env.min_duration_ns == 5000000ULL && !env.agg.run_ns);
+	/* -d takes its argument, whatever it is: no guess at debug */
+	assert_int_equal(PARSE_AGG(&env, &rest, err, "-d", "f"), -EINVAL);
+	assert_false(util_debug());
+	expect_one_error_line(err, "in count and hist -d is the run time");
+	assert_non_null(strstr(err, "--debug"));
+}
+
+static bool errno_set(const struct env *env, int e)
+{
+	return env->errno_mask[e / 64] & (1ULL << (e % 64));
+}
+
+/* --errno takes POSIX's second names of a number as well as the kernel's. */
+static void test_errno_aliases(void **state)
+{
+	struct opts_rest rest;
+	struct env env;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+		PARSE_TRACE(&env, &rest, err, "--errno", "ENOTSUP,EWOULDBLOCK,edeadlock", "f"), 0);
+	assert_true(errno_set(&env, 95) && errno_set(&env, 11) && errno_set(&env, 35));
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--errno", "EOPNOTSUPP,EAGAIN,EDEADLK", "f"),
+			 0);
+	assert_true(errno_set(&env, 95) && errno_set(&env, 11) && errno_set(&env, 35));
+	/* ENOTSUPP (524) is the kernel's own, another number */
+	assert_int_equal(PARSE_TRACE(&env, &rest, err, "--errno", "ENOTSUPP", "f"), 0);
+	assert_true(errno_set(&env, 524) && !errno_set(&env, 95));
+	/* printed by the one name */
+	assert_string_equal(errno_name(errno_parse("ENOTSUP")), "EOPNOTSUPP");
+	assert_string_equal(errno_name(errno_parse("EWOULDBLOCK")), "EAGAIN");
+	assert_string_equal(errno_name(errno_parse("EDEADLOCK")), "EDEADLK");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_permute),
+		cmocka_unit_test(test_duration_names),
+		cmocka_unit_test(test_errno_aliases),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_in_order),
 		cmocka_unit_test(test_dashdash),

@@ -8,8 +8,11 @@
 #
 # Default ARGS: trace ip_send_skb. make passes ARGS through KSNOOP_ARGS,
 # split on blanks (write specs without spaces, or call this script).
+# The last line says how it went: "demo: N events from M functions in S s;
+# ksnoop stopped cleanly", or ksnoop's exit status when it failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/vm/demo-lib.sh
 
 KERNEL=${KERNEL:-6.1}
 DURATION=${DURATION:-10}
@@ -40,16 +43,21 @@ workload_loop() {
 }
 
 run_here() {
-	local wl rc
+	local wl rc n m counts
+	counts=$(mktemp /tmp/ksnoop-demo.XXXXXX)
 	workload_loop &
 	wl=$!
 	echo "demo: ksnoop $* for ${DURATION}s on $(uname -r), loopback workload running" >&2
-	timeout -s INT -k 5 "$DURATION" ./ksnoop "$@"
-	rc=$?
+	SECONDS=0
+	# timeout's SIGINT is the normal end of a demo: ksnoop drains, reports
+	# and exits 0; its own status is kept (--preserve-status).
+	timeout --preserve-status -s INT -k 5 "$DURATION" ./ksnoop "$@" | demo_tally "$counts"
+	rc=${PIPESTATUS[0]}
 	kill $wl 2>/dev/null
 	wait $wl 2>/dev/null
-	# timeout's SIGINT is the normal end of a demo.
-	[ $rc = 124 ] && rc=0
+	read -r n m <"$counts" || n=0 m=0
+	rm -f "$counts"
+	demo_summary "$rc" "${n:-0}" "${m:-0}" "$SECONDS" >&2
 	return $rc
 }
 

@@ -41,6 +41,7 @@ TEST_PKGS=(
 	debhelper         # make deb: debian/rules uses dh
 	lintian           # tests/host/deb.sh: the package has no lintian error
 	mandoc            # tests/host/manlint.sh: mandoc -Tlint on every man page
+	bpftrace          # VM cases: bpftrace's own tools beside ksnoop, same boot
 )
 BENCH_PKGS=(
 	strace            # ktrace overhead comparison in make bench

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,58 @@ void raise_fd_limit(void)
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		p_dbg("cannot raise the open file limit: %s", strerror(errno));
+}
+
+/*
+ * Whether the address space left under RLIMIT_AS (ulimit -v) is less than
+ * a large allocation needs. libbpf reports a target it could not look up
+ * as ESRCH ("not in BTF") even where the look-up failed for memory. VmSize
+ * is read into a stack buffer: no allocation may be left.
+ */
+static bool address_space_short(void)
+{
+	char buf[4096], *vm;
+	struct rlimit rl;
+	ssize_t n;
+	int fd;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return false;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOMEM || errno == EMFILE;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	vm = strstr(buf, "VmSize:");
+	return vm && strtoull(vm + 7, NULL, 10) * 1024 + ADDRESS_SPACE_MARGIN > rl.rlim_cur;
+}
+
+const char *err_resource(int err)
+{
+	err = abs(err);
+	if (err == ENOMEM || (err == ESRCH && address_space_short()))
+		return "out of memory (ENOMEM): free memory, or raise the limit of ulimit -v";
+	if (err == EMFILE)
+		return "too many open files (EMFILE): raise the limit with ulimit -n";
+	if (err == ENFILE)
+		return "the system's table of open files is full (ENFILE): raise fs.file-max";
+	return NULL;
+}
+
+const char *err_text(int err)
+{
+	const char *why = err_resource(err);
+
+	return why ? why : strerror(abs(err));
+}
+
+int p_err_nomem(const char *doing)
+{
+	p_err("%s: %s", doing, err_text(ENOMEM));
+	return -ENOMEM;
 }
 
 long long clock_ns(clockid_t id)

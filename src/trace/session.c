@@ -235,6 +235,9 @@ int session__open(struct session *s, const struct session_opts *o)
 	s->kb = kbtf__open(o->btf_path);
 	finish_early(jobs, ARRAY_SIZE(jobs));
 	p_dbg("symbols read");
+	/* ksyms__load fails only to allocate its table */
+	if (s->kb && !s->ks)
+		p_err("cannot read the kernel's symbols: %s", err_text(ENOMEM));
 	if (!s->kb || !s->ks)
 		return -ENOENT;
 	return o->btf_path ? btf_check_running(kbtf__vmlinux(s->kb), s->ks, o->btf_path) : 0;
@@ -244,7 +247,7 @@ int session__prepare(struct session *s, const struct tracer_opts *to)
 {
 	s->tracer = tracer__new(to, s->plans, s->nr);
 	if (!s->tracer)
-		p_err("cannot set up the tracer: %s", strerror(errno ? errno : ENOMEM));
+		p_err("cannot set up the tracer: %s", err_text(errno ? errno : ENOMEM));
 	return s->tracer ? 0 : -ENOMEM;
 }
 

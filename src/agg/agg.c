@@ -34,10 +34,17 @@ static bool type_signed(const struct plan_value *pv)
 	return (btf_is_enum(t) || btf_is_enum64(t)) && btf_kflag(t);
 }
 
-static int key_slot(const struct func_plan *p, const struct plan_value *pv)
+/*
+ * Value vi's bytes in a key. A pointer to a struct keys by its address, as
+ * a span's key does: the struct behind it is not read.
+ */
+static int key_slot(struct func_plan *p, int vi)
 {
+	struct plan_value *pv = &p->values[vi];
 	int len;
 
+	if (pv->show == SHOW_PTR_DUMP)
+		plan_show_address(p, vi);
 	if (pv->show == SHOW_STRING) {
 		len = pv->full_size && pv->full_size < KSNOOP_AGG_STR_MAX ? pv->full_size
 									  : KSNOOP_AGG_STR_MAX;
@@ -54,7 +61,7 @@ static int key_slot(const struct func_plan *p, const struct plan_value *pv)
 static int add_key(struct func_plan *p, int vi, int *off)
 {
 	struct ksnoop_agg_cfg *a = &p->cfg.agg;
-	int len = key_slot(p, &p->values[vi]);
+	int len = key_slot(p, vi);
 
 	if (len < 0)
 		return len;

@@ -1054,8 +1054,22 @@ static void test_agg_layout(void **state)
 	plan_ok(c, "do_thing(label)");
 	assert_int_equal(agg_layout(c, &hist, &layout, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "it is not an integer"));
-	/* a struct is no key */
+	/* a pointer to a struct keys by its address, read no further */
 	count.by = 0;
+	plan_ok(c, "do_thing(o, o->next)");
+	assert_int_equal(agg_layout(c, &count, &layout, err, sizeof(err)), 0);
+	assert_int_equal(a->nr_keys, 2);
+	assert_int_equal(a->key_len[0], 8);
+	assert_int_equal(a->key_len[1], 8);
+	assert_int_equal(c->plan.values[0].show, SHOW_SCALAR);
+	assert_true(btf_is_ptr(btf__type_by_id(c->plan.values[0].btf, c->plan.values[0].type_id)));
+	assert_false(c->plan.cfg.values[0].flags & KSNOOP_V_READ);
+	/* o->next is read from *o, as the pointer it is: 8 bytes */
+	assert_int_equal(c->plan.values[1].show, SHOW_SCALAR);
+	assert_int_equal(c->plan.values[1].full_size, 8);
+	assert_false(c->plan.cfg.values[1].flags & KSNOOP_V_READ);
+	assert_int_equal(c->plan.cfg.values[1].nr_steps, 1);
+	/* a struct is no key */
 	plan_ok(c, "do_thing(o->in)");
 	assert_int_equal(agg_layout(c, &count, &layout, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "a key is an integer, enum, pointer or string, not a struct"));

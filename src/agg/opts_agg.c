@@ -176,7 +176,9 @@ void agg_usage(FILE *f, const char *prog)
 		"      --cumulative      -i prints running totals instead\n"
 		"  -d, --duration SECS   stop after SECS (-d alone is --debug)\n"
 		"      --top N           print the N largest rows\n"
-		"      --max-keys N      keys kept in the kernel (default %d)\n"
+		"      --max-keys N      keys kept in the kernel (default %d); refused when\n"
+		"                        the maps would take over 512 MiB or a quarter of\n"
+		"                        MemAvailable (count's table, --by kstack's stacks)\n"
 
 		"      --folded          stacks as folded lines for flame graphs (--by kstack)\n"
 		"      --prometheus HOST:PORT  serve /metrics there while running\n"

@@ -238,31 +238,41 @@ void raise_fd_limit(void)
 		p_dbg("cannot raise the open file limit: %s", strerror(errno));
 }
 
-/*
- * Whether the address space left under RLIMIT_AS (ulimit -v) is less than
- * a large allocation needs. libbpf reports a target it could not look up
- * as ESRCH ("not in BTF") even where the look-up failed for memory. VmSize
- * is read into a stack buffer: no allocation may be left.
- */
-static bool address_space_short(void)
+unsigned long long proc_kb(const char *path, const char *field)
 {
-	char buf[4096], *vm;
-	struct rlimit rl;
+	char buf[4096], *at;
 	ssize_t n;
 	int fd;
 
-	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return false;
-	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOMEM || errno == EMFILE;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
-	vm = strstr(buf, "VmSize:");
-	return vm && strtoull(vm + 7, NULL, 10) * 1024 + ADDRESS_SPACE_MARGIN > rl.rlim_cur;
+	at = strstr(buf, field);
+	return at ? strtoull(at + strlen(field), NULL, 10) : 0;
+}
+
+/* What a BTF or an object file's allocation may ask for at once. */
+#define ADDRESS_SPACE_MARGIN (16ULL << 20)
+
+/*
+ * Whether the address space left under RLIMIT_AS (ulimit -v) is less than
+ * a large allocation needs. libbpf reports a target it could not look up
+ * as ESRCH ("not in BTF") even where the look-up failed for memory.
+ */
+static bool address_space_short(void)
+{
+	unsigned long long vm;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return false;
+	vm = proc_kb("/proc/self/status", "VmSize:");
+	return vm && vm * 1024 + ADDRESS_SPACE_MARGIN > rl.rlim_cur;
 }
 
 const char *err_resource(int err)

@@ -51,11 +51,15 @@ PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(patsubst %-,%,$(CROSS_COMPILE))/pkgco
 else
 PKG_CONFIG ?= pkg-config
 endif
+# Asked of pkg-config once, when a link first needs them, not when make
+# starts: `make vm` and `make deps` install the packages with the .pc files
+# first. Without them, the plain names: the linker then says which is missing.
+pkg_libs = $(or $(shell $(PKG_CONFIG) $(1) 2>/dev/null),$(2))
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
-LDLIBS   := $(shell $(PKG_CONFIG) --static --libs libbpf)
+LDLIBS    = $(eval LDLIBS := $(call pkg_libs,--static --libs libbpf,-lbpf -lelf -lz))$(LDLIBS)
 else
-LDLIBS   := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib)
+LDLIBS    = $(eval LDLIBS := $(call pkg_libs,--libs libbpf libelf zlib,-lbpf -lelf -lz))$(LDLIBS)
 endif
 # --prometheus's HTTP server (src/agg/prom_server.c) needs libmicrohttpd,
 # which a static build cannot link (Debian's needs GnuTLS, and p11-kit has

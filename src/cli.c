@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "env.h"
 #include "trace/session.h"
@@ -357,6 +360,29 @@ static int add_follow_end(void *ctx, const char *arg)
 	return add_follow_glob(env->follow.end, &env->follow.nr_end, "--follow-end", arg);
 }
 
+/*
+ * Checked when given: BPF would only say EBADF of a directory that is not
+ * a cgroup v2 one, and only once the programs are loaded.
+ */
+static int set_cgroup(void *ctx, const char *arg)
+{
+	char clip[CLIP_BUF];
+	struct statfs fs;
+	struct stat st;
+
+	if (statfs(arg, &fs) || stat(arg, &st)) {
+		p_err("cannot open cgroup '%s': %s", str_clip(arg, clip), err_text(errno));
+		return -EINVAL;
+	}
+	if (fs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode)) {
+		p_err("'%s' is not a cgroup v2 directory: give one on a cgroup2 mount",
+		      str_clip(arg, clip));
+		return -EINVAL;
+	}
+	((struct env *)ctx)->cgroup = arg;
+	return 0;
+}
+
 const struct opt env_opts[] = {
 	OPT_CALL("version", 'V', false, show_version),
 	OPT_CALL("debug", 'd', false, env_set_debug),
@@ -371,7 +397,7 @@ const struct opt env_opts[] = {
 	OPT_FLAG("compact", 0, struct env, compact),
 	OPT_CALL("comm", 0, true, set_comm),
 	OPT_INT("cpu", 0, struct env, cpu, 0, 8191),
-	OPT_STRING("cgroup", 0, struct env, cgroup),
+	OPT_CALL("cgroup", 0, true, set_cgroup),
 	OPT_DURATION("min-duration", 0, struct env, min_duration_ns),
 	/* its old name, which count and hist's run time also had */
 	{ .name = "duration",

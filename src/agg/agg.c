@@ -34,10 +34,17 @@ static bool type_signed(const struct plan_value *pv)
 	return (btf_is_enum(t) || btf_is_enum64(t)) && btf_kflag(t);
 }
 
-static int key_slot(const struct func_plan *p, const struct plan_value *pv)
+/*
+ * Value vi's bytes in a key. A pointer to a struct keys by its address, as
+ * a span's key does: the struct behind it is not read.
+ */
+static int key_slot(struct func_plan *p, int vi)
 {
+	struct plan_value *pv = &p->values[vi];
 	int len;
 
+	if (pv->show == SHOW_PTR_DUMP)
+		plan_show_address(p, vi);
 	if (pv->show == SHOW_STRING) {
 		len = pv->full_size && pv->full_size < KSNOOP_AGG_STR_MAX ? pv->full_size
 									  : KSNOOP_AGG_STR_MAX;
@@ -54,7 +61,7 @@ static int key_slot(const struct func_plan *p, const struct plan_value *pv)
 static int add_key(struct func_plan *p, int vi, int *off)
 {
 	struct ksnoop_agg_cfg *a = &p->cfg.agg;
-	int len = key_slot(p, &p->values[vi]);
+	int len = key_slot(p, vi);
 
 	if (len < 0)
 		return len;
@@ -194,6 +201,62 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 	p_dbg("aggregate keys of %d bytes; %d of %d functions sampled from registers",
 	      layout->key_size, fast, s->nr);
 	return err;
+}
+
+/*
+ * Sizes of the kernel's map layouts (6.x; kernel/bpf/hashtab.c and
+ * stackmap.c): a hash element's header (struct htab_elem) before its key
+ * and, per-CPU, the pointer to its values; a bucket per power-of-two slot;
+ * a stack map's bucket header before the frames, and a pointer per slot.
+ */
+#define HTAB_ELEM_BYTES 48
+#define HTAB_BUCKET_BYTES 16
+#define STACK_BUCKET_BYTES 16
+
+static unsigned long long slots_for(unsigned long long n)
+{
+	unsigned long long s = 1;
+
+	while (s < n)
+		s <<= 1;
+	return s;
+}
+
+static unsigned long long max_keys_of(const struct tracer_agg *l)
+{
+	return l->max_keys > 0 ? l->max_keys : KSNOOP_DEFAULT_MAX_KEYS;
+}
+
+unsigned long long agg_kernel_bytes(const struct tracer_agg *l, int nr_cpus)
+{
+	unsigned long long keys = max_keys_of(l), slots = slots_for(keys);
+	unsigned long long bytes = slots * HTAB_BUCKET_BYTES;
+
+	/* hist's table is BPF_F_NO_PREALLOC: its elements come with its keys */
+	if (l->mode == KSNOOP_AGG_COUNT)
+		bytes += keys * (HTAB_ELEM_BYTES + ((l->key_size + 7ULL) & ~7ULL) + 8 +
+				 sizeof(__u64) * nr_cpus);
+	if (l->by & KSNOOP_BY_KSTACK)
+		bytes += slots * sizeof(void *) +
+			 keys * (STACK_BUCKET_BYTES + KSNOOP_STACK_DEPTH * sizeof(__u64));
+	return bytes;
+}
+
+int agg_check_memory(const struct tracer_agg *l, int nr_cpus, unsigned long long avail)
+{
+	unsigned long long need = agg_kernel_bytes(l, nr_cpus), bound = AGG_MEMORY_CAP;
+	bool quarter = avail && avail / 4 < bound;
+
+	if (quarter)
+		bound = avail / 4;
+	p_dbg("count and hist maps: %llu KiB of kernel memory at attach", need >> 10);
+	if (need <= bound)
+		return 0;
+	p_err("--max-keys %llu%s takes %llu MiB of kernel memory at attach, over %s (%llu MiB); "
+	      "lower --max-keys",
+	      max_keys_of(l), l->by & KSNOOP_BY_KSTACK ? " with --by kstack" : "", need >> 20,
+	      quarter ? "a quarter of MemAvailable" : "ksnoop's bound", bound >> 20);
+	return -E2BIG;
 }
 
 static void agg_layout_init(struct agg_layout *l, const struct agg_opts *a);

@@ -17,6 +17,19 @@
  * for them; says what cannot be a key or a hist value.
  */
 int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_agg *layout);
+/*
+ * The kernel memory count's and hist's maps take once loaded, before any
+ * key is seen: the maps the kernel allocates whole (count's table, the
+ * stack map of --by kstack) at full size, hist's table (it grows with its
+ * keys) by its buckets.
+ */
+unsigned long long agg_kernel_bytes(const struct tracer_agg *layout, int nr_cpus);
+/*
+ * Refuses, with one error naming the size and --max-keys, maps that would
+ * take more than AGG_MEMORY_CAP or a quarter of avail (bytes; 0: unknown).
+ */
+#define AGG_MEMORY_CAP (512ULL << 20)
+int agg_check_memory(const struct tracer_agg *layout, int nr_cpus, unsigned long long avail);
 /* Whether each -i table holds its interval's samples alone (the maps are cleared). */
 bool agg_interval_resets(const struct agg_opts *a);
 

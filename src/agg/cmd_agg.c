@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/libbpf.h>
 
 #include "agg/agg.h"
 #include "agg/format.h"
@@ -311,6 +312,13 @@ static int prepare(struct agg_run *r, const struct env *env)
 	return session__prepare(&r->ses, &to);
 }
 
+/* Before anything is loaded: maps the kernel allocates whole, at attach. */
+static int check_memory(const struct agg_run *r)
+{
+	return agg_check_memory(&r->layout, libbpf_num_possible_cpus(),
+				proc_kb("/proc/meminfo", "MemAvailable:") * 1024);
+}
+
 /* The plans: FUNC arguments, or the spans' ends. */
 static int plan_all(struct agg_run *r, const struct env *env, int argc, char **argv)
 {
@@ -336,7 +344,8 @@ static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 	env->pages = 1;
 	env_session_opts(env, &so);
 	err = session__open(&r.ses, &so) ?: plan_all(&r, env, argc, argv) ?:
-	      agg_layout_plans(&r.ses, &env->agg, &r.layout) ?: listen_outputs(&r) ?:
+	      agg_layout_plans(&r.ses, &env->agg, &r.layout) ?: check_memory(&r) ?:
+	      listen_outputs(&r) ?:
 	      setup_stop_signals() ?: prepare(&r, env) ?: session__attach(&r.ses) ?: start_outputs(&r);
 	if (!err)
 		err = run(&r);

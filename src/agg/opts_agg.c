@@ -173,7 +173,9 @@ void agg_usage(FILE *f, const char *prog)
 		"  -d, --run-time SECS   stop after SECS, or a TIME such as 500ms; was --duration,\n"
 		"                        which still works (debug output here is --debug alone)\n"
 		"      --top N           print the N largest rows\n"
-		"      --max-keys N      keys kept in the kernel (default %d)\n"
+		"      --max-keys N      keys kept in the kernel (default %d); refused when\n"
+		"                        the maps would take over 512 MiB or a quarter of\n"
+		"                        MemAvailable (count's table, --by kstack's stacks)\n"
 
 		"      --folded          stacks as folded lines for flame graphs (--by kstack)\n"
 		"      --prometheus HOST:PORT  serve /metrics there while running\n"

@@ -146,8 +146,14 @@ const char *bpfutil_perm_hint(int err)
 
 void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, int err)
 {
+	const char *short_of = err_resource(err);
 	char buf[32];
 
+	/* ksnoop's own limits, not the kernel's or the function's fault */
+	if (short_of) {
+		sb_printf(sb, "%s %s programs: %s", op_verb(op), kind, short_of);
+		return;
+	}
 	err = abs(err);
 	switch (err) {
 	case EPERM:
@@ -185,16 +191,6 @@ void bpfutil_explain(struct strbuf *sb, const char *kind, enum bpfutil_op op, in
 		break;
 	case E2BIG:
 		sb_printf(sb, "%s %s programs failed: too many functions or arguments", op_verb(op),
-			  kind);
-		break;
-	case EMFILE:
-		sb_printf(sb,
-			  "too many open files while %s %s programs; raise the limit "
-			  "with ulimit -n",
-			  op_verb(op), kind);
-		break;
-	case ENOMEM:
-		sb_printf(sb, "the kernel ran out of memory while %s %s programs", op_verb(op),
 			  kind);
 		break;
 	default:

@@ -598,7 +598,11 @@ struct kbtf *kbtf__open(const char *btf_path)
 	kb = kbtf__new(btf_path, &err);
 	if (kb || err == -EBADMSG) /* damaged BTF: already reported */
 		return kb;
-	if (btf_path)
+	if (err_resource(err))
+		p_err("cannot read BTF from '%s': %s",
+		      btf_path ? str_clip(btf_path, clip) : "/sys/kernel/btf/vmlinux",
+		      err_resource(err));
+	else if (btf_path)
 		p_err("cannot read BTF from '%s': %s", str_clip(btf_path, clip),
 		      btf_file_error(err, why, sizeof(why)));
 	else

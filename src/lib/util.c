@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -243,6 +244,68 @@ void raise_fd_limit(void)
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		p_dbg("cannot raise the open file limit: %s", strerror(errno));
+}
+
+unsigned long long proc_kb(const char *path, const char *field)
+{
+	char buf[4096], *at;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	at = strstr(buf, field);
+	return at ? strtoull(at + strlen(field), NULL, 10) : 0;
+}
+
+/* What a BTF or an object file's allocation may ask for at once. */
+#define ADDRESS_SPACE_MARGIN (16ULL << 20)
+
+/*
+ * Whether the address space left under RLIMIT_AS (ulimit -v) is less than
+ * a large allocation needs. libbpf reports a target it could not look up
+ * as ESRCH ("not in BTF") even where the look-up failed for memory.
+ */
+static bool address_space_short(void)
+{
+	unsigned long long vm;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return false;
+	vm = proc_kb("/proc/self/status", "VmSize:");
+	return vm && vm * 1024 + ADDRESS_SPACE_MARGIN > rl.rlim_cur;
+}
+
+const char *err_resource(int err)
+{
+	err = abs(err);
+	if (err == ENOMEM || (err == ESRCH && address_space_short()))
+		return "out of memory (ENOMEM): free memory, or raise the limit of ulimit -v";
+	if (err == EMFILE)
+		return "too many open files (EMFILE): raise the limit with ulimit -n";
+	if (err == ENFILE)
+		return "the system's table of open files is full (ENFILE): raise fs.file-max";
+	return NULL;
+}
+
+const char *err_text(int err)
+{
+	const char *why = err_resource(err);
+
+	return why ? why : strerror(abs(err));
+}
+
+int p_err_nomem(const char *doing)
+{
+	p_err("%s: %s", doing, err_text(ENOMEM));
+	return -ENOMEM;
 }
 
 long long clock_ns(clockid_t id)

@@ -84,6 +84,25 @@ int finish_stdout(void);
  * user's that nobody else may write to, else -errno (-EPERM).
  */
 int private_dir(const char *dir);
+/*
+ * When a failure with err (sign ignored) comes from the process being out
+ * of something of its own, memory (ENOMEM; ESRCH, libbpf's "not found",
+ * once the address space under ulimit -v is nearly used up) or file
+ * descriptors (EMFILE, ENFILE): one phrase naming it and what to do.
+ * NULL otherwise: the error is about what was asked for. Messages that
+ * would blame the kernel, a function or a file ask this first.
+ */
+const char *err_resource(int err);
+/* err_resource's phrase, else strerror's. */
+const char *err_text(int err);
+/* "Error: DOING: out of memory ...", and -ENOMEM: for a failed allocation. */
+int p_err_nomem(const char *doing);
+/*
+ * The number after field ("MemAvailable:") in a /proc file of "field
+ * value kB" lines, read into a stack buffer (no allocation, so it serves
+ * out of memory too); 0 when the file or the field cannot be read.
+ */
+unsigned long long proc_kb(const char *path, const char *field);
 /* Nanoseconds on clock id. */
 long long clock_ns(clockid_t id);
 /* Strict decimal parse of the whole string into [min, max]; "010" is 10. */

@@ -576,7 +576,7 @@ static int load_owner(struct tracer *t)
 	if (!(progs & OWN_FENTRY))
 		t->owner_fentry = -1;
 	if (!t->owner)
-		p_err("cannot load ksnoop's BPF object: %s%s", strerror(-err),
+		p_err("cannot load ksnoop's BPF object: %s%s", err_text(err),
 		      bpfutil_perm_hint(err));
 	return t->owner ? 0 : err;
 }
@@ -1466,14 +1466,16 @@ static int set_cgroup(struct tracer *t)
 		return 0;
 	fd = open(t->opts.cgroup, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
-		p_err("cannot open cgroup '%s': %s", t->opts.cgroup, strerror(errno));
-		return -errno;
+		err = -errno;
+		p_err("cannot open cgroup '%s': %s", t->opts.cgroup, err_text(err));
+		return err;
 	}
+	/* cli.c checked it is a cgroup v2 directory: what is left is ours */
 	err = bpf_map_update_elem(bpf_map__fd(t->owner->maps.cgroup), &zero, &fd, BPF_ANY);
 	if (err)
-		p_err("'%s' is not a cgroup v2 directory: %s", t->opts.cgroup, strerror(errno));
+		p_err("cannot filter by cgroup '%s': %s", t->opts.cgroup, err_text(err));
 	close(fd);
-	return err ? -EINVAL : 0;
+	return err;
 }
 
 /* One by one, with a progress line on a terminal: hundreds take seconds. */
@@ -1593,7 +1595,7 @@ int tracer__attach(struct tracer *t)
 		return -EINVAL;
 	t->fs = calloc(t->nr, sizeof(*t->fs));
 	if (!t->fs)
-		return -ENOMEM;
+		return p_err_nomem("cannot attach");
 	t->feat = kfeat_probe(t->plans[0].func.btf);
 	t->fentry_cookie = kfeat_has(t->feat, KFEAT_FENTRY_COOKIE);
 	t->compat = !kfeat_has(t->feat, KFEAT_LOOP) || !kfeat_has(t->feat, KFEAT_FUNC_ARG);
@@ -1601,7 +1603,7 @@ int tracer__attach(struct tracer *t)
 		p_dbg("the kernel lacks bpf_loop or bpf_get_func_arg: one COMPAT instance per function");
 	t->kprobe_pmu = bpfutil_have_kprobe_pmu();
 	if (select_all(t))
-		return -ENOMEM;
+		return p_err_nomem("cannot attach");
 	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
 	if (check_compat_patterns(t) || register_fentry_sections() || load_owner(t) ||

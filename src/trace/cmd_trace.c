@@ -156,13 +156,13 @@ static int setup_output(struct trace_run *s)
 	s->out = output__new(&oo, s->ses.plans, s->ses.nr, s->file,
 			     output_needs_ksyms(s->env) ? s->ses.ks : NULL);
 	if (!s->out)
-		return -ENOMEM;
+		return p_err_nomem("cannot set up the output");
 	/* Not while events stream: naming a pointer would stall the first. */
 	if (output_needs_ksyms(s->env))
 		ksyms__load_kallsyms(s->ses.ks);
 	s->wide = malloc(sizeof(*s->wide));
 	if (!s->wide)
-		return -ENOMEM;
+		return p_err_nomem("cannot set up the output");
 	/* Some MB, freed before libbpf opens its object. */
 	if (!output_needs_ksyms(s->env)) {
 		ksyms__free(s->ses.ks);
@@ -173,15 +173,15 @@ static int setup_output(struct trace_run *s)
 	if (s->env->graph) {
 		s->chain = chain__new_graph(emit_tree, s->env->max_nodes, s);
 		if (!s->chain)
-			return -ENOMEM;
+			return p_err_nomem("cannot set up the output");
 	} else if (wants_origin(s)) {
 		s->chain = chain__new_errors(emit_origin, s);
 		if (!s->chain)
-			return -ENOMEM;
+			return p_err_nomem("cannot set up the output");
 	} else if (s->env->stack_mode) {
 		s->chain = chain__new(s->ses.nr, emit_event, s);
 		if (!s->chain)
-			return -ENOMEM;
+			return p_err_nomem("cannot set up the output");
 	}
 	return 0;
 }
@@ -204,7 +204,7 @@ static int setup_ringbuf(struct trace_run *s)
 	};
 
 	s->ring = ring_loop__new(&src);
-	return s->ring ? 0 : -ENOMEM;
+	return s->ring ? 0 : p_err_nomem("cannot set up the ring buffer reader");
 }
 
 /*

@@ -75,45 +75,79 @@ static int add_plan(struct session *s, const struct spec *spec, const struct pla
 }
 
 /*
- * A plan for each of names that has usable BTF and can be traced; the
- * others are skipped without a word. How many were added, or -E2BIG when
- * the session is full.
+ * A plan for each of names that has usable BTF and can be traced. The
+ * others are left out, and moved to the front of names when left is not
+ * NULL (*left of them). How many were added, or -E2BIG when the session is
+ * full.
  */
-static int add_each(struct session *s, const struct spec *spec, const char *const *names, int n,
-		    const struct plan_opts *po)
+static int add_each(struct session *s, const struct spec *spec, const char **names, int n,
+		    const struct plan_opts *po, int *left)
 {
 	struct plan_opts each = *po;
 	struct spec one = *spec;
-	int i, added = 0;
+	int i, added = 0, out = 0;
 
 	each.from_glob = true;
 	util_mute(true);
 	for (i = 0; i < n && s->nr < KSNOOP_MAX_FUNCS; i++) {
 		one.func = (char *)names[i];
-		if (add_plan(s, &one, &each))
+		if (add_plan(s, &one, &each)) {
+			if (left)
+				names[out++] = names[i];
 			continue;
+		}
 		s->plans[s->nr - 1].from_glob = true;
 		added++;
 	}
 	util_mute(false);
+	if (left)
+		*left = out;
 	return i < n ? -E2BIG : added;
+}
+
+/* A warning line's worth of names: past it, "..." and -d for the rest. */
+#define LEFT_OUT_SHOWN 120
+
+/*
+ * A pattern that matched functions ksnoop cannot trace says so, with a
+ * few of them (all of them at -d): a silent gap reads as "never called".
+ */
+static void report_left_out(const char *glob, int added, const char *const *left, int nr_left)
+{
+	struct strbuf sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < nr_left; i++) {
+		p_dbg("'%s': left out %s", glob, left[i]);
+		if (sb.len > LEFT_OUT_SHOWN)
+			continue;
+		sb_printf(&sb, "%s%s", i ? ", " : "", left[i]);
+		if (sb.len > LEFT_OUT_SHOWN && i + 1 < nr_left)
+			sb_printf(&sb, ", ... (-d names them all)");
+	}
+	p_warn("'%s': %d function%s matched, %d left out (no BTF / not traceable): %s", glob, added,
+	       added == 1 ? "" : "s", nr_left, sb_str(&sb));
+	sb_free(&sb);
 }
 
 static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
 {
 	const char **names;
-	int n, added;
+	int n, added, left = 0;
 
 	n = ksyms__match(s->ks, spec->func, &names);
 	if (n < 0)
 		return n;
-	added = add_each(s, spec, names, n, po);
-	free(names);
+	added = add_each(s, spec, names, n, po, &left);
 	if (added == -E2BIG)
 		p_err("'%s' matches more than %d functions; narrow the pattern", spec->func,
 		      KSNOOP_MAX_FUNCS);
 	else if (!added)
 		p_err("no traceable function with BTF matches '%s'", spec->func);
+	else if (left)
+		report_left_out(spec->func, added, names, left);
+	free(names);
 	p_dbg("'%s' matched %d functions", spec->func, added);
 	return added < 0 ? added : added ? 0 : -ENOENT;
 }
@@ -132,7 +166,7 @@ int session__plan_funcs(struct session *s, const char *what, const char *const *
 	s->nr_specs = idx + 1;
 	if (!s->spec_funcs[idx])
 		return -ENOMEM;
-	added = add_each(s, &bare, names, n, po);
+	added = add_each(s, &bare, (const char **)names, n, po, NULL);
 	for (i = before; i < s->nr; i++)
 		s->plans[i].spec_idx = idx;
 	return added;
@@ -235,6 +269,9 @@ int session__open(struct session *s, const struct session_opts *o)
 	s->kb = kbtf__open(o->btf_path);
 	finish_early(jobs, ARRAY_SIZE(jobs));
 	p_dbg("symbols read");
+	/* ksyms__load fails only to allocate its table */
+	if (s->kb && !s->ks)
+		p_err("cannot read the kernel's symbols: %s", err_text(ENOMEM));
 	if (!s->kb || !s->ks)
 		return -ENOENT;
 	return o->btf_path ? btf_check_running(kbtf__vmlinux(s->kb), s->ks, o->btf_path) : 0;
@@ -244,7 +281,7 @@ int session__prepare(struct session *s, const struct tracer_opts *to)
 {
 	s->tracer = tracer__new(to, s->plans, s->nr);
 	if (!s->tracer)
-		p_err("cannot set up the tracer: %s", strerror(errno ? errno : ENOMEM));
+		p_err("cannot set up the tracer: %s", err_text(errno ? errno : ENOMEM));
 	return s->tracer ? 0 : -ENOMEM;
 }
 

@@ -151,6 +151,32 @@ else
 	echo "not ok - deps: a failed suite download printed: $(head -3 <<<"$err")"
 fi
 
+# `make vm` on a fresh machine: the Makefile asks pkg-config for the
+# libraries' flags only when a link needs them, so nothing complains before
+# deps-build has installed them. The stub is pkg-config without a .pc file.
+nopc=$(mktemp -d)
+cat >"$nopc/pkg-config" <<'STUB'
+#!/bin/sh
+for a; do [ "$a" = --exists ] && exit 1; done
+for a; do
+	case $a in
+	-*) ;;
+	*) echo "Package $a was not found in the pkg-config search path." >&2 ;;
+	esac
+done
+exit 1
+STUB
+chmod +x "$nopc/pkg-config"
+for t in vm deps-build; do
+	PATH="$nopc:$PATH" make -n $t >/dev/null 2>"$nopc/err"
+	if ! grep -q 'was not found' "$nopc/err"; then
+		echo "ok - deps: make -n $t without the libraries' .pc files says nothing of pkg-config"
+	else
+		echo "not ok - deps: make -n $t without .pc files: $(grep -m1 'was not found' "$nopc/err")"
+	fi
+done
+rm -rf "$nopc"
+
 if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
 	echo "ok - deps: every package is in the apt cache # SKIP apt has no package lists"
 	exit 0

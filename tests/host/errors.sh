@@ -415,6 +415,11 @@ said "--textfile '': names a directory" count --textfile '' ip_send_skb
 said "--textfile '/': names a directory" count --textfile / ip_send_skb
 said "--textfile '$tmp': names a directory" count --textfile "$tmp" ip_send_skb
 said "No such file or directory" count --textfile "$tmp/no/such/dir/k.prom" ip_send_skb
+# 664 MiB of maps the kernel allocates at attach: refused before loading
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	said "--max-keys 1048576 with --by kstack takes 664 MiB of kernel memory at attach, over" \
+		count --by kstack --max-keys 1048576 ip_send_skb
+fi
 one graph
 one trace --format x do_sys_openat2
 one trace --format "" do_sys_openat2
@@ -465,6 +470,58 @@ print(s.getsockname()[1], flush=True); sys.stdout.close(); time.sleep(60)' >"$bu
 	kill $holder 2>/dev/null
 	wait $holder 2>/dev/null
 	rm -rf "$busy"
+fi
+
+# --- a process short of memory or of file descriptors -------------------
+# The message names the shortage and the limit to raise, never the kernel's
+# BTF, the function or the file it was reading when it ran out.
+cgroup_msg="'/proc' is not a cgroup v2 directory: give one on a cgroup2 mount"
+said "$cgroup_msg" --cgroup=/proc trace do_sys_openat2
+said "$cgroup_msg" --cgroup=/proc count ip_send_skb
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	saved=("${RUN[@]}")
+	# Four descriptors: stdin, stdout, stderr and one, which the symbol
+	# lists and the BTF contend for (info needs no more; with three the
+	# dynamic loader cannot open the libraries).
+	RUN=(bash -c 'ulimit -n 4 && exec "$@"' - "${saved[@]}")
+	for i in 1 2 3; do
+		said "too many open files (EMFILE): raise the limit with ulimit -n" trace do_sys_openat2
+		said "too many open files (EMFILE): raise the limit with ulimit -n" count ip_send_skb
+	done
+	RUN=("${saved[@]}")
+	# ulimit -v: ASan's shadow memory and valgrind need terabytes of
+	# address space, so the plain build (make ksnoop) runs these.
+	if make -s ksnoop >/dev/null 2>&1; then
+		for v in 15000 20000 25000 28000 30000 35000; do
+			for c in "trace ip_send_skb" "count ip_send_skb" "info ip_send_skb" \
+				"kprobe-events ip_send_skb"; do
+				timeout -k 5 $TIMEOUT bash -c "ulimit -v $v && exec ./ksnoop $c" \
+					>"$tmp/out" 2>"$tmp/err" </dev/null
+				st=$?
+				if [ $st -eq 0 ] && [ ! -s "$tmp/err" ]; then
+					ok "ulimit -v $v; ksnoop $c: enough memory"
+					continue
+				fi
+				why=$(bad_exit)
+				[ -z "$why" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ] &&
+					why="$(wc -l <"$tmp/err") lines on stderr"
+				grep -qE 'CONFIG_DEBUG_INFO_BTF|not in kernel BTF|kernel ran out' "$tmp/err" &&
+					why="blames the kernel or its BTF"
+				grep -qiE 'memory|ENOMEM' "$tmp/err" &&
+					! grep -qF 'out of memory (ENOMEM): free memory, or raise the limit of ulimit -v' \
+						"$tmp/err" && why="memory, not named as the limit"
+				[ $v = 15000 ] && ! grep -q 'out of memory (ENOMEM)' "$tmp/err" &&
+					why="no out of memory"
+				if [ -z "$why" ]; then
+					ok "ulimit -v $v; ksnoop $c -> $(cut -c1-100 "$tmp/err")"
+				else
+					notok "ulimit -v $v; ksnoop $c: $why (exit $st)" "$(head -3 "$tmp/err")"
+				fi
+			done
+		done
+	else
+		echo "ok - errors: ksnoop under ulimit -v # SKIP no plain build (make ksnoop)"
+	fi
 fi
 
 # --- without the privileges: one line that says which are missing --------

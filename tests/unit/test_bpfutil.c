@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 
 #include "testutil.h"
 #include "lib/bpfutil.h"
@@ -111,12 +114,63 @@ static void test_explain_other(void **state UNUSED)
 	assert_string_equal(explain("fentry", BPFUTIL_LOAD, -ESRCH, &sb),
 			    "the target function of the fentry program is not in kernel BTF "
 			    "(ESRCH)");
-	assert_true(ends_with(explain("kprobe", BPFUTIL_ATTACH, -EMFILE, &sb),
-			      "with ulimit -n (EMFILE)"));
+	assert_string_equal(explain("kprobe", BPFUTIL_ATTACH, -EMFILE, &sb),
+			    "attaching kprobe programs: too many open files (EMFILE): raise the "
+			    "limit with ulimit -n");
 	/* Unknown errors fall back to strerror and the number. */
 	assert_true(ends_with(explain("kprobe", BPFUTIL_ATTACH, -4242, &sb), " (errno 4242)"));
 	assert_non_null(strstr(sb_str(&sb), "attaching kprobe programs failed: "));
 	sb_free(&sb);
+}
+
+/* The process's own memory, not the kernel's nor the function's fault. */
+static void test_explain_out_of_memory(void **state UNUSED)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	assert_string_equal(explain("fentry", BPFUTIL_LOAD, -ENOMEM, &sb),
+			    "loading fentry programs: out of memory (ENOMEM): free memory, or "
+			    "raise the limit of ulimit -v");
+	sb_free(&sb);
+}
+
+/*
+ * libbpf says ESRCH ("not in BTF") of a target it failed to look up for
+ * want of memory: near the end of the address space ulimit -v allows, the
+ * ESRCH is memory's. (ASan's shadow mappings leave no room for a limit.)
+ */
+static void test_explain_esrch_near_the_limit(void **state UNUSED)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	struct rlimit saved, tight;
+	char status[8192], *vm;
+	const char *why;
+	struct strbuf sb;
+	FILE *f;
+	size_t n;
+
+	f = fopen("/proc/self/status", "r");
+	assert_non_null(f);
+	n = fread(status, 1, sizeof(status) - 1, f);
+	fclose(f);
+	status[n] = '\0';
+	vm = strstr(status, "VmSize:");
+	assert_non_null(vm);
+	sb_init(&sb);
+	assert_int_equal(getrlimit(RLIMIT_AS, &saved), 0);
+	tight = saved;
+	/* 4 MB above the current size: under the 16 MB margin */
+	tight.rlim_cur = strtoull(vm + 7, NULL, 10) * 1024 + (4 << 20);
+	assert_int_equal(setrlimit(RLIMIT_AS, &tight), 0);
+	why = explain("fentry", BPFUTIL_LOAD, -ESRCH, &sb);
+	assert_int_equal(setrlimit(RLIMIT_AS, &saved), 0);
+	assert_non_null(strstr(why, "out of memory (ENOMEM)"));
+	assert_null(strstr(why, "kernel BTF"));
+	sb_free(&sb);
+#endif
 }
 
 /*
@@ -138,9 +192,14 @@ static void test_wait_programs(void **state UNUSED)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_errno_names),	cmocka_unit_test(test_explain_permission),
-		cmocka_unit_test(test_explain_missing), cmocka_unit_test(test_explain_unsupported),
-		cmocka_unit_test(test_explain_other),	cmocka_unit_test(test_wait_programs),
+		cmocka_unit_test(test_errno_names),
+		cmocka_unit_test(test_explain_permission),
+		cmocka_unit_test(test_explain_missing),
+		cmocka_unit_test(test_explain_unsupported),
+		cmocka_unit_test(test_explain_other),
+		cmocka_unit_test(test_wait_programs),
+		cmocka_unit_test(test_explain_out_of_memory),
+		cmocka_unit_test(test_explain_esrch_near_the_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1054,11 +1054,79 @@ static void test_agg_layout(void **state)
 	plan_ok(c, "do_thing(label)");
 	assert_int_equal(agg_layout(c, &hist, &layout, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "it is not an integer"));
-	/* a struct is no key */
+	/* a pointer to a struct keys by its address, read no further */
 	count.by = 0;
+	plan_ok(c, "do_thing(o, o->next)");
+	assert_int_equal(agg_layout(c, &count, &layout, err, sizeof(err)), 0);
+	assert_int_equal(a->nr_keys, 2);
+	assert_int_equal(a->key_len[0], 8);
+	assert_int_equal(a->key_len[1], 8);
+	assert_int_equal(c->plan.values[0].show, SHOW_SCALAR);
+	assert_true(btf_is_ptr(btf__type_by_id(c->plan.values[0].btf, c->plan.values[0].type_id)));
+	assert_false(c->plan.cfg.values[0].flags & KSNOOP_V_READ);
+	/* o->next is read from *o, as the pointer it is: 8 bytes */
+	assert_int_equal(c->plan.values[1].show, SHOW_SCALAR);
+	assert_int_equal(c->plan.values[1].full_size, 8);
+	assert_false(c->plan.cfg.values[1].flags & KSNOOP_V_READ);
+	assert_int_equal(c->plan.cfg.values[1].nr_steps, 1);
+	/* a struct is no key */
 	plan_ok(c, "do_thing(o->in)");
 	assert_int_equal(agg_layout(c, &count, &layout, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "a key is an integer, enum, pointer or string, not a struct"));
+}
+
+/* agg_check_memory's answer, its stderr in err. */
+static int check_memory(const struct tracer_agg *l, int cpus, unsigned long long avail, char *err,
+			size_t size)
+{
+	struct stderr_capture cap;
+	int ret;
+
+	stderr_capture_begin(&cap);
+	ret = agg_check_memory(l, cpus, avail);
+	stderr_capture_end(&cap, err, size);
+	return ret;
+}
+
+/*
+ * The kernel memory of count's and hist's maps, before they are loaded:
+ * count's table and the stack map are allocated whole at attach (1M
+ * stacks measured 538 MiB on 6.18), hist's table grows with its keys.
+ */
+static void test_agg_memory(void **state UNUSED)
+{
+	const unsigned long long M = 1ULL << 20;
+	struct tracer_agg l = { .mode = KSNOOP_AGG_COUNT, .key_size = 40, .max_keys = 1 << 20 };
+	char err[512];
+
+	/* buckets, elements (header, key, per-CPU pointer, 2 CPUs' values) */
+	assert_true(agg_kernel_bytes(&l, 2) == M * 16 + M * (48 + 40 + 8 + 16));
+	l.by = KSNOOP_BY_KSTACK;
+	assert_true(agg_kernel_bytes(&l, 2) ==
+		    M * 16 + M * (48 + 40 + 8 + 16) + M * 8 + M * (16 + 64 * 8));
+	/* the default, 10240 keys in 16384 slots */
+	l.max_keys = 0;
+	assert_true(agg_kernel_bytes(&l, 2) == 16384ULL * 16 + 10240ULL * (48 + 40 + 8 + 16) +
+						       16384ULL * 8 + 10240ULL * (16 + 64 * 8));
+	assert_int_equal(check_memory(&l, 2, 0, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	/* hist: the buckets alone */
+	l = (struct tracer_agg){ .mode = KSNOOP_AGG_HIST, .key_size = 40, .max_keys = 1 << 20 };
+	assert_true(agg_kernel_bytes(&l, 64) == M * 16);
+	/* 664 MiB: over the bound, whatever memory is free */
+	l = (struct tracer_agg){ .mode = KSNOOP_AGG_COUNT,
+				 .by = KSNOOP_BY_KSTACK,
+				 .key_size = 40,
+				 .max_keys = 1 << 20 };
+	assert_int_equal(check_memory(&l, 2, 64ULL << 30, err, sizeof(err)), -E2BIG);
+	expect_one_error_line(err,
+			      "--max-keys 1048576 with --by kstack takes 664 MiB of kernel "
+			      "memory at attach, over ksnoop's bound (512 MiB); lower --max-keys");
+	/* 128 MiB of 400 MiB free: over a quarter of it */
+	l.by = 0;
+	assert_int_equal(check_memory(&l, 2, 400ULL << 20, err, sizeof(err)), -E2BIG);
+	expect_one_error_line(err, "over a quarter of MemAvailable (100 MiB)");
+	assert_int_equal(check_memory(&l, 2, 4ULL << 30, err, sizeof(err)), 0);
 }
 
 int main(void)
@@ -1096,6 +1164,7 @@ int main(void)
 		T(test_glob_name_unknown),
 		T(test_resolve_path),
 		T(test_agg_layout),
+		T(test_agg_memory),
 		T(test_current),
 	};
 #undef T

@@ -26,7 +26,7 @@ for p in clang bpftool libbpf-dev qemu-system-x86 busybox-static; do
 done
 has test libcmocka-dev yes
 has test valgrind yes
-has test bpftrace no
+has test bpftrace yes
 has bench bpftrace yes
 has bench strace yes
 has bench valgrind no

@@ -1021,6 +1021,34 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 	return names_sort_unique(names, n);
 }
 
+int ksyms__match_untraceable(struct ksyms *ks, const char *glob, const char ***out)
+{
+	const char **names = NULL;
+	size_t i, n = 0, cap = 0;
+
+	*out = NULL;
+	if (!ks->ftrace.loaded)
+		return 0;
+	need_kallsyms(ks);
+	for (i = 0; i < ks->by_name.cap; i++) {
+		const char *name;
+
+		if (!ks->by_name.slots[i])
+			continue;
+		name = str_at(ks, ks->by_name.slots[i] - 1);
+		/* compiler clones are never matched, traceable or not */
+		if (strchr(name, '.') || fnmatch(glob, name, 0))
+			continue;
+		if (set_has(ks, &ks->ftrace, name) && !set_has(ks, &ks->blacklist, name))
+			continue;
+		names = names_push(names, &cap, n++, name);
+		if (!names)
+			return -ENOMEM;
+	}
+	*out = names;
+	return names_sort_unique(names, n);
+}
+
 /* The symbols called name, as next_named hands them out. */
 struct name_iter {
 	const char *name;

@@ -84,6 +84,12 @@ const char *ksyms__untraceable_reason(struct ksyms *ks, const char *name);
  * the kprobe blacklist. *out is malloc'ed, the names are not.
  */
 int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out);
+/*
+ * The kernel's functions glob matches that ftrace cannot trace (notrace,
+ * kprobe blacklist), which ksyms__match leaves out; none when the ftrace
+ * list is not loaded. *out as ksyms__match's.
+ */
+int ksyms__match_untraceable(struct ksyms *ks, const char *glob, const char ***out);
 
 /* The single compiler clone ("name.isra.0") of name, or NULL. */
 const char *ksyms__clone_of(struct ksyms *ks, const char *name);

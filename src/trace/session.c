@@ -131,6 +131,33 @@ static void report_left_out(const char *glob, int added, const char *const *left
 	sb_free(&sb);
 }
 
+/*
+ * The functions glob matched but could not trace (no BTF: left of them at
+ * the front of names) and those ftrace cannot trace at all, which the
+ * match never offered.
+ */
+static void report_glob_gaps(struct session *s, const char *glob, int added, const char **names,
+			     int left)
+{
+	const char **untraceable, **all;
+	int n = ksyms__match_untraceable(s->ks, glob, &untraceable);
+
+	if (n < 0)
+		n = 0;
+	all = n ? realloc(untraceable, (size_t)(n + left) * sizeof(*all)) : names;
+	if (!all) {
+		all = names;
+		n = 0;
+		free(untraceable);
+	} else if (n) {
+		memcpy(all + n, names, (size_t)left * sizeof(*all));
+	}
+	if (n + left)
+		report_left_out(glob, added, all, n + left);
+	if (all != names)
+		free(all);
+}
+
 static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
 {
 	const char **names;
@@ -145,8 +172,8 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 		      KSNOOP_MAX_FUNCS);
 	else if (!added)
 		p_err("no traceable function with BTF matches '%s'", spec->func);
-	else if (left)
-		report_left_out(spec->func, added, names, left);
+	else
+		report_glob_gaps(s, spec->func, added, names, left);
 	free(names);
 	p_dbg("'%s' matched %d functions", spec->func, added);
 	return added < 0 ? added : added ? 0 : -ENOENT;

@@ -80,12 +80,11 @@ static struct ksyms *load_all(const struct ctx *c)
 	return ks;
 }
 
-/* ksyms__match(glob) as one string, "a b c", sorted. */
-static void expect_match(const struct ksyms *ks, const char *glob, const char *want)
+/* names[0..n) as one string, "a b c"; frees names. */
+static void expect_names(const char **names, int n, const char *want)
 {
 	char got[256] = "";
-	const char **names;
-	int i, n = ksyms__match(ks, glob, &names);
+	int i;
 
 	assert_true(n >= 0);
 	for (i = 0; i < n; i++) {
@@ -96,6 +95,23 @@ static void expect_match(const struct ksyms *ks, const char *glob, const char *w
 	}
 	free(names);
 	assert_string_equal(got, want);
+}
+
+/* ksyms__match(glob) as one string, "a b c", sorted. */
+static void expect_match(struct ksyms *ks, const char *glob, const char *want)
+{
+	const char **names;
+	int n = ksyms__match(ks, glob, &names);
+
+	expect_names(names, n, want);
+}
+
+/* ksyms__match_untraceable(glob), likewise. */
+static void expect_untraceable(struct ksyms *ks, const char *glob, const char *want)
+{
+	const char **names;
+
+	expect_names(names, ksyms__match_untraceable(ks, glob, &names), want);
 }
 
 static void expect_addr(struct ksyms *ks, uint64_t addr, const char *name, uint64_t start)
@@ -272,6 +288,27 @@ static void test_match_kallsyms(void **state)
 	expect_match(ks, "do_*", "do_one");
 	expect_match(ks, "*_fn", "last_fn mod_fn");
 	expect_match(ks, "some_*", "");
+	ksyms__free(ks);
+}
+
+/*
+ * What a glob matches that ftrace cannot trace: text symbols not in
+ * available_filter_functions, or blacklisted; clones and data never.
+ */
+static void test_match_untraceable(void **state)
+{
+	struct ctx *c = *state;
+	struct ksyms *ks = load_all(c);
+
+	expect_untraceable(ks, "do_*", "do_two");
+	expect_untraceable(ks, "*_fn", "last_fn weak_fn");
+	expect_untraceable(ks, "some_*", "");
+	expect_untraceable(ks, "twice*", "");
+	ksyms__free(ks);
+	/* without the ftrace list, ksyms__match offered every text symbol */
+	ks = ksyms__load_from(c->f.kallsyms, "/nonexistent/filter", c->f.blacklist);
+	assert_non_null(ks);
+	expect_untraceable(ks, "*_fn", "");
 	ksyms__free(ks);
 }
 
@@ -498,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_untraceable_unreadable),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_match_kallsyms),
+		cmocka_unit_test(test_match_untraceable),
 		cmocka_unit_test(test_clone_of),
 		cmocka_unit_test(test_kallsyms_lazy),
 		cmocka_unit_test(test_long_lines),

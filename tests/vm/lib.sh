@@ -133,6 +133,19 @@ wait_until() {
 	return 0
 }
 
+# tracing_ready FILE PID: until FILE has a "Tracing" line (bpftrace's
+# tools and count/hist say it once attached), while PID runs; 1 if it
+# exits first or 150 s pass.
+tracing_ready() {
+	local i
+	for ((i = 0; i < 1500; i++)); do
+		has_line "$1" Tracing && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep_s 0.1
+	done
+	return 1
+}
+
 # SIGINT ksnoop (pid $1) and bpftrace (pid $2) side by side, and wait for
 # both: ksnoop within 30 s; bpftrace 0.17 now and then sleeps on after a
 # SIGINT (as a user would, it gets another, up to 6).

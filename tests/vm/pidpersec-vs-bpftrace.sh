@@ -19,21 +19,12 @@ trap 'kill -KILL $kpid $bpid 2>/dev/null; rm -rf "$T"' EXIT
 
 : >"$T/k.err"
 : >"$T/b.out"
-# ready FILE PID: wait until FILE has a Tracing line, while PID runs
-ready() {
-	for ((i = 0; i < 1500; i++)); do
-		has_line "$1" Tracing && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep_s 0.1
-	done
-	return 1
-}
 spawn bpftrace /usr/sbin/pidpersec.bt >"$T/b.out" 2>"$T/b.err"
 bpid=$SPAWNED
-ready "$T/b.out" $bpid
+tracing_ready "$T/b.out" $bpid
 spawn ksnoop -j count -i 1 wake_up_new_task >"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED
-ready "$T/k.err" $kpid
+tracing_ready "$T/k.err" $kpid
 sleep_s 2.5
 mapfile -t before <"$T/b.out"
 workload forks "$n" >/dev/null

@@ -21,22 +21,13 @@ awk '{ print } /^kprobe:vfs_create$/ { print "/comm == \"workload\"/" }' \
 head -c $((n * 4096)) /dev/zero >"$T/file"
 : >"$T/k.err"
 : >"$T/b.out"
-# ready FILE PID: wait until FILE has a Tracing line, while PID runs
-ready() {
-	for ((i = 0; i < 1500; i++)); do
-		has_line "$1" Tracing && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep_s 0.1
-	done
-	return 1
-}
 spawn bpftrace "$T/vfsstat.bt" >"$T/b.out" 2>"$T/b.err"
 bpid=$SPAWNED
-ready "$T/b.out" $bpid
+tracing_ready "$T/b.out" $bpid
 spawn ksnoop -j count -i 1 --comm workload 'vfs_read*' 'vfs_write*' vfs_fsync vfs_open vfs_create \
 	>"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED
-ready "$T/k.err" $kpid
+tracing_ready "$T/k.err" $kpid
 workload read-file "$T/file" >/dev/null
 workload open-mixed "$T/file" "$n" >/dev/null
 # A second's line after the last call from each: bpftrace's END clears

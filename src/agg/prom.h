@@ -128,7 +128,8 @@ struct prom_server *prom_server__listen(const char *hostport);
  * out: 16 connections, and one more shuts down the one that has waited
  * longest for its request; a request has 5 s from the accept (or the last
  * answer) to send its header, whatever it trickles, and 10 s to take its
- * answer; 32 KiB of headers. Signals stay with the calling threads: the
+ * answer; 32 KiB of headers; fewer connections when few descriptors are
+ * free. Signals stay with the calling threads: the
  * server threads block them all. 0, or a negative errno after one
  * "Error: ..." line.
  */

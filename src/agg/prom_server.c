@@ -20,6 +20,9 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -36,11 +39,15 @@
  * and PROM_ANSWER_S to take its answer: deadlines that trickled bytes do
  * not move, unlike libmicrohttpd's idle timeout. libmicrohttpd itself
  * takes up to PROM_CONN_MAX, the room for connections shut down and not
- * yet closed; beyond that, or out of descriptors, it stops accepting until
- * one closes, within PROM_ANSWER_S. Headers are PROM_CONN_MEMORY at most.
+ * yet closed; at that limit, or out of descriptors, it stops accepting
+ * until one closes. So both shrink to the descriptors free less
+ * PROM_FD_SPARE (libmicrohttpd's own, the tracer's files), the clients to
+ * half: out of descriptors, nothing would close before a deadline.
+ * Headers are PROM_CONN_MEMORY at most.
  */
 #define PROM_CLIENTS 16
 #define PROM_CONN_MAX (4 * PROM_CLIENTS)
+#define PROM_FD_SPARE 8
 #define PROM_REQUEST_S 5
 #define PROM_ANSWER_S 10
 #define PROM_REAP_MS 250
@@ -126,7 +133,9 @@ struct prom_server {
 	bool reaping;
 	bool stopping;
 	struct prom_conn conns[PROM_CONN_MAX];
-	int fd; /* bound and listening; the daemon owns it once started */
+	unsigned int conn_max; /* libmicrohttpd's limit */
+	int clients;	       /* shut the longest waiting beyond this */
+	int fd;		       /* bound and listening; the daemon owns it once started */
 	char hostport[HOSTPORT_MAX + 1];
 	prom_render_fn render;
 	void *ctx;
@@ -175,28 +184,40 @@ static bool conn_live(const struct prom_conn *c)
 	return c->used && !c->shut;
 }
 
-/* Whether a should go before b: waiting for a request first, then the oldest. */
-static bool conn_before(const struct prom_conn *a, const struct prom_conn *b)
+/*
+ * Which connections go first: those waiting for a request with nothing
+ * unread (a new client's request may not be read yet: it goes last of
+ * them), then the others waiting, then those being answered.
+ */
+static int conn_rank(const struct prom_conn *c)
 {
-	if (a->answering != b->answering)
-		return !a->answering;
-	return a->since_ns < b->since_ns;
+	int unread = 0;
+
+	if (c->answering)
+		return 2;
+	return ioctl(c->fd, FIONREAD, &unread) == 0 && unread > 0;
 }
 
-/* Over PROM_CLIENTS with fresh: the connection that has waited longest goes. */
+/* Over srv->clients with fresh: the connection that has waited longest goes. */
 static void make_room(struct prom_server *srv, const struct prom_conn *fresh)
 {
 	struct prom_conn *c, *victim = NULL;
-	int live = 0;
+	int live = 0, rank, victim_rank = 0;
 
 	for (c = srv->conns; c < srv->conns + PROM_CONN_MAX; c++) {
 		if (!conn_live(c))
 			continue;
 		live++;
-		if (c != fresh && (!victim || conn_before(c, victim)))
+		if (c == fresh)
+			continue;
+		rank = conn_rank(c);
+		if (!victim || rank < victim_rank ||
+		    (rank == victim_rank && c->since_ns < victim->since_ns)) {
 			victim = c;
+			victim_rank = rank;
+		}
 	}
-	if (live > PROM_CLIENTS && victim)
+	if (live > srv->clients && victim)
 		conn_shut(victim);
 }
 
@@ -470,6 +491,42 @@ fail:
 	return -err;
 }
 
+/* Descriptors this process can still open: the soft limit less those open. */
+static long fds_free(void)
+{
+	long open = -1; /* the directory's own */
+	struct rlimit rl;
+	struct dirent *de;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return PROM_CONN_MAX + PROM_FD_SPARE;
+	d = opendir("/proc/self/fd");
+	if (!d) /* without /proc, assume room */
+		return errno == EMFILE ? 0 : PROM_CONN_MAX + PROM_FD_SPARE;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			open++;
+	closedir(d);
+	return (long)rl.rlim_cur - open;
+}
+
+/* The connection limits, from the descriptors free: 0, or -EMFILE after one "Error: ..." line. */
+static int size_limits(struct prom_server *srv)
+{
+	long room = fds_free() - PROM_FD_SPARE;
+	char clip[CLIP_BUF];
+
+	if (room >= 2) {
+		srv->conn_max = min(room, PROM_CONN_MAX);
+		srv->clients = min(srv->conn_max / 2, PROM_CLIENTS);
+		return 0;
+	}
+	p_err("--prometheus '%s': cannot serve: %ld file descriptors free, it needs %d (ulimit -n)",
+	      str_clip(srv->hostport, clip), room + PROM_FD_SPARE, PROM_FD_SPARE + 2);
+	return -EMFILE;
+}
+
 /* The reaper's timed wait is on the monotonic clock: no jumps. */
 static void init_wake(pthread_cond_t *wake)
 {
@@ -506,13 +563,21 @@ struct prom_server *prom_server__listen(const char *hostport)
 	return srv;
 }
 
+/*
+ * poll(2), not epoll: libmicrohttpd then accepts one connection a turn and
+ * reads the others between, so a new client's request is read before
+ * further arrivals can make it the oldest of the clients; epoll accepts up
+ * to 11 a turn first, and scrapes were shut unread under a flood.
+ */
 int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx)
 {
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	char clip[CLIP_BUF];
 	sigset_t all, old;
-	int err = 0;
+	int err = size_limits(srv);
 
+	if (err)
+		return err;
 	srv->render = render;
 	srv->ctx = ctx;
 	srv->starter = pthread_self();
@@ -521,11 +586,11 @@ int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	srv->daemon = mhd.start_daemon(
 		flags, 0, NULL, NULL, answer, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
-		MHD_OPTION_LISTEN_SOCKET, srv->fd, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)PROM_CONN_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned int)PROM_ANSWER_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)PROM_CONN_MEMORY, MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+		MHD_OPTION_LISTEN_SOCKET, srv->fd, MHD_OPTION_CONNECTION_LIMIT, srv->conn_max,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_ANSWER_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_CONN_MEMORY,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, srv, MHD_OPTION_END);
 	if (srv->daemon && (err = pthread_create(&srv->reaper, NULL, reap, srv)))
 		snprintf(srv->start_msg, sizeof(srv->start_msg), "no thread: %s", strerror(err));
 	srv->reaping = srv->daemon && !err;

@@ -256,12 +256,17 @@ check "tests/vm/prometheus.sh reads counters back from two endpoints through one
 # each connection the server closes is opened again. Once it is under way,
 # a real prometheus starts, so its connections must get in too, and scrapes
 # every second (1 s timeout), and curl GETs /metrics every half second:
-# every scrape and every GET gets through, within 2 s.
+# every scrape and every GET gets through, within 2 s. The server has 20
+# file descriptors, far fewer than the 64 connections libmicrohttpd may
+# hold: running out of them must not stop it answering either.
 ABUSE_S=30
 mapfile -t ports < <(free_ports 2)
 aport=${ports[0]} pport=${ports[1]}
 mkdir "$t/abuse"
+nofile=$(ulimit -Sn)
+ulimit -Sn 20
 serve "127.0.0.1:$aport" "$t/srva" || check "the abused server starts" 1 "$(cat "$t/srva.err")"
+ulimit -Sn "$nofile"
 spid=${pids[-1]}
 
 # vm_kb PID FIELD: a /proc/PID/status field in kB.

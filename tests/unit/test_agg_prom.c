@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -1194,6 +1195,26 @@ static void test_slow_header_shut_at_deadline(void **state)
 #endif
 }
 
+/* Too few descriptors for a connection: one line saying so, not a silent server. */
+static void test_too_few_fds(void **state)
+{
+	struct rlimit rl, low;
+	int fd = dup(2);
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = fd + 4; /* about 4 free */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+#ifdef HAVE_MHD
+	expect_start_error("127.0.0.1:9", "file descriptors free, it needs 10 (ulimit -n)");
+#else
+	expect_start_error("127.0.0.1:9", "built without libmicrohttpd");
+#endif
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	close(fd);
+}
+
 /* ---- the hidden --serve mode --------------------------------------------- */
 
 static struct agg_field serve_comm[] = { { AGG_F_FUNC, "func" }, { AGG_F_COMM, "comm" } };
@@ -1289,6 +1310,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_port_in_use),
 		cmocka_unit_test(test_idle_clients_keep_no_scrape_out),
 		cmocka_unit_test(test_slow_header_shut_at_deadline),
+		cmocka_unit_test(test_too_few_fds),
 	};
 
 	if (argc >= 3 && !strcmp(argv[1], "--serve"))

@@ -33,8 +33,8 @@
 
 /*
  * Bounds on what clients can hold. PROM_CLIENTS connections: when one more
- * comes, the one that has waited longest for its request is shut down, so
- * idle clients cannot keep a scrape out. Each request has PROM_REQUEST_S
+ * comes, the one that has waited longest for its request (make_room) is
+ * shut down, so idle clients cannot keep a scrape out. Each request has PROM_REQUEST_S
  * from the accept, or from the last answer, until its header is complete,
  * and PROM_ANSWER_S to take its answer: deadlines that trickled bytes do
  * not move, unlike libmicrohttpd's idle timeout. libmicrohttpd itself
@@ -198,7 +198,7 @@ static int conn_rank(const struct prom_conn *c)
 	return ioctl(c->fd, FIONREAD, &unread) == 0 && unread > 0;
 }
 
-/* Over srv->clients with fresh: the connection that has waited longest goes. */
+/* Over srv->clients with fresh: the first by conn_rank, then the oldest, goes. */
 static void make_room(struct prom_server *srv, const struct prom_conn *fresh)
 {
 	struct prom_conn *c, *victim = NULL;
@@ -227,6 +227,8 @@ static struct prom_conn *conn_begin(struct prom_server *srv, struct MHD_Connecti
 	struct prom_conn *c;
 
 	info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!info)
+		return NULL;
 	for (c = srv->conns; c < srv->conns + PROM_CONN_MAX; c++) {
 		if (c->used)
 			continue;

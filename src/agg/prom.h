@@ -124,10 +124,14 @@ struct prom_server;
  */
 struct prom_server *prom_server__listen(const char *hostport);
 /*
- * Answer on srv's socket from a server thread: at most 16 connections,
- * each dropped after 10 s idle, 32 KiB of headers. Signals stay with the
- * calling threads: the server thread blocks them all. 0, or a negative
- * errno after one "Error: ..." line.
+ * Answer on srv's socket from a server thread. Clients cannot keep others
+ * out: 16 connections, and one more shuts down the one that has waited
+ * longest for its request; a request has 5 s from the accept (or the last
+ * answer) to send its header, whatever it trickles, and 10 s to take its
+ * answer; 32 KiB of headers; fewer connections when few descriptors are
+ * free. Signals stay with the calling threads: the
+ * server threads block them all. 0, or a negative errno after one
+ * "Error: ..." line.
  */
 int prom_server__serve(struct prom_server *srv, prom_render_fn render, void *ctx);
 /* Both: listen, then serve. */

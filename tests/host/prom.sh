@@ -10,6 +10,10 @@
 #    reads back a counter with its labels (one with escaped quotes and a
 #    backslash), histogram buckets, a latency _count and _sum in seconds,
 #    a histogram_quantile, and the drops;
+#  - under abuse from loopback (tests/host/prom_abuse.py: idle, slowloris
+#    and malformed clients) and with 20 file descriptors, every scrape of
+#    a prometheus and every curl GET gets through, memory stays bounded,
+#    and the server exits cleanly;
 #  - tests/vm/prometheus.sh, the guest's script, reads a counter back with
 #    the fixture server standing in for ksnoop.
 # Ports are picked free on 127.0.0.1; prometheus is always killed.
@@ -230,8 +234,88 @@ expect "histogram_quantile over the latency buckets, in seconds" \
 expect "every series of the exposition is stored" \
 	'count({__name__=~"ksnoop_.*"})' 1 "$(grep -cv '^#' "$t/exposition")"
 
-# ---- tests/vm/prometheus.sh, with the fixture server standing in for ksnoop --
 kill "$prom_pid" && wait "$prom_pid" 2>/dev/null
+
+# ---- abuse ------------------------------------------------------------------
+# For ABUSE_S, from loopback (tests/host/prom_abuse.py): 1,000 idle
+# connections held open, 20 slowloris clients, and bad methods and paths,
+# HTTP/0.9, pipelined requests, 1 MiB headers and URLs one after another;
+# each connection the server closes is opened again. Once it is under way,
+# a real prometheus starts, so its connections must get in too, and scrapes
+# every second (1 s timeout), and curl GETs /metrics every half second:
+# every scrape and every GET gets through, within 2 s. The server has 20
+# file descriptors, far fewer than the 64 connections libmicrohttpd may
+# hold: running out of them must not stop it answering either.
+ABUSE_S=30
+mapfile -t ports < <(free_ports 2)
+aport=${ports[0]} pport=${ports[1]}
+mkdir "$t/abuse"
+nofile=$(ulimit -Sn)
+ulimit -Sn 20
+serve "127.0.0.1:$aport" "$t/srva" || check "the abused server starts" 1 "$(cat "$t/srva.err")"
+ulimit -Sn "$nofile"
+spid=${pids[-1]}
+
+# vm_kb PID FIELD: a /proc/PID/status field in kB.
+vm_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
+rss0=$(vm_kb "$spid" VmRSS)
+python3 tests/host/prom_abuse.py 127.0.0.1 "$aport" "$ABUSE_S" 1000 20 >"$t/abuse.json" &
+abuser=$!
+pids+=("$abuser")
+sleep 3 # the holders are all connecting by then
+from=$(date +%s)
+prom_cmd "$t/abuse" "127.0.0.1:$pport" "127.0.0.1:$aport"
+"${PROM_CMD[@]}" >"$t/abuse/prom.log" 2>&1 &
+pids+=($!)
+while kill -0 "$abuser" 2>/dev/null; do
+	curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 2 \
+		"http://127.0.0.1:$aport/metrics" >>"$t/curls"
+	sleep 0.5
+done
+to=$(date +%s)
+wait "$abuser"
+rss1=$(vm_kb "$spid" VmHWM)
+
+bad=$(awk '$1 != 200 || $2 >= 2' "$t/curls")
+n=$(wc -l <"$t/curls")
+[ -z "$bad" ] && [ "$n" -ge $((ABUSE_S / 4)) ]
+check "under abuse, each of $n GETs of /metrics is 200 within 2 s" $? \
+	"failed: $(echo "$bad" | head -3 | tr '\n' ',')" "$n GETs"
+
+# Prometheus's own record from its start: every scrape up, most taken.
+span=$((to - from))
+got=$(query "min_over_time(up{job=\"ksnoop\"}[${span}s] @ $to)")
+[ "$got" = "1 1.0" ]
+check "under abuse, prometheus's up stayed 1 for ${span} s" $? "min(up): '$got'"
+got=$(query "count_over_time(up{job=\"ksnoop\"}[${span}s] @ $to)")
+python3 -c 'import sys; n, v = sys.argv[1].split(); sys.exit(not (v != "none" and float(v) >= int(sys.argv[2]) / 2))' "$got" "$span"
+check "under abuse, prometheus scraped at least every other second" $? "scrapes in ${span} s: '$got'"
+
+python3 - "$t/abuse.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = {"DELETE": "405", "BREW": "405", "path": "404", "body": "405", "pipelined": "200"}
+bad = [f"{k}: {v}" for k, v in r["misc"].items() if "timeout" in v]
+bad += [f"{k} never got {s}: {r['misc'].get(k)}" for k, s in want.items()
+        if not any(a.split()[1:2] == [s] for a in r["misc"].get(k, []))]
+if r["idle_opened"] < 1000 or r["slow_opened"] < 20:
+    bad.append(f"too few abusers: {r}")
+if r["slow_longest_s"] > 15:
+    bad.append(f"a slowloris connection lived {r['slow_longest_s']} s")
+if bad:
+    print("\n".join(bad))
+sys.exit(bool(bad))
+PY
+check "each abuse is answered or closed, none hangs; no slowloris lives 15 s" $? \
+	"$(head -c 300 "$t/abuse.json")"
+
+[ -n "$rss0" ] && [ -n "$rss1" ] && [ $((rss1 - rss0)) -le 8192 ]
+check "the server's memory stays bounded: peak $rss1 kB from $rss0 kB" $?
+
+kill -0 "$spid" 2>/dev/null && kill -TERM "$spid" && wait "$spid"
+check "the abused server exits 0 on SIGTERM" $? "$(tail -3 "$t/srva.err")"
+
+# ---- tests/vm/prometheus.sh, with the fixture server standing in for ksnoop --
 mkdir "$t/bin"
 cat >"$t/bin/ksnoop" <<EOF
 #!/bin/bash

@@ -15,7 +15,9 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "testutil.h"
@@ -1112,6 +1114,107 @@ static void test_hostport_errors(void **state)
 #endif
 }
 
+/* A connection to 127.0.0.1:port that has sent first, reads time out after timeout_s. */
+static UNUSED int client(int port, const char *first, int timeout_s)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct timeval tv = { .tv_sec = timeout_s };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	assert_int_equal(send(fd, first, strlen(first), 0), (ssize_t)strlen(first));
+	return fd;
+}
+
+/*
+ * Clients that connect, send a byte and stop hold no slot a scrape needs:
+ * with 40 of them connected, a GET is answered at once (it waited in the
+ * backlog behind 16 of them, 10 s each, and got nothing).
+ */
+static void test_idle_clients_keep_no_scrape_out(void **state)
+{
+	char buf[64] = "";
+	int fds[40], port = free_port(), fd;
+	struct prom_server *srv;
+	char hostport[32];
+	size_t i;
+
+	(void)state;
+#ifdef HAVE_MHD
+	snprintf(hostport, sizeof(hostport), "127.0.0.1:%d", port);
+	srv = prom_server__start(hostport, render_nothing, NULL);
+	assert_non_null(srv);
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		fds[i] = client(port, "G", 2);
+	fd = client(port, "GET /metrics HTTP/1.0\r\n\r\n", 3);
+	assert_true(recv(fd, buf, sizeof(buf) - 1, MSG_WAITALL) > 0);
+	assert_memory_equal(buf, "HTTP/1.1 200", 12);
+	close(fd);
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		close(fds[i]);
+	prom_server__stop(srv);
+#else
+	(void)buf, (void)fds, (void)port, (void)fd, (void)srv, (void)hostport, (void)i;
+#endif
+}
+
+/*
+ * A request's header has 5 s, however it trickles: a byte a second does
+ * not keep the connection (it did: each reset a 10 s idle timer).
+ */
+static void test_slow_header_shut_at_deadline(void **state)
+{
+	int port = free_port(), fd, i;
+	struct prom_server *srv;
+	char hostport[32], c;
+	ssize_t n = -1;
+
+	(void)state;
+#ifdef HAVE_MHD
+	snprintf(hostport, sizeof(hostport), "127.0.0.1:%d", port);
+	srv = prom_server__start(hostport, render_nothing, NULL);
+	assert_non_null(srv);
+	fd = client(port, "GET /metrics HTTP/1.1\r\nX-Slow: ", 1);
+	/* 10 s of a byte a second; the end comes after 5 (and a reaper tick) */
+	for (i = 0; i < 10; i++) {
+		n = recv(fd, &c, 1, 0);
+		if (n >= 0)
+			break;
+		assert_int_equal(errno, EAGAIN);
+		send(fd, "a", 1, MSG_NOSIGNAL);
+	}
+	assert_int_equal(n, 0);
+	assert_in_range(i, 4, 7);
+	close(fd);
+	prom_server__stop(srv);
+#else
+	(void)port, (void)fd, (void)i, (void)srv, (void)hostport, (void)c, (void)n;
+#endif
+}
+
+/* Too few descriptors for a connection: one line saying so, not a silent server. */
+static void test_too_few_fds(void **state)
+{
+	struct rlimit rl, low;
+	int fd = dup(2);
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = fd + 4; /* about 4 free */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+#ifdef HAVE_MHD
+	expect_start_error("127.0.0.1:9", "file descriptors free, it needs 10 (ulimit -n)");
+#else
+	expect_start_error("127.0.0.1:9", "built without libmicrohttpd");
+#endif
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	close(fd);
+}
+
 /* ---- the hidden --serve mode --------------------------------------------- */
 
 static struct agg_field serve_comm[] = { { AGG_F_FUNC, "func" }, { AGG_F_COMM, "comm" } };
@@ -1205,6 +1308,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostport_errors),
 		cmocka_unit_test(test_port_is_decimal),
 		cmocka_unit_test(test_port_in_use),
+		cmocka_unit_test(test_idle_clients_keep_no_scrape_out),
+		cmocka_unit_test(test_slow_header_shut_at_deadline),
+		cmocka_unit_test(test_too_few_fds),
 	};
 
 	if (argc >= 3 && !strcmp(argv[1], "--serve"))

@@ -549,8 +549,9 @@ static void test_every_command_shares_errors(void **state)
 }
 
 /* count and hist: their table first, then ksnoop's own (opts_spec.more). */
-static int parse_agg(struct env *env, struct opts_rest *rest, char *err, size_t size, int argc,
-		     char **argv)
+/* argv through spec into a fresh env; its stderr into err. */
+static int parse_with(const struct opts_spec *spec, struct env *env, struct opts_rest *rest,
+		      char *err, size_t size, int argc, char **argv)
 {
 	struct stderr_capture cap;
 	int ret;
@@ -558,14 +559,15 @@ static int parse_agg(struct env *env, struct opts_rest *rest, char *err, size_t 
 	memset(env, 0, sizeof(*env));
 	env->cpu = -1;
 	stderr_capture_begin(&cap);
-	ret = opts_parse(&agg_cmd_opts, env, argc, argv, rest);
+	ret = opts_parse(spec, env, argc, argv, rest);
 	stderr_capture_end(&cap, err, size);
 	return ret;
 }
 
-#define PARSE_AGG(env, rest, err, ...)                                                  \
-	parse_agg(env, rest, err, sizeof(err), ARRAY_SIZE(((char *[]){ __VA_ARGS__ })), \
-		  (char *[]){ __VA_ARGS__, NULL })
+#define PARSE_WITH(spec, env, rest, err, ...)                                                  \
+	parse_with(spec, env, rest, err, sizeof(err), ARRAY_SIZE(((char *[]){ __VA_ARGS__ })), \
+		   (char *[]){ __VA_ARGS__, NULL })
+#define PARSE_AGG(env, rest, err, ...) PARSE_WITH(&agg_cmd_opts, env, rest, err, __VA_ARGS__)
 
 static void test_agg_options(void **state)
 {
@@ -630,23 +632,7 @@ static void test_agg_options(void **state)
 /* trace's options, as ksnoop's own table has them. */
 static const struct opts_spec trace_like = { .opts = env_opts, .mode = OPTS_PERMUTE };
 
-static int parse_trace(struct env *env, struct opts_rest *rest, char *err, size_t size, int argc,
-		       char **argv)
-{
-	struct stderr_capture cap;
-	int ret;
-
-	memset(env, 0, sizeof(*env));
-	env->cpu = -1;
-	stderr_capture_begin(&cap);
-	ret = opts_parse(&trace_like, env, argc, argv, rest);
-	stderr_capture_end(&cap, err, size);
-	return ret;
-}
-
-#define PARSE_TRACE(env, rest, err, ...)                                                  \
-	parse_trace(env, rest, err, sizeof(err), ARRAY_SIZE(((char *[]){ __VA_ARGS__ })), \
-		    (char *[]){ __VA_ARGS__, NULL })
+#define PARSE_TRACE(env, rest, err, ...) PARSE_WITH(&trace_like, env, rest, err, __VA_ARGS__)
 
 /*
  * One name, one meaning: trace's filter is --min-duration, count's and

@@ -197,7 +197,35 @@ static int close_out(FILE *out, const char *path, bool quiet)
 }
 
 /* Decode the trace into c->out: as text lines, or as chrome JSON. */
-static int dump(struct kdump_args *a, struct ktr_reader *r, struct kdump_ctx *c)
+/*
+ * The earliest record of a seekable trace file, read once through before
+ * the real pass (then rewound): after ktrace -a appended to a file once
+ * the clock was set back, the first record need not be the earliest.
+ */
+static bool earliest_ts(int fd, const char *name, const struct kdump_opts *o, uint64_t *ts)
+{
+	struct ktr_reader *r;
+	struct kdump_ctx c;
+
+	*ts = UINT64_MAX;
+	if (o->follow || lseek(fd, 0, SEEK_CUR) != 0)
+		return false;
+	r = ktr_reader__new_fd(fd, name, false);
+	if (!r)
+		return false;
+	kdump_ctx_init(&c, o, NULL);
+	c.emit = kdump_chrome__note_earliest;
+	c.emit_arg = ts;
+	if (kdump_begin(&c, r) >= 0)
+		kdump_run(&c, r);
+	kdump_ctx_free(&c);
+	ktr_reader__free(r);
+	return lseek(fd, 0, SEEK_SET) == 0 && *ts != UINT64_MAX;
+}
+
+/* earliest: --format=chrome's time 0, NULL for the first record's. */
+static int dump(struct kdump_args *a, struct ktr_reader *r, struct kdump_ctx *c,
+		const uint64_t *earliest)
 {
 	struct kdump_chrome *k = NULL;
 	int ret = kdump_begin(c, r);
@@ -215,6 +243,8 @@ static int dump(struct kdump_args *a, struct ktr_reader *r, struct kdump_ctx *c)
 			p_err("out of memory");
 			return -ENOMEM;
 		}
+		if (earliest)
+			kdump_chrome__set_base(k, *earliest);
 		c->emit = kdump_chrome__record;
 		c->emit_arg = k;
 	}
@@ -233,6 +263,9 @@ int cmd_kdump(struct env *env, int argc, char **argv)
 	struct kdump_args a;
 	struct kdump_ctx ctx;
 	FILE *out = NULL;
+	uint64_t earliest;
+	bool have_earliest;
+	const char *name;
 	int fd, ret;
 
 	(void)env;
@@ -246,14 +279,16 @@ int cmd_kdump(struct env *env, int argc, char **argv)
 	out = open_output(a.output, fd);
 	if (!out)
 		goto out;
-	r = ktr_reader__new_fd(fd, !strcmp(a.file, "-") ? "stdin" : a.file, a.opts.follow);
+	name = !strcmp(a.file, "-") ? "stdin" : a.file;
+	have_earliest = a.chrome && earliest_ts(fd, name, &a.opts, &earliest);
+	r = ktr_reader__new_fd(fd, name, a.opts.follow);
 	if (!r) {
 		p_err("out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
 	kdump_ctx_init(&ctx, &a.opts, out);
-	ret = dump(&a, r, &ctx);
+	ret = dump(&a, r, &ctx, have_earliest ? &earliest : NULL);
 	kdump_ctx_free(&ctx);
 out:
 	if (out && close_out(out, a.output, ret) && !ret)

@@ -44,6 +44,8 @@ struct kdump_chrome {
 	size_t nnamed;
 	uint64_t base_ts, last_ts;
 	bool have_base;
+	unsigned long long before_base; /* records dated before base_ts */
+	unsigned long long backwards;	/* returns dated before their calls */
 	struct strbuf tmp, json;
 };
 
@@ -67,15 +69,33 @@ struct kdump_chrome *kdump_chrome__new(const struct kdump_ctx *c, FILE *out)
 	return k;
 }
 
-/* The viewer's time: ns since the first record (0 for one before it). */
+void kdump_chrome__set_base(struct kdump_chrome *k, uint64_t ts)
+{
+	k->base_ts = ts;
+	k->have_base = true;
+}
+
+void kdump_chrome__note_earliest(void *arg, const struct ktr_rec *h, const void *payload)
+{
+	uint64_t *earliest = arg;
+
+	(void)payload;
+	if (h->ts_ns < *earliest)
+		*earliest = h->ts_ns;
+}
+
+/*
+ * The viewer's time: ns since the earliest record (kdump_chrome__set_base),
+ * else the first; one dated before that is shown at 0, and counted.
+ */
 static uint64_t rel_ts(struct kdump_chrome *k, uint64_t ts)
 {
-	if (!k->have_base) {
-		k->base_ts = ts;
-		k->have_base = true;
-	}
+	if (!k->have_base)
+		kdump_chrome__set_base(k, ts);
 	if (ts > k->last_ts)
 		k->last_ts = ts;
+	if (ts < k->base_ts)
+		k->before_base++;
 	return ts > k->base_ts ? ts - k->base_ts : 0;
 }
 
@@ -169,6 +189,8 @@ static void emit_call(struct kdump_chrome *k, struct pending *p, uint64_t end_ts
 	e.name = sys_name(k, p->code, buf, sizeof(buf));
 	e.args_json = members_object(k, &p->members, p->cut);
 	e.dur_ns = end_ts > p->ts ? end_ts - p->ts : 0;
+	if (!instant && end_ts < p->ts)
+		k->backwards++;
 	if (instant)
 		chrome__instant(k->w, &e, 't');
 	else
@@ -469,6 +491,20 @@ static void name_threads(struct kdump_chrome *k)
 	}
 }
 
+/* Times that could not be shown as recorded are said, not silently 0. */
+static void report_clock_back(const struct kdump_chrome *k)
+{
+	if (k->before_base)
+		p_warn("%llu record%s dated before the first one shown at time 0 (the clock "
+		       "went back, or the trace was read from a pipe after ktrace -a)",
+		       k->before_base, k->before_base == 1 ? "" : "s");
+	if (k->backwards)
+		p_warn("%llu system call%s returned before %s call (the clock went back): "
+		       "shown with duration 0",
+		       k->backwards, k->backwards == 1 ? "" : "s",
+		       k->backwards == 1 ? "its" : "their");
+}
+
 int kdump_chrome__finish(struct kdump_chrome *k)
 {
 	size_t i;
@@ -479,6 +515,7 @@ int kdump_chrome__finish(struct kdump_chrome *k)
 		emit_call(k, &k->pend[i], k->last_ts - k->base_ts, "(none: the trace ended first)",
 			  false);
 	name_threads(k);
+	report_clock_back(k);
 	ret = chrome__finish(k->w);
 	for (i = 0; i < KDUMP_CHROME_PENDING; i++) {
 		sb_free(&k->pend[i].call);

@@ -23,6 +23,13 @@ struct kdump_chrome;
 
 /* Events to out, decoded with c's options (read at each record); NULL: no memory. */
 struct kdump_chrome *kdump_chrome__new(const struct kdump_ctx *c, FILE *out);
+/*
+ * Times are relative to ts, the earliest record's (kdump_chrome__note_earliest
+ * over the file first, a kdump_ctx.emit with a uint64_t set to UINT64_MAX),
+ * else to the first record's.
+ */
+void kdump_chrome__set_base(struct kdump_chrome *k, uint64_t ts);
+void kdump_chrome__note_earliest(void *earliest, const struct ktr_rec *h, const void *payload);
 /* One validated record; a kdump_ctx.emit. */
 void kdump_chrome__record(void *k, const struct ktr_rec *h, const void *payload);
 /*

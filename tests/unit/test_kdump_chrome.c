@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "testutil.h"
+#include "env.h"
 #include "test_kdump_common.h"
 #include "ktr/print.h"
 #include "ktr/print_chrome.h"
@@ -30,8 +31,29 @@ static void ret(struct strbuf *sb, unsigned int tid, uint64_t ts, const char *na
 	rec(sb, KTR_SYSRET, tid, ts, &r, sizeof(r));
 }
 
-/* The JSON kdump --format=chrome makes of the trace image (malloc'd). */
-static char *to_chrome(struct strbuf *trace)
+/* The trace image's earliest record time, as kdump's first pass finds it. */
+static uint64_t earliest(struct strbuf *trace)
+{
+	struct kdump_opts o;
+	struct kdump_ctx c;
+	struct ktr_reader *r;
+	uint64_t ts = UINT64_MAX;
+
+	kdump_opts_default(&o);
+	kdump_ctx_init(&c, &o, NULL);
+	r = ktr_reader__new_mem(trace->buf, trace->len, "t.ktr");
+	assert_non_null(r);
+	assert_int_equal(kdump_begin(&c, r), 0);
+	c.emit = kdump_chrome__note_earliest;
+	c.emit_arg = &ts;
+	assert_int_equal(kdump_run(&c, r), 0);
+	kdump_ctx_free(&c);
+	ktr_reader__free(r);
+	return ts;
+}
+
+/* The JSON kdump --format=chrome makes of the trace image (malloc'd); base: time 0 or NULL. */
+static char *to_chrome_from(struct strbuf *trace, const uint64_t *base)
 {
 	struct kdump_opts o;
 	struct kdump_ctx c;
@@ -49,12 +71,19 @@ static char *to_chrome(struct strbuf *trace)
 	c.emit = kdump_chrome__record;
 	c.emit_arg = kdump_chrome__new(&c, f);
 	assert_non_null(c.emit_arg);
+	if (base)
+		kdump_chrome__set_base(c.emit_arg, *base);
 	assert_int_equal(kdump_run(&c, r), 0);
 	assert_int_equal(kdump_chrome__finish(c.emit_arg), 0);
 	kdump_ctx_free(&c);
 	ktr_reader__free(r);
 	fclose(f);
 	return text;
+}
+
+static char *to_chrome(struct strbuf *trace)
+{
+	return to_chrome_from(trace, NULL);
 }
 
 static size_t count(const char *s, const char *what)
@@ -97,6 +126,105 @@ static void test_pairs(void **state UNUSED)
 			    "\"ts\":4.003,\"s\":\"t\",\"pid\":42,\"tid\":46,\"args\":{"
 			    "\"args\":\"(no CALL of this thread in the trace)\",\"ret\":\"0\"}}"));
 	assert_int_equal(count(out, "\"name\":\"thread_name\""), 4);
+	free(out);
+	sb_free(&sb);
+}
+
+/*
+ * A file ktrace -a appended to after the clock went back: times count from
+ * its earliest record, so the older session keeps its own times; read
+ * without that first pass, the records before the first one are at 0, and
+ * that is said.
+ */
+static void test_clock_set_back(void **state UNUSED)
+{
+	struct stderr_capture cap;
+	uint64_t base;
+	char err[512], *out;
+	struct strbuf sb;
+
+	test_trace_init(&sb);
+	call(&sb, 43, 5000000, "openat");
+	ret(&sb, 43, 5002500, "openat", ENOENT);
+	call(&sb, 44, 4000000, "read");
+	ret(&sb, 44, 4000900, "read", 0);
+	base = earliest(&sb);
+	assert_int_equal(base, 4000000);
+	out = to_chrome_from(&sb, &base);
+	assert_non_null(strstr(out, "{\"name\":\"openat\",\"cat\":\"syscall\",\"ph\":\"X\","
+				    "\"ts\":1000.000,\"dur\":2.500,"));
+	assert_non_null(strstr(out, "{\"name\":\"read\",\"cat\":\"syscall\",\"ph\":\"X\","
+				    "\"ts\":0.000,\"dur\":0.900,"));
+	free(out);
+	stderr_capture_begin(&cap);
+	out = to_chrome(&sb);
+	stderr_capture_end(&cap, err, sizeof(err));
+	assert_string_equal(err, "Warning: 2 records dated before the first one shown at time 0 "
+				 "(the clock went back, or the trace was read from a pipe after "
+				 "ktrace -a)\n");
+	free(out);
+	sb_free(&sb);
+}
+
+/* kdump --format=chrome of such a file: its first pass finds the earliest record. */
+static void test_clock_set_back_file(void **state UNUSED)
+{
+	char dir[] = "/tmp/kdump-chrome.XXXXXX", in[64], out[64], *text = NULL;
+	struct stderr_capture cap;
+	struct env env = { 0 };
+	struct strbuf sb;
+	char err[512];
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(in, sizeof(in), "%s/t.ktr", dir);
+	snprintf(out, sizeof(out), "%s/t.json", dir);
+	test_trace_init(&sb);
+	call(&sb, 43, 5000000, "openat");
+	ret(&sb, 43, 5002500, "openat", ENOENT);
+	call(&sb, 44, 4000000, "read");
+	ret(&sb, 44, 4000900, "read", 0);
+	f = fopen(in, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(sb.buf, 1, sb.len, f), sb.len);
+	assert_int_equal(fclose(f), 0);
+	stderr_capture_begin(&cap);
+	assert_int_equal(
+		cmd_kdump(&env, 5, (char *[]){ "--format=chrome", "-f", in, "-o", out, NULL }), 0);
+	stderr_capture_end(&cap, err, sizeof(err));
+	assert_string_equal(err, "");
+	f = fopen(out, "r");
+	assert_non_null(f);
+	assert_int_equal(getdelim(&text, &len, '\0', f) > 0, 1);
+	fclose(f);
+	assert_non_null(strstr(text, "\"ts\":1000.000,\"dur\":2.500,"));
+	assert_non_null(strstr(text, "\"ts\":0.000,\"dur\":0.900,"));
+	free(text);
+	unlink(in);
+	unlink(out);
+	rmdir(dir);
+	sb_free(&sb);
+}
+
+/* A return dated before its call: duration 0, and said (it was silent). */
+static void test_return_before_call(void **state UNUSED)
+{
+	struct stderr_capture cap;
+	char err[512], *out;
+	struct strbuf sb;
+
+	test_trace_init(&sb);
+	call(&sb, 44, 4000000, "read");
+	ret(&sb, 44, 4000900, "read", 0);
+	call(&sb, 43, 5000000, "openat");
+	ret(&sb, 43, 4999999, "openat", 0);
+	stderr_capture_begin(&cap);
+	out = to_chrome(&sb);
+	stderr_capture_end(&cap, err, sizeof(err));
+	assert_non_null(strstr(out, "\"ts\":1000.000,\"dur\":0.000,"));
+	assert_string_equal(err, "Warning: 1 system call returned before its call (the clock "
+				 "went back): shown with duration 0\n");
 	free(out);
 	sb_free(&sb);
 }
@@ -150,6 +278,9 @@ int main(void)
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_pending_bound),
 		cmocka_unit_test(test_call_bound),
+		cmocka_unit_test(test_clock_set_back),
+		cmocka_unit_test(test_clock_set_back_file),
+		cmocka_unit_test(test_return_before_call),
 	};
 
 	return cmocka_run_group_tests_name("kdump_chrome", tests, NULL, NULL);

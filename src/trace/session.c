@@ -132,40 +132,43 @@ static void report_left_out(const char *glob, int added, const char *const *left
 }
 
 /*
- * The functions glob matched but could not trace (no BTF: left of them at
- * the front of names) and those ftrace cannot trace at all, which the
- * match never offered.
+ * The functions glob matched but could not trace: those ftrace cannot
+ * trace at all (untraceable, nr_un of them), which the match never
+ * offered, and those without BTF (left of them at the front of names).
  */
-static void report_glob_gaps(struct session *s, const char *glob, int added, const char **names,
-			     int left)
+static void report_glob_gaps(const char *glob, int added, const char *const *names, int left,
+			     const char *const *untraceable, int nr_un)
 {
-	const char **untraceable, **all;
-	int n = ksyms__match_untraceable(s->ks, glob, &untraceable);
+	const char **all;
 
-	if (n < 0)
-		n = 0;
-	all = n ? realloc(untraceable, (size_t)(n + left) * sizeof(*all)) : names;
-	if (!all) {
-		all = names;
-		n = 0;
-		free(untraceable);
-	} else if (n) {
-		memcpy(all + n, names, (size_t)left * sizeof(*all));
+	if (!nr_un) {
+		if (left)
+			report_left_out(glob, added, names, left);
+		return;
 	}
-	if (n + left)
-		report_left_out(glob, added, all, n + left);
-	if (all != names)
-		free(all);
+	all = malloc((size_t)(nr_un + left) * sizeof(*all));
+	if (!all)
+		return;
+	memcpy(all, untraceable, (size_t)nr_un * sizeof(*all));
+	memcpy(all + nr_un, names, (size_t)left * sizeof(*all));
+	report_left_out(glob, added, all, nr_un + left);
+	free(all);
 }
 
 static int add_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
 {
-	const char **names;
-	int n, added, left = 0;
+	const char **names, **untraceable;
+	int n, nr_un, added, left = 0;
 
+	/* First: it reads kallsyms, which moves the names the others hand out. */
+	nr_un = ksyms__match_untraceable(s->ks, spec->func, &untraceable);
+	if (nr_un < 0)
+		return nr_un;
 	n = ksyms__match(s->ks, spec->func, &names);
-	if (n < 0)
+	if (n < 0) {
+		free(untraceable);
 		return n;
+	}
 	added = add_each(s, spec, names, n, po, &left);
 	if (added == -E2BIG)
 		p_err("'%s' matches more than %d functions; narrow the pattern", spec->func,
@@ -173,7 +176,8 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 	else if (!added)
 		p_err("no traceable function with BTF matches '%s'", spec->func);
 	else
-		report_glob_gaps(s, spec->func, added, names, left);
+		report_glob_gaps(spec->func, added, names, left, untraceable, nr_un);
+	free(untraceable);
 	free(names);
 	p_dbg("'%s' matched %d functions", spec->func, added);
 	return added < 0 ? added : added ? 0 : -ENOENT;

@@ -30,7 +30,10 @@ for ((n = 0; n < 1200; n++)); do
 	[ "$(cat "$T"/*.err | grep -c '^Tracing')" = 3 ] && break
 	sleep_s 0.1
 done
+# A pause longer than an interval between rounds: however fast the sends
+# run, at least two tables hold samples.
 for ((n = 0; n < rounds; n++)); do
+	((n)) && sleep_s 0.3
 	workload udp-send 150 2000 >/dev/null
 done
 kill -INT "${pids[@]}"

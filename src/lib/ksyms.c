@@ -998,9 +998,24 @@ const char *ksyms__clone_of(struct ksyms *ks, const char *name)
 	return found;
 }
 
-int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
+/* Whether a glob's match leaves name out: ksyms__match's test, or its converse. */
+typedef bool (*name_skip_fn)(const struct ksyms *ks, const char *name);
+
+static bool blacklisted(const struct ksyms *ks, const char *name)
 {
-	const struct name_set *src = ks->ftrace.loaded ? &ks->ftrace : &ks->by_name;
+	return set_has(ks, &ks->blacklist, name);
+}
+
+/* What ksyms__match offers, and compiler clones, which no glob names. */
+static bool traceable_or_clone(const struct ksyms *ks, const char *name)
+{
+	return strchr(name, '.') || (set_has(ks, &ks->ftrace, name) && !blacklisted(ks, name));
+}
+
+/* The names of src glob matches and skip keeps, sorted; their count or -ENOMEM. */
+static int match_set(const struct ksyms *ks, const struct name_set *src, const char *glob,
+		     name_skip_fn skip, const char ***out)
+{
 	const char **names = NULL;
 	size_t i, n = 0, cap = 0;
 
@@ -1010,7 +1025,7 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 		if (!src->slots[i])
 			continue;
 		name = str_at(ks, src->slots[i] - 1);
-		if (fnmatch(glob, name, 0) || set_has(ks, &ks->blacklist, name))
+		if (fnmatch(glob, name, 0) || skip(ks, name))
 			continue;
 		names = names_push(names, &cap, n++, name);
 		if (!names)
@@ -1021,32 +1036,19 @@ int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
 	return names_sort_unique(names, n);
 }
 
+int ksyms__match(const struct ksyms *ks, const char *glob, const char ***out)
+{
+	return match_set(ks, ks->ftrace.loaded ? &ks->ftrace : &ks->by_name, glob, blacklisted,
+			 out);
+}
+
 int ksyms__match_untraceable(struct ksyms *ks, const char *glob, const char ***out)
 {
-	const char **names = NULL;
-	size_t i, n = 0, cap = 0;
-
 	*out = NULL;
 	if (!ks->ftrace.loaded)
 		return 0;
 	need_kallsyms(ks);
-	for (i = 0; i < ks->by_name.cap; i++) {
-		const char *name;
-
-		if (!ks->by_name.slots[i])
-			continue;
-		name = str_at(ks, ks->by_name.slots[i] - 1);
-		/* compiler clones are never matched, traceable or not */
-		if (strchr(name, '.') || fnmatch(glob, name, 0))
-			continue;
-		if (set_has(ks, &ks->ftrace, name) && !set_has(ks, &ks->blacklist, name))
-			continue;
-		names = names_push(names, &cap, n++, name);
-		if (!names)
-			return -ENOMEM;
-	}
-	*out = names;
-	return names_sort_unique(names, n);
+	return match_set(ks, &ks->by_name, glob, traceable_or_clone, out);
 }
 
 /* The symbols called name, as next_named hands them out. */

@@ -170,20 +170,15 @@ static int setup_output(struct trace_run *s)
 		/* Small blocks stay in the heap unless given back: peak RSS. */
 		malloc_trim(0);
 	}
-	if (s->env->graph) {
+	if (s->env->graph)
 		s->chain = chain__new_graph(emit_tree, s->env->max_nodes, s);
-		if (!s->chain)
-			return p_err_nomem("cannot set up the output");
-	} else if (wants_origin(s)) {
+	else if (wants_origin(s))
 		s->chain = chain__new_errors(emit_origin, s);
-		if (!s->chain)
-			return p_err_nomem("cannot set up the output");
-	} else if (s->env->stack_mode) {
+	else if (s->env->stack_mode)
 		s->chain = chain__new(s->ses.nr, emit_event, s);
-		if (!s->chain)
-			return p_err_nomem("cannot set up the output");
-	}
-	return 0;
+	else
+		return 0;
+	return s->chain ? 0 : p_err_nomem("cannot set up the output");
 }
 
 _Static_assert(KSNOOP_DROP_NR <= RING_MAX_DROP_REASONS, "the ring loop reads every drop reason");

@@ -383,11 +383,8 @@ const char *kbtf__suggest(struct kbtf *kb, const char *name)
 	const struct btf *btf = kb->vmlinux;
 	__u32 i, cnt = btf__type_cnt(btf);
 	const char *best = NULL;
-	int best_d, cap = strlen(name) / 3 + 1;
+	int best_d = suggest_max_distance(name) + 1;
 
-	if (cap > 4)
-		cap = 4;
-	best_d = cap + 1;
 	for (i = 1; i < cnt; i++) {
 		const struct btf_type *t = btf__type_by_id(btf, i);
 		const char *tn;

@@ -661,6 +661,13 @@ int edit_distance(const char *a, const char *b, int cap)
 	return res > cap ? cap + 1 : res;
 }
 
+int suggest_max_distance(const char *name)
+{
+	size_t cap = strlen(name) / 3 + 1;
+
+	return cap > 4 ? 4 : cap;
+}
+
 int private_dir(const char *dir)
 {
 	struct stat st;

@@ -154,5 +154,10 @@ size_t names_sort_unique(const char **names, size_t n);
 
 /* Edit distance, capped: returns cap+1 as soon as it is exceeded. */
 int edit_distance(const char *a, const char *b, int cap);
+/*
+ * The farthest a name may be from one asked for and still be offered as
+ * "did you mean": a third of its length, 1 to 4 edits.
+ */
+int suggest_max_distance(const char *name);
 
 #endif

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space functions for uprobes: the ELF file a spec's target names
+ * ("c", "libssl.so.3", "/usr/bin/bash", a library a process maps), and the
+ * file offsets of its functions. No BPF, no kernel: ELF and /proc only.
+ */
+#ifndef KSNOOP_USYM_H
+#define KSNOOP_USYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define USYM_NAME_MAX 256
+
+/* A user-space function a uprobe attaches to. */
+struct usym {
+	char name[USYM_NAME_MAX];  /* the symbol's name, without @version */
+	unsigned long long offset; /* file offset of its first instruction: what a uprobe takes */
+	unsigned long long size;   /* st_size, 0 when unknown */
+	bool ifunc;		   /* STT_GNU_IFUNC: the resolver, not the implementation */
+};
+
+/*
+ * The ELF file a spec's target names, into path (size bytes, bounded):
+ *  - a path ("/usr/bin/bash", "./a.out", anything with a '/'): itself,
+ *    after checking it exists and is an ELF file of this machine;
+ *  - a library's short name as argdist takes it ("c" is libc.so.6,
+ *    "pthread", "ssl"; "libc" and "libssl.so.3" too): from the dynamic
+ *    linker's cache (/etc/ld.so.cache), else /lib/<triplet>,
+ *    /usr/lib/<triplet>, /lib64, /usr/lib64, /lib, /usr/lib. The runtime
+ *    name lib<name>.so.N wins over the development link lib<name>.so (a
+ *    linker script, for libc), and only ELF files of this machine count;
+ *  - with pid > 0, first the objects the process maps: a short name is a
+ *    mapped file named lib<name>.so*, lib<name>-*.so* or the name itself.
+ *    With pid > 0 every absolute path is opened through /proc/PID/root,
+ *    so that a process in another mount namespace works, unless its root
+ *    and mount namespace are ours.
+ *  Of equally good names, the cache's win over the folders', an earlier
+ *  folder's over a later one's, and in one place the later version
+ *  (libssl.so.3 over libssl.so.1.1).
+ * Returns 0, or reports one error naming target and returns -ENOENT (no
+ * such file or library), -ENOEXEC (not an ELF executable or library of
+ * this machine), -ESRCH (no process pid), -ENAMETOOLONG (the path does
+ * not fit), -EINVAL (an empty target) or another -errno (a file that
+ * cannot be read).
+ */
+int usym_resolve(const char *target, int pid, char *path, size_t size);
+
+/*
+ * usym_resolve's search for a library (target has no '/'), with the
+ * directory root standing for "/": its etc/ld.so.cache and lib folders.
+ * Tests give it a tree of their own; "" is the system's.
+ */
+int usym_resolve_lib(const char *root, const char *target, char *path, size_t size);
+
+/*
+ * The functions of the ELF file path whose names match pattern (the name,
+ * or a glob of *, ? and [...]): STT_FUNC and STT_GNU_IFUNC symbols of
+ * .symtab and .dynsym, defined, with a size or in an executable section.
+ * Names lose any "@VERSION" or "@@VERSION". Names at one offset (aliases:
+ * __libc_malloc and malloc) are one function, under the name that matched
+ * (the first in file order when several did). Sorted by name; the first
+ * max go into out (NULL when max is 0).
+ * Returns how many matched in all, which may exceed max, or reports one
+ * error and returns -ENOEXEC (not an ELF executable or shared object of
+ * this machine), -EBADMSG (a damaged file: tables outside it, truncated),
+ * -ENODATA (stripped: neither .symtab nor .dynsym), -ENOENT (no function
+ * matches; for a name, the closest one the file has is suggested) or
+ * another -errno (a file that cannot be read, out of memory).
+ */
+int usym_find(const char *path, const char *pattern, struct usym *out, int max);
+
+#endif

@@ -128,6 +128,7 @@ static int plan_opts_of(const struct env *env, struct plan_opts *po)
 		.comm = env->comm,
 		/* A key keeps at most this much of a string. */
 		.max_bytes = env->max_bytes ? env->max_bytes : KSNOOP_AGG_STR_MAX,
+		.pid = env->nr_pids == 1 ? env->pids[0] : 0,
 	};
 	return 0;
 }

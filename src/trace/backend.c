@@ -1173,7 +1173,8 @@ static int attach_clone(struct tracer *t, int func, bool fentry, enum bpfutil_op
  */
 static bool can_clone(const struct tracer *t, int func, bool fentry)
 {
-	return t->compat && !t->plans[func].func.module && (fentry || t->kprobe_pmu);
+	return t->compat && !t->plans[func].func.module && !plan_is_user(&t->plans[func]) &&
+	       (fentry || t->kprobe_pmu);
 }
 
 /* The loaded fentry/fexit pair of skel, as func wants; the first becomes the template. */
@@ -1223,10 +1224,27 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 	return err;
 }
 
+/*
+ * A kprobe program on func's entry or return: a kprobe, or a uprobe for a
+ * user function, only in -p's process when there is one (the kernel then
+ * plants no breakpoint in any other).
+ */
+static struct bpf_link *attach_probe(const struct tracer *t, int func, struct bpf_program *prog,
+				     bool ret, __u64 cookie)
+{
+	const struct func_plan *p = &t->plans[func];
+	LIBBPF_OPTS(bpf_kprobe_opts, kopts, .retprobe = ret, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .retprobe = ret, .bpf_cookie = cookie);
+
+	if (!plan_is_user(p))
+		return bpf_program__attach_kprobe_opts(prog, p->attach_name, &kopts);
+	return bpf_program__attach_uprobe_opts(prog, t->opts.nr_pids == 1 ? t->opts.pids[0] : -1,
+					       p->user.path, p->user.offset, &uopts);
+}
+
 static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = func);
-	const char *name = t->plans[func].attach_name;
+	__u64 cookie = func;
 	struct func_state *fs = &t->fs[func];
 	struct bpf_program *progs[2];
 	int err;
@@ -1243,7 +1261,7 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 			return err;
 		instance_progs(fs->skel, false, t->compat, progs);
 		/* The instance knows its function: libbpf refuses cookies the kernel lacks. */
-		opts.bpf_cookie = 0;
+		cookie = 0;
 	} else {
 		*op = BPFUTIL_LOAD;
 		if (t->kprobe_load_err)
@@ -1258,15 +1276,13 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	 * and no call opens a frame before its return is probed.
 	 */
 	if (backend_wants_prog(&t->plans[func].cfg, false)) {
-		opts.retprobe = true;
-		fs->ret = bpf_program__attach_kprobe_opts(progs[1], name, &opts);
+		fs->ret = attach_probe(t, func, progs[1], true, cookie);
 		if (!fs->ret)
 			return -errno;
 	}
 	if (!backend_wants_prog(&t->plans[func].cfg, true))
 		return 0;
-	opts.retprobe = false;
-	fs->entry = bpf_program__attach_kprobe_opts(progs[0], name, &opts);
+	fs->entry = attach_probe(t, func, progs[0], false, cookie);
 	return fs->entry ? 0 : -errno;
 }
 

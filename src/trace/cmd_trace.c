@@ -316,7 +316,8 @@ static int trace_opts(const struct env *env, struct plan_opts *po)
 				  .frames = !spans && (util_json() || env->stack_mode),
 				  .errors = env->errors,
 				  .graph = env->graph,
-				  .max_bytes = env->max_bytes };
+				  .max_bytes = env->max_bytes,
+				  .pid = env->nr_pids == 1 ? env->pids[0] : 0 };
 	return 0;
 }
 

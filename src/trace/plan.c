@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trace/plan.h"
+#include "trace/ufunc.h"
 #include "lib/util.h"
 
 /* Where a path currently points while it is being resolved. */
@@ -1022,7 +1023,12 @@ static int add_items(struct func_plan *plan, const struct spec *spec)
 	for (i = 0; i < spec->nr_items && !err; i++) {
 		const struct spec_item *it = &spec->items[i];
 
-		if (it->is_pred) {
+		if (it->decl && !plan_is_user(plan)) {
+			p_err("%s: '%s %s' declares a parameter: a kernel function's come from BTF; "
+			      "only user functions (TARGET:FUNC) take declarations",
+			      plan->name, it->decl, it->path.base);
+			err = -EINVAL;
+		} else if (it->is_pred) {
 			err = add_pred_item(plan, it->pred);
 		} else {
 			err = add_value(plan, &it->path, false);
@@ -1062,15 +1068,21 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		p_err("%s: out of memory", spec->func);
 		return -ENOMEM;
 	}
-	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
-	if (n <= 0) {
-		/* A damaged module BTF has been reported already. */
-		if (n != -EBADMSG && !opts->from_glob)
-			kbtf__report_unknown(kb, spec->func);
-		return n < 0 ? n : -ENOENT;
+	if (ufunc_is_user(spec->func)) {
+		err = ufunc_plan(kb, spec, opts->pid, plan);
+		if (err)
+			return err;
+	} else {
+		n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
+		if (n <= 0) {
+			/* A damaged module BTF has been reported already. */
+			if (n != -EBADMSG && !opts->from_glob)
+				kbtf__report_unknown(kb, spec->func);
+			return n < 0 ? n : -ENOENT;
+		}
+		plan->func = funcs[0];
+		note_ambiguity(plan, n);
 	}
-	plan->func = funcs[0];
-	note_ambiguity(plan, n);
 	plan->nr_args = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
 	plan->cfg.nr_args = plan->nr_args;
 	plan->bare = !spec->has_list;
@@ -1119,6 +1131,8 @@ void plan_free(struct func_plan *plan)
 		free(plan->values[i].name);
 	free(plan->name);
 	free(plan->attach_name);
+	free(plan->user.path);
+	btf__free(plan->own_btf);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -47,7 +47,13 @@ struct func_plan {
 	struct plan_value values[KSNOOP_MAX_VALUES];
 	struct ksnoop_func_cfg cfg;
 	bool preds_fast; /* no comparison but fast ones (cfg.fast_preds) */
-	char note[160];	 /* a warning shown at start (clones, duplicates) */
+	/* a user function (ufunc.h): its uprobe's file and offset; path is NULL for the kernel's */
+	struct {
+		char *path;
+		unsigned long long offset;
+	} user;
+	struct btf *own_btf; /* a user function's prototype, split on vmlinux's BTF */
+	char note[160];	     /* a warning shown at start (clones, duplicates) */
 };
 
 /* How a call reaches user space. */
@@ -75,7 +81,13 @@ struct plan_opts {
 	/* and the return, where it points to this type (vmlinux's id; 0: never) */
 	__u32 follow_copies;
 	bool span; /* --from, --to: the spec may start with a key tuple */
+	int pid;   /* -p's one process, or 0: a user target is first what it maps */
 };
+
+static inline bool plan_is_user(const struct func_plan *p)
+{
+	return p->user.path != NULL;
+}
 
 /* Value i shows the pointer it holds, reading nothing there. */
 void plan_show_address(struct func_plan *plan, int i);

@@ -86,7 +86,7 @@ static bool straight_ok(const struct select_env *e, const struct func_plan *p,
 	const struct tracer_opts *o = e->opts;
 	int side;
 
-	if (o->nr_pids || o->cpu >= 0 || o->cgroup)
+	if (o->nr_pids || o->cpu >= 0 || o->cgroup || plan_is_user(p))
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p) ||
 					   !kfeat_has(e->feat, KFEAT_FUNC_ARG) || o->offline_btf))
@@ -118,6 +118,11 @@ static void set_tries(const struct select_env *e, const struct func_plan *p, str
 	int k;
 
 	s->nr_tries = 0;
+	/* a user function's uprobe runs the kprobe programs, whatever -b says */
+	if (plan_is_user(p)) {
+		s->tries[s->nr_tries++] = BK_KPROBE;
+		return;
+	}
 	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
 		if (!backend_allows(e->opts->backend, k))
 			continue;
@@ -203,7 +208,8 @@ void select_funcs(const struct select_env *e, const struct func_plan *plans, int
 		bool straight[2] = { false, false };
 
 		memset(s, 0, sizeof(*s));
-		s->multi = backend_multi_member(e->opts->backend, nr, p);
+		s->user = plan_is_user(p);
+		s->multi = !s->user && backend_multi_member(e->opts->backend, nr, p);
 		set_tries(e, p, s);
 		/* also for a multi member: it goes alone if the link fails */
 		straight[BK_FENTRY] = straight_ok(e, p, STRAIGHT_TRAMPOLINE);
@@ -248,8 +254,8 @@ void select_describe(const struct select_func *s, struct strbuf *sb)
 		sb_printf(sb, "kprobe.multi, else ");
 	for (i = 0; i < s->nr_tries; i++) {
 		k = s->tries[i];
-		sb_printf(sb, "%s%s: entry %s, return %s%s", i ? "; then " : "", backend_name(k),
-			  run_name(s->run[k][0]), run_name(s->run[k][1]),
-			  k == BK_FENTRY ? load_name(s->fentry_load) : "");
+		sb_printf(sb, "%s%s: entry %s, return %s%s", i ? "; then " : "",
+			  s->user ? "uprobe" : backend_name(k), run_name(s->run[k][0]),
+			  run_name(s->run[k][1]), k == BK_FENTRY ? load_name(s->fentry_load) : "");
 	}
 }

@@ -47,6 +47,7 @@ struct select_env {
 
 struct select_func {
 	bool multi; /* one of the kprobe.multi link's functions */
+	bool user;  /* a user function: a uprobe runs the kprobe programs */
 	/* the backends tried, in order, when not multi */
 	enum backend_kind tries[2];
 	int nr_tries;

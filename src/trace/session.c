@@ -10,11 +10,14 @@
 #include "trace/session.h"
 #include "lib/btfcheck.h"
 #include "lib/util.h"
+#include "trace/ufunc.h"
 
 static int check_traceable(struct session *s, struct func_plan *p)
 {
 	const char *why, *clone;
 
+	if (plan_is_user(p))
+		return 0;
 	why = ksyms__untraceable_reason(s->ks, p->attach_name);
 	if (!why)
 		return 0;
@@ -183,6 +186,34 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 	return added < 0 ? added : added ? 0 : -ENOENT;
 }
 
+/* "c:str*": a glob over a program's or a library's functions. */
+static int add_user_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
+{
+	int n, added, left = 0, max = KSNOOP_MAX_FUNCS - s->nr;
+	char **names;
+
+	const char **view;
+
+	n = ufunc_expand(spec->func, po->pid, max, &names);
+	if (n < 0)
+		return n;
+	/* add_each moves the names left out to the front: of a copy, not of those to free */
+	view = malloc((n ?: 1) * sizeof(*view));
+	if (!view) {
+		ufunc_names_free(names, max);
+		return p_err_nomem(spec->func);
+	}
+	memcpy(view, names, n * sizeof(*view));
+	added = add_each(s, spec, view, n, po, &left);
+	if (!added)
+		p_err("no function '%s' can be traced", spec->func);
+	else if (left)
+		report_left_out(spec->func, added, view, left);
+	free(view);
+	ufunc_names_free(names, max);
+	return added < 0 ? added : added ? 0 : -ENOENT;
+}
+
 int session__plan_funcs(struct session *s, const char *what, const char *const *names, int n,
 			const struct plan_opts *po)
 {
@@ -233,8 +264,9 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 			      spec.func);
 			err = -EINVAL;
 		} else {
-			err = is_glob(spec.func) ? add_glob(s, &spec, &popts)
-						 : add_plan(s, &spec, &popts);
+			err = !is_glob(spec.func)	 ? add_plan(s, &spec, &popts)
+			      : ufunc_is_user(spec.func) ? add_user_glob(s, &spec, &popts)
+							 : add_glob(s, &spec, &popts);
 		}
 		for (j = before; j < s->nr; j++)
 			s->plans[j].spec_idx = i;

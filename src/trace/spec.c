@@ -41,6 +41,7 @@ struct parser {
 	struct spec_error *err;
 	int nodes;
 	bool failed;
+	bool in_tuple; /* a key's values: paths, never declarations */
 };
 
 static void fail(struct parser *p, int pos, const char *fmt, ...)
@@ -424,14 +425,79 @@ static struct spec_pred *parse_or(struct parser *p)
 	return parse_binary(p, T_OR, PRED_OR, parse_and);
 }
 
+/* Words a declaration's name cannot be: it would be part of its type. */
+static bool is_type_word(const char *w, int len)
+{
+	static const char *const words[] = { "char",	 "short",  "int",    "long", "signed",
+					     "unsigned", "float",  "double", "void", "const",
+					     "volatile", "struct", "union",  "enum", "_Bool" };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if ((int)strlen(words[i]) == len && !strncmp(w, words[i], len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A C declaration, "size_t size" or "const char *name": words and stars
+ * up to the item's end, at least two words, the last one the name. Where
+ * it ends, in *end; the name's start in *name.
+ */
+static bool looks_like_decl(const struct parser *p, int *name, int *end)
+{
+	int i = p->tok.pos, words = 0, last = -1;
+
+	if (p->tok.kind != T_IDENT)
+		return false;
+	while (p->s[i] && p->s[i] != ',' && p->s[i] != ')') {
+		if (is_ident_start(p->s[i])) {
+			last = i;
+			words++;
+			while (is_ident_char(p->s[i]))
+				i++;
+		} else if (isspace((unsigned char)p->s[i]) || p->s[i] == '*') {
+			i++;
+		} else {
+			return false;
+		}
+	}
+	while (i > 0 && isspace((unsigned char)p->s[i - 1]))
+		i--;
+	if (words < 2 || !is_ident_char(p->s[i - 1]) || is_type_word(p->s + last, i - last))
+		return false;
+	*name = last;
+	*end = i;
+	return true;
+}
+
+/* "const char *name": declares a parameter of a user function, and shows it. */
+static bool parse_decl(struct parser *p, struct spec_item *item, int name, int end)
+{
+	int type_end = name;
+
+	while (type_end > p->tok.pos && isspace((unsigned char)p->s[type_end - 1]))
+		type_end--;
+	item->decl = span_strdup(p, p->tok.pos, type_end);
+	item->path.base = span_strdup(p, name, end);
+	item->path.text = span_strdup(p, name, end);
+	p->pos = end;
+	next(p);
+	return item->decl && item->path.base && item->path.text;
+}
+
 static bool parse_item(struct parser *p, struct spec_item *item)
 {
 	struct spec_pred *n;
+	int name, end;
 
 	if (p->tok.kind == T_COMMA || p->tok.kind == T_RPAREN) {
 		fail(p, p->tok.pos, "empty argument");
 		return false;
 	}
+	if (!p->in_tuple && looks_like_decl(p, &name, &end))
+		return parse_decl(p, item, name, end);
 	p->nodes = 0; /* the bound is per predicate */
 	n = parse_or(p);
 	if (is_bare(n)) {
@@ -447,8 +513,12 @@ static bool parse_item(struct parser *p, struct spec_item *item)
 
 static bool valid_func_char(char c)
 {
-	/* dots for clones (foo.isra.0), ':' for module:func, globs */
-	return is_ident_char(c) || c == '.' || c == ':' || c == '*' || c == '?';
+	/*
+	 * dots for clones (foo.isra.0), ':' for module:func and target:func,
+	 * globs, and what paths to user programs hold (/usr/lib/libstdc++.so.6)
+	 */
+	return is_ident_char(c) || c == '.' || c == ':' || c == '*' || c == '?' || c == '/' ||
+	       c == '-' || c == '+';
 }
 
 static bool parse_func_name(struct parser *p, struct spec *spec)
@@ -458,7 +528,8 @@ static bool parse_func_name(struct parser *p, struct spec *spec)
 	while (isspace((unsigned char)p->s[i]))
 		i++;
 	end = i;
-	while (valid_func_char(p->s[end]))
+	/* not '-' or '+' first: "-f" is an option put in the wrong place */
+	while (valid_func_char(p->s[end]) && (end > i || (p->s[end] != '-' && p->s[end] != '+')))
 		end++;
 	if (end == i) {
 		fail(p, i, p->s[i] ? "expected a function name" : "empty function name");
@@ -508,6 +579,7 @@ static bool at_tuple(const struct parser *p)
 static bool parse_tuple(struct parser *p, struct spec *spec)
 {
 	int open = p->tok.pos;
+	bool ok;
 
 	next(p);
 	for (;;) {
@@ -518,7 +590,10 @@ static bool parse_tuple(struct parser *p, struct spec *spec)
 			return false;
 		}
 		spec->nr_items++;
-		if (!parse_item(p, it))
+		p->in_tuple = true;
+		ok = parse_item(p, it);
+		p->in_tuple = false;
+		if (!ok)
 			return false;
 		if (it->is_pred) {
 			fail(p, open + 1, "a key's values are values, not comparisons");
@@ -627,6 +702,7 @@ void spec_free(struct spec *spec)
 	int i;
 
 	for (i = 0; i < spec->nr_items; i++) {
+		free(spec->items[i].decl);
 		spec_path_free(&spec->items[i].path);
 		pred_free(spec->items[i].pred);
 	}

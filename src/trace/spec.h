@@ -2,10 +2,12 @@
 /*
  * FUNC spec text -> syntax tree, without BTF:
  *   name | name(item, ...) | name((path, path, ...), item, ...)
- *   item := path | pred
+ *   name := func | module:func | target:func (a user function)
+ *   item := path | pred | decl
  *   path := ['(' type ')'] ident { '->' ident | '.' ident | '[' int ']' }
  *   pred := and { '||' and };  and := prim { '&&' prim }
  *   prim := '(' pred ')' | path cmpop (number | "string")
+ *   decl := type ident (a user function's parameter, declared: "size_t size")
  */
 #ifndef KSNOOP_SPEC_H
 #define KSNOOP_SPEC_H
@@ -56,6 +58,7 @@ struct spec_pred {
 
 struct spec_item {
 	bool is_pred;
+	char *decl;		/* a declaration's type, "const char *"; its name is path.base */
 	struct spec_path path;	/* !is_pred */
 	struct spec_pred *pred; /* is_pred */
 };

@@ -578,4 +578,21 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 		fi
 	done
 fi
+# user functions (TARGET:FUNC): each mistake named, before anything attaches
+said "has no function 'no_such_function_xyz'" trace "c:no_such_function_xyz"
+said "no library 'no_such_lib_xyz'" trace "no_such_lib_xyz:f"
+said "/nonexistent/prog" trace "/nonexistent/prog:main"
+said "not an ELF file" trace "/etc/passwd:main"
+said "which function? a user function is TARGET:FUNC" trace "/usr/bin/true"
+said "the kernel's BTF has no type 'FILE'" trace "c:fclose(FILE *f)"
+said "floating point values are not supported" count "m:sqrt(double x)"
+said "a kernel function's come from BTF" trace "ip_send_skb(int x)"
+said "has no parameter 'arg9'" trace "c:malloc(arg9)"
+said "has no parameter 'size'" count "c:malloc(size)"
+said "no process" trace -p 2147483646 "c:malloc(size_t size)"
+one trace "c:malloc(size_t size, size_t size2, int a, int b, int c, int d, int e, int f, int g, int h, int i, int j, int k)"
+one trace "c:malloc(struct no_such_struct_xyz *p)"
+one trace "c:malloc(unsigned long)"
+one trace "c:malloc(char * const p)"
+one trace "$(rep a 5000):f"
 exit 0

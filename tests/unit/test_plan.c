@@ -37,6 +37,7 @@
 #include "testutil.h"
 #include "lib/kbtf.h"
 #include "agg/agg.h"
+#include "lib/archinfo.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
 
@@ -151,6 +152,9 @@ static struct btf *fixture(void)
 	err |= add_func(btf, "u16fn", t.int_t, 1, "s", t.ushort_t) < 0;
 	err |= add_func(btf, "dup", t.int_t, 1, "a", t.int_t) < 0;
 	err |= add_func(btf, "dup", t.int_t, 1, "s", t.char_ptr) < 0;
+	/* what user functions' prototypes take of vmlinux's types */
+	err |= btf__add_int(btf, "long int", 8, BTF_INT_SIGNED) < 0;
+	err |= btf__add_typedef(btf, "size_t", btf__add_int(btf, "long unsigned int", 8, 0)) < 0;
 	if (!err)
 		return btf;
 fail:
@@ -1129,6 +1133,58 @@ static void test_agg_memory(void **state UNUSED)
 	assert_int_equal(check_memory(&l, 2, 4ULL << 30, err, sizeof(err)), 0);
 }
 
+/* A user function of this very program: plan_build's uprobe side. */
+__attribute__((noinline)) long test_plan_user_target(unsigned long size, const char *name)
+{
+	__asm__ volatile("" : : "r"(name) : "memory");
+	return (long)size;
+}
+
+#define USER_FN "/proc/self/exe:test_plan_user_target"
+
+static void test_user_function(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+	const struct btf_type *t;
+
+	cfg = plan_ok(c, USER_FN "(size_t size, const char *name, return)");
+	assert_true(plan_is_user(&c->plan));
+	assert_string_equal(c->plan.user.path, "/proc/self/exe");
+	assert_true(c->plan.user.offset > 0);
+	/* past the declared ones, arg2.. up to the register arguments */
+	assert_int_equal(c->plan.nr_args, arch_native()->nr_reg_args);
+	assert_int_equal(cfg->nr_values, 3);
+	assert_int_equal(c->plan.values[0].show, SHOW_SCALAR);
+	assert_int_equal(c->plan.values[1].show, SHOW_STRING);
+	t = btf__type_by_id(c->plan.values[0].btf, c->plan.values[0].type_id);
+	assert_string_equal(btf__name_by_offset(c->plan.values[0].btf, t->name_off), "size_t");
+	t = btf__type_by_id(c->plan.values[2].btf, c->plan.values[2].type_id);
+	assert_string_equal(btf__name_by_offset(c->plan.values[2].btf, t->name_off), "long int");
+
+	/* a declared return type; undeclared parameters are arg0.., long; casts read them */
+	plan_ok(c, USER_FN "(char *return)");
+	assert_int_equal(c->plan.values[0].show, SHOW_STRING);
+	plan_ok(c, USER_FN "(arg0, (char *)arg1)");
+	assert_int_equal(c->plan.nr_args, arch_native()->nr_reg_args);
+	assert_int_equal(c->plan.values[1].show, SHOW_STRING);
+	plan_ok(c, USER_FN "(size_t size, arg1 == 0)");
+	assert_int_equal(c->plan.nr_args, arch_native()->nr_reg_args);
+	/* bare: nothing to show but the return */
+	plan_ok(c, USER_FN);
+	assert_int_equal(c->plan.nr_args, 0);
+
+	plan_errno(c, USER_FN "(FILE *f)", -ENOENT, "the kernel's BTF has no type 'FILE'");
+	plan_errno(c, USER_FN "(struct nope *p)", -ENOENT, "no type 'nope'");
+	plan_errno(c, USER_FN "(double d)", -EINVAL, "floating point values are not supported");
+	plan_errno(c, USER_FN "(void v)", -EINVAL, "a value cannot be void");
+	plan_errno(c, USER_FN "(char * const p)", -EINVAL, "not a type ksnoop reads");
+	plan_err(c, USER_FN "(size)", "has no parameter 'size'");
+	plan_errno(c, "/proc/self/exe:no_such_function_xyz", -ENOENT, "has no function");
+	plan_errno(c, "/proc/self/exe", -EINVAL, "a user function is TARGET:FUNC");
+	plan_errno(c, "do_thing(int flags)", -EINVAL, "a kernel function's come from BTF");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, reset, free_plan)
@@ -1166,6 +1222,7 @@ int main(void)
 		T(test_agg_layout),
 		T(test_agg_memory),
 		T(test_current),
+		T(test_user_function),
 	};
 #undef T
 

@@ -373,7 +373,8 @@ static void test_syntax_errors(void **state)
 	parse_err("f()", 2, "empty argument list");
 	parse_err("f( )", 3, "empty argument list");
 	parse_err("f(a", 3, "missing ')'");
-	parse_err("f(a b)", 4, "expected ',' or ')'");
+	/* "f(a b)" declares b, of type a: test_user_decls */
+	parse_err("f(a b.c)", 4, "expected ',' or ')'");
 	parse_err("f(,)", 2, "empty argument");
 	parse_err("f(a,)", 4, "empty argument");
 	parse_err("f(a,,b)", 4, "empty argument");
@@ -549,6 +550,50 @@ static void test_limits(void **state)
 }
 
 /* spec_free leaves a zeroed spec, so freeing again (or a failed parse) is a no-op. */
+/* User functions: TARGET:FUNC names, and C declarations of their parameters. */
+static void test_user_decls(void **state)
+{
+	struct spec s;
+
+	(void)state;
+	parse_ok("/usr/lib/x86_64-linux-gnu/libstdc++.so.6:_Znwm(unsigned long n, return)", &s);
+	assert_string_equal(s.func, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6:_Znwm");
+	assert_int_equal(s.nr_items, 2);
+	assert_string_equal(s.items[0].decl, "unsigned long");
+	assert_string_equal(s.items[0].path.base, "n");
+	assert_null(s.items[1].decl);
+	spec_free(&s);
+
+	parse_ok("c:getaddrinfo( const char  *node ,char**x, struct sock *sk, size_t size)", &s);
+	assert_int_equal(s.nr_items, 4);
+	assert_string_equal(s.items[0].decl, "const char  *");
+	assert_string_equal(s.items[0].path.base, "node");
+	assert_string_equal(s.items[0].path.text, "node");
+	assert_string_equal(s.items[1].decl, "char**");
+	assert_string_equal(s.items[1].path.base, "x");
+	assert_string_equal(s.items[2].decl, "struct sock *");
+	assert_string_equal(s.items[3].decl, "size_t");
+	spec_free(&s);
+
+	/* a declared return type; a declaration among paths and predicates */
+	parse_ok("c:malloc(size_t size, void *return, size > 100, (char *)arg1)", &s);
+	assert_string_equal(s.items[1].decl, "void *");
+	assert_true(spec_path_is_return(&s.items[1].path));
+	assert_true(s.items[2].is_pred);
+	assert_null(s.items[2].decl);
+	assert_string_equal(s.items[3].path.cast, "char *");
+	spec_free(&s);
+
+	/* not declarations: one word, a type without a name, member paths */
+	parse_ok("c:f(size, skb->len, x.y)", &s);
+	assert_null(s.items[0].decl);
+	assert_null(s.items[1].decl);
+	assert_null(s.items[2].decl);
+	spec_free(&s);
+	parse_err("c:malloc(unsigned long)", 18, "expected ',' or ')'");
+	parse_err("c:malloc(char *)", 14, "expected ',' or ')'");
+}
+
 static void test_free_is_idempotent(void **state)
 {
 	struct spec s, zero;
@@ -572,14 +617,23 @@ static void test_free_is_idempotent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bare_name),	 cmocka_unit_test(test_args_and_return),
-		cmocka_unit_test(test_member_paths),	 cmocka_unit_test(test_casts),
-		cmocka_unit_test(test_grouping_vs_cast), cmocka_unit_test(test_predicates),
-		cmocka_unit_test(test_key_tuples),	 cmocka_unit_test(test_key_tuple_errors),
-		cmocka_unit_test(test_strings),		 cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_path_errors),	 cmocka_unit_test(test_number_errors),
-		cmocka_unit_test(test_predicate_errors), cmocka_unit_test(test_cast_errors),
-		cmocka_unit_test(test_limits),		 cmocka_unit_test(test_free_is_idempotent),
+		cmocka_unit_test(test_bare_name),
+		cmocka_unit_test(test_user_decls),
+		cmocka_unit_test(test_args_and_return),
+		cmocka_unit_test(test_member_paths),
+		cmocka_unit_test(test_casts),
+		cmocka_unit_test(test_grouping_vs_cast),
+		cmocka_unit_test(test_predicates),
+		cmocka_unit_test(test_key_tuples),
+		cmocka_unit_test(test_key_tuple_errors),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_path_errors),
+		cmocka_unit_test(test_number_errors),
+		cmocka_unit_test(test_predicate_errors),
+		cmocka_unit_test(test_cast_errors),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_free_is_idempotent),
 	};
 
 	return cmocka_run_group_tests_name("spec", tests, NULL, NULL);

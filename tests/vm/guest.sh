@@ -50,7 +50,7 @@
 #   REQUIRES feat...   skip unless every feature holds; "!feat" negates:
 #                      btf, btf:MODULE, module_btf, func:NAME (a
 #                      function in vmlinux's BTF), fentry, kprobe,
-#                      kprobe.multi, kprobe_events, fprobe_events,
+#                      uprobe, kprobe.multi, kprobe_events, fprobe_events,
 #                      bpf_loop, func_arg, attach_cookie, task_storage,
 #                      perf_link (the BPF features past 5.10's, from
 #                      BTF), vm,
@@ -212,6 +212,7 @@ have() {
 			read -r -n 1 c 2>/dev/null </sys/kernel/tracing/available_filter_functions
 		;;
 	kprobe) [ -r /sys/bus/event_source/devices/kprobe/type ] ;;
+	uprobe) [ -r /sys/bus/event_source/devices/uprobe/type ] ;;
 	kprobe.multi) have kprobe && config_has CONFIG_FPROBE ;;
 	kprobe_events) [ -w /sys/kernel/tracing/kprobe_events ] ;;
 	fprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_FPROBE_EVENTS ;;
@@ -228,7 +229,7 @@ have() {
 	esac
 }
 
-FEATURES=(btf module_btf fentry kprobe kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
+FEATURES=(btf module_btf fentry kprobe uprobe kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
 	attach_cookie task_storage perf_link vm root slow)
 
 # ---- one case -----------------------------------------------------------

@@ -271,10 +271,11 @@ job_9p() {
 }
 
 # strip_to SRC DST: the guest binaries without their debug info, which
-# would only cost initramfs bytes.
+# would only cost initramfs bytes; their symbol tables stay (user-function
+# cases find the workload's functions by them).
 strip_to() {
 	mkdir -p "${2%/*}"
-	aarch64-linux-gnu-strip -o "$2" "$1" 2>/dev/null || cp "$1" "$2"
+	aarch64-linux-gnu-strip --strip-debug -o "$2" "$1" 2>/dev/null || cp "$1" "$2"
 }
 
 # The arm64 guest gets this run's binaries, scripts and job as a second

@@ -36,6 +36,11 @@
  *                                     by another epoll: each wakes the inner
  *                                     epoll's ep_poll_callback, which wakes
  *                                     the outer's, nested on our own stack
+ *   workload malloc SIZE... COUNT      COUNT rounds of one malloc(3) per SIZE,
+ *                                     each freed at once
+ *   workload ucall COUNT              COUNT calls of workload_ucall(i, "item-i"),
+ *                                     which returns 2 * i + 1: a user function
+ *                                     whose arguments and return tests know
  *
  * With -S before the subcommand, workload stops itself (SIGSTOP) right after
  * printing its pid and runs on SIGCONT: a test learns the pid, starts a
@@ -444,13 +449,61 @@ out:
 	return ret;
 }
 
+static int do_malloc(int nr, char **sizes, long rounds)
+{
+	long i, size[16];
+	int j;
+
+	if (nr > 16)
+		return 2;
+	for (j = 0; j < nr; j++) {
+		if (parse_count(sizes[j], 0, 1L << 30, &size[j]))
+			return 2;
+	}
+	for (i = 0; i < rounds; i++) {
+		for (j = 0; j < nr; j++) {
+			/* volatile: the compiler may not pair and drop them */
+			void *volatile p = malloc(size[j]);
+
+			if (!p && size[j]) {
+				fail("malloc(%ld)", size[j]);
+				return 1;
+			}
+			free(p);
+		}
+	}
+	printf("malloc: %ld rounds of %d sizes\n", rounds, nr);
+	return 0;
+}
+
+/* Not static, never inlined: a symbol a uprobe finds, with known values. */
+__attribute__((noinline)) long workload_ucall(int i, const char *name)
+{
+	__asm__ volatile("" : : "r"(name) : "memory");
+	return 2L * i + 1;
+}
+
+static int do_ucall(long n)
+{
+	char name[32];
+	long i, sum = 0;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "item-%ld", i);
+		sum += workload_ucall(i, name);
+	}
+	printf("ucall: %ld calls, sum %ld\n", n, sum);
+	return 0;
+}
+
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
 	      "                       udp-then-tcp N_BYTES COUNT |\n"
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
 	      "                       read-file PATH | epoll-nest N |\n"
-	      "                       fork-signal | forks N | setuid UID | naps MS... }\n",
+	      "                       fork-signal | forks N | setuid UID | naps MS... |\n"
+	      "                       malloc SIZE... COUNT | ucall COUNT }\n",
 	      stderr);
 	return 2;
 }
@@ -520,6 +573,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "naps") && argc >= 3)
 		return do_naps(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "malloc") && argc >= 4) {
+		if (parse_count(argv[argc - 1], 0, 100000000, &a))
+			return 2;
+		return do_malloc(argc - 3, argv + 2, a);
+	}
+	if (!strcmp(argv[1], "ucall") && argc == 3) {
+		if (parse_count(argv[2], 0, 100000000, &a))
+			return 2;
+		return do_ucall(a);
+	}
 	if (!strcmp(argv[1], "epoll-nest") && argc == 3) {
 		if (parse_count(argv[2], 1, 1000000, &a))
 			return 2;

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/archinfo.h"
+#include "lib/usym.h"
+#include "lib/util.h"
+#include "trace/ufunc.h"
+
+#define MODULE_NAME_MAX 64 /* MODULE_NAME_LEN, with room */
+
+bool ufunc_is_user(const char *func)
+{
+	const char *colon = strrchr(func, ':');
+	char path[sizeof("/sys/module/") + MODULE_NAME_MAX];
+	size_t len, i;
+
+	if (strchr(func, '/'))
+		return true;
+	if (!colon)
+		return false;
+	len = colon - func;
+	if (!len || len >= MODULE_NAME_MAX)
+		return len > 0;
+	/* /sys/module names every module loaded, and built-in ones with parameters */
+	memcpy(path, "/sys/module/", 12);
+	for (i = 0; i < len; i++)
+		path[12 + i] = func[i] == '-' ? '_' : func[i];
+	path[12 + len] = '\0';
+	return access(path, F_OK) != 0;
+}
+
+/* Integer types by the words C spells them with, as vmlinux's BTF names them. */
+static const char *int_name(int nr_long, bool is_unsigned, bool is_signed, bool has_char,
+			    bool has_short)
+{
+	if (has_char)
+		return is_unsigned ? "unsigned char" : is_signed ? "signed char" : "char";
+	if (has_short)
+		return is_unsigned ? "short unsigned int" : "short int";
+	if (nr_long >= 2)
+		return is_unsigned ? "long long unsigned int" : "long long int";
+	if (nr_long == 1)
+		return is_unsigned ? "long unsigned int" : "long int";
+	return is_unsigned ? "unsigned int" : "int";
+}
+
+struct type_words {
+	char name[128]; /* a typedef or tag name, or "" */
+	int kind;	/* BTF_KIND_STRUCT/UNION/ENUM for a tag, else 0 */
+	int nr_long, stars;
+	bool is_unsigned, is_signed, has_char, has_short, has_int, has_void, has_bool, has_float;
+};
+
+static bool is_word(const char *w, size_t len, const char *name)
+{
+	return strlen(name) == len && !strncmp(w, name, len);
+}
+
+/* Sorts the words of decl into t; false when it is no type C would take. */
+static bool read_words(const char *decl, struct type_words *t)
+{
+	const char *s = decl;
+
+	memset(t, 0, sizeof(*t));
+	while (*s) {
+		const char *w = s;
+		size_t len;
+
+		if (*s == '*' || *s == ' ' || *s == '\t') {
+			t->stars += *s++ == '*';
+			continue;
+		}
+		while (*s && *s != '*' && *s != ' ' && *s != '\t')
+			s++;
+		len = s - w;
+		if (t->stars)
+			return false; /* "char * const" and the like */
+		if (is_word(w, len, "const") || is_word(w, len, "volatile") ||
+		    is_word(w, len, "restrict"))
+			continue;
+		if (is_word(w, len, "struct") || is_word(w, len, "union") ||
+		    is_word(w, len, "enum")) {
+			t->kind = *w == 's'   ? BTF_KIND_STRUCT
+				  : *w == 'u' ? BTF_KIND_UNION
+					      : BTF_KIND_ENUM;
+			continue;
+		}
+		t->nr_long += is_word(w, len, "long");
+		t->is_unsigned |= is_word(w, len, "unsigned");
+		t->is_signed |= is_word(w, len, "signed");
+		t->has_char |= is_word(w, len, "char");
+		t->has_short |= is_word(w, len, "short");
+		t->has_int |= is_word(w, len, "int");
+		t->has_void |= is_word(w, len, "void");
+		t->has_bool |= is_word(w, len, "_Bool") || is_word(w, len, "bool");
+		t->has_float |= is_word(w, len, "float") || is_word(w, len, "double");
+		if (is_word(w, len, "long") || is_word(w, len, "unsigned") ||
+		    is_word(w, len, "signed") || is_word(w, len, "char") ||
+		    is_word(w, len, "short") || is_word(w, len, "int") || is_word(w, len, "void") ||
+		    is_word(w, len, "_Bool") || is_word(w, len, "bool") ||
+		    is_word(w, len, "float") || is_word(w, len, "double"))
+			continue;
+		if (t->name[0] || len >= sizeof(t->name))
+			return false;
+		memcpy(t->name, w, len);
+		t->name[len] = '\0';
+	}
+	return true;
+}
+
+/* The id of t's base type (before its stars) in btf: 0 is void; -errno. */
+static int base_type(const struct btf *btf, const struct type_words *t)
+{
+	int id;
+
+	if (t->kind)
+		return t->name[0] ? btf__find_by_name_kind(btf, t->name, t->kind) : -EINVAL;
+	if (t->name[0]) {
+		id = btf__find_by_name_kind(btf, t->name, BTF_KIND_TYPEDEF);
+		return id > 0 ? id : btf__find_by_name_kind(btf, t->name, BTF_KIND_INT);
+	}
+	if (t->has_float)
+		return -EOPNOTSUPP;
+	if (t->has_void)
+		return 0;
+	if (t->has_bool)
+		return btf__find_by_name_kind(btf, "_Bool", BTF_KIND_INT);
+	return btf__find_by_name_kind(
+		btf, int_name(t->nr_long, t->is_unsigned, t->is_signed, t->has_char, t->has_short),
+		BTF_KIND_INT);
+}
+
+/* decl's type ("const char *") in btf, adding the pointers it takes; -errno. */
+static int decl_type(struct btf *btf, const char *fname, const char *decl, const char *name)
+{
+	/* as written: "char *name", "size_t size" */
+	const char *sep = decl[0] && decl[strlen(decl) - 1] == '*' ? "" : " ";
+	struct type_words t;
+	int id, i;
+
+	if (!read_words(decl, &t)) {
+		p_err("%s: '%s%s%s': not a type ksnoop reads; write it as 'type *name'", fname,
+		      decl, sep, name);
+		return -EINVAL;
+	}
+	id = base_type(btf, &t);
+	if (id == -EOPNOTSUPP)
+		p_err("%s: '%s%s%s': floating point values are not supported", fname, decl, sep,
+		      name);
+	else if (id == 0 && !t.stars)
+		p_err("%s: '%s%s%s': a value cannot be void ('void *' is a pointer)", fname, decl,
+		      sep, name);
+	else if (id < 0)
+		p_err("%s: '%s%s%s': the kernel's BTF has no type '%s' (types come from it: int, "
+		      "char *, size_t, void *, struct sockaddr *...)",
+		      fname, decl, sep, name, t.name[0] ? t.name : decl);
+	if (id == -EOPNOTSUPP || (id == 0 && !t.stars))
+		return -EINVAL;
+	if (id < 0)
+		return -ENOENT;
+	for (i = 0; i < t.stars && id >= 0; i++)
+		id = btf__add_ptr(btf, id);
+	return id;
+}
+
+struct proto {
+	const char *names[KSNOOP_MAX_ARGS];
+	int types[KSNOOP_MAX_ARGS];
+	int nr;
+	int ret;
+};
+
+/* The declarations of spec, in order; "return" declares the return type. */
+static int declared(struct btf *btf, const struct spec *spec, const char *fname, struct proto *p)
+{
+	int i, id;
+
+	for (i = 0; i < spec->nr_items; i++) {
+		const struct spec_item *it = &spec->items[i];
+
+		if (!it->decl)
+			continue;
+		id = decl_type(btf, fname, it->decl, it->path.base);
+		if (id < 0)
+			return id;
+		if (spec_path_is_return(&it->path)) {
+			p->ret = id;
+			continue;
+		}
+		if (p->nr >= KSNOOP_MAX_ARGS) {
+			p_err("%s: more than %d parameters declared", fname, KSNOOP_MAX_ARGS);
+			return -E2BIG;
+		}
+		p->names[p->nr] = it->path.base;
+		p->types[p->nr++] = id;
+	}
+	return 0;
+}
+
+/*
+ * What a spec does not declare: arg0.. up to the registers' arguments, as
+ * long; without an argument list, none. Returns long's id, or -errno.
+ */
+static int undeclared(struct btf *btf, const struct spec *spec, struct proto *p)
+{
+	static const char *const arg_names[] = { "arg0", "arg1", "arg2", "arg3",
+						 "arg4", "arg5", "arg6", "arg7" };
+	int id = btf__find_by_name_kind(btf, "long int", BTF_KIND_INT);
+	int i;
+
+	if (id < 0)
+		return id;
+	if (p->ret < 0)
+		p->ret = id;
+	for (i = p->nr; spec->has_list && i < arch_native()->nr_reg_args && i < 8; i++) {
+		p->names[p->nr] = arg_names[i];
+		p->types[p->nr++] = id;
+	}
+	return 0;
+}
+
+static int build_proto(struct kbtf *kb, const struct spec *spec, const char *sym,
+		       struct func_plan *plan)
+{
+	struct btf *btf = btf__new_empty_split(kbtf__vmlinux(kb));
+	struct proto p = { .ret = -1 };
+	int err, id, i;
+
+	if (!btf)
+		return p_err_nomem(spec->func);
+	plan->own_btf = btf;
+	err = declared(btf, spec, spec->func, &p) ?: undeclared(btf, spec, &p);
+	if (err)
+		return err;
+	id = btf__add_func_proto(btf, p.ret);
+	for (i = 0; i < p.nr && id >= 0; i++)
+		err = btf__add_func_param(btf, p.names[i], p.types[i]);
+	if (id >= 0 && !err)
+		id = btf__add_func(btf, sym, BTF_FUNC_GLOBAL, id);
+	if (id < 0 || err)
+		return p_err_nomem(spec->func);
+	plan->func = (struct kbtf_func){ .btf = btf, .id = id };
+	return 0;
+}
+
+/* "c:malloc" -> "c" and "malloc"; a path's last ':' ends it. */
+static int split_target(const char *func, char *target, size_t size, const char **sym)
+{
+	const char *colon = strrchr(func, ':');
+
+	if (!colon || !colon[1]) {
+		p_err("'%s': which function? a user function is TARGET:FUNC, "
+		      "such as c:malloc or /usr/bin/bash:readline",
+		      func);
+		return -EINVAL;
+	}
+	if ((size_t)(colon - func) >= size) {
+		p_err("'%s': the target is longer than %zu characters", func, size - 1);
+		return -ENAMETOOLONG;
+	}
+	memcpy(target, func, colon - func);
+	target[colon - func] = '\0';
+	*sym = colon + 1;
+	return 0;
+}
+
+int ufunc_plan(struct kbtf *kb, const struct spec *spec, int pid, struct func_plan *plan)
+{
+	char target[PATH_MAX], path[PATH_MAX];
+	struct usym us;
+	const char *sym;
+	int n;
+
+	n = split_target(spec->func, target, sizeof(target), &sym)
+		    ?: usym_resolve(target, pid, path, sizeof(path));
+	if (n)
+		return n;
+	n = usym_find(path, sym, &us, 1);
+	if (n < 0)
+		return n;
+	if (us.ifunc) {
+		p_err("%s: %s's %s is an IFUNC resolver, run once when the program loads: "
+		      "trace the implementation it chose instead",
+		      spec->func, path, sym);
+		return -EINVAL;
+	}
+	plan->user.path = strdup(path);
+	if (!plan->user.path)
+		return p_err_nomem(spec->func);
+	plan->user.offset = us.offset;
+	return build_proto(kb, spec, sym, plan);
+}
+
+int ufunc_expand(const char *pattern, int pid, int max, char ***names)
+{
+	char target[PATH_MAX], path[PATH_MAX];
+	struct usym *syms;
+	const char *sym;
+	int n, i, err;
+
+	*names = NULL;
+	err = split_target(pattern, target, sizeof(target), &sym)
+		      ?: usym_resolve(target, pid, path, sizeof(path));
+	if (err)
+		return err;
+	syms = calloc(max, sizeof(*syms));
+	*names = calloc(max, sizeof(**names));
+	if (!syms || !*names) {
+		free(syms);
+		return p_err_nomem(pattern);
+	}
+	n = usym_find(path, sym, syms, max);
+	if (n > max) {
+		p_err("'%s' matches %d functions, more than %d; narrow the pattern", pattern, n,
+		      max);
+		n = -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		if (asprintf(&(*names)[i], "%s:%s", target, syms[i].name) < 0) {
+			n = p_err_nomem(pattern);
+			break;
+		}
+	}
+	free(syms);
+	if (n < 0)
+		ufunc_names_free(*names, max);
+	return n;
+}
+
+void ufunc_names_free(char **names, int n)
+{
+	int i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}

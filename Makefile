@@ -202,18 +202,20 @@ $(OUT)/bench/fmtbench: tests/bench/fmtbench.c $(OUT)/libksnoop.a
 bench-bins: $(BENCH_BINS)
 
 # The VM tests' trigger program: static, so it runs in any guest; never
-# sanitized (ASan cannot link statically).
+# sanitized (ASan cannot link statically); with frame pointers, which
+# --ustack and --by ustack walk.
 $(OUT)/tests/workload: tests/vm/workload.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -g -O2 $(WARN) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
+	$(Q)$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE -DWORKLOAD_STATIC \
+		-static $< -o $@
 
 # The same, linked dynamically: user-function tests find libc's malloc in
 # it (x86-64 guests see the host's root, and its libc, over 9p).
 $(OUT)/tests/workload-dyn: tests/vm/workload.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -g -O2 $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@
+	$(Q)$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@
 
 workload: $(OUT)/tests/workload $(OUT)/tests/workload-dyn
 

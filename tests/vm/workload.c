@@ -38,6 +38,9 @@
  *                                     the outer's, nested on our own stack
  *   workload malloc SIZE... COUNT      COUNT rounds of one malloc(3) per SIZE,
  *                                     each freed at once
+ *   workload-dyn resolve NAME COUNT   COUNT getaddrinfo(3) calls for NAME (the
+ *                                     dynamic build only: static glibc's
+ *                                     would load NSS modules behind our back)
  *   workload ucall COUNT              COUNT calls of workload_ucall(i, "item-i"),
  *                                     which returns 2 * i + 1: a user function
  *                                     whose arguments and return tests know
@@ -496,6 +499,28 @@ static int do_ucall(long n)
 	return 0;
 }
 
+#ifndef WORKLOAD_STATIC
+#include <netdb.h>
+
+static int do_resolve(const char *name, long n)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM }, *res;
+	long i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = getaddrinfo(name, NULL, &hints, &res);
+		if (err) {
+			fail("getaddrinfo(%s): %s", name, gai_strerror(err));
+			return 1;
+		}
+		freeaddrinfo(res);
+	}
+	printf("resolve: %ld lookups of %s\n", n, name);
+	return 0;
+}
+#endif
+
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
@@ -578,6 +603,13 @@ int main(int argc, char **argv)
 			return 2;
 		return do_malloc(argc - 3, argv + 2, a);
 	}
+#ifndef WORKLOAD_STATIC
+	if (!strcmp(argv[1], "resolve") && argc == 4) {
+		if (parse_count(argv[3], 0, 100000, &a))
+			return 2;
+		return do_resolve(argv[2], a);
+	}
+#endif
 	if (!strcmp(argv[1], "ucall") && argc == 3) {
 		if (parse_count(argv[2], 0, 100000000, &a))
 			return 2;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a uprobe attaches to: the ELF file a target names, and the file
- * offset of a function in it. Every table of a file (the linker's cache,
- * ELF headers and symbol tables) is checked against the file's size
- * before it is read: a damaged file is an error, never a crash.
+ * offset of a function in it; its readers of maps lines and ELF files are
+ * ustack.c's too. Every table of a file (the linker's cache, ELF headers
+ * and symbol tables) is checked against the file's size before it is
+ * read: a damaged file is an error, never a crash.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -113,17 +114,17 @@ fail:
 	return err;
 }
 
-/* One error line for open_file's err on path. */
-static int err_file(const char *path, int err, const struct file_head *fh)
+/* One line through say for open_file's err on path. */
+static int err_file(usym_say_fn say, const char *path, int err, const struct file_head *fh)
 {
 	char clip[CLIP_BUF];
 
 	if (err == -ENOENT)
-		p_err("%s: no such file", str_clip(path, clip));
+		say("%s: no such file", str_clip(path, clip));
 	else if (err == -ENOEXEC)
-		p_err("%s is %s", str_clip(path, clip), fh->why);
+		say("%s is %s", str_clip(path, clip), fh->why);
 	else
-		p_err("cannot read %s: %s", str_clip(path, clip), err_text(err));
+		say("cannot read %s: %s", str_clip(path, clip), err_text(err));
 	return err;
 }
 
@@ -152,7 +153,7 @@ static int check_target(const char *path)
 	struct file_head fh;
 	int err = elf_native(path, &fh);
 
-	return err ? err_file(path, err, &fh) : 0;
+	return err ? err_file(p_err, path, err, &fh) : 0;
 }
 
 static int resolve_path(const char *root, const char *target, char *path, size_t size)
@@ -464,31 +465,35 @@ int usym_resolve_lib(const char *root, const char *target, char *path, size_t si
 	return lib_picked(&p, target, path, size);
 }
 
-/*
- * The file of a line of /proc/PID/maps ("addr-addr perms offset dev inode
- * path"), or NULL when it maps none that is still there.
- */
-static const char *maps_file(char *line)
+bool usym_maps_parse(char *line, struct usym_map *m)
 {
-	unsigned long inode = 0;
+	char perms[8];
 	size_t len;
 	int pos = 0;
 
-	if (sscanf(line, "%*s %*s %*s %*s %lu %n", &inode, &pos) != 1 || !inode || !pos ||
-	    line[pos] != '/')
-		return NULL;
-	len = strcspn(line + pos, "\n");
-	line[pos + len] = '\0';
-	if (len > 10 && !strcmp(line + pos + len - 10, " (deleted)"))
-		return NULL;
-	return line + pos;
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %lu %n", &m->start, &m->end, perms, &m->pgoff,
+		   &m->inode, &pos) != 5 ||
+	    !pos)
+		return false;
+	m->exec = strlen(perms) > 2 && perms[2] == 'x';
+	m->path = line[pos] ? line + pos : NULL;
+	len = m->path ? strlen(m->path) : 0;
+	m->deleted = len > 10 && !strcmp(m->path + len - 10, " (deleted)");
+	return true;
 }
 
-/*
- * One line of f into buf (size bytes); a line too long for it is skipped
- * whole. false at the end of the file.
- */
-static bool read_line(FILE *f, char *buf, size_t size)
+/* The file of a line of /proc/PID/maps, or NULL when it maps none that is still there. */
+static const char *maps_file(char *line)
+{
+	struct usym_map m;
+
+	if (!usym_maps_parse(line, &m) || !m.inode || !m.path || m.path[0] != '/' || m.deleted)
+		return NULL;
+	return m.path;
+}
+
+bool usym_read_line(FILE *f, char *buf, size_t size)
 {
 	int c;
 
@@ -520,7 +525,7 @@ static int maps_lookup(int pid, const char *root, const struct libname *ln, stru
 		p_err("cannot read %s: %s", maps, err_text(err));
 		return err;
 	}
-	while (read_line(f, line, sizeof(line))) {
+	while (usym_read_line(f, line, sizeof(line))) {
 		file = maps_file(line);
 		if (file)
 			lib_offer(p, root, file, lib_rank(base_name(file), ln), -2);
@@ -596,27 +601,16 @@ int usym_resolve(const char *target, int pid, char *path, size_t size)
 	return lib_picked(&p, target, path, size);
 }
 
-/* An ELF file open for reading its functions. */
-struct elf_file {
-	const char *path;
-	int fd;
-	Elf *elf;
-	unsigned long long size;
-	size_t shnum;
-	GElf_Phdr *loads; /* its PT_LOAD segments */
-	size_t nr_loads, cap_loads;
-};
-
-static int damaged(const struct elf_file *ef, const char *why)
+static int damaged(const struct usym_elf *ef, const char *why)
 {
 	char clip[CLIP_BUF];
 
-	p_err("%s is a damaged ELF file: %s", str_clip(ef->path, clip), why);
+	ef->say("%s is a damaged ELF file: %s", str_clip(ef->path, clip), why);
 	return -EBADMSG;
 }
 
 /* Whether n entries of type at off, entsize bytes each, are all in the file, after its header. */
-static bool table_in_file(const struct elf_file *ef, unsigned long long off, size_t n,
+static bool table_in_file(const struct usym_elf *ef, unsigned long long off, size_t n,
 			  size_t entsize, Elf_Type type)
 {
 	if (!n)
@@ -630,7 +624,7 @@ static bool table_in_file(const struct elf_file *ef, unsigned long long off, siz
  * The section and program headers lie in the file: libelf reads a table
  * cut short as no table (a truncated file would look stripped).
  */
-static int check_headers(struct elf_file *ef, size_t *phnum)
+static int check_headers(struct usym_elf *ef, size_t *phnum)
 {
 	GElf_Ehdr eh;
 
@@ -644,7 +638,7 @@ static int check_headers(struct elf_file *ef, size_t *phnum)
 	return 0;
 }
 
-static int read_loads(struct elf_file *ef)
+static int read_loads(struct usym_elf *ef)
 {
 	size_t i, n;
 	GElf_Phdr ph;
@@ -658,14 +652,16 @@ static int read_loads(struct elf_file *ef)
 			return damaged(ef, elf_errmsg(-1));
 		if (ph.p_type != PT_LOAD)
 			continue;
-		if (!grow_array(&ef->loads, &ef->cap_loads, ef->nr_loads, sizeof(ph), 4))
-			return p_err_nomem("reading an ELF file's segments");
+		if (!grow_array(&ef->loads, &ef->cap_loads, ef->nr_loads, sizeof(ph), 4)) {
+			ef->say("reading an ELF file's segments: %s", err_text(ENOMEM));
+			return -ENOMEM;
+		}
 		ef->loads[ef->nr_loads++] = ph;
 	}
 	return 0;
 }
 
-static void elf_file_close(struct elf_file *ef)
+void usym_elf_close(struct usym_elf *ef)
 {
 	elf_end(ef->elf);
 	if (ef->fd >= 0)
@@ -673,18 +669,19 @@ static void elf_file_close(struct elf_file *ef)
 	free(ef->loads);
 }
 
-static int elf_file_open(struct elf_file *ef, const char *path)
+int usym_elf_open(struct usym_elf *ef, const char *path, usym_say_fn say)
 {
 	struct file_head fh;
 
 	memset(ef, 0, sizeof(*ef));
 	ef->path = path;
+	ef->say = say;
 	ef->fd = open_file(path, &fh);
 	if (ef->fd < 0)
-		return err_file(path, ef->fd, &fh);
+		return err_file(say, path, ef->fd, &fh);
 	ef->size = fh.size;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		p_err("libelf: %s", elf_errmsg(-1));
+		say("libelf: %s", elf_errmsg(-1));
 		return -ENOTSUP;
 	}
 	/* ELF_C_READ, not _MMAP: a file cut short while it is read is no SIGBUS. */
@@ -694,15 +691,14 @@ static int elf_file_open(struct elf_file *ef, const char *path)
 	return read_loads(ef);
 }
 
-/* Whether a section's bytes are all in the file. */
-static bool in_file(const struct elf_file *ef, const GElf_Shdr *sh)
+bool usym_elf_in_file(const struct usym_elf *ef, const GElf_Shdr *sh)
 {
 	return sh->sh_type == SHT_NOBITS ||
 	       (sh->sh_offset <= ef->size && sh->sh_size <= ef->size - sh->sh_offset);
 }
 
 /* The file offset of vaddr, from the segment that loads it; false when none does. */
-static bool file_offset(const struct elf_file *ef, unsigned long long vaddr,
+static bool file_offset(const struct usym_elf *ef, unsigned long long vaddr,
 			unsigned long long *off)
 {
 	size_t i;
@@ -722,7 +718,7 @@ static bool file_offset(const struct elf_file *ef, unsigned long long vaddr,
  * A function defined here: with a size, or where code is (an assembly
  * entry point may have none).
  */
-static bool is_func(const struct elf_file *ef, const GElf_Sym *sym)
+static bool is_func(const struct usym_elf *ef, const GElf_Sym *sym)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
 	GElf_Shdr sh;
@@ -736,9 +732,7 @@ static bool is_func(const struct elf_file *ef, const GElf_Sym *sym)
 	       (sh.sh_flags & SHF_EXECINSTR);
 }
 
-typedef int (*func_cb)(void *ctx, const char *name, const GElf_Sym *sym);
-
-static int walk_table(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, func_cb cb,
+static int walk_table(const struct usym_elf *ef, Elf_Scn *scn, const GElf_Shdr *sh, usym_func_cb cb,
 		      void *ctx)
 {
 	size_t i, n, entsize = gelf_fsize(ef->elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -748,13 +742,13 @@ static int walk_table(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *
 	GElf_Sym sym;
 	int err;
 
-	if (!in_file(ef, sh))
+	if (!usym_elf_in_file(ef, sh))
 		return damaged(ef, "a symbol table lies outside the file");
 	if (sh->sh_entsize != entsize)
 		return damaged(ef, "a symbol table's entries have the wrong size");
 	if (!sh->sh_link || sh->sh_link >= ef->shnum ||
 	    !gelf_getshdr(elf_getscn(ef->elf, sh->sh_link), &strsh) ||
-	    strsh.sh_type != SHT_STRTAB || !in_file(ef, &strsh))
+	    strsh.sh_type != SHT_STRTAB || !usym_elf_in_file(ef, &strsh))
 		return damaged(ef, "a symbol table's string table is missing or outside the file");
 	data = elf_getdata(scn, NULL);
 	if (!data)
@@ -775,8 +769,7 @@ static int walk_table(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *
 	return 0;
 }
 
-/* cb for every function of .symtab and .dynsym, in file order; -ENODATA when there are neither. */
-static int for_each_func(const struct elf_file *ef, func_cb cb, void *ctx)
+int usym_elf_for_each_func(const struct usym_elf *ef, usym_func_cb cb, void *ctx)
 {
 	Elf_Scn *scn = NULL;
 	bool tables = false;
@@ -814,7 +807,7 @@ struct match {
 };
 
 struct collect {
-	const struct elf_file *ef;
+	const struct usym_elf *ef;
 	const char *pattern;
 	bool glob;
 	struct match *m;
@@ -908,7 +901,7 @@ static int suggest_func(void *ctx, const char *name, const GElf_Sym *sym)
 	return 0;
 }
 
-static int err_no_func(const struct elf_file *ef, const char *pattern, bool glob)
+static int err_no_func(const struct usym_elf *ef, const char *pattern, bool glob)
 {
 	char clip[CLIP_BUF], pclip[CLIP_BUF];
 	const char *file = str_clip(ef->path, clip), *name = str_clip(pattern, pclip);
@@ -919,14 +912,14 @@ static int err_no_func(const struct elf_file *ef, const char *pattern, bool glob
 		return -ENOENT;
 	}
 	s.best_d = suggest_max_distance(pattern) + 1;
-	if (!for_each_func(ef, suggest_func, &s) && s.best[0])
+	if (!usym_elf_for_each_func(ef, suggest_func, &s) && s.best[0])
 		p_err("%s has no function '%s'; did you mean '%s'?", file, name, s.best);
 	else
 		p_err("%s has no function '%s'", file, name);
 	return -ENOENT;
 }
 
-static int find_in(const struct elf_file *ef, const char *pattern, struct usym *out, int max)
+static int find_in(const struct usym_elf *ef, const char *pattern, struct usym *out, int max)
 {
 	struct collect c = { .ef = ef,
 			     .pattern = pattern,
@@ -935,7 +928,7 @@ static int find_in(const struct elf_file *ef, const char *pattern, struct usym *
 	size_t i, n;
 	int err;
 
-	err = for_each_func(ef, collect_func, &c);
+	err = usym_elf_for_each_func(ef, collect_func, &c);
 	if (err == -ENODATA)
 		p_err("%s is stripped: no symbol table", str_clip(ef->path, clip));
 	if (err) {
@@ -952,16 +945,16 @@ static int find_in(const struct elf_file *ef, const char *pattern, struct usym *
 int usym_find(const char *path, const char *pattern, struct usym *out, int max)
 {
 	char clip[CLIP_BUF];
-	struct elf_file ef;
+	struct usym_elf ef;
 	int err;
 
 	if (!pattern[0]) {
 		p_err("%s: empty function name", str_clip(path, clip));
 		return -EINVAL;
 	}
-	err = elf_file_open(&ef, path);
+	err = usym_elf_open(&ef, path, p_err);
 	if (!err)
 		err = find_in(&ef, pattern, out, max < 0 ? 0 : max);
-	elf_file_close(&ef);
+	usym_elf_close(&ef);
 	return err;
 }

@@ -7,8 +7,10 @@
 #ifndef KSNOOP_USYM_H
 #define KSNOOP_USYM_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define USYM_NAME_MAX 256
 
@@ -69,5 +71,70 @@ int usym_resolve_lib(const char *root, const char *target, char *path, size_t si
  * another -errno (a file that cannot be read, out of memory).
  */
 int usym_find(const char *path, const char *pattern, struct usym *out, int max);
+
+/*
+ * The pieces ustack.c (the symbolizer of user stacks) shares: one reader
+ * of /proc/PID/maps lines and one of ELF files, so that every file either
+ * reads is checked the same way.
+ */
+
+/*
+ * One line of f into buf (size bytes); a line too long for it is skipped
+ * whole. false at the end of the file.
+ */
+bool usym_read_line(FILE *f, char *buf, size_t size);
+
+/* A line of /proc/PID/maps: "start-end perms pgoff dev inode [path]". */
+struct usym_map {
+	unsigned long long start, end, pgoff;
+	unsigned long inode;
+	bool exec;
+	bool deleted;	  /* the path ends in " (deleted)", which path keeps */
+	const char *path; /* in the line ("/usr/bin/bash", "[vdso]"); NULL for none */
+};
+
+/* line, cut at its newline, into m; false when it is not a maps line. */
+bool usym_maps_parse(char *line, struct usym_map *m);
+
+/* Where an ELF reader's errors go: p_err, or p_dbg for a caller that must not print. */
+typedef void (*usym_say_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * An ELF executable or shared object of this machine, open for reading
+ * its functions: its headers and PT_LOAD segments are checked against the
+ * file's size when it is opened, and each symbol table as it is walked.
+ */
+struct usym_elf {
+	const char *path;
+	int fd;
+	Elf *elf;
+	unsigned long long size; /* the file's */
+	size_t shnum;
+	GElf_Phdr *loads; /* its PT_LOAD segments */
+	size_t nr_loads, cap_loads;
+	usym_say_fn say;
+};
+
+/*
+ * Open path (not copied: it must outlive ef). Returns 0, or says one line
+ * through say and returns -ENOENT, -ENOEXEC (not an ELF file of this
+ * machine), -EBADMSG (damaged) or another -errno. usym_elf_close ef
+ * either way.
+ */
+int usym_elf_open(struct usym_elf *ef, const char *path, usym_say_fn say);
+void usym_elf_close(struct usym_elf *ef);
+/* Whether a section's bytes are all in the file (SHT_NOBITS has none). */
+bool usym_elf_in_file(const struct usym_elf *ef, const GElf_Shdr *sh);
+
+typedef int (*usym_func_cb)(void *ctx, const char *name, const GElf_Sym *sym);
+
+/*
+ * cb for every function of .symtab and .dynsym (STT_FUNC and
+ * STT_GNU_IFUNC, defined, with a size or in an executable section), in
+ * file order, names as the table has them ("memcpy@GLIBC_2.2.5"). Stops
+ * at the first nonzero cb return and returns it; -EBADMSG for a damaged
+ * table (said once), -ENODATA (unsaid) when there are neither tables.
+ */
+int usym_elf_for_each_func(const struct usym_elf *ef, usym_func_cb cb, void *ctx);
 
 #endif

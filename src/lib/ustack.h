@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks' symbols: a user address of a process, as BPF records it,
+ * to the function and the file it is in. No BPF here: /proc and ELF only.
+ * Not thread-safe: one ustack_syms per thread.
+ */
+#ifndef KSNOOP_USTACK_H
+#define KSNOOP_USTACK_H
+
+#include <stdbool.h>
+
+#include "lib/util.h"
+
+/* What is cached: at most this many processes' maps and objects' symbol tables. */
+#define USTACK_MAX_PIDS 4096
+#define USTACK_MAX_OBJS 1024
+
+/* Per-process maps and per-object symbol tables, cached. */
+struct ustack_syms;
+
+struct ustack_syms *ustack_syms__new(void);
+/* The same with other bounds (tests): both at least 1. */
+struct ustack_syms *ustack_syms__new_bounded(unsigned int max_pids, unsigned int max_objs);
+/* NULL-safe. */
+void ustack_syms__free(struct ustack_syms *u);
+
+struct ustack_frame {
+	unsigned long long addr;
+	const char *func;	/* the function symbol containing addr, or NULL when unknown */
+	unsigned long long off; /* addr's offset into func */
+	/*
+	 * The mapped file's path as /proc/PID/maps names it ("[vdso]" for
+	 * the vdso, "... (deleted)" for a file deleted since it was mapped),
+	 * or NULL for anonymous memory / no map.
+	 */
+	const char *object;
+};
+
+/*
+ * addr in process pid, as of its current maps. The strings live as long
+ * as u (however much of its cache is evicted meanwhile).
+ * Returns 0 (frame filled, func/object possibly NULL), or -ESRCH when pid
+ * is gone (frame has only addr). Never prints for an unknown address; a
+ * file it cannot read leaves func NULL (one p_dbg line).
+ * An address outside every mapping known re-reads the maps (a dlopen
+ * since), at once the first time, then at most once a second per pid.
+ */
+int ustack_syms__resolve(struct ustack_syms *u, int pid, unsigned long long addr,
+			 struct ustack_frame *out);
+
+/*
+ * Appended to sb: "malloc+0x1a (/usr/lib/x86_64-linux-gnu/libc.so.6)" with
+ * with_object, "malloc+0x1a" without; off 0 prints no "+0x0"; unknown:
+ * "[unknown] 0x7f1234567890", with " (object)" when the map is known,
+ * with_object or not: an address alone does not say where it is.
+ * Bytes outside printable ASCII (a name is untrusted input) show as '?'.
+ */
+void ustack_frame_format(const struct ustack_frame *f, bool with_object, struct strbuf *sb);
+
+/* Forget pid's maps (it exited or exec'd); its objects' symbols stay cached. */
+void ustack_syms__forget(struct ustack_syms *u, int pid);
+
+/* For tests: how many times a maps file was read, and an object's symbols. */
+unsigned long ustack_syms__maps_reads(const struct ustack_syms *u);
+unsigned long ustack_syms__objects_read(const struct ustack_syms *u);
+
+#endif

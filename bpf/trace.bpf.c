@@ -26,6 +26,7 @@ const volatile bool filter_cgroup;
 const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
+const volatile __u32 ustack_bytes; /* --ustack: the same */
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
 
@@ -97,12 +98,12 @@ static __always_inline bool plan_filters_pass(struct ksnoop_func_cfg *cfg)
 static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
 				    __u64 ra, bool trampoline)
 {
-	if (agg_mode == KSNOOP_AGG_NONE && kstack_bytes)
-		append_kstack(ctx, &s->ev, ra, trampoline);
+	if (agg_mode == KSNOOP_AGG_NONE)
+		append_stacks(ctx, &s->ev, ra, trampoline);
 	if (agg_mode == KSNOOP_AGG_NONE)
 		submit(&s->ev);
 	else
-		aggregate(ctx, s, cfg);
+		aggregate(ctx, s, cfg, ra);
 }
 
 static __always_inline bool is_trampoline(enum prog_kind kind)
@@ -240,7 +241,10 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else
-		deliver(ctx, c.s, cfg, kstack_bytes && !trampoline ? entry_ra(regs) : 0,
+		deliver(ctx, c.s, cfg,
+			(kstack_bytes || ustack_bytes || (agg_by & KSNOOP_BY_USTACK)) && !trampoline
+				? entry_ra(regs)
+				: 0,
 			trampoline);
 out:
 	scratch_put();

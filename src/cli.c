@@ -91,6 +91,7 @@ void usage(FILE *f, const char *prog)
 		"      --symbolize       name function pointers: 0xffffffff81234560 <tcp_v4_rcv>\n"
 		"      --kstack          the kernel stack under each event\n"
 		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
+		"      --ustack          the user stack under each event, by frame pointers\n"
 		"      --errors          only calls that fail (an errno, NULL or ERR_PTR return),\n"
 		"                        with the error's origin when FUNCs nest\n"
 		"      --errno LIST      only failures with these errnos (ENOENT,EACCES,13;\n"
@@ -160,6 +161,7 @@ void env_tracer_opts(const struct env *env, struct tracer_opts *o)
 		.errors = env->errors,
 		.want_comm = util_json() || env->chrome || env->show_comm,
 		.kstack_depth = env->kstack_depth,
+		.ustack_depth = env->ustack_depth,
 		.min_duration_ns = env->min_duration_ns,
 		.errno_filter = env->errno_filter,
 		.spans = span_wanted(&env->spans),
@@ -267,6 +269,13 @@ static int set_errno(void *ctx, const char *arg)
 			break;
 	}
 	env->errors = env->errno_filter = true;
+	return 0;
+}
+
+int env_set_ustack(void *ctx, const char *arg)
+{
+	(void)arg;
+	((struct env *)ctx)->ustack_depth = KSNOOP_USTACK_MAX;
 	return 0;
 }
 
@@ -410,6 +419,7 @@ const struct opt env_opts[] = {
 	OPT_FLAG("symbolize", 0, struct env, symbolize),
 	OPT_CALL("kstack", 0, false, env_set_kstack),
 	OPT_CALL("kstack-depth", 0, true, env_set_kstack_depth),
+	OPT_CALL("ustack", 0, false, env_set_ustack),
 	OPT_FLAG("errors", 0, struct env, errors),
 	OPT_INT("max-nodes", 0, struct env, max_nodes, 1, 65536),
 	OPT_CALL("format", 0, true, set_format),

@@ -32,6 +32,7 @@ struct env {
 	int max_depth;			    /* --max-depth, 0 = unbounded */
 	int max_bytes;			    /* --max-bytes per value, 0 = default */
 	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
+	int ustack_depth;		    /* --ustack frames, 0 = no user stacks */
 	bool errors;			    /* --errors: failing calls only */
 	bool graph;			    /* ksnoop graph: call trees under ENTRY */
 	bool chrome;			    /* --format=chrome: Chrome Trace Event JSON */
@@ -71,6 +72,7 @@ int env_set_debug(void *env, const char *arg);	      /* -d, --debug */
 int env_set_json(void *env, const char *arg);	      /* -j, --json */
 int env_set_kstack(void *env, const char *arg);	      /* --kstack */
 int env_set_kstack_depth(void *env, const char *arg); /* --kstack-depth N */
+int env_set_ustack(void *env, const char *arg);	      /* --ustack */
 
 /* ksnoop's own options, and count's and hist's, which come first. */
 extern const struct opt env_opts[];

@@ -182,6 +182,7 @@ enum ksnoop_agg_by {
 	KSNOOP_BY_TID = 1 << 2,
 	KSNOOP_BY_CPU = 1 << 3,
 	KSNOOP_BY_KSTACK = 1 << 4,
+	KSNOOP_BY_USTACK = 1 << 5, /* and the process, whose addresses they are */
 };
 
 #define KSNOOP_AGG_MAX_KEYS 8	    /* value items in one key */
@@ -217,7 +218,7 @@ struct ksnoop_agg_cfg {
  * The maps' keys are the header and the data in use (user space sets the
  * key size): hashing 232 bytes per call would cost more than the rest.
  */
-#define KSNOOP_AGG_KEY_HDR 40
+#define KSNOOP_AGG_KEY_HDR 56
 #define KSNOOP_AGG_FAST_DATA 64 /* agg_fast builds keys of at most this much data */
 
 struct ksnoop_agg_key {
@@ -227,7 +228,11 @@ struct ksnoop_agg_key {
 	__u32 cpu;
 	__s32 stack_id; /* --by kstack: in the stacks map, or -errno */
 	char comm[KSNOOP_COMM_LEN];
-	__u32 epoch; /* -i's tables: the interval it counts in, 0 or 1 */
+	__u32 epoch;	 /* -i's tables: the interval it counts in, 0 or 1 */
+	__s32 ustack_id; /* --by ustack: in the stacks map (tgid's), or -errno */
+	__u32 pad;
+	/* --by ustack at a user function's entry: its caller, in no frame yet; else 0 */
+	__u64 ustack_ra;
 	__u8 data[KSNOOP_AGG_KEY_DATA];
 };
 
@@ -322,6 +327,13 @@ enum ksnoop_vrec_flags {
  * and records), at most KSNOOP_SPAN_EVENT_MAX bytes.
  */
 #define KSNOOP_VREC_SPAN_FROM 0xfe
+/*
+ * --ustack: the record after the kstack's (or the values'), the user
+ * stack's addresses, innermost first, as the kernel walked them from the
+ * task's user registers.
+ */
+#define KSNOOP_VREC_USTACK 0xfd
+#define KSNOOP_USTACK_MAX 64 /* frames */
 #define KSNOOP_SPAN_DATA 768 /* a start's records, at most */
 #define KSNOOP_SPAN_EVENT_MAX (__builtin_offsetof(struct ksnoop_event, data) + KSNOOP_SPAN_DATA)
 #define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */
@@ -425,7 +437,10 @@ _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_SPAN_FROM, "the span idx is no v
 _Static_assert(16 + KSNOOP_KSTACK_MAX * 8 + 8 + 16 + KSNOOP_SPAN_EVENT_MAX <= KSNOOP_VALUE_MAX + 64,
 	       "room for a kstack and a span's start");
 _Static_assert(KSNOOP_MAX_VALUES + 1 <= 0xff && KSNOOP_MAX_DEPTH <= 0xff, "u8 event counts");
-/* The stack record goes after at most KSNOOP_DATA_MAX bytes of values. */
-_Static_assert(16 + KSNOOP_KSTACK_MAX * 8 <= KSNOOP_VALUE_MAX + 64, "room for a kstack");
+/* The stack records go after at most KSNOOP_DATA_MAX bytes of values. */
+_Static_assert(16 + KSNOOP_KSTACK_MAX * 8 + 16 + 1023 <= KSNOOP_VALUE_MAX + 64,
+	       "room for a kstack and a ustack (its size masked to 1023)");
+_Static_assert(KSNOOP_USTACK_MAX * 8 <= 1023, "the ustack's mask holds it");
+_Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_USTACK, "the ustack idx is no value's");
 
 #endif

@@ -137,16 +137,16 @@ static __always_inline void pack_key_value(struct scratch *s, const struct ksnoo
 }
 
 /* The --by fields; k is zeroed. */
-static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u32 fid)
+static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u32 fid, __u64 ra)
 {
 	__u64 id;
 
 	k->func_id = fid;
 	if (agg_epochs)
 		k->epoch = cur_epoch();
-	if (agg_by & (KSNOOP_BY_PID | KSNOOP_BY_TID)) {
+	if (agg_by & (KSNOOP_BY_PID | KSNOOP_BY_TID | KSNOOP_BY_USTACK)) {
 		id = bpf_get_current_pid_tgid();
-		if (agg_by & KSNOOP_BY_PID)
+		if (agg_by & (KSNOOP_BY_PID | KSNOOP_BY_USTACK))
 			k->tgid = id >> 32;
 		if (agg_by & KSNOOP_BY_TID)
 			k->pid = (__u32)id;
@@ -160,15 +160,23 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 		if (k->stack_id < 0)
 			count_drop(KSNOOP_DROP_STACK);
 	}
+	/* A kernel thread has no user stack: its key says so (-EFAULT), nothing is lost. */
+	if (agg_by & KSNOOP_BY_USTACK) {
+		k->ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		k->ustack_ra = KSNOOP_IS_USER_ADDR(ra) ? ra : 0;
+		if (k->ustack_id < 0 && k->ustack_id != -14 /* EFAULT */)
+			count_drop(KSNOOP_DROP_STACK);
+	}
 }
 
-static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
+				      __u64 ra)
 {
 	struct ksnoop_agg_key *k = &s->key;
 	__u32 n;
 
 	__builtin_memset(k, 0, sizeof(*k));
-	key_header(ctx, k, s->ev.func_id);
+	key_header(ctx, k, s->ev.func_id, ra);
 	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
 		if (n >= cfg->agg.nr_keys)
 			break;
@@ -233,12 +241,13 @@ static __always_inline void count_add(struct ksnoop_agg_key *k, __u32 fid)
 		*n += 1;
 }
 
-static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg)
+static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
+				      __u64 ra)
 {
 	__u32 vi = cfg->agg.hist_value & (KSNOOP_MAX_VALUES - 1);
 
 	if (!agg_keyless)
-		build_key(ctx, s, cfg);
+		build_key(ctx, s, cfg, ra);
 	if (agg_mode == KSNOOP_AGG_HIST)
 		hist_add(&s->key, s->ev.func_id, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
 	else
@@ -269,7 +278,7 @@ static __always_inline void fast_key_fill(struct capture_ctx *c, struct ksnoop_f
 	__u64 v;
 
 	__builtin_memset(fk, 0, sizeof(*fk));
-	key_header(c->ctx, (struct ksnoop_agg_key *)fk, fid);
+	key_header(c->ctx, (struct ksnoop_agg_key *)fk, fid, 0);
 	for (n = 0; n < KSNOOP_AGG_MAX_KEYS; n++) {
 		if (n >= a->nr_keys)
 			break;

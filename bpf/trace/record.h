@@ -138,4 +138,48 @@ static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __
 	ev->nr_vrecs++;
 }
 
+/* Where a ustack record may begin: past the values and the kstack. */
+#define USTACK_OFF_MAX (KSNOOP_DATA_MAX + 16 + KSNOOP_KSTACK_MAX * 8)
+
+/*
+ * --ustack: the user stack as the record after the kernel's. A kernel
+ * thread has none, and a task may have no user frame to give: nothing is
+ * recorded then, and nothing is lost. At a user function's entry (ra, a
+ * user address) its caller is in no frame yet: raw keeps it, as a kstack's
+ * does.
+ */
+static __always_inline void append_ustack(void *ctx, struct ksnoop_event *ev, __u64 ra)
+{
+	__u32 off = ev->data_len;
+	struct ksnoop_vrec *vr;
+	long n;
+
+	if (off > USTACK_OFF_MAX)
+		return;
+	/* Re-bound: clang may test one copy of off and index with another. */
+	barrier_var(off);
+	if (off > USTACK_OFF_MAX)
+		return;
+	vr = (void *)&ev->data[off];
+	n = bpf_get_stack(ctx, vr + 1, ustack_bytes & 1023, BPF_F_USER_STACK);
+	if (n <= 0)
+		return;
+	vr->raw = ra && KSNOOP_IS_USER_ADDR(ra) && ev->kind == KSNOOP_EV_ENTRY ? ra : 0;
+	vr->len = n;
+	vr->idx = KSNOOP_VREC_USTACK;
+	vr->flags = 0;
+	ev->data_len = off + sizeof(*vr) + ((n + 7) & ~7);
+	ev->nr_vrecs++;
+}
+
+/* --kstack, --ustack: the event's stacks, its last records. */
+static __always_inline void append_stacks(void *ctx, struct ksnoop_event *ev, __u64 ra,
+					  bool trampoline)
+{
+	if (kstack_bytes)
+		append_kstack(ctx, ev, ra, trampoline);
+	if (ustack_bytes)
+		append_ustack(ctx, ev, ra);
+}
+
 #endif /* KSNOOP_TRACE_RECORD_H */

@@ -107,12 +107,15 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 	r->rc = u->ax;
 }
 
-/* At a function's first instruction its caller is on top of the stack. */
+/* At a function's first instruction its caller is on top of the stack (a uprobe's: the user's). */
 static __always_inline __u64 entry_ra(struct regs *r)
 {
 	__u64 ra = 0;
 
-	bpf_probe_read_kernel(&ra, sizeof(ra), (void *)r->sp);
+	if (KSNOOP_IS_USER_ADDR(r->sp))
+		bpf_probe_read_user(&ra, sizeof(ra), (void *)r->sp);
+	else
+		bpf_probe_read_kernel(&ra, sizeof(ra), (void *)r->sp);
 	return ra;
 }
 #endif

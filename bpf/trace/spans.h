@@ -94,7 +94,7 @@ static __always_inline void span_start(void *ctx, struct scratch *s, struct ksno
 	struct ksnoop_span *sp = &s->span;
 
 	if (!agg_keyless) {
-		build_key(ctx, s, cfg);
+		build_key(ctx, s, cfg, 0);
 		__builtin_memcpy(&sp->key, &s->key, sizeof(sp->key));
 	}
 	sp->start_ns = now;

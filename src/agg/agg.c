@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg/agg.h"
+#include "lib/ustack.h"
 #include "lib/util.h"
 
 /* What a key value or a hist value may be: an integer the BPF side can hold. */
@@ -183,6 +184,9 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 		/* an open span holds the largest key: it must fit span_fast's */
 		if (p->cfg.flags & KSNOOP_CFG_SPAN)
 			p->cfg.agg.fast = p->cfg.agg.fast && used <= KSNOOP_AGG_FAST_DATA;
+		/* the general path keys a user function's caller, in no frame at its entry */
+		if ((a->by & KSNOOP_BY_USTACK) && plan_is_user(p))
+			p->cfg.agg.fast = false;
 		fast += p->cfg.agg.fast;
 	}
 	*layout = (struct tracer_agg){
@@ -236,10 +240,23 @@ unsigned long long agg_kernel_bytes(const struct tracer_agg *l, int nr_cpus)
 	if (l->mode == KSNOOP_AGG_COUNT)
 		bytes += keys * (HTAB_ELEM_BYTES + ((l->key_size + 7ULL) & ~7ULL) + 8 +
 				 sizeof(__u64) * nr_cpus);
-	if (l->by & KSNOOP_BY_KSTACK)
+	if (l->by & (KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK))
 		bytes += slots * sizeof(void *) +
 			 keys * (STACK_BUCKET_BYTES + KSNOOP_STACK_DEPTH * sizeof(__u64));
 	return bytes;
+}
+
+static const char *stacks_by(unsigned int by)
+{
+	switch (by & (KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK)) {
+	case KSNOOP_BY_KSTACK:
+		return " with --by kstack";
+	case KSNOOP_BY_USTACK:
+		return " with --by ustack";
+	case KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK:
+		return " with --by kstack,ustack";
+	}
+	return "";
 }
 
 int agg_check_memory(const struct tracer_agg *l, int nr_cpus, unsigned long long avail)
@@ -254,7 +271,7 @@ int agg_check_memory(const struct tracer_agg *l, int nr_cpus, unsigned long long
 		return 0;
 	p_err("--max-keys %llu%s takes %llu MiB of kernel memory at attach, over %s (%llu MiB); "
 	      "lower --max-keys",
-	      max_keys_of(l), l->by & KSNOOP_BY_KSTACK ? " with --by kstack" : "", need >> 20,
+	      max_keys_of(l), stacks_by(l->by), need >> 20,
 	      quarter ? "a quarter of MemAvailable" : "ksnoop's bound", bound >> 20);
 	return -E2BIG;
 }
@@ -279,6 +296,7 @@ struct agg_reader {
 	struct ksnoop_agg_key *done; /* its keys, deleted once read */
 	size_t nr_done, cap_done;
 	uint64_t *ips;
+	struct ustack_syms *usyms; /* --by ustack: processes' maps and objects' symbols */
 	struct table_build *builds;
 	uint64_t drops[KSNOOP_DROP_NR];
 };
@@ -304,11 +322,19 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 	}
 	r->ips = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*r->ips)); /* + restore_func's */
 	r->builds = calloc(s->nr_specs, sizeof(*r->builds));
-	if (!r->values || !r->zeros || !r->ips || !r->builds) {
+	if (a->by & KSNOOP_BY_USTACK)
+		r->usyms = ustack_syms__new();
+	if (!r->values || !r->zeros || !r->ips || !r->builds ||
+	    ((a->by & KSNOOP_BY_USTACK) && !r->usyms)) {
 		agg_reader__free(r);
 		return NULL;
 	}
 	return r;
+}
+
+void agg_reader__prime(struct agg_reader *r, const pid_t *pids, int nr)
+{
+	ustack_syms__prime(r->usyms, pids, nr);
 }
 
 void agg_reader__free(struct agg_reader *r)
@@ -319,13 +345,14 @@ void agg_reader__free(struct agg_reader *r)
 	free(r->zeros);
 	free(r->done);
 	free(r->ips);
+	ustack_syms__free(r->usyms);
 	free(r->builds);
 	free(r);
 }
 
-static const char *const by_names[] = { "comm", "pid", "tid", "cpu", "kstack" };
-static const enum agg_field_kind by_kinds[] = { AGG_F_COMM, AGG_F_PID, AGG_F_TID, AGG_F_CPU,
-						AGG_F_KSTACK };
+static const char *const by_names[] = { "comm", "pid", "tid", "cpu", "kstack", "ustack" };
+static const enum agg_field_kind by_kinds[] = { AGG_F_COMM, AGG_F_PID,	  AGG_F_TID,
+						AGG_F_CPU,  AGG_F_KSTACK, AGG_F_USTACK };
 
 static bool table_has_func(const struct func_plan *p, const struct agg_opts *a)
 {
@@ -536,6 +563,50 @@ static int render_stack(const struct agg_reader *r, const struct func_plan *p, _
 	return out->text ? 0 : -ENOMEM;
 }
 
+/* A user function's caller, put back second where the frame pointers skip it. */
+static int restore_ucaller(uint64_t *ips, int depth, __u64 ra)
+{
+	if (!ra || !depth || (depth > 1 && ips[1] == ra))
+		return depth;
+	memmove(&ips[2], &ips[1], (KSNOOP_STACK_DEPTH - 1) * sizeof(*ips));
+	ips[1] = ra;
+	return depth + 1 > KSNOOP_STACK_DEPTH ? KSNOOP_STACK_DEPTH + 1 : depth + 1;
+}
+
+/* A user stack, named in its process as mapped now: "malloc+0x1a (/usr/lib/.../libc.so.6)". */
+static int render_ustack(const struct agg_reader *r, const struct ksnoop_agg_key *key,
+			 struct agg_val *out)
+{
+	struct ustack_frame f;
+	struct strbuf sb;
+	int i, depth = 0;
+
+	out->frames = calloc(KSNOOP_STACK_DEPTH + 2, sizeof(*out->frames));
+	if (!out->frames)
+		return -ENOMEM;
+	memset(r->ips, 0, (KSNOOP_STACK_DEPTH + 1) * sizeof(*r->ips));
+	if (key->ustack_id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &key->ustack_id, r->ips)) {
+		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
+			depth++;
+	}
+	depth = restore_ucaller(r->ips, depth, key->ustack_ra);
+	if (!depth)
+		out->frames[out->nr_frames++] =
+			strdup(key->ustack_id == -EFAULT ? "[no user stack]" : "[stack not taken]");
+	for (i = 0; i < depth; i++) {
+		ustack_syms__resolve(r->usyms, key->tgid, r->ips[i], &f);
+		sb_init(&sb);
+		ustack_frame_format(&f, true, &sb);
+		out->frames[out->nr_frames++] = sb_take(&sb);
+	}
+	for (i = 0; i < out->nr_frames; i++) {
+		if (!out->frames[i])
+			return -ENOMEM;
+	}
+	out->text = strdup(out->frames[0]);
+	return out->text ? 0 : -ENOMEM;
+}
+
 static int render_number(__u64 v, struct agg_val *out)
 {
 	struct strbuf sb;
@@ -568,6 +639,8 @@ static int render_field(const struct agg_reader *r, const struct func_plan *p,
 		return render_number(key->cpu, out);
 	case AGG_F_KSTACK:
 		return render_stack(r, p, key->stack_id, out);
+	case AGG_F_USTACK:
+		return render_ustack(r, key, out);
 	}
 	return -EINVAL;
 }

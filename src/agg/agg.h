@@ -38,6 +38,8 @@ struct agg_reader;
 /* layout: agg_layout_plans'; both stay the caller's. */
 struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opts *a,
 				   const struct tracer_agg *layout);
+/* --by ustack: these processes' maps are read now, for frames read after they exit. */
+void agg_reader__prime(struct agg_reader *r, const pid_t *pids, int nr);
 void agg_reader__free(struct agg_reader *r);
 /*
  * One table per FUNC argument; the caller frees them with agg_tables_free.

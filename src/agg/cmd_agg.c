@@ -55,9 +55,9 @@ static int check_trace_only(const struct env *env, const char *cmd)
 		p_err("-s chains work with trace only, not %s", cmd);
 		return -EINVAL;
 	}
-	if (env->kstack_depth) {
-		p_err("--kstack puts stacks on trace's events; %s counts them with --by kstack",
-		      cmd);
+	if (env->kstack_depth || env->ustack_depth) {
+		p_err("--%cstack puts stacks on trace's events; %s counts them with --by kstack",
+		      env->kstack_depth ? 'k' : 'u', cmd);
 		return -EINVAL;
 	}
 	if (env->errors) {
@@ -112,8 +112,8 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		p_err("--cumulative says what -i prints: it needs -i");
 		return -EINVAL;
 	}
-	if (a->folded && !(a->by & KSNOOP_BY_KSTACK)) {
-		p_err("--folded prints stacks: it needs --by kstack");
+	if (a->folded && !(a->by & (KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK))) {
+		p_err("--folded prints stacks: it needs --by kstack or ustack");
 		return -EINVAL;
 	}
 	return 0;
@@ -270,13 +270,14 @@ static int listen_outputs(struct agg_run *r)
 }
 
 /* Serving begins once every probe is attached: an answer means ready. */
-static int start_outputs(struct agg_run *r)
+static int start_outputs(struct agg_run *r, const struct env *env)
 {
 	r->reader = agg_reader__new(&r->ses, r->a, &r->layout);
 	if (!r->reader) {
 		p_err("out of memory");
 		return -ENOMEM;
 	}
+	agg_reader__prime(r->reader, env->pids, env->nr_pids);
 	if (r->prom && prom_server__serve(r->prom, render_prom, r))
 		return -EINVAL;
 	if (r->a->textfile)
@@ -347,7 +348,7 @@ static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 	err = session__open(&r.ses, &so) ?: plan_all(&r, env, argc, argv) ?:
 	      agg_layout_plans(&r.ses, &env->agg, &r.layout) ?: check_memory(&r) ?:
 	      listen_outputs(&r) ?:
-	      setup_stop_signals() ?: prepare(&r, env) ?: session__attach(&r.ses) ?: start_outputs(&r);
+	      setup_stop_signals() ?: prepare(&r, env) ?: session__attach(&r.ses) ?: start_outputs(&r, env);
 	if (!err)
 		err = run(&r);
 	if (stop_signal)

@@ -151,7 +151,7 @@ static const char *row_func(const struct agg_table *t, const struct agg_row *r)
 /* The fields a histogram's title lists (its func and stack have their own places). */
 static bool is_label_field(const struct agg_field *fl)
 {
-	return fl->kind != AGG_F_FUNC && fl->kind != AGG_F_KSTACK;
+	return fl->kind != AGG_F_FUNC && !agg_field_is_stack(fl->kind);
 }
 
 static void print_frames(FILE *f, const struct agg_val *v, const char *indent)
@@ -162,13 +162,13 @@ static void print_frames(FILE *f, const struct agg_val *v, const char *indent)
 		fprintf(f, "%s%s\n", indent, v->frames[i]);
 }
 
-/* Every kstack key of r, a frame a line. */
+/* Every stack key of r, a frame a line: the kernel's, then the user's. */
 static void print_row_stacks(FILE *f, const struct agg_table *t, const struct agg_row *r)
 {
 	int i;
 
 	for (i = 0; i < t->nr_fields; i++)
-		if (t->fields[i].kind == AGG_F_KSTACK)
+		if (agg_field_is_stack(t->fields[i].kind))
 			print_frames(f, &r->key[i], "  ");
 }
 
@@ -492,7 +492,7 @@ static void print_count_text(FILE *f, const struct agg_table *t, const struct ag
 	int i, shown = rows_shown(t, o);
 
 	fprintf(f, "%s\n", t->func);
-	if (field_index(t, AGG_F_KSTACK) >= 0) {
+	if (field_index(t, AGG_F_KSTACK) >= 0 || field_index(t, AGG_F_USTACK) >= 0) {
 		for (i = 0; i < shown; i++)
 			print_stack_row(f, t, row_at(t, order, i));
 		print_more(f, t->nr_rows - shown, true);
@@ -542,15 +542,23 @@ static const char *offset_end(const char *off)
 	return *p == '\0' || *p == ' ' ? p : NULL;
 }
 
+/*
+ * A frame's name for a flame graph: without its offset, and a user frame
+ * without its object, " (/usr/lib/.../libc.so.6)", as perf's folded
+ * stacks name them.
+ */
 static void put_folded(FILE *f, const char *s, bool strip_offset)
 {
 	const char *off = strip_offset ? strstr(s, "+0x") : NULL;
 	const char *off_end = off ? offset_end(off) : NULL;
+	const char *end = s + strlen(s), *obj = strip_offset ? strstr(s, " (") : NULL;
 
-	for (; *s; s++) {
+	if (obj && end[-1] == ')')
+		end = obj;
+	for (; s < end; s++) {
 		if (s == off && off_end)
 			s = off_end;
-		if (!*s)
+		if (s >= end)
 			break;
 		fputc(folded_char(*s), f);
 	}
@@ -579,7 +587,7 @@ static void put_key_frames(FILE *f, const struct agg_table *t, const struct agg_
 	for (i = 0; i < t->nr_fields; i++) {
 		const struct agg_field *fl = &t->fields[i];
 
-		if (fl->kind == AGG_F_KSTACK || (fl->kind == AGG_F_FUNC && has_stack))
+		if (agg_field_is_stack(fl->kind) || (fl->kind == AGG_F_FUNC && has_stack))
 			continue;
 		if (fl->kind == AGG_F_COMM || fl->kind == AGG_F_FUNC)
 			snprintf(buf, sizeof(buf), "%s", val_text(&r->key[i]));
@@ -589,15 +597,24 @@ static void put_key_frames(FILE *f, const struct agg_table *t, const struct agg_
 	}
 }
 
-static void print_folded_row(FILE *f, const struct agg_table *t, const struct agg_row *r)
+/* One stack's frames, outermost first. */
+static void put_stack_frames(FILE *f, const struct agg_row *r, int stack, bool *first)
 {
-	int stack = field_index(t, AGG_F_KSTACK);
-	bool first = true;
 	int i;
 
-	put_key_frames(f, t, r, &first, stack >= 0);
 	for (i = stack >= 0 ? r->key[stack].nr_frames - 1 : -1; i >= 0; i--)
-		put_folded_frame(f, &first, r->key[stack].frames[i], true);
+		put_folded_frame(f, first, r->key[stack].frames[i], true);
+}
+
+/* From the root: the key's other fields, the user's frames, then the kernel's. */
+static void print_folded_row(FILE *f, const struct agg_table *t, const struct agg_row *r)
+{
+	int kstack = field_index(t, AGG_F_KSTACK), ustack = field_index(t, AGG_F_USTACK);
+	bool first = true;
+
+	put_key_frames(f, t, r, &first, kstack >= 0 || ustack >= 0);
+	put_stack_frames(f, r, ustack, &first);
+	put_stack_frames(f, r, kstack, &first);
 	if (first)
 		put_folded_frame(f, &first, t->func, false);
 	fprintf(f, " %llu\n", (unsigned long long)r->count);
@@ -627,7 +644,7 @@ static void json_frames(struct jw *w, const struct agg_val *v)
 
 static void json_val(struct jw *w, const struct agg_field *fl, const struct agg_val *v)
 {
-	if (fl->kind == AGG_F_KSTACK)
+	if (agg_field_is_stack(fl->kind))
 		json_frames(w, v);
 	else if (v->number && is_integer_text(val_text(v)))
 		jw_raw(w, "%s", v->text);

@@ -15,7 +15,7 @@ static struct agg_opts *agg_of(void *ctx)
 	return &((struct env *)ctx)->agg;
 }
 
-static const char *const by_words[] = { "comm", "pid", "tid", "cpu", "kstack" };
+static const char *const by_words[] = { "comm", "pid", "tid", "cpu", "kstack", "ustack" };
 
 /* "comm,pid": each word a KSNOOP_BY_* bit, in enum order. */
 static int set_by(void *ctx, const char *arg)
@@ -32,7 +32,8 @@ static int set_by(void *ctx, const char *arg)
 		}
 		if (i == ARRAY_SIZE(by_words)) {
 			snprintf(word, sizeof(word), "%.*s", (int)(len < 15 ? len : 15), p);
-			p_err("invalid --by '%s': '%s' is not one of comm, pid, tid, cpu, kstack",
+			p_err("invalid --by '%s': '%s' is not one of comm, pid, tid, cpu, kstack, "
+			      "ustack",
 			      str_clip(arg, clip), word);
 			return -EINVAL;
 		}
@@ -42,7 +43,7 @@ static int set_by(void *ctx, const char *arg)
 			break;
 	}
 	if (!agg_of(ctx)->by) {
-		p_err("--by needs comm, pid, tid, cpu or kstack");
+		p_err("--by needs comm, pid, tid, cpu, kstack or ustack");
 		return -EINVAL;
 	}
 	return 0;
@@ -164,7 +165,7 @@ void agg_usage(FILE *f, const char *prog)
 		"keyed by --from's.\n"
 		"\n"
 		"OPTIONS (and trace's: -p, --comm, --cpu, --cgroup, -b, -j, --max-bytes, --from, --to, --max-spans):\n"
-		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack\n"
+		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack,ustack\n"
 		"      --linear LO,HI,STEP  linear buckets (hist), else log2\n"
 		"      --latency         a histogram of call durations (hist)\n"
 		"      --unit UNIT       ns, us or ms (--latency; default ns)\n"
@@ -177,7 +178,8 @@ void agg_usage(FILE *f, const char *prog)
 		"                        the maps would take over 512 MiB or a quarter of\n"
 		"                        MemAvailable (count's table, --by kstack's stacks)\n"
 
-		"      --folded          stacks as folded lines for flame graphs (--by kstack)\n"
+		"      --folded          stacks as folded lines for flame graphs (--by kstack,\n"
+		"                        ustack or both)\n"
 		"      --prometheus HOST:PORT  serve /metrics there while running\n"
 		"      --textfile FILE   write the metrics to FILE every interval\n",
 		prog, prog, prog, KSNOOP_DEFAULT_MAX_KEYS);

@@ -372,7 +372,7 @@ static void put_row_labels(FILE *out, const struct agg_table *t, const struct ta
 		if (!plan->labels[i])
 			continue;
 		fputc(',', out);
-		if (t->fields[i].kind != AGG_F_KSTACK) {
+		if (!agg_field_is_stack(t->fields[i].kind)) {
 			put_label(out, plan->labels[i], row->key[i].text);
 			continue;
 		}

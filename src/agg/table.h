@@ -35,7 +35,7 @@ struct agg_layout {
 struct agg_val {
 	char *text;    /* as shown in text and as a Prometheus label: "178", "TCP_CLOSE", "sshd" */
 	bool number;   /* JSON writes text bare (a number), else as a string */
-	char **frames; /* AGG_F_KSTACK: "func+0xoff [module]", innermost first */
+	char **frames; /* stacks: "func+0xoff [module]", "malloc+0x1a (libc.so.6)", innermost first */
 	int nr_frames;
 };
 
@@ -47,11 +47,17 @@ enum agg_field_kind {
 	AGG_F_TID,
 	AGG_F_CPU,
 	AGG_F_KSTACK,
+	AGG_F_USTACK, /* the user stack, in its process */
 };
+
+static inline bool agg_field_is_stack(enum agg_field_kind kind)
+{
+	return kind == AGG_F_KSTACK || kind == AGG_F_USTACK;
+}
 
 struct agg_field {
 	enum agg_field_kind kind;
-	char *name; /* "func", "skb->len", "comm", "pid", "tid", "cpu", "kstack" */
+	char *name; /* "func", "skb->len", "comm", "pid", "tid", "cpu", "kstack", "ustack" */
 };
 
 struct agg_row {

@@ -1044,3 +1044,29 @@ unsigned long ustack_syms__objects_read(const struct ustack_syms *u)
 {
 	return u->objects_read;
 }
+
+/*
+ * Its maps and their objects' symbols, read while it runs: a process that
+ * has exited cannot be asked (/proc/PID is gone), and its frames would be
+ * [unknown].
+ */
+static void prime_pid(struct ustack_syms *u, int pid)
+{
+	struct upid *p;
+	bool fresh;
+	size_t i;
+
+	p = pid_get(u, pid, &fresh);
+	for (i = 0; p && i < p->nr_maps; i++) {
+		if (p->maps[i].path)
+			map_object(u, pid, &p->maps[i]);
+	}
+}
+
+void ustack_syms__prime(struct ustack_syms *u, const pid_t *pids, int nr)
+{
+	int i;
+
+	for (i = 0; u && i < nr; i++)
+		prime_pid(u, pids[i]);
+}

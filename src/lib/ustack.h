@@ -8,6 +8,7 @@
 #define KSNOOP_USTACK_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "lib/util.h"
 
@@ -56,6 +57,13 @@ int ustack_syms__resolve(struct ustack_syms *u, int pid, unsigned long long addr
  * Bytes outside printable ASCII (a name is untrusted input) show as '?'.
  */
 void ustack_frame_format(const struct ustack_frame *f, bool with_object, struct strbuf *sb);
+
+/*
+ * Reads these processes' maps and their objects' symbols now, so that
+ * their frames are named even once they have exited (-p's processes, at
+ * start). NULL-safe.
+ */
+void ustack_syms__prime(struct ustack_syms *u, const pid_t *pids, int nr);
 
 /* Forget pid's maps (it exited or exec'd); its objects' symbols stay cached. */
 void ustack_syms__forget(struct ustack_syms *u, int pid);

@@ -112,6 +112,12 @@ static int kstack_bytes_of(const struct tracer_opts *o)
 	return o->kstack_depth ? 8 * min(o->kstack_depth + KSTACK_HIDDEN, KSNOOP_KSTACK_MAX) : 0;
 }
 
+/* --ustack's record, header included, beside the kstack's bytes. */
+static int stacks_bytes_of(const struct tracer_opts *o)
+{
+	return kstack_bytes_of(o) + (o->ustack_depth ? 16 + 8 * o->ustack_depth : 0);
+}
+
 unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus)
 {
 	if (pages_per_cpu)
@@ -169,7 +175,7 @@ unsigned long backend_ring_bytes(const struct tracer_opts *o, const struct func_
 			most = max(most, lite_call_bytes(lite, cfg));
 		else
 			most = max(most,
-				   backend_call_bytes(cfg, kstack_bytes_of(o),
+				   backend_call_bytes(cfg, stacks_bytes_of(o),
 						      o->stack_mode || o->graph || o->errors));
 	}
 	want = min(most * RING_BURST_CALLS, RINGBUF_DEFAULT_MAX);
@@ -226,7 +232,7 @@ static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_
 	       bpf_map__set_max_entries(skel->maps.agg_hists,
 					a->mode == KSNOOP_AGG_HIST ? keys : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.stacks,
-					a->by & KSNOOP_BY_KSTACK ? keys : 1) ?:
+					a->by & (KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK) ? keys : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_counts,
 					a->mode == KSNOOP_AGG_COUNT ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_hists,
@@ -306,6 +312,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	/* graph keeps or drops whole trees, by ENTRY's duration and error */
 	skel->rodata->min_duration_ns = t->opts.graph ? 0 : t->opts.min_duration_ns;
 	skel->rodata->kstack_bytes = kstack_bytes_of(&t->opts);
+	skel->rodata->ustack_bytes = 8 * t->opts.ustack_depth;
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = want_comm(t);

@@ -139,6 +139,9 @@ static void output_opts_of(const struct env *env, struct output_opts *o)
 		.max_depth = env->max_depth,
 		.max_nodes = env->max_nodes,
 		.kstack_depth = env->kstack_depth,
+		.ustack_depth = env->ustack_depth,
+		.pids = env->pids,
+		.nr_pids = env->nr_pids,
 		.min_duration_ns = env->min_duration_ns,
 		.errno_filter = env->errno_filter,
 	};
@@ -245,6 +248,9 @@ static int check_span_args(const struct env *env, int argc)
 
 	if (!err && (env->graph || env->stack_mode || env->errors)) {
 		p_err("spans are events of their own: graph, -s and --errors do not apply");
+		err = -EINVAL;
+	} else if (!err && env->ustack_depth) {
+		p_err("--ustack shows a call's user stack; a span's is not kept yet");
 		err = -EINVAL;
 	}
 	return err;

@@ -7,8 +7,8 @@
 /* What makes any event of the session need the scratch path. */
 static bool session_allows_lite(const struct tracer_opts *o)
 {
-	return o->agg.mode == KSNOOP_AGG_NONE && !o->kstack_depth && !o->stack_mode && !o->graph &&
-	       !o->errors && !o->min_duration_ns;
+	return o->agg.mode == KSNOOP_AGG_NONE && !o->kstack_depth && !o->ustack_depth &&
+	       !o->stack_mode && !o->graph && !o->errors && !o->min_duration_ns;
 }
 
 /* The bytes a value's record holds after its header, at most. */

@@ -11,6 +11,7 @@
 #include "lib/btfjson.h"
 #include "trace/chain.h"
 #include "trace/output.h"
+#include "lib/ustack.h"
 #include "lib/util.h"
 
 /* Columns of ksnoop(8)'s layout. */
@@ -34,7 +35,8 @@ struct output {
 	struct chrome *chrome;	 /* --format=chrome */
 	unsigned int *named;	 /* threads whose name the timeline has */
 	size_t nr_named, cap_named;
-	__s64 wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	__s64 wall_offset_ns;	   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct ustack_syms *usyms; /* --ustack: processes' maps and objects' symbols */
 };
 
 /* Whether fmt's only conversions are %s, which need no formatter. */
@@ -156,6 +158,9 @@ struct output *output__new(const struct output_opts *opts, const struct func_pla
 		goto err;
 	if (opts->chrome && !(o->chrome = chrome__new(out)))
 		goto err;
+	if (opts->ustack_depth && !(o->usyms = ustack_syms__new()))
+		goto err;
+	ustack_syms__prime(o->usyms, opts->pids, opts->nr_pids);
 	return o;
 err:
 	output__free(o);
@@ -169,6 +174,7 @@ void output__free(struct output *o)
 	if (!o)
 		return;
 	output__finish(o);
+	ustack_syms__free(o->usyms);
 	for (i = 0; o->dumps && i < o->nr; i++) {
 		if (o->dumps[i] && dump_of_btf(o, i, o->plans[i].func.btf) != o->dumps[i])
 			btf_dump__free(o->dumps[i]);
@@ -214,10 +220,21 @@ static int span_start_validate(const struct ksnoop_vrec *vr, int nr_funcs)
 	return event_validate(start, vr->len, nr_funcs);
 }
 
+/* A kstack, then a ustack, as an event's last records (before a span's start). */
+static bool stack_invalid(const struct ksnoop_vrec *vr, __u32 i, __u32 last, int stacks)
+{
+	if (vr->len % 8)
+		return true;
+	if (vr->idx == KSNOOP_VREC_USTACK)
+		return i + 1 != last || vr->len > KSNOOP_USTACK_MAX * 8;
+	return stacks || i + 2 < last || vr->len > KSNOOP_KSTACK_MAX * 8;
+}
+
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 {
 	const __u8 *p, *end;
 	__u32 i;
+	int stacks = 0;
 
 	if (size < KSNOOP_EVENT_HDR_SIZE || ev->func_id >= (__u32)nr_funcs ||
 	    ev->data_len > size - KSNOOP_EVENT_HDR_SIZE)
@@ -235,11 +252,12 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 			if (i + 1 != ev->nr_vrecs || ev->kind != KSNOOP_EV_SPAN ||
 			    span_start_validate(vr, nr_funcs))
 				return -EINVAL;
-		} else if (vr->idx == KSNOOP_VREC_KSTACK) {
-			/* a stack is the last record, whole frames only */
-			if (i + 1 != last || vr->len % 8 || vr->len > KSNOOP_KSTACK_MAX * 8)
+		} else if (vr->idx == KSNOOP_VREC_KSTACK || vr->idx == KSNOOP_VREC_USTACK) {
+			/* stacks are the last records, the kernel's first, whole frames only */
+			if (stack_invalid(vr, i, last, stacks))
 				return -EINVAL;
-		} else if (vr->idx >= KSNOOP_MAX_VALUES) {
+			stacks++;
+		} else if (vr->idx >= KSNOOP_MAX_VALUES || stacks) {
 			return -EINVAL;
 		}
 		p += KSNOOP_VREC_SIZE(vr->len);
@@ -562,6 +580,7 @@ struct vrec_iter {
 	__u32 i;
 	const __u8 *p;
 	const struct ksnoop_vrec *kstack; /* once the walk has reached it */
+	const struct ksnoop_vrec *ustack; /* the same */
 };
 
 /* A validated span's start event, its last record; NULL for other events. */
@@ -595,6 +614,8 @@ static const struct ksnoop_vrec *next_shown(struct vrec_iter *it)
 			continue;
 		if (vr->idx == KSNOOP_VREC_KSTACK)
 			it->kstack = vr;
+		else if (vr->idx == KSNOOP_VREC_USTACK)
+			it->ustack = vr;
 		else if (!pv->hidden && pv->name)
 			return vr;
 	}
@@ -630,6 +651,60 @@ static void for_each_frame(struct output *o, struct vrec_iter *it,
 	else
 		n = ksyms__restore_caller(o->ks, ips, vr->len / 8, func, vr->raw);
 	ksyms__stack_frames(o->ks, ips, n, func, o->opts.kstack_depth, fn, o);
+}
+
+/*
+ * The frames of a --ustack record, with the caller a user function was
+ * entered from put back second: the frame pointers name only its caller's
+ * caller. How many, at most KSNOOP_USTACK_MAX + 1.
+ */
+static __u32 ustack_restore_caller(const struct ksnoop_vrec *vr, __u64 *ips)
+{
+	const __u64 *taken = (const __u64 *)(vr + 1);
+	__u32 n = vr->len / 8, out = 0, i;
+
+	for (i = 0; i < n; i++) {
+		ips[out++] = taken[i];
+		if (i == 0 && vr->raw && (n < 2 || taken[1] != vr->raw))
+			ips[out++] = vr->raw;
+	}
+	return out;
+}
+
+/*
+ * Each user frame of the event's --ustack, innermost first, named in the
+ * process as it is mapped now ([unknown] once it has gone).
+ */
+static void for_each_uframe(struct output *o, struct vrec_iter *it,
+			    void (*fn)(void *o, const char *frame, int n))
+{
+	__u64 ips[KSNOOP_USTACK_MAX + 1];
+	const struct ksnoop_vrec *vr;
+	struct ustack_frame f;
+	struct strbuf sb;
+	__u32 i, n;
+
+	iter_kstack(it);
+	vr = it->ustack;
+	if (!vr || !o->usyms)
+		return;
+	n = ustack_restore_caller(vr, ips);
+	sb_init(&sb);
+	for (i = 0; i < n && i < (__u32)o->opts.ustack_depth; i++) {
+		ustack_syms__resolve(o->usyms, it->ev->tgid, ips[i], &f);
+		sb_reset(&sb);
+		ustack_frame_format(&f, true, &sb);
+		fn(o, sb_str(&sb), i);
+	}
+	sb_free(&sb);
+}
+
+/* The kernel's frames, then the user's: as perf prints a call chain. */
+static void for_each_frames(struct output *o, struct vrec_iter *it,
+			    void (*fn)(void *o, const char *frame, int n))
+{
+	for_each_frame(o, it, fn);
+	for_each_uframe(o, it, fn);
 }
 
 static void text_frame(void *ctx, const char *frame, int n)
@@ -672,7 +747,7 @@ static void text_call(struct output *o, const struct ksnoop_event *ev, bool last
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
-	for_each_frame(o, &it, text_frame);
+	for_each_frames(o, &it, text_frame);
 	if (last)
 		fputc('\n', o->out);
 }
@@ -700,7 +775,7 @@ static void one_line_call(struct output *o, const struct ksnoop_event *ev)
 	sb_free(&sb);
 	while (next_shown(&it))
 		;
-	for_each_frame(o, &it, text_frame);
+	for_each_frames(o, &it, text_frame);
 }
 
 static void text_event(struct output *o, const struct ksnoop_event *ev)
@@ -866,6 +941,12 @@ static void json_members(struct output *o, const struct ksnoop_event *ev, bool o
 		jw_key(w, "kstack");
 		jw_array(w);
 		for_each_frame(o, &it, json_frame);
+		jw_end(w);
+	}
+	if (o->opts.ustack_depth) {
+		jw_key(w, "ustack");
+		jw_array(w);
+		for_each_uframe(o, &it, json_frame);
 		jw_end(w);
 	}
 	if (start) {

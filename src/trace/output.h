@@ -28,6 +28,10 @@ struct output_opts {
 	int max_depth;	/* struct nesting shown, 0 = unbounded */
 	int max_nodes;	/* graph: calls per tree */
 	int kstack_depth;
+	int ustack_depth; /* --ustack: symbolized in user space */
+	/* -p's processes: their maps are read at start (for frames printed after they exit) */
+	const pid_t *pids;
+	int nr_pids;
 	unsigned long long min_duration_ns;
 	bool errno_filter; /* --errno: only these */
 	unsigned long long errno_mask[OUTPUT_ERRNO_WORDS];

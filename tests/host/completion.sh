@@ -122,9 +122,10 @@ check "ksnoop -b " fentry kprobe auto
 check "ksnoop trace --backend k" kprobe
 check "ksnoop trace --backend=f" fentry
 check "ksnoop hist --latency --unit " ns us ms
-check "ksnoop count --by " comm pid tid cpu kstack
+check "ksnoop count --by " comm pid tid cpu kstack ustack
 check "ksnoop count --by comm,t" comm,tid
 check "ksnoop count --by=comm,pid,k" comm,pid,kstack
+check "ksnoop count --by=kstack,u" kstack,ustack
 has "ksnoop -p $$" $$
 has "ksnoop probe -p $$" $$
 has "ktrace -p $$" $$

@@ -231,21 +231,12 @@ struct tmp {
 
 static void tmp_new(struct tmp *t)
 {
-	strcpy(t->dir, "/tmp/ksnoop-test-ustack.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	tmpdir_make(t->dir, sizeof(t->dir), "ustack");
 }
 
 static void tmp_free(struct tmp *t)
 {
-	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(t->dir);
 }
 
 static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

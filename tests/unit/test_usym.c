@@ -327,21 +327,12 @@ struct tree {
 
 static void tree_new(struct tree *t)
 {
-	strcpy(t->root, "/tmp/ksnoop-test-usym.XXXXXX");
-	assert_non_null(mkdtemp(t->root));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	tmpdir_make(t->root, sizeof(t->root), "usym");
 }
 
 static void tree_free(struct tree *t)
 {
-	nftw(t->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(t->root);
 }
 
 static void expect_lib(const struct tree *t, const char *target, const char *rel)

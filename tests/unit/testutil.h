@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <ftw.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <bpf/btf.h>
@@ -294,6 +296,27 @@ static UNUSED void sym_files_remove(const struct sym_files *f)
 	unlink(f->filter);
 	unlink(f->blacklist);
 	rmdir(f->dir);
+}
+
+/* A new temporary folder, /tmp/ksnoop-test-TAG.XXXXXX, into dir. */
+static UNUSED void tmpdir_make(char *dir, size_t size, const char *tag)
+{
+	assert_true((size_t)snprintf(dir, size, "/tmp/ksnoop-test-%s.XXXXXX", tag) < size);
+	assert_non_null(mkdtemp(dir));
+}
+
+static UNUSED int tmpdir_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* dir and everything in it, symbolic links not followed. */
+static UNUSED void tmpdir_remove(const char *dir)
+{
+	nftw(dir, tmpdir_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Write btf as a raw BTF file into a new temporary path; free() the path. */

@@ -8,6 +8,8 @@
  *                              EVERY calls, 8 bytes otherwise (a predicate
  *                              "count == 7" keeps 1/EVERY of them), timed
  *   bench udp-send BYTES N     N loopback UDP datagrams of BYTES, timed
+ *   bench ucall N              N calls of bench_ucall(i), a user function
+ *                              uprobes attach to, timed
  *   bench spin SECONDS [PAUSE_US]  getppid() in a loop for SECONDS (background
  *                              load); with PAUSE_US, one call per pause
  *   bench run [-k] [-w STOP_WAIT] TIMEOUT MATCH -- CMD [ARG...]
@@ -83,6 +85,24 @@ static int do_getppid(long n)
 		syscall(SYS_getppid);
 	report(n, now_ns() - t0);
 	return 0;
+}
+
+/* Not static, never inlined: the user function the uprobe sections trace. */
+__attribute__((noinline)) long bench_ucall(long i)
+{
+	__asm__ volatile("" : : "r"(i) : "memory");
+	return i & 7;
+}
+
+static int do_ucall(long n)
+{
+	long long t0 = now_ns();
+	long i, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += bench_ucall(i);
+	report(n, now_ns() - t0);
+	return sum < 0;
 }
 
 static int do_write_null(long n, long every)
@@ -299,7 +319,8 @@ static int do_stamp(void)
 
 static int usage(void)
 {
-	fputs("usage: bench { getppid N | write-null N EVERY | udp-send BYTES N | spin SECONDS [PAUSE_US] |\n"
+	fputs("usage: bench { getppid N | write-null N EVERY | udp-send BYTES N | ucall N |\n"
+	      "               spin SECONDS [PAUSE_US] |\n"
 	      "               run [-k] [-w STOP_WAIT] TIMEOUT MATCH -- CMD [ARG...] | stamp }\n",
 	      stderr);
 	return 2;
@@ -336,6 +357,11 @@ int main(int argc, char **argv)
 		if (parse_long(argv[2], 0, 1000000000, &a))
 			return 2;
 		return do_getppid(a);
+	}
+	if (!strcmp(argv[1], "ucall") && argc == 3) {
+		if (parse_long(argv[2], 0, 1000000000, &a))
+			return 2;
+		return do_ucall(a);
 	}
 	if (!strcmp(argv[1], "write-null") && argc == 4) {
 		if (parse_long(argv[2], 0, 1000000000, &a) || parse_long(argv[3], 1, 1000000, &b))

@@ -7,7 +7,7 @@
 #
 # Environment:
 #   BENCH_SECTIONS  which sections, in order (default: all)
-#                   percall agg wherefrom predicate startup_icount startup
+#                   percall agg spans user wherefrom predicate startup_icount startup
 #                   throughput ktrace attach countglob
 #   BENCH_CALLS     calls per timed loop (default 20000: in the
 #                   instruction-count boot a per-call figure is exact at
@@ -102,7 +102,7 @@ wait_idle() {
 # getppid() until stdout has a line matching MATCH (tracers that print
 # nothing before their first event). Sets TPID, T_READY_MS.
 start_tracer() {
-	local name=$1 ready=$2 t0 end
+	local name=$1 ready=$2 t0 end poke
 	shift 3
 	: >"$T/$name.out"
 	: >"$T/$name.err"
@@ -111,14 +111,16 @@ start_tracer() {
 	TPID=$!
 	if [ "${ready#err:}" != "$ready" ]; then
 		wait_file "$T/$name.err" "${ready#err:}" 300 || ready=fail
-	elif [ "${ready#probe:}" != "$ready" ]; then
-		end=$((t0 + 300000))
-		until grep -qF -- "${ready#probe:}" "$T/$name.out"; do
+	elif [ "${ready#*probe:}" != "$ready" ]; then
+		# probe: a getppid() shows up; uprobe: a call of bench_ucall does
+		end=$((t0 + 300000)) poke=getppid
+		[ "${ready#uprobe:}" != "$ready" ] && poke=ucall
+		until grep -qF -- "${ready#*probe:}" "$T/$name.out"; do
 			if [ "$(now_ms)" -gt $end ] || ! kill -0 $TPID 2>/dev/null; then
 				ready=fail
 				break
 			fi
-			$BENCH getppid 1 >/dev/null
+			$BENCH $poke 1 >/dev/null
 			sleep 0.1
 		done
 	elif ! wait_file "$T/$name.out" "$ready" 300; then
@@ -434,6 +436,44 @@ section_spans() {
 		plain_loop base "$w"
 	done
 	summarize ksnoop-span-hist bpftrace-span-hist ksnoop-span-pid
+}
+
+# ----------------------------------------------------------------------
+# User space, per call: uprobes on the bench's own bench_ucall(i), beside
+# bpftrace's: count() and count by the argument in the kernel, and one
+# event per call (ksnoop's entry event, bpftrace's printf of the same
+# values: ksnoop -j, as bpftrace prints a line per call). The uprobe trap
+# itself dominates: both pay it.
+
+UFUNC=$(realpath "$BENCH"):bench_ucall
+BT_UCOUNT="uprobe:$UFUNC { @ = count(); } BEGIN { printf(\"READY\\n\"); }"
+BT_UCOUNT_ARG="uprobe:$UFUNC { @[arg0 & 7] = count(); } BEGIN { printf(\"READY\\n\"); }"
+BT_UPRINT="uprobe:$UFUNC { printf(\"%llu %u %u bench_ucall i=%ld\\n\", nsecs, cpu, tid, arg0); }"
+
+section_user() {
+	local r w="ucall $CALLS" t='err:^Tracing'
+	SEC=user
+	: >"$T/$SEC.runs"
+	result user.calls "$CALLS"
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "$w"
+		traced_loop ksnoop-count none "$t" 0 "$w" -- $KSNOOP count "$UFUNC"
+		plain_loop base "$w"
+		traced_loop bpftrace-count bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_UCOUNT"
+		plain_loop base "$w"
+		traced_loop ksnoop-count-arg none "$t" 0 "$w" -- $KSNOOP count "$UFUNC(long i)"
+		plain_loop base "$w"
+		traced_loop bpftrace-count-arg bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_UCOUNT_ARG"
+		plain_loop base "$w"
+		traced_loop ksnoop-json json 'uprobe:"tid":' 1 "$w" -- $KSNOOP -j trace "$UFUNC(long i)"
+		plain_loop base "$w"
+		traced_loop bpftrace-printf bpftrace 'uprobe:bench_ucall' 1 "$w" -- \
+			bpftrace -e "$BT_UPRINT"
+		plain_loop base "$w"
+	done
+	summarize ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-json \
+		bpftrace-printf
 }
 
 # ----------------------------------------------------------------------

@@ -203,6 +203,11 @@ table() {
 				sprintf("\nSpans: __do_sys_getppid to __task_pid_nr_ns by task, %s getppid() calls per run",
 					g("spans.calls")),
 				"ksnoop-span-hist bpftrace-span-hist ksnoop-span-pid")
+		if ("user.calls" in v)
+			floor_section("user",
+				sprintf("\nUser space: uprobes on bench_ucall(i), %s calls per run",
+					g("user.calls")),
+				"ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-json bpftrace-printf")
 		if ("wherefrom.calls" in v)
 			floor_section("wherefrom",
 				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",

@@ -218,7 +218,7 @@ struct ksnoop_agg_cfg {
  * The maps' keys are the header and the data in use (user space sets the
  * key size): hashing 232 bytes per call would cost more than the rest.
  */
-#define KSNOOP_AGG_KEY_HDR 56
+#define KSNOOP_AGG_KEY_HDR 40
 #define KSNOOP_AGG_FAST_DATA 64 /* agg_fast builds keys of at most this much data */
 
 struct ksnoop_agg_key {
@@ -228,12 +228,18 @@ struct ksnoop_agg_key {
 	__u32 cpu;
 	__s32 stack_id; /* --by kstack: in the stacks map, or -errno */
 	char comm[KSNOOP_COMM_LEN];
-	__u32 epoch;	 /* -i's tables: the interval it counts in, 0 or 1 */
-	__s32 ustack_id; /* --by ustack: in the stacks map (tgid's), or -errno */
-	__u32 pad;
-	/* --by ustack at a user function's entry: its caller, in no frame yet; else 0 */
-	__u64 ustack_ra;
+	__u32 epoch; /* -i's tables: the interval it counts in, 0 or 1 */
 	__u8 data[KSNOOP_AGG_KEY_DATA];
+};
+
+/*
+ * --by ustack: the first bytes of a key's data (the values' come after),
+ * so that keys without it hash no more than they did.
+ */
+struct ksnoop_agg_ustack {
+	__s32 id; /* in the stacks map (the tgid's), or -errno */
+	__u32 pad;
+	__u64 ra; /* at a user function's entry: its caller, in no frame yet; else 0 */
 };
 
 /*
@@ -427,6 +433,8 @@ _Static_assert(sizeof(struct ksnoop_agg_key) == KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_
 	       "ksnoop_agg_key layout");
 _Static_assert(__builtin_offsetof(struct ksnoop_agg_key, data) == KSNOOP_AGG_KEY_HDR,
 	       "ksnoop_agg_key header");
+_Static_assert(sizeof(struct ksnoop_agg_ustack) == 16 && KSNOOP_AGG_KEY_HDR % 8 == 0,
+	       "a ustack's key data: aligned, one slot of 16");
 _Static_assert(__builtin_offsetof(struct ksnoop_span, key) == KSNOOP_SPAN_HDR,
 	       "ksnoop_span header");
 _Static_assert((KSNOOP_VALUE_MAX & (KSNOOP_VALUE_MAX - 1)) == 0, "power of two");

@@ -162,9 +162,11 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 	}
 	/* A kernel thread has no user stack: its key says so (-EFAULT), nothing is lost. */
 	if (agg_by & KSNOOP_BY_USTACK) {
-		k->ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-		k->ustack_ra = KSNOOP_IS_USER_ADDR(ra) ? ra : 0;
-		if (k->ustack_id < 0 && k->ustack_id != -14 /* EFAULT */)
+		struct ksnoop_agg_ustack *u = (void *)k->data;
+
+		u->id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		u->ra = KSNOOP_IS_USER_ADDR(ra) ? ra : 0;
+		if (u->id < 0 && u->id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);
 	}
 }

@@ -133,7 +133,9 @@ static bool sample_is_fast(const struct func_plan *p, int data_used)
 static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data_used)
 {
 	bool hist_value = ea->mode == KSNOOP_AGG_HIST && !ea->latency;
-	int i, first = -1, off = 0, err = 0;
+	/* --by ustack's stack id and caller come first (bpf/agg/agg.h) */
+	int i, first = -1, err = 0;
+	int off = ea->by & KSNOOP_BY_USTACK ? (int)sizeof(struct ksnoop_agg_ustack) : 0;
 
 	memset(&p->cfg.agg, 0, sizeof(p->cfg.agg));
 	p->cfg.agg.hist_value = KSNOOP_AGG_LATENCY;
@@ -577,6 +579,7 @@ static int restore_ucaller(uint64_t *ips, int depth, __u64 ra)
 static int render_ustack(const struct agg_reader *r, const struct ksnoop_agg_key *key,
 			 struct agg_val *out)
 {
+	struct ksnoop_agg_ustack u;
 	struct ustack_frame f;
 	struct strbuf sb;
 	int i, depth = 0;
@@ -585,14 +588,15 @@ static int render_ustack(const struct agg_reader *r, const struct ksnoop_agg_key
 	if (!out->frames)
 		return -ENOMEM;
 	memset(r->ips, 0, (KSNOOP_STACK_DEPTH + 1) * sizeof(*r->ips));
-	if (key->ustack_id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &key->ustack_id, r->ips)) {
+	memcpy(&u, key->data, sizeof(u));
+	if (u.id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &u.id, r->ips)) {
 		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
 			depth++;
 	}
-	depth = restore_ucaller(r->ips, depth, key->ustack_ra);
+	depth = restore_ucaller(r->ips, depth, u.ra);
 	if (!depth)
 		out->frames[out->nr_frames++] =
-			strdup(key->ustack_id == -EFAULT ? "[no user stack]" : "[stack not taken]");
+			strdup(u.id == -EFAULT ? "[no user stack]" : "[stack not taken]");
 	for (i = 0; i < depth; i++) {
 		ustack_syms__resolve(r->usyms, key->tgid, r->ips[i], &f);
 		sb_init(&sb);

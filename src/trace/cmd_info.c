@@ -8,6 +8,7 @@
 #include "lib/json_writer.h"
 #include "lib/kbtf.h"
 #include "trace/spec.h"
+#include "trace/ufunc.h"
 
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n)
 {
@@ -86,26 +87,42 @@ static void print_json(const char *name, const struct kbtf_func *f, int i, int n
 	sb_free(&sb);
 }
 
-static int info_one(struct kbtf *kb, const char *arg)
+/* A user function's prototype, as its spec, DWARF or arg0.. give it: funcs[0]. */
+static int find_user(struct kbtf *kb, const struct spec *spec, int pid, struct func_plan *plan,
+		     struct kbtf_func *funcs)
+{
+	int err = ufunc_plan(kb, spec, pid, plan);
+
+	funcs[0] = plan->func;
+	return err ?: 1;
+}
+
+static int info_one(struct kbtf *kb, const char *arg, int pid)
 {
 	struct kbtf_func funcs[KBTF_MAX_MATCHES];
+	struct func_plan plan = {};
 	char clip[CLIP_BUF];
 	struct spec_error serr;
 	struct strbuf sb;
 	struct spec spec;
 	int i, n, err = 0;
+	bool user;
 
 	if (spec_parse(arg, &spec, &serr)) {
 		p_err("invalid function '%s': %s at offset %d", str_clip(arg, clip), serr.msg,
 		      serr.pos);
 		return -EINVAL;
 	}
-	n = kbtf__find_funcs(kb, spec.func, funcs, KBTF_MAX_MATCHES);
+	user = ufunc_is_user(spec.func);
+	n = user ? find_user(kb, &spec, pid, &plan, funcs)
+		 : kbtf__find_funcs(kb, spec.func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
-		if (n != -EBADMSG) /* damaged module BTF: already reported */
+		/* a user function's error is said; a damaged module BTF's, when it was loaded */
+		if (!user && n != -EBADMSG)
 			kbtf__report_unknown(kb, spec.func);
+		plan_free(&plan);
 		spec_free(&spec);
-		return -ENOENT;
+		return n < 0 ? n : -ENOENT;
 	}
 	sb_init(&sb);
 	for (i = 0; i < n && !err; i++) {
@@ -124,6 +141,7 @@ static int info_one(struct kbtf *kb, const char *arg)
 		printf("\n");
 	}
 	sb_free(&sb);
+	plan_free(&plan);
 	spec_free(&spec);
 	return err;
 }
@@ -141,7 +159,7 @@ int cmd_info(struct env *env, int argc, char **argv)
 	if (!kb)
 		return -ENOENT;
 	for (i = 0; i < argc; i++) {
-		if (info_one(kb, argv[i]))
+		if (info_one(kb, argv[i], env->nr_pids == 1 ? env->pids[0] : 0))
 			err = -ENOENT;
 	}
 	kbtf__free(kb);

@@ -55,11 +55,13 @@ endif
 # starts: `make vm` and `make deps` install the packages with the .pc files
 # first. Without them, the plain names: the linker then says which is missing.
 pkg_libs = $(or $(shell $(PKG_CONFIG) $(1) 2>/dev/null),$(2))
+# libdw reads user functions' DWARF (src/lib/udwarf.c); statically, with
+# the compression libraries its .pc file lists.
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
-LDLIBS    = $(eval LDLIBS := $(call pkg_libs,--static --libs libbpf,-lbpf -lelf -lz))$(LDLIBS)
+LDLIBS    = $(eval LDLIBS := $(call pkg_libs,--static --libs libbpf libdw,-lbpf -ldw -lelf -lz -llzma -lbz2))$(LDLIBS)
 else
-LDLIBS    = $(eval LDLIBS := $(call pkg_libs,--libs libbpf libelf zlib,-lbpf -lelf -lz))$(LDLIBS)
+LDLIBS    = $(eval LDLIBS := $(call pkg_libs,--libs libbpf libdw libelf zlib,-lbpf -ldw -lelf -lz))$(LDLIBS)
 endif
 # --prometheus's HTTP server (src/agg/prom_server.c) needs libmicrohttpd,
 # which a static build cannot link (Debian's needs GnuTLS, and p11-kit has
@@ -345,7 +347,8 @@ $(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 
 # The same for BTF: validation, then what ksnoop does with checked BTF.
 FUZZ_BTF_SRCS := tests/fuzz/btf_fuzz.c src/lib/btfcheck.c src/lib/kbtf.c src/lib/btfjson.c src/lib/json_writer.c \
-		 src/lib/ksyms.c src/lib/symcache.c src/lib/util.c src/lib/decode.c src/trace/plan.c src/trace/spec.c
+		 src/lib/ksyms.c src/lib/symcache.c src/lib/util.c src/lib/decode.c src/trace/plan.c src/trace/spec.c \
+		 src/trace/ufunc.c src/lib/usym.c src/lib/udwarf.c src/lib/archinfo.c
 .PHONY: fuzz-btf
 fuzz-btf: $(OUT)/fuzz/btf_fuzz
 $(OUT)/fuzz/btf_fuzz: $(FUZZ_BTF_SRCS) $(wildcard src/*/*.h bpf/*/*.h)

@@ -14,8 +14,9 @@
 # The kernels themselves come from KSNOOP_ARCH=arm64 scripts/kernels.sh.
 # KSNOOP_CACHE (default /var/cache/ksnoop) holds everything under arm64/.
 #
-# Multiarch: libbpf-dev, libelf-dev and zlib1g-dev are "Multi-Arch: same",
-# so their :arm64 builds install beside the amd64 ones the x86 build uses.
+# Multiarch: libbpf-dev, libelf-dev, zlib1g-dev and libdw-dev (with its
+# liblzma-dev and libbz2-dev) are "Multi-Arch: same", so their :arm64
+# builds install beside the amd64 ones the x86 build uses.
 # busybox-static is not (it would replace the amd64 busybox the x86 VM
 # boots with) and bash-static is not needed on the host, so both are only
 # unpacked into the cache.
@@ -32,6 +33,9 @@ PKGS=(
 	libbpf-dev:arm64       # libbpf.a
 	libelf-dev:arm64       # libelf.a (libbpf's ELF dependency)
 	zlib1g-dev:arm64       # libz.a (libelf's and libbpf's)
+	libdw-dev:arm64        # libdw.a: user functions' DWARF
+	liblzma-dev:arm64      # liblzma.a (libdw's)
+	libbz2-dev:arm64       # libbz2.a (libdw's)
 	qemu-system-arm        # qemu-system-aarch64 (TCG)
 	cpio                   # initramfs packing
 	xz-utils               # 6.12 ships .ko.xz modules

@@ -21,6 +21,8 @@ BUILD_PKGS=(
 	libbpf-dev        # libbpf 1.1: loader, BTF, ring buffer
 	libelf-dev        # libbpf's ELF dependency
 	zlib1g-dev        # libbpf's zlib dependency
+	libdw-dev         # user functions' parameters from DWARF (elfutils' libdw)
+	libbz2-dev        # libdw's, for STATIC=1 (libdw-dev brings liblzma-dev)
 	pkg-config        # library flags
 	libmicrohttpd-dev # --prometheus: the /metrics HTTP endpoint
 	qemu-system-x86   # make vm, VM tests (TCG)
@@ -42,6 +44,7 @@ TEST_PKGS=(
 	lintian           # tests/host/deb.sh: the package has no lintian error
 	mandoc            # tests/host/manlint.sh: mandoc -Tlint on every man page
 	bpftrace          # VM cases: bpftrace's own tools beside ksnoop, same boot
+	libc6-dbg         # libc's debug file: tests name its functions and parameters
 )
 BENCH_PKGS=(
 	strace            # ktrace overhead comparison in make bench

@@ -28,10 +28,8 @@
 #define PID_BUCKETS 1024
 /* A miss re-reads a process's maps at most this often. */
 #define REREAD_NS 1000000000LL
-#define BUILD_ID_MAX 64
 /* The vdso is a page or two; more is not one. */
 #define VDSO_MAX (1 << 20)
-#define DEBUG_DIR "/usr/lib/debug"
 
 /* A function: [addr, end) in the object's ELF virtual addresses. */
 struct ufunc {
@@ -53,7 +51,7 @@ struct uobj {
 	unsigned long serial; /* unique in u: mappings refer to an object by slot and serial */
 	unsigned int slot;
 	unsigned long long used; /* u->tick when last used: the least recent goes first */
-	unsigned char build_id[BUILD_ID_MAX];
+	unsigned char build_id[USYM_BUILD_ID_MAX];
 	size_t build_id_len;
 	bool has_key; /* a file's (a vdso copied from memory has none) */
 	struct file_key key;
@@ -450,83 +448,6 @@ static void obj_insert(struct ustack_syms *u, struct uobj *o)
 	u->objects_read++;
 }
 
-/* The NT_GNU_BUILD_ID of a file's notes into id (max bytes): its length, 0 when none. */
-static size_t read_build_id(const struct usym_elf *ef, unsigned char *id, size_t max)
-{
-	size_t off, next, name_off, desc_off;
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Nhdr nh;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(ef->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !usym_elf_in_file(ef, &sh))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			continue;
-		/* gelf_getnote checks each note against the section's size. */
-		for (off = 0; (next = gelf_getnote(data, off, &nh, &name_off, &desc_off));
-		     off = next) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4) || !nh.n_descsz ||
-			    nh.n_descsz > max)
-				continue;
-			memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
-			return nh.n_descsz;
-		}
-	}
-	return 0;
-}
-
-/* Whether a file has a .symtab (a stripped one has .dynsym only). */
-static bool has_symtab(const struct usym_elf *ef)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(ef->elf, scn))) {
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			return true;
-	}
-	return false;
-}
-
-/*
- * The file name .gnu_debuglink gives into buf (size bytes): a name, never
- * a path, so that it cannot lead out of the folders searched. false when
- * there is none.
- */
-static bool read_debuglink(const struct usym_elf *ef, char *buf, size_t size)
-{
-	Elf_Scn *scn = NULL;
-	const char *name;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	size_t shstrndx, len;
-
-	if (elf_getshdrstrndx(ef->elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(ef->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !usym_elf_in_file(ef, &sh))
-			continue;
-		name = elf_strptr(ef->elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".gnu_debuglink"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			return false;
-		len = strnlen(data->d_buf, data->d_size);
-		if (!len || len >= data->d_size || len >= size || memchr(data->d_buf, '/', len) ||
-		    !strcmp(data->d_buf, ".") || !strcmp(data->d_buf, ".."))
-			return false;
-		memcpy(buf, data->d_buf, len + 1);
-		return true;
-	}
-	return false;
-}
-
 /* Symbols being collected into an object, from the file ef. */
 struct collect {
 	struct uobj *o;
@@ -633,84 +554,34 @@ static int funcs_finish(struct collect *c)
 	return 0;
 }
 
-/* The symbols of the debug file at path into c, when it is o's: same build-id, a .symtab. */
-static bool debug_try(struct collect *c, const char *path)
+/* The symbols of o's debug file dbg into c, when it has a .symtab. */
+static int debug_symbols(void *ctx, struct usym_elf *dbg)
 {
+	struct collect *c = ctx;
 	const struct usym_elf *main_ef = c->ef;
-	unsigned char id[BUILD_ID_MAX];
-	struct usym_elf dbg;
 	bool ok;
 
-	/* Most places have none: say nothing of them. */
-	if (access(path, F_OK))
-		return false;
-	ok = !usym_elf_open(&dbg, path, p_dbg);
-	if (ok && (read_build_id(&dbg, id, sizeof(id)) != c->o->build_id_len ||
-		   memcmp(id, c->o->build_id, c->o->build_id_len) || !has_symtab(&dbg))) {
-		p_dbg("%s is not the debug file of %s: another build-id, or no .symtab", path,
-		      main_ef->path);
-		ok = false;
+	if (!usym_elf_has_section(dbg, SHT_SYMTAB, NULL)) {
+		p_dbg("%s has no .symtab: not the debug file of %s", dbg->path, main_ef->path);
+		return 0;
 	}
-	if (ok) {
-		c->ef = &dbg;
-		ok = !usym_elf_for_each_func(&dbg, add_func, c);
-		c->ef = main_ef;
-	}
-	usym_elf_close(&dbg);
+	c->ef = dbg;
+	ok = !usym_elf_for_each_func(dbg, add_func, c);
+	c->ef = main_ef;
 	return ok;
-}
-
-/* Where a debug file may be, the which-th place, into path; false when there is no such place. */
-static bool debug_path(const struct collect *c, int pid, const struct umap *m, const char *link,
-		       int which, struct strbuf *path)
-{
-	const char *slash = m->path[0] == '/' ? strrchr(m->path, '/') : NULL;
-	int dir = slash ? (int)(slash - m->path) : 0;
-	size_t i;
-
-	sb_reset(path);
-	sb_printf(path, "/proc/%d/root", pid);
-	switch (which) {
-	case 0:
-		sb_printf(path, DEBUG_DIR "/.build-id/%02x/", c->o->build_id[0]);
-		for (i = 1; i < c->o->build_id_len; i++)
-			sb_printf(path, "%02x", c->o->build_id[i]);
-		sb_printf(path, ".debug");
-		return true;
-	case 1:
-		if (!slash || !link)
-			return false;
-		sb_printf(path, DEBUG_DIR "%.*s/%s", dir, m->path, link);
-		return true;
-	case 2:
-		if (!slash || !link)
-			return false;
-		sb_printf(path, "%.*s/.debug/%s", dir, m->path, link);
-		return true;
-	}
-	return false;
 }
 
 /*
  * A stripped object's .symtab from its separate debug file (Debian's
- * -dbg packages): by build-id, then by .gnu_debuglink, in pid's root. Only
- * one with the object's build-id is taken: one from another build would
- * name the wrong functions.
+ * -dbg packages), in pid's root. Only one with the object's build-id is
+ * taken: one from another build would name the wrong functions.
  */
 static void debug_funcs(struct collect *c, int pid, const struct umap *m)
 {
-	char link[NAME_MAX + 1];
-	bool has_link = read_debuglink(c->ef, link, sizeof(link));
-	struct strbuf path;
-	int i;
+	char root[32];
 
-	sb_init(&path);
-	for (i = 0; i < 3; i++) {
-		if (debug_path(c, pid, m, has_link ? link : NULL, i, &path) && !path.oom &&
-		    debug_try(c, sb_str(&path)))
-			break;
-	}
-	sb_free(&path);
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	usym_debug_find(c->ef, root, m->path[0] == '/' ? m->path : "", debug_symbols, c);
 }
 
 /* The functions of ef, and of its debug file when it is stripped, into o. */
@@ -723,7 +594,7 @@ static int obj_read_funcs(struct uobj *o, int pid, const struct umap *m, const s
 	/* Neither table: no names, but the object is known. */
 	if (err == -ENODATA)
 		err = 0;
-	if (!err && o->build_id_len && !has_symtab(ef))
+	if (!err && o->build_id_len && !usym_elf_has_section(ef, SHT_SYMTAB, NULL))
 		debug_funcs(&c, pid, m);
 	if (!err)
 		err = funcs_finish(&c);
@@ -737,8 +608,8 @@ static int obj_read_funcs(struct uobj *o, int pid, const struct umap *m, const s
 static struct uobj *obj_from_elf(struct ustack_syms *u, int pid, const struct umap *m,
 				 struct usym_elf *ef, bool is_file)
 {
-	unsigned char id[BUILD_ID_MAX];
-	size_t id_len = read_build_id(ef, id, sizeof(id));
+	unsigned char id[USYM_BUILD_ID_MAX];
+	size_t id_len = usym_elf_build_id(ef, id, sizeof(id));
 	struct uobj *o = id_len ? obj_by_build_id(u, id, id_len) : NULL;
 	struct stat st;
 

@@ -697,6 +697,173 @@ bool usym_elf_in_file(const struct usym_elf *ef, const GElf_Shdr *sh)
 	       (sh->sh_offset <= ef->size && sh->sh_size <= ef->size - sh->sh_offset);
 }
 
+bool usym_elf_has_section(const struct usym_elf *ef, GElf_Word type, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	const char *sn;
+	size_t strndx;
+	GElf_Shdr sh;
+
+	if (name && elf_getshdrstrndx(ef->elf, &strndx))
+		return false;
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !usym_elf_in_file(ef, &sh))
+			continue;
+		sn = name ? elf_strptr(ef->elf, strndx, sh.sh_name) : NULL;
+		if (!name || (sn && !strcmp(sn, name)))
+			return true;
+	}
+	return false;
+}
+
+size_t usym_elf_build_id(const struct usym_elf *ef, unsigned char *id, size_t max)
+{
+	size_t off, next, name_off, desc_off;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Nhdr nh;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !usym_elf_in_file(ef, &sh))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		/* gelf_getnote checks each note against the section's size. */
+		for (off = 0; (next = gelf_getnote(data, off, &nh, &name_off, &desc_off));
+		     off = next) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) || !nh.n_descsz ||
+			    nh.n_descsz > max)
+				continue;
+			memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
+			return nh.n_descsz;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The file name .gnu_debuglink gives into buf (size bytes): a name, never
+ * a path, so that it cannot lead out of the folders searched. false when
+ * there is none.
+ */
+static bool read_debuglink(const struct usym_elf *ef, char *buf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t shstrndx, len;
+
+	if (elf_getshdrstrndx(ef->elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !usym_elf_in_file(ef, &sh))
+			continue;
+		name = elf_strptr(ef->elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return false;
+		len = strnlen(data->d_buf, data->d_size);
+		if (!len || len >= data->d_size || len >= size || memchr(data->d_buf, '/', len) ||
+		    !strcmp(data->d_buf, ".") || !strcmp(data->d_buf, ".."))
+			return false;
+		memcpy(buf, data->d_buf, len + 1);
+		return true;
+	}
+	return false;
+}
+
+#define DEBUG_DIR "/usr/lib/debug"
+
+/* What the search for a debug file knows of the object. */
+struct debug_of {
+	const char *root, *path, *link; /* link: NULL without .gnu_debuglink */
+	unsigned char id[USYM_BUILD_ID_MAX];
+	size_t id_len;
+};
+
+/* Where a debug file may be, the which-th place, into out; false when there is no such place. */
+static bool debug_path(const struct debug_of *d, int which, struct strbuf *out)
+{
+	const char *slash = strrchr(d->path, '/');
+	int dir = slash ? (int)(slash - d->path) : 0;
+	size_t i;
+
+	sb_reset(out);
+	sb_printf(out, "%s", d->root);
+	if (which == 0) {
+		sb_printf(out, DEBUG_DIR "/.build-id/%02x/", d->id[0]);
+		for (i = 1; i < d->id_len; i++)
+			sb_printf(out, "%02x", d->id[i]);
+		sb_printf(out, ".debug");
+		return true;
+	}
+	/* A folder of a relative path is relative to ours; it has no place in /usr/lib/debug. */
+	if (!slash || !d->link || (which == 3 && d->path[0] != '/'))
+		return false;
+	switch (which) {
+	case 1:
+		sb_printf(out, "%.*s/%s", dir, d->path, d->link);
+		return true;
+	case 2:
+		sb_printf(out, "%.*s/.debug/%s", dir, d->path, d->link);
+		return true;
+	case 3:
+		sb_printf(out, DEBUG_DIR "%.*s/%s", dir, d->path, d->link);
+		return true;
+	}
+	return false;
+}
+
+/* The debug file at path handed to cb when it has the object's build-id; 0 when it is not its. */
+static int debug_try(const struct debug_of *d, const char *path, usym_debug_cb cb, void *ctx)
+{
+	unsigned char id[USYM_BUILD_ID_MAX];
+	struct usym_elf dbg;
+	int ret = 0;
+
+	/* Most places have none: say nothing of them. */
+	if (access(path, F_OK))
+		return 0;
+	if (!usym_elf_open(&dbg, path, p_dbg)) {
+		if (usym_elf_build_id(&dbg, id, sizeof(id)) == d->id_len &&
+		    !memcmp(id, d->id, d->id_len))
+			ret = cb(ctx, &dbg);
+		else
+			p_dbg("%s is not the debug file of %s: another build-id", path, d->path);
+	}
+	usym_elf_close(&dbg);
+	return ret;
+}
+
+int usym_debug_find(const struct usym_elf *ef, const char *root, const char *path, usym_debug_cb cb,
+		    void *ctx)
+{
+	struct debug_of d = { .root = root, .path = path };
+	char link[NAME_MAX + 1];
+	struct strbuf where;
+	int i, ret = 0;
+
+	d.id_len = usym_elf_build_id(ef, d.id, sizeof(d.id));
+	if (!d.id_len)
+		return -ENOENT;
+	if (read_debuglink(ef, link, sizeof(link)))
+		d.link = link;
+	sb_init(&where);
+	for (i = 0; i < 4 && !ret; i++) {
+		if (debug_path(&d, i, &where) && !where.oom)
+			ret = debug_try(&d, sb_str(&where), cb, ctx);
+	}
+	sb_free(&where);
+	return ret ?: -ENOENT;
+}
+
 /* The file offset of vaddr, from the segment that loads it; false when none does. */
 static bool file_offset(const struct usym_elf *ef, unsigned long long vaddr,
 			unsigned long long *off)
@@ -833,6 +1000,7 @@ static int collect_func(void *ctx, const char *name, const GElf_Sym *sym)
 	m = &c->m[c->nr++];
 	memcpy(m->u.name, buf, sizeof(buf));
 	m->u.offset = off;
+	m->u.addr = sym->st_value;
 	m->u.size = sym->st_size;
 	m->u.ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
 	m->order = c->order;

@@ -18,6 +18,7 @@
 struct usym {
 	char name[USYM_NAME_MAX];  /* the symbol's name, without @version */
 	unsigned long long offset; /* file offset of its first instruction: what a uprobe takes */
+	unsigned long long addr;   /* st_value, its ELF virtual address: where DWARF places it */
 	unsigned long long size;   /* st_size, 0 when unknown */
 	bool ifunc;		   /* STT_GNU_IFUNC: the resolver, not the implementation */
 };
@@ -125,6 +126,30 @@ int usym_elf_open(struct usym_elf *ef, const char *path, usym_say_fn say);
 void usym_elf_close(struct usym_elf *ef);
 /* Whether a section's bytes are all in the file (SHT_NOBITS has none). */
 bool usym_elf_in_file(const struct usym_elf *ef, const GElf_Shdr *sh);
+
+/* Whether ef has a section of type (SHT_SYMTAB) named name (any name when NULL), in the file. */
+bool usym_elf_has_section(const struct usym_elf *ef, GElf_Word type, const char *name);
+
+#define USYM_BUILD_ID_MAX 64
+
+/* ef's NT_GNU_BUILD_ID into id (max bytes): its length, 0 when it has none. */
+size_t usym_elf_build_id(const struct usym_elf *ef, unsigned char *id, size_t max);
+
+typedef int (*usym_debug_cb)(void *ctx, struct usym_elf *dbg);
+
+/*
+ * The separate debug file of ef (Debian's -dbg packages), the object at
+ * path as seen from the folder root ("" for /, "/proc/PID/root" for a
+ * process's): root/usr/lib/debug/.build-id/xx/rest.debug, then the name
+ * its .gnu_debuglink gives (a name, never a path) in path's folder, its
+ * .debug/ and /usr/lib/debug/<folder>/. Each file there that has ef's
+ * build-id is opened (its errors said through p_dbg) and handed to cb,
+ * until cb returns nonzero; ef without a build-id has none, since only
+ * the build-id tells a file of another build. Returns what cb returned,
+ * or -ENOENT when no file took.
+ */
+int usym_debug_find(const struct usym_elf *ef, const char *root, const char *path, usym_debug_cb cb,
+		    void *ctx);
 
 typedef int (*usym_func_cb)(void *ctx, const char *name, const GElf_Sym *sym);
 

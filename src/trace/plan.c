@@ -300,6 +300,26 @@ static int resolve_cast(struct resolver *r, const char *cast, __u32 *out)
 	return 0;
 }
 
+/* No name is close: the ones there are (p_err cuts a long line short). */
+static void err_no_param(struct resolver *r, const char *name, const struct btf_param *params,
+			 int n)
+{
+	struct strbuf sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < n; i++)
+		sb_printf(&sb, "%s%s", i ? ", " : "",
+			  btf__name_by_offset(r->btf, params[i].name_off));
+	if (n > 0)
+		p_err("%s: %s() has no parameter '%s'; its parameters are %s", r->what,
+		      r->plan->name, name, sb_str(&sb));
+	else
+		p_err("%s: %s() has no parameter '%s': it takes none", r->what, r->plan->name,
+		      name);
+	sb_free(&sb);
+}
+
 static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 {
 	const struct btf_param *params;
@@ -326,7 +346,7 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what, r->plan->name,
 		      name, best);
 	else
-		p_err("%s: %s() has no parameter '%s'", r->what, r->plan->name, name);
+		err_no_param(r, name, params, n);
 	return -ENOENT;
 }
 

@@ -9,6 +9,7 @@
 
 #include "trace/session.h"
 #include "lib/btfcheck.h"
+#include "lib/udwarf.h"
 #include "lib/util.h"
 #include "trace/ufunc.h"
 
@@ -254,6 +255,7 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 
 			p_err("invalid function spec '%s': %s at offset %d",
 			      str_clip(argv[i - first], clip), serr.msg, serr.pos);
+			udwarf_forget();
 			return -EINVAL;
 		}
 		if (is_glob(spec.func) && s->opts.stack_mode) {
@@ -275,6 +277,8 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 		if (!s->spec_funcs[i])
 			err = -ENOMEM;
 	}
+	/* a user function's DWARF, kept open for the next one, is not needed past planning */
+	udwarf_forget();
 	if (!err)
 		p_dbg("planned %d functions", s->nr);
 	return err;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/archinfo.h"
+#include "lib/udwarf.h"
 #include "lib/usym.h"
 #include "lib/util.h"
 #include "trace/ufunc.h"
@@ -224,25 +225,57 @@ static int undeclared(struct btf *btf, const struct spec *spec, struct proto *p)
 	return 0;
 }
 
-static int build_proto(struct kbtf *kb, const struct spec *spec, const char *sym,
-		       struct func_plan *plan)
+/* Whether spec declares a parameter or the return type: then declarations make the prototype. */
+static bool declares(const struct spec *spec)
 {
-	struct btf *btf = btf__new_empty_split(kbtf__vmlinux(kb));
+	int i;
+
+	for (i = 0; i < spec->nr_items; i++) {
+		if (spec->items[i].decl)
+			return true;
+	}
+	return false;
+}
+
+/* The prototype from spec's declarations, arg0.. for the rest: its id, or -errno. */
+static int spec_proto(struct btf *btf, const struct spec *spec)
+{
 	struct proto p = { .ret = -1 };
 	int err, id, i;
 
-	if (!btf)
-		return p_err_nomem(spec->func);
-	plan->own_btf = btf;
 	err = declared(btf, spec, spec->func, &p) ?: undeclared(btf, spec, &p);
 	if (err)
 		return err;
 	id = btf__add_func_proto(btf, p.ret);
 	for (i = 0; i < p.nr && id >= 0; i++)
 		err = btf__add_func_param(btf, p.names[i], p.types[i]);
-	if (id >= 0 && !err)
-		id = btf__add_func(btf, sym, BTF_FUNC_GLOBAL, id);
 	if (id < 0 || err)
+		return p_err_nomem(spec->func);
+	return id;
+}
+
+/*
+ * Without declarations, the function's DWARF (its file's or its debug
+ * file's) names and types its parameters when there is one; else arg0..
+ */
+static int build_proto(struct kbtf *kb, const struct spec *spec, const char *path,
+		       const struct usym *us, const char *sym, struct func_plan *plan)
+{
+	struct btf *btf = btf__new_empty_split(kbtf__vmlinux(kb));
+	__u32 proto;
+	int id;
+
+	if (!btf)
+		return p_err_nomem(spec->func);
+	plan->own_btf = btf;
+	id = declares(spec) ? -ENOENT
+			    : udwarf_add_proto(btf, path, us->addr, spec->func, &proto) ?: (int)proto;
+	if (id == -ENOENT)
+		id = spec_proto(btf, spec);
+	if (id < 0)
+		return id;
+	id = btf__add_func(btf, sym, BTF_FUNC_GLOBAL, id);
+	if (id < 0)
 		return p_err_nomem(spec->func);
 	plan->func = (struct kbtf_func){ .btf = btf, .id = id };
 	return 0;
@@ -293,7 +326,7 @@ int ufunc_plan(struct kbtf *kb, const struct spec *spec, int pid, struct func_pl
 	if (!plan->user.path)
 		return p_err_nomem(spec->func);
 	plan->user.offset = us.offset;
-	return build_proto(kb, spec, sym, plan);
+	return build_proto(kb, spec, path, &us, sym, plan);
 }
 
 int ufunc_expand(const char *pattern, int pid, int max, char ***names)

@@ -2,8 +2,9 @@
 /*
  * User functions in specs: "c:malloc(size_t size)", "/usr/bin/bash:readline".
  * The target and symbol become a uprobe site; the parameters, declared in
- * the spec or arg0..argN, become a BTF prototype split on vmlinux's, so
- * plans, filters and output treat them as they do a kernel function's.
+ * the spec, else as the function's DWARF names them, else arg0..argN,
+ * become a BTF prototype split on vmlinux's, so plans, filters and output
+ * treat them as they do a kernel function's.
  */
 #ifndef KSNOOP_UFUNC_H
 #define KSNOOP_UFUNC_H

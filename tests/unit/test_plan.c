@@ -1142,6 +1142,16 @@ __attribute__((noinline)) long test_plan_user_target(unsigned long size, const c
 
 #define USER_FN "/proc/self/exe:test_plan_user_target"
 
+/* One without DWARF (assembly, which says nothing of its parameters): arg0.., as long. */
+__asm__(".text\n"
+	".globl test_plan_user_nodwarf\n"
+	".type test_plan_user_nodwarf, STT_FUNC\n"
+	"test_plan_user_nodwarf:\n"
+	"	ret\n"
+	".size test_plan_user_nodwarf, . - test_plan_user_nodwarf\n");
+
+#define USER_NODWARF "/proc/self/exe:test_plan_user_nodwarf"
+
 static void test_user_function(void **state)
 {
 	struct ctx *c = *state;
@@ -1162,16 +1172,34 @@ static void test_user_function(void **state)
 	t = btf__type_by_id(c->plan.values[2].btf, c->plan.values[2].type_id);
 	assert_string_equal(btf__name_by_offset(c->plan.values[2].btf, t->name_off), "long int");
 
-	/* a declared return type; undeclared parameters are arg0.., long; casts read them */
+	/* a declared return type; undeclared parameters are arg0.., long, past DWARF's reach */
 	plan_ok(c, USER_FN "(char *return)");
 	assert_int_equal(c->plan.values[0].show, SHOW_STRING);
-	plan_ok(c, USER_FN "(arg0, (char *)arg1)");
-	assert_int_equal(c->plan.nr_args, arch_native()->nr_reg_args);
-	assert_int_equal(c->plan.values[1].show, SHOW_STRING);
 	plan_ok(c, USER_FN "(size_t size, arg1 == 0)");
 	assert_int_equal(c->plan.nr_args, arch_native()->nr_reg_args);
-	/* bare: nothing to show but the return */
+
+	/* nothing declared: this binary's DWARF names and types them */
+	plan_ok(c, USER_FN "(size, name)");
+	assert_int_equal(c->plan.nr_args, 2);
+	assert_int_equal(c->plan.values[0].show, SHOW_SCALAR);
+	assert_int_equal(c->plan.values[1].show, SHOW_STRING);
+	t = btf__type_by_id(c->plan.values[0].btf, c->plan.values[0].type_id);
+	assert_string_equal(btf__name_by_offset(c->plan.values[0].btf, t->name_off),
+			    "long unsigned int");
+	plan_err(c, USER_FN "(arg0)", "has no parameter 'arg0'; its parameters are size, name");
+	/* bare: its parameters, from DWARF */
 	plan_ok(c, USER_FN);
+	assert_int_equal(c->plan.nr_args, 2);
+	/* declarations win: DWARF's name is no parameter then */
+	plan_err(c, USER_FN "(size_t len, size)", "has no parameter 'size'");
+
+	/* without DWARF: arg0.., long, and casts read them; bare, none */
+	plan_ok(c, USER_NODWARF "(arg0, (char *)arg1)");
+	assert_int_equal(c->plan.nr_args, arch_native()->nr_reg_args);
+	assert_int_equal(c->plan.values[1].show, SHOW_STRING);
+	t = btf__type_by_id(c->plan.values[0].btf, c->plan.values[0].type_id);
+	assert_string_equal(btf__name_by_offset(c->plan.values[0].btf, t->name_off), "long int");
+	plan_ok(c, USER_NODWARF);
 	assert_int_equal(c->plan.nr_args, 0);
 
 	plan_errno(c, USER_FN "(FILE *f)", -ENOENT, "the kernel's BTF has no type 'FILE'");
@@ -1179,7 +1207,6 @@ static void test_user_function(void **state)
 	plan_errno(c, USER_FN "(double d)", -EINVAL, "floating point values are not supported");
 	plan_errno(c, USER_FN "(void v)", -EINVAL, "a value cannot be void");
 	plan_errno(c, USER_FN "(char * const p)", -EINVAL, "not a type ksnoop reads");
-	plan_err(c, USER_FN "(size)", "has no parameter 'size'");
 	plan_errno(c, "/proc/self/exe:no_such_function_xyz", -ENOENT, "has no function");
 	plan_errno(c, "/proc/self/exe", -EINVAL, "a user function is TARGET:FUNC");
 	plan_errno(c, "do_thing(int flags)", -EINVAL, "a kernel function's come from BTF");

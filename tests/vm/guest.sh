@@ -56,7 +56,8 @@
 #                      BTF), vm,
 #                      root, kernel>=X.Y, kernel<X.Y, config:CONFIG_FOO,
 #                      cmd:PROGRAM, arch:x86|arm64 (the machine's, as the
-#                      Makefile names it)
+#                      Makefile names it), file:PATH (a file or folder
+#                      that exists: /usr/lib/debug/.build-id, debug files)
 #   WAIT_FOR regex     with TRACE: after the workload, wait (up to TIMEOUT)
 #                      for a stdout line matching regex before SIGINT;
 #                      repeatable. Use it for events that may arrive late;
@@ -194,6 +195,7 @@ have() {
 	kernel\<*) ! version_ge "$KREL" "${1#kernel<}" ;;
 	config:*) config_has "${1#config:}" ;;
 	cmd:*) command -v "${1#cmd:}" >/dev/null ;;
+	file:*) [ -e "${1#file:}" ] ;;
 	arch:*) [ "${1#arch:}" = "$MACH" ] ;;
 	btf) [ -r /sys/kernel/btf/vmlinux ] ;;
 	btf:*) [ -r "/sys/kernel/btf/${1#btf:}" ] ;;

@@ -1072,6 +1072,22 @@ static void note_ambiguity(struct func_plan *plan, int n)
 			 "%s is a compiler clone of %s; its arguments may differ", bare, btf_name);
 }
 
+/* "mod:func" may have meant a library's function: the error says so. */
+static void report_unknown(struct kbtf *kb, const char *func)
+{
+	const char *colon = strchr(func, ':');
+	char clip[CLIP_BUF];
+
+	if (!colon || ufunc_module_loaded(func)) {
+		kbtf__report_unknown(kb, func);
+		return;
+	}
+	p_err("function '%s' not found: no module '%.*s' loaded has it in BTF, and no library "
+	      "'%.*s' (lib%.*s.so) was found",
+	      str_clip(func, clip), (int)(colon - func), func, (int)(colon - func), func,
+	      (int)(colon - func), func);
+}
+
 int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
 	       struct func_plan *plan)
 {
@@ -1097,7 +1113,7 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		if (n <= 0) {
 			/* A damaged module BTF has been reported already. */
 			if (n != -EBADMSG && !opts->from_glob)
-				kbtf__report_unknown(kb, spec->func);
+				report_unknown(kb, spec->func);
 			return n < 0 ? n : -ENOENT;
 		}
 		plan->func = funcs[0];

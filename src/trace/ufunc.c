@@ -14,25 +14,48 @@
 
 #define MODULE_NAME_MAX 64 /* MODULE_NAME_LEN, with room */
 
-bool ufunc_is_user(const char *func)
+/* Whether a library goes by the name (its first len bytes): "c", "ssl", "libssl.so.3". */
+static bool library_exists(const char *name, size_t len)
 {
-	const char *colon = strrchr(func, ':');
+	char target[MODULE_NAME_MAX], path[PATH_MAX];
+	int err;
+
+	if (len >= sizeof(target))
+		return true; /* no module's: the resolver says what is wrong with it */
+	memcpy(target, name, len);
+	target[len] = '\0';
+	util_mute(true);
+	err = usym_resolve(target, 0, path, sizeof(path));
+	util_mute(false);
+	return !err;
+}
+
+bool ufunc_module_loaded(const char *func)
+{
+	const char *colon = strchr(func, ':');
 	char path[sizeof("/sys/module/") + MODULE_NAME_MAX];
 	size_t len, i;
 
-	if (strchr(func, '/'))
-		return true;
-	if (!colon)
-		return false;
-	len = colon - func;
+	len = colon ? (size_t)(colon - func) : 0;
 	if (!len || len >= MODULE_NAME_MAX)
-		return len > 0;
-	/* /sys/module names every module loaded, and built-in ones with parameters */
+		return false;
+	/* every module loaded is there, and built-in ones with parameters */
 	memcpy(path, "/sys/module/", 12);
 	for (i = 0; i < len; i++)
 		path[12 + i] = func[i] == '-' ? '_' : func[i];
 	path[12 + len] = '\0';
-	return access(path, F_OK) != 0;
+	return access(path, F_OK) == 0;
+}
+
+bool ufunc_is_user(const char *func)
+{
+	const char *colon = strrchr(func, ':');
+
+	if (strchr(func, '/'))
+		return true;
+	/* neither a module nor a library: the kernel's BTF is searched, and its error names both */
+	return colon && colon > func && !ufunc_module_loaded(func) &&
+	       library_exists(func, colon - func);
 }
 
 /* Integer types by the words C spells them with, as vmlinux's BTF names them. */

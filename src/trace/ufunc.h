@@ -20,6 +20,8 @@
  * or "target:func" whose target is no kernel module loaded here.
  */
 bool ufunc_is_user(const char *func);
+/* Whether "mod:func"'s mod is a kernel module loaded here. */
+bool ufunc_module_loaded(const char *func);
 
 /*
  * Resolves spec's target (the libraries process pid maps first, when

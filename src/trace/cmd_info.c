@@ -7,6 +7,7 @@
 #include "env.h"
 #include "lib/json_writer.h"
 #include "lib/kbtf.h"
+#include "lib/udwarf.h"
 #include "trace/spec.h"
 #include "trace/ufunc.h"
 
@@ -162,6 +163,7 @@ int cmd_info(struct env *env, int argc, char **argv)
 		if (info_one(kb, argv[i], env->nr_pids == 1 ? env->pids[0] : 0))
 			err = -ENOENT;
 	}
+	udwarf_forget(); /* the last user function's DWARF, kept for the next */
 	kbtf__free(kb);
 	return err;
 }

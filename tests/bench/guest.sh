@@ -447,7 +447,7 @@ section_spans() {
 
 UFUNC=$(realpath "$BENCH"):bench_ucall
 BT_UCOUNT="uprobe:$UFUNC { @ = count(); } BEGIN { printf(\"READY\\n\"); }"
-BT_UCOUNT_ARG="uprobe:$UFUNC { @[arg0 & 7] = count(); } BEGIN { printf(\"READY\\n\"); }"
+BT_UCOUNT_ARG="uprobe:$UFUNC { @[arg0] = count(); } BEGIN { printf(\"READY\\n\"); }"
 BT_UPRINT="uprobe:$UFUNC { printf(\"%llu %u %u bench_ucall i=%ld\\n\", nsecs, cpu, tid, arg0); }"
 
 section_user() {

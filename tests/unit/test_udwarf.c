@@ -66,25 +66,6 @@ struct base {
 	int int_t, char_t, ulong_t, size_t_t, small_t;
 };
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A shell command, its output discarded: its exit status. */
-static int run(const char *fmt, ...)
-{
-	struct strbuf cmd;
-	va_list ap;
-	int rc;
-
-	sb_init(&cmd);
-	va_start(ap, fmt);
-	sb_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	sb_printf(&cmd, " >/dev/null 2>&1");
-	rc = system(sb_str(&cmd));
-	sb_free(&cmd);
-	return rc;
-}
-
 static int group_setup(void **state)
 {
 	char src[PATH_MAX];
@@ -96,18 +77,18 @@ static int group_setup(void **state)
 	snprintf(t.lib, sizeof(t.lib), "%s/libud.so", t.dir);
 	snprintf(t.nodebug, sizeof(t.nodebug), "%s/libud-nodebug.so", t.dir);
 	snprintf(t.linked, sizeof(t.linked), "%s/libud-linked.so", t.dir);
-	if (run("cc -g -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s'", t.lib, src) ||
-	    run("cc -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s'", t.nodebug, src)) {
+	if (run_quiet("cc -g -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s'", t.lib, src) ||
+	    run_quiet("cc -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s'", t.nodebug, src)) {
 		tmpdir_remove(t.dir);
 		t.dir[0] = '\0';
 		return 0;
 	}
 	/* objcopy may be missing: then only the debug link test skips */
-	run("cd '%s' && mkdir .debug && cp libud.so libud-linked.so && "
-	    "objcopy --only-keep-debug libud-linked.so .debug/libud-linked.debug && "
-	    "strip --strip-debug libud-linked.so && "
-	    "objcopy --add-gnu-debuglink=.debug/libud-linked.debug libud-linked.so",
-	    t.dir);
+	run_quiet("cd '%s' && mkdir .debug && cp libud.so libud-linked.so && "
+		  "objcopy --only-keep-debug libud-linked.so .debug/libud-linked.debug && "
+		  "strip --strip-debug libud-linked.so && "
+		  "objcopy --add-gnu-debuglink=.debug/libud-linked.debug libud-linked.so",
+		  t.dir);
 	return 0;
 }
 
@@ -418,9 +399,9 @@ static void test_debuglink(void **state)
 
 	/* a debug file of another build (-O2's) there is not taken */
 	assert_int_equal(
-		run("cd '%s' && cc -g -O2 -shared -fPIC -Wl,--build-id -o other.so lib.c && "
-		    "objcopy --only-keep-debug other.so '%s'",
-		    t.dir, dbg),
+		run_quiet("cd '%s' && cc -g -O2 -shared -fPIC -Wl,--build-id -o other.so lib.c && "
+			  "objcopy --only-keep-debug other.so '%s'",
+			  t.dir, dbg),
 		0);
 	expect_enoent(t.linked, "ud_str", 0);
 }
@@ -454,7 +435,7 @@ static bool section_of(const char *path, const char *name, GElf_Shdr *out, size_
 /* A fresh copy of the library, to damage. */
 static void damaged_copy(const char *copy)
 {
-	assert_int_equal(run("cp '%s' '%s'", t.lib, copy), 0);
+	assert_int_equal(run_quiet("cp '%s' '%s'", t.lib, copy), 0);
 }
 
 static void patch(const char *path, size_t off, const void *buf, size_t len)
@@ -571,7 +552,7 @@ static void bounds_lib(const char *path, const char *so)
 		fprintf(f, "	struct s%d *m%d;\n", i, i);
 	fprintf(f, "};\nint wide(struct wide *w, int x) { return w->m999->v + x; }\n");
 	fclose(f);
-	if (run("cc -g -O1 -shared -fPIC -o '%s' '%s'", so, path))
+	if (run_quiet("cc -g -O1 -shared -fPIC -o '%s' '%s'", so, path))
 		skip();
 }
 

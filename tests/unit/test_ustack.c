@@ -239,25 +239,6 @@ static void tmp_free(struct tmp *t)
 	tmpdir_remove(t->dir);
 }
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A shell command, its output discarded: its exit status. */
-static int run(const char *fmt, ...)
-{
-	struct strbuf cmd;
-	va_list ap;
-	int rc;
-
-	sb_init(&cmd);
-	va_start(ap, fmt);
-	sb_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	sb_printf(&cmd, " >/dev/null 2>&1");
-	rc = system(sb_str(&cmd));
-	sb_free(&cmd);
-	return rc;
-}
-
 /* lib_src built into t's folder as name, with cc flags; skips the test without a compiler. */
 static void build_lib(const struct tmp *t, const char *name, const char *flags, char *path,
 		      size_t size)
@@ -267,7 +248,7 @@ static void build_lib(const struct tmp *t, const char *name, const char *flags, 
 	snprintf(src, sizeof(src), "%s/lib.c", t->dir);
 	sym_file_write(src, lib_src);
 	snprintf(path, size, "%s/%s", t->dir, name);
-	if (run("cc -shared -fPIC -Wl,--build-id %s -o '%s' '%s'", flags, path, src))
+	if (run_quiet("cc -shared -fPIC -Wl,--build-id %s -o '%s' '%s'", flags, path, src))
 		skip();
 }
 
@@ -451,7 +432,7 @@ static void test_build_id_key(void **state)
 	tmp_new(&t);
 	build_lib(&t, "libustack_a.so", "", path, sizeof(path));
 	snprintf(copy, sizeof(copy), "%s/libustack_b.so", t.dir);
-	assert_int_equal(run("cp '%s' '%s'", path, copy), 0);
+	assert_int_equal(run_quiet("cp '%s' '%s'", path, copy), 0);
 	ha = lib_open(path);
 	hb = lib_open(copy);
 	a = lib_sym(ha, "ustack_lib_func");
@@ -646,19 +627,19 @@ static void test_debuglink(void **state)
 	void *h;
 
 	(void)state;
-	if (run("objcopy --version") || run("strip --version"))
+	if (run_quiet("objcopy --version") || run_quiet("strip --version"))
 		skip();
 	tmp_new(&t);
 	build_lib(&t, "libustack_dbg.so", "-g", path, sizeof(path));
 	build_lib(&t, "libustack_other.so", "-g -Dhidden_func=other_func -DHIDDEN_ADD=2", other,
 		  sizeof(other));
 	assert_int_equal(
-		run("cd %s && mkdir .debug && "
-		    "objcopy --only-keep-debug libustack_dbg.so .debug/libustack_dbg.debug && "
-		    "objcopy --only-keep-debug libustack_other.so other.debug && "
-		    "strip --strip-all libustack_dbg.so && "
-		    "objcopy --add-gnu-debuglink=.debug/libustack_dbg.debug libustack_dbg.so",
-		    t.dir),
+		run_quiet("cd %s && mkdir .debug && "
+			  "objcopy --only-keep-debug libustack_dbg.so .debug/libustack_dbg.debug && "
+			  "objcopy --only-keep-debug libustack_other.so other.debug && "
+			  "strip --strip-all libustack_dbg.so && "
+			  "objcopy --add-gnu-debuglink=.debug/libustack_dbg.debug libustack_dbg.so",
+			  t.dir),
 		0);
 	h = lib_open(path);
 	hidden = ((uintptr_t(*)(void))lib_sym(h, "ustack_lib_hidden"))();
@@ -668,7 +649,7 @@ static void test_debuglink(void **state)
 	ustack_syms__free(u);
 
 	/* The same name, another build-id: its other_func is not this library's. */
-	assert_int_equal(run("cd %s && mv other.debug .debug/libustack_dbg.debug", t.dir), 0);
+	assert_int_equal(run_quiet("cd %s && mv other.debug .debug/libustack_dbg.debug", t.dir), 0);
 	u = syms_new();
 	resolve_ok(u, getpid(), hidden + 2, &f);
 	if (f.func && (!strcmp(f.func, "other_func") || !strcmp(f.func, "hidden_func")))

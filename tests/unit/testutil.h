@@ -298,6 +298,29 @@ static UNUSED void sym_files_remove(const struct sym_files *f)
 	rmdir(f->dir);
 }
 
+static UNUSED int run_quiet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A shell command, its output discarded: its exit status (-1 without memory). */
+static UNUSED int run_quiet(const char *fmt, ...)
+{
+	char *cmd, *full;
+	va_list ap;
+	int rc, n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	n = asprintf(&full, "%s >/dev/null 2>&1", cmd);
+	free(cmd);
+	if (n < 0)
+		return -1;
+	rc = system(full);
+	free(full);
+	return rc;
+}
+
 /* A new temporary folder, /tmp/ksnoop-test-TAG.XXXXXX, into dir. */
 static UNUSED void tmpdir_make(char *dir, size_t size, const char *tag)
 {

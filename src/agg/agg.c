@@ -527,42 +527,82 @@ static int render_value(const struct agg_reader *r, const struct func_plan *p, i
 	return out->text ? 0 : -ENOMEM;
 }
 
-static char *frame_text(const struct agg_reader *r, __u64 ip)
+/* The frame namers of name_frames(): NULL when out of memory. */
+typedef char *frame_namer(const struct agg_reader *r, const struct ksnoop_agg_key *key, __u64 ip);
+
+static char *kframe_text(const struct agg_reader *r, const struct ksnoop_agg_key *key, __u64 ip)
 {
 	struct strbuf sb;
 
+	(void)key;
 	sb_init(&sb);
 	ksyms__frame(r->s->ks, ip, &sb);
 	return sb_take(&sb);
 }
 
-static int render_stack(const struct agg_reader *r, const struct func_plan *p, __s32 id,
-			struct agg_val *out)
+/* Named in its process as mapped now: "malloc+0x1a (/usr/lib/.../libc.so.6)". */
+static char *uframe_text(const struct agg_reader *r, const struct ksnoop_agg_key *key, __u64 ip)
 {
-	int i, n = 0, depth = 0;
+	struct ustack_frame f;
+	struct strbuf sb;
 
-	out->frames = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*out->frames));
-	if (!out->frames)
-		return -ENOMEM;
-	memset(r->ips, 0, KSNOOP_STACK_DEPTH * sizeof(*r->ips));
+	ustack_syms__resolve(r->usyms, key->tgid, ip, &f);
+	sb_init(&sb);
+	ustack_frame_format(&f, true, &sb);
+	return sb_take(&sb);
+}
+
+/*
+ * Stack id's frames into r->ips; returns how many. The slot past the
+ * deepest is zeroed too, for the frame a restore puts back.
+ */
+static int read_stack(const struct agg_reader *r, __s32 id)
+{
+	int depth = 0;
+
+	memset(r->ips, 0, (KSNOOP_STACK_DEPTH + 1) * sizeof(*r->ips));
 	if (id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &id, r->ips)) {
 		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
 			depth++;
 	}
-	if (depth && tracer__backend(r->s->tracer, p - r->s->plans) == BK_FENTRY)
-		depth = ksyms__restore_func(r->s->ks, r->ips, depth, p->attach_name);
+	return depth;
+}
+
+/*
+ * r->ips[from..depth) as out's frames, or the one frame none where no
+ * stack was taken, so that a key always shows a line; out's text is the
+ * innermost. Room for KSNOOP_STACK_DEPTH + 1: a restore adds a frame.
+ */
+static int name_frames(const struct agg_reader *r, const struct ksnoop_agg_key *key, int from,
+		       int depth, const char *none, frame_namer *name, struct agg_val *out)
+{
+	int i;
+
+	out->frames = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*out->frames));
+	if (!out->frames)
+		return -ENOMEM;
 	if (!depth)
-		out->frames[n++] = strdup("[stack not taken]");
-	for (i = depth ? ksyms__stack_start(r->s->ks, r->ips, depth, p->attach_name) : 0; i < depth;
-	     i++)
-		out->frames[n++] = frame_text(r, r->ips[i]);
-	out->nr_frames = n;
-	for (i = 0; i < n; i++) {
+		out->frames[out->nr_frames++] = strdup(none);
+	for (i = from; i < depth; i++)
+		out->frames[out->nr_frames++] = name(r, key, r->ips[i]);
+	for (i = 0; i < out->nr_frames; i++) {
 		if (!out->frames[i])
 			return -ENOMEM;
 	}
 	out->text = strdup(out->frames[0]);
 	return out->text ? 0 : -ENOMEM;
+}
+
+static int render_stack(const struct agg_reader *r, const struct func_plan *p,
+			const struct ksnoop_agg_key *key, struct agg_val *out)
+{
+	int depth = read_stack(r, key->stack_id), from = 0;
+
+	if (depth && tracer__backend(r->s->tracer, p - r->s->plans) == BK_FENTRY)
+		depth = ksyms__restore_func(r->s->ks, r->ips, depth, p->attach_name);
+	if (depth)
+		from = ksyms__stack_start(r->s->ks, r->ips, depth, p->attach_name);
+	return name_frames(r, key, from, depth, "[stack not taken]", kframe_text, out);
 }
 
 /* A user function's caller, put back second where the frame pointers skip it. */
@@ -575,40 +615,17 @@ static int restore_ucaller(uint64_t *ips, int depth, __u64 ra)
 	return depth + 1 > KSNOOP_STACK_DEPTH ? KSNOOP_STACK_DEPTH + 1 : depth + 1;
 }
 
-/* A user stack, named in its process as mapped now: "malloc+0x1a (/usr/lib/.../libc.so.6)". */
 static int render_ustack(const struct agg_reader *r, const struct ksnoop_agg_key *key,
 			 struct agg_val *out)
 {
 	struct ksnoop_agg_ustack u;
-	struct ustack_frame f;
-	struct strbuf sb;
-	int i, depth = 0;
+	const char *none;
+	int depth;
 
-	out->frames = calloc(KSNOOP_STACK_DEPTH + 2, sizeof(*out->frames));
-	if (!out->frames)
-		return -ENOMEM;
-	memset(r->ips, 0, (KSNOOP_STACK_DEPTH + 1) * sizeof(*r->ips));
 	memcpy(&u, key->data, sizeof(u));
-	if (u.id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &u.id, r->ips)) {
-		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
-			depth++;
-	}
-	depth = restore_ucaller(r->ips, depth, u.ra);
-	if (!depth)
-		out->frames[out->nr_frames++] =
-			strdup(u.id == -EFAULT ? "[no user stack]" : "[stack not taken]");
-	for (i = 0; i < depth; i++) {
-		ustack_syms__resolve(r->usyms, key->tgid, r->ips[i], &f);
-		sb_init(&sb);
-		ustack_frame_format(&f, true, &sb);
-		out->frames[out->nr_frames++] = sb_take(&sb);
-	}
-	for (i = 0; i < out->nr_frames; i++) {
-		if (!out->frames[i])
-			return -ENOMEM;
-	}
-	out->text = strdup(out->frames[0]);
-	return out->text ? 0 : -ENOMEM;
+	none = u.id == -EFAULT ? "[no user stack]" : "[stack not taken]";
+	depth = restore_ucaller(r->ips, read_stack(r, u.id), u.ra);
+	return name_frames(r, key, 0, depth, none, uframe_text, out);
 }
 
 static int render_number(__u64 v, struct agg_val *out)
@@ -642,7 +659,7 @@ static int render_field(const struct agg_reader *r, const struct func_plan *p,
 	case AGG_F_CPU:
 		return render_number(key->cpu, out);
 	case AGG_F_KSTACK:
-		return render_stack(r, p, key->stack_id, out);
+		return render_stack(r, p, key, out);
 	case AGG_F_USTACK:
 		return render_ustack(r, key, out);
 	}

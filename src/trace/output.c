@@ -700,8 +700,8 @@ static void for_each_uframe(struct output *o, struct vrec_iter *it,
 }
 
 /* The kernel's frames, then the user's: as perf prints a call chain. */
-static void for_each_frames(struct output *o, struct vrec_iter *it,
-			    void (*fn)(void *o, const char *frame, int n))
+static void for_each_kernel_user_frame(struct output *o, struct vrec_iter *it,
+				       void (*fn)(void *o, const char *frame, int n))
 {
 	for_each_frame(o, it, fn);
 	for_each_uframe(o, it, fn);
@@ -747,7 +747,7 @@ static void text_call(struct output *o, const struct ksnoop_event *ev, bool last
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
-	for_each_frames(o, &it, text_frame);
+	for_each_kernel_user_frame(o, &it, text_frame);
 	if (last)
 		fputc('\n', o->out);
 }
@@ -775,7 +775,7 @@ static void one_line_call(struct output *o, const struct ksnoop_event *ev)
 	sb_free(&sb);
 	while (next_shown(&it))
 		;
-	for_each_frames(o, &it, text_frame);
+	for_each_kernel_user_frame(o, &it, text_frame);
 }
 
 static void text_event(struct output *o, const struct ksnoop_event *ev)

@@ -111,6 +111,12 @@ static __always_inline bool is_trampoline(enum prog_kind kind)
 	return kind == PK_FENTRY || kind == PK_FEXIT;
 }
 
+/* The address a probed function was entered from; 0 where there is none to read. */
+static __always_inline __u64 call_ra(enum prog_kind kind, struct regs *regs)
+{
+	return kind == PK_KPROBE ? entry_ra(regs) : 0;
+}
+
 static __always_inline void init_capture(struct capture_ctx *c, void *ctx, struct regs *regs,
 					 enum prog_kind kind, struct ksnoop_func_cfg *cfg,
 					 bool at_entry)
@@ -236,14 +242,13 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	if (follow_mode && (cfg->flags & KSNOOP_CFG_FOLLOW_START))
 		follow_start(ctx, regs, cfg, func_args, now);
 	if (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN))
-		span_event(ctx, c.s, cfg, now, kstack_bytes && !trampoline ? entry_ra(regs) : 0,
-			   trampoline);
+		span_event(ctx, c.s, cfg, now, kstack_bytes ? call_ra(kind, regs) : 0, trampoline);
 	else if (cfg->emit & KSNOOP_EMIT_COMBINED)
 		stash_entry(c.s, ts ? ts->depth - 1 : 0, f);
 	else
 		deliver(ctx, c.s, cfg,
-			(kstack_bytes || ustack_bytes || (agg_by & KSNOOP_BY_USTACK)) && !trampoline
-				? entry_ra(regs)
+			kstack_bytes || ustack_bytes || (agg_by & KSNOOP_BY_USTACK)
+				? call_ra(kind, regs)
 				: 0,
 			trampoline);
 out:
@@ -426,6 +431,29 @@ int ksnoop_kretprobe_compat(struct pt_regs *ctx)
 
 	save_regs(ctx, &r);
 	return on_return(ctx, &r, PK_KRETPROBE, COMPAT);
+}
+
+/*
+ * Tracepoints (src/trace/tpoint.h): an instance each, its plan a constant,
+ * attached as a raw tracepoint, which any kernel since 4.17 has and which
+ * needs no BTF id at load. The arguments come as the context's array.
+ */
+SEC("raw_tp")
+int ksnoop_tp(void *ctx)
+{
+	struct regs r = {};
+
+	save_tp_regs(ctx, &r, the_cfg.nr_args);
+	return on_entry(ctx, &r, PK_TP, MODERN);
+}
+
+SEC("raw_tp")
+int ksnoop_tp_compat(void *ctx)
+{
+	struct regs r = {};
+
+	save_tp_regs(ctx, &r, the_cfg.nr_args);
+	return on_entry(ctx, &r, PK_TP, COMPAT);
 }
 
 /*

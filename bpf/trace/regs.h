@@ -138,6 +138,29 @@ static __always_inline void save_tramp_regs(void *ctx, struct regs *r, __u32 nar
 		bpf_probe_read_kernel(&r->rc, 8, (char *)ctx + nargs * 8);
 }
 
-enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE };
+/*
+ * A tracepoint's arguments, as its BPF stub's parameters (the plan's, see
+ * src/trace/tpoint.h): the stub's first, __data, is none of the
+ * tracepoint's, so they go one register along. Those past the registers
+ * are read from the context through sp, as a kprobe's stack arguments are
+ * from the stack; the context's address is copied, not loaded, so that it
+ * is a number the verifier lets get_arg() add to.
+ */
+static __always_inline void save_tp_regs(void *ctx, struct regs *r, __u32 nargs)
+{
+	__u32 n = nargs <= KSNOOP_REG_ARGS ? nargs - 1 : KSNOOP_REG_ARGS - 1;
+	void *args = ctx;
+
+	if (nargs < 2)
+		return;
+	if (n && n < KSNOOP_REG_ARGS)
+		bpf_probe_read_kernel(&r->arg[1], n * 8, ctx);
+	if (nargs <= KSNOOP_REG_ARGS)
+		return;
+	bpf_probe_read_kernel(&r->sp, sizeof(r->sp), &args);
+	r->sp += (KSNOOP_REG_ARGS - 1) * 8 - STACK_ARG_OFF(KSNOOP_REG_ARGS);
+}
+
+enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE, PK_TP };
 
 #endif /* KSNOOP_TRACE_REGS_H */

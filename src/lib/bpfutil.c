@@ -32,11 +32,30 @@ bool bpfutil_have_kprobe_pmu(void)
 	return !access(KPROBE_PMU "type", R_OK);
 }
 
+const char *bpfutil_tracefs(void)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/events", dirs[i]);
+		if (!access(path, F_OK))
+			return dirs[i];
+	}
+	return NULL;
+}
+
 bool bpfutil_have_kprobes(void)
 {
+	const char *tracefs = bpfutil_tracefs();
+	char path[64];
+
 	/* The kprobe PMU (Linux 4.17+) or the legacy tracefs interface. */
-	return bpfutil_have_kprobe_pmu() || !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
-	       !access("/sys/kernel/debug/tracing/kprobe_events", W_OK);
+	if (bpfutil_have_kprobe_pmu())
+		return true;
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs ? tracefs : "/");
+	return tracefs && !access(path, W_OK);
 }
 
 /* The number in a small sysfs file, after prefix ("6", "config:0"), at most max; else -1. */

@@ -41,6 +41,9 @@ const char *bpfutil_perm_hint(int err);
 /* Whether kprobes exist at all: a kprobe PMU or tracefs kprobe_events. */
 bool bpfutil_have_kprobes(void);
 
+/* Where tracefs is mounted ("/sys/kernel/tracing", or under debugfs), or NULL. */
+const char *bpfutil_tracefs(void);
+
 /* Whether perf has a kprobe PMU, which bpfutil_kprobe_open() needs. */
 bool bpfutil_have_kprobe_pmu(void);
 

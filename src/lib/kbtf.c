@@ -477,6 +477,12 @@ static void flatten(struct strbuf *sb, size_t from)
 
 int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, struct strbuf *out)
 {
+	return kbtf_format_proto_from(btf, func_id, name, 0, out);
+}
+
+int kbtf_format_proto_from(const struct btf *btf, __u32 func_id, const char *name, int first,
+			   struct strbuf *out)
+{
 	size_t start = out->len;
 	const struct btf_type *fn = btf__type_by_id(btf, func_id);
 	const struct btf_param *params;
@@ -499,18 +505,18 @@ int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, st
 	 */
 	sb_init(&decl);
 	sb_printf(&decl, "%s(", name);
-	for (i = 0; i < n; i++) {
+	for (i = first; i < n; i++) {
 		const char *pn = btf__name_by_offset(btf, params[i].name_off);
 
-		if (i)
+		if (i > first)
 			sb_printf(&decl, ", ");
 		err = emit_decl(d, params[i].type, pn, &decl);
 		if (err)
 			goto out;
 	}
 	if (variadic)
-		sb_printf(&decl, n ? ", ..." : "...");
-	else if (n == 0)
+		sb_printf(&decl, n > first ? ", ..." : "...");
+	else if (n <= first)
 		sb_printf(&decl, "void");
 	sb_putc(&decl, ')');
 	err = decl.oom ? -ENOMEM : 0;

@@ -69,6 +69,9 @@ size_t kbtf_base_name_len(const char *name);
 
 /* "int ip_send_skb(struct net *net, struct sk_buff *skb)" (no ';'). */
 int kbtf_format_proto(const struct btf *btf, __u32 func_id, const char *name, struct strbuf *out);
+/* The same without the parameters before first (a tracepoint stub's __data). */
+int kbtf_format_proto_from(const struct btf *btf, __u32 func_id, const char *name, int first,
+			   struct strbuf *out);
 
 /* Type declaration with an optional name, e.g. "struct sk_buff *skb". */
 int kbtf_format_decl(const struct btf *btf, __u32 type_id, const char *name, struct strbuf *out);

@@ -880,9 +880,18 @@ void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb)
 		sb_printf(sb, " [%s]", mod);
 }
 
+/* Frames of BPF's own, and of the path a tracepoint takes to a program. */
 static bool bpf_sym(const char *name)
 {
-	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trampoline_", 15);
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trampoline_", "bpf_trace_run",
+						"__bpf_trace_", "__traceiter_" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	}
+	return false;
 }
 
 int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func)

@@ -603,6 +603,15 @@ const char **names_push(const char **names, size_t *cap, size_t n, const char *n
 	return names;
 }
 
+void strs_free(char **strs, int n)
+{
+	int i;
+
+	for (i = 0; strs && i < n; i++)
+		free(strs[i]);
+	free(strs);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

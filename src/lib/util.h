@@ -151,6 +151,8 @@ bool grow_array(void *arr, size_t *cap, size_t nr, size_t elem_size, size_t firs
  */
 const char **names_push(const char **names, size_t *cap, size_t n, const char *name);
 size_t names_sort_unique(const char **names, size_t n);
+/* An array of n strings, each freed (NULL ones too), then the array. */
+void strs_free(char **strs, int n);
 
 /* Edit distance, capped: returns cap+1 as soon as it is exceeded. */
 int edit_distance(const char *a, const char *b, int cap);

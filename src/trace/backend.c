@@ -380,6 +380,20 @@ static bool wants_multi(const struct tracer *t)
 
 enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2, OWN_FENTRY = 4 };
 
+/* Whether some function may attach with kind. */
+static bool tries_kind(const struct tracer *t, enum backend_kind kind)
+{
+	int i, k;
+
+	for (i = 0; i < t->nr; i++) {
+		for (k = 0; k < t->sel[i].nr_tries; k++) {
+			if (t->sel[i].tries[k] == kind)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Whether func's programs are written out for it (select.c decides). */
 static bool straight_ok(const struct tracer *t, int func, enum straight_ctx ctx)
 {
@@ -559,9 +573,11 @@ static int load_owner(struct tracer *t)
 	 * -b fentry never attaches kprobes: spare the verifier their programs;
 	 * nor do per-function kprobe instances need them.
 	 */
-	size_t i = t->opts.backend == BACKEND_FENTRY || per_func_kprobes(t) ? 2
-		   : wants_multi(t)					    ? 0
-									    : 1;
+	size_t i = t->opts.backend == BACKEND_FENTRY || per_func_kprobes(t) ||
+				   !tries_kind(t, BK_KPROBE)
+			   ? 2
+		   : wants_multi(t) ? 0
+				    : 1;
 	int fentry = t->owner_fentry >= 0 ? OWN_FENTRY : 0, progs = 0, err = 0;
 
 	while (i < ARRAY_SIZE(tries) && !t->owner) {
@@ -1001,12 +1017,15 @@ static int try_straight(struct tracer *t, int func, enum straight_ctx ctx)
 }
 
 /* An instance's entry and return programs, by backend and build. */
-static void instance_progs(struct trace_bpf *skel, bool fentry, bool compat,
+static void instance_progs(struct trace_bpf *skel, enum backend_kind kind, bool compat,
 			   struct bpf_program *progs[2])
 {
-	if (fentry) {
+	if (kind == BK_FENTRY) {
 		progs[0] = compat ? skel->progs.ksnoop_fentry_compat : skel->progs.ksnoop_fentry;
 		progs[1] = compat ? skel->progs.ksnoop_fexit_compat : skel->progs.ksnoop_fexit;
+	} else if (kind == BK_TRACEPOINT) {
+		progs[0] = compat ? skel->progs.ksnoop_tp_compat : skel->progs.ksnoop_tp;
+		progs[1] = NULL; /* a tracepoint does not return */
 	} else {
 		progs[0] = compat ? skel->progs.ksnoop_kprobe_compat : skel->progs.ksnoop_kprobe;
 		progs[1] = compat ? skel->progs.ksnoop_kretprobe_compat
@@ -1019,10 +1038,10 @@ static void instance_progs(struct trace_bpf *skel, bool fentry, bool compat,
  * the owner's maps. Its plan is a constant unless it is to be the fentry
  * template of the others.
  */
-static struct trace_bpf *load_instance(struct tracer *t, int func, bool fentry, enum bpfutil_op *op,
-				       int *err)
+static struct trace_bpf *load_instance(struct tracer *t, int func, enum backend_kind kind,
+				       enum bpfutil_op *op, int *err)
 {
-	bool one_func = !fentry || !t->fentry_cookie || t->nr == 1;
+	bool fentry = kind == BK_FENTRY, one_func = !fentry || !t->fentry_cookie || t->nr == 1;
 	struct bpf_program *progs[2];
 	struct trace_bpf *skel;
 	int i;
@@ -1035,7 +1054,7 @@ static struct trace_bpf *load_instance(struct tracer *t, int func, bool fentry, 
 	}
 	set_rodata(t, skel, func, one_func);
 	*op = BPFUTIL_LOAD;
-	instance_progs(skel, fentry, t->compat, progs);
+	instance_progs(skel, kind, t->compat, progs);
 	autoload_only(skel, progs[0], progs[1]);
 	*err = 0;
 	/* A module's function needs its BTF object's fd, which libbpf finds by name. */
@@ -1149,7 +1168,7 @@ static int attach_clone(struct tracer *t, int func, bool fentry, enum bpfutil_op
 	struct bpf_program *progs[2];
 	int side, fd;
 
-	instance_progs(tmpl, fentry, t->compat, progs);
+	instance_progs(tmpl, fentry ? BK_FENTRY : BK_KPROBE, t->compat, progs);
 	*op = BPFUTIL_LOAD;
 	fs->rodata_fd = clone_rodata(t, tmpl, func);
 	if (fs->rodata_fd < 0)
@@ -1191,7 +1210,7 @@ static int attach_fentry_pair(struct tracer *t, int func, struct trace_bpf *skel
 	struct func_state *fs = &t->fs[func];
 	struct bpf_program *progs[2];
 
-	instance_progs(skel, true, t->compat, progs);
+	instance_progs(skel, BK_FENTRY, t->compat, progs);
 	*op = BPFUTIL_ATTACH;
 	if (backend_wants_prog(&t->plans[func].cfg, true)) {
 		fs->entry = attach_trace(t, progs[0], func);
@@ -1222,7 +1241,7 @@ static int attach_fentry(struct tracer *t, int func, enum bpfutil_op *op)
 		return attach_fentry_fast(t, func, op);
 	if (t->clone_tmpl[1] && can_clone(t, func, true))
 		return attach_clone(t, func, true, op);
-	fs->skel = load_instance(t, func, true, op, &err);
+	fs->skel = load_instance(t, func, BK_FENTRY, op, &err);
 	if (!fs->skel)
 		return err;
 	err = attach_fentry_pair(t, func, fs->skel, op);
@@ -1261,19 +1280,19 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	if (per_func_kprobes(t) && t->clone_tmpl[0] && can_clone(t, func, false))
 		return attach_clone(t, func, false, op);
 	if (per_func_kprobes(t)) {
-		fs->skel = load_instance(t, func, false, op, &err);
+		fs->skel = load_instance(t, func, BK_KPROBE, op, &err);
 		if (fs->skel && !t->clone_tmpl[0] && can_clone(t, func, false))
 			t->clone_tmpl[0] = fs->skel;
 		if (!fs->skel)
 			return err;
-		instance_progs(fs->skel, false, t->compat, progs);
+		instance_progs(fs->skel, BK_KPROBE, t->compat, progs);
 		/* The instance knows its function: libbpf refuses cookies the kernel lacks. */
 		cookie = 0;
 	} else {
 		*op = BPFUTIL_LOAD;
 		if (t->kprobe_load_err)
 			return t->kprobe_load_err;
-		instance_progs(t->owner, false, false, progs);
+		instance_progs(t->owner, BK_KPROBE, false, progs);
 	}
 	*op = BPFUTIL_ATTACH;
 	/*
@@ -1290,6 +1309,25 @@ static int attach_kprobe(struct tracer *t, int func, enum bpfutil_op *op)
 	if (!backend_wants_prog(&t->plans[func].cfg, true))
 		return 0;
 	fs->entry = attach_probe(t, func, progs[0], false, cookie);
+	return fs->entry ? 0 : -errno;
+}
+
+/*
+ * A tracepoint's instance, its plan a constant, as a raw tracepoint: by
+ * name, which modules' tracepoints answer to as well.
+ */
+static int attach_tracepoint(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	struct func_state *fs = &t->fs[func];
+	struct bpf_program *progs[2];
+	int err;
+
+	fs->skel = load_instance(t, func, BK_TRACEPOINT, op, &err);
+	if (!fs->skel)
+		return err;
+	instance_progs(fs->skel, BK_TRACEPOINT, t->compat, progs);
+	*op = BPFUTIL_ATTACH;
+	fs->entry = bpf_program__attach_raw_tracepoint(progs[0], t->plans[func].attach_name);
 	return fs->entry ? 0 : -errno;
 }
 
@@ -1338,60 +1376,79 @@ bool backend_explain_fentry(struct strbuf *why, const struct func_plan *p, enum 
 	return true;
 }
 
+static int attach_kind(struct tracer *t, int func, enum backend_kind kind, enum bpfutil_op *op)
+{
+	switch (kind) {
+	case BK_FENTRY:
+		return attach_fentry(t, func, op);
+	case BK_TRACEPOINT:
+		return attach_tracepoint(t, func, op);
+	default:
+		return attach_kprobe(t, func, op);
+	}
+}
+
+/* A user function's kprobe programs run as uprobes. */
+static const char *kind_name(const struct tracer *t, int func, enum backend_kind kind)
+{
+	return t->sel[func].user ? "uprobe" : backend_name(kind);
+}
+
 static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct strbuf *why)
 {
 	enum bpfutil_op op = BPFUTIL_LOAD;
 	int err;
 
-	if (kind == BK_FENTRY && !backend_can_fentry(&t->plans[func])) {
-		sb_printf(why, "a compiler clone has no BTF function to attach to");
-		return -ENOENT;
-	}
-	if (kind == BK_FENTRY && t->opts.offline_btf) {
-		sb_printf(why, "fentry attaches by the type ids of the kernel's own BTF, and "
-			       "--btf gives another file's");
-		return -EOPNOTSUPP;
-	}
-	err = kind == BK_FENTRY ? attach_fentry(t, func, &op) : attach_kprobe(t, func, &op);
+	err = attach_kind(t, func, kind, &op);
 	if (!err)
 		return 0;
 	detach_func(t, &t->fs[func]);
 	if (kind != BK_FENTRY || !backend_explain_fentry(why, &t->plans[func], op, err))
-		bpfutil_explain(why, backend_name(kind), op, err);
-	p_dbg("%s: %s failed: %s", t->plans[func].name, backend_name(kind), sb_str(why));
+		bpfutil_explain(why, kind_name(t, func, kind), op, err);
+	p_dbg("%s: %s failed: %s", t->plans[func].name, kind_name(t, func, kind), sb_str(why));
 	return err;
 }
 
+/* The backends select.c chose for func, in order, until one attaches. */
 static int attach_func(struct tracer *t, int func, struct progress *progress)
 {
-	enum backend_choice want = t->opts.backend;
-	struct strbuf why[2];
-	int k, err = -EINVAL;
+	const struct select_func *s = &t->sel[func];
+	struct strbuf why[ARRAY_SIZE(s->tries)], all;
+	int i, err = -EINVAL;
 
-	sb_init(&why[0]);
-	sb_init(&why[1]);
-	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
-		if (!backend_allows(want, k))
-			continue;
-		err = try_kind(t, func, k, &why[k]);
+	for (i = 0; i < s->nr_tries; i++) {
+		sb_init(&why[i]);
+		err = try_kind(t, func, s->tries[i], &why[i]);
 		if (!err) {
-			t->fs[func].kind = k;
+			t->fs[func].kind = s->tries[i];
 			t->fs[func].attached = true;
-			p_dbg("%s: attached with %s", t->plans[func].name, backend_name(k));
+			p_dbg("%s: attached with %s", t->plans[func].name,
+			      kind_name(t, func, s->tries[i]));
+			i++;
 			break;
 		}
 	}
-	if (err)
+	if (err && !s->nr_tries) {
+		progress__clear(progress);
+		p_err("cannot trace %s with fentry: %s", t->plans[func].name,
+		      t->opts.offline_btf
+			      ? "it attaches by the type ids of the kernel's own BTF, and --btf "
+				"gives another file's"
+			      : "a compiler clone has no BTF function to attach to");
+	} else if (err) {
 		progress__clear(progress); /* the error gets a line of its own */
-	if (err && want == BACKEND_AUTO)
-		p_err("cannot trace %s: fentry: %s; kprobe: %s", t->plans[func].name,
-		      sb_str(&why[0]), sb_str(&why[1]));
-	else if (err)
-		p_err("cannot trace %s with %s: %s", t->plans[func].name,
-		      want == BACKEND_FENTRY ? "fentry" : "kprobe",
-		      sb_str(&why[want == BACKEND_FENTRY ? 0 : 1]));
-	sb_free(&why[0]);
-	sb_free(&why[1]);
+		sb_init(&all);
+		for (int k = 0; k < i; k++)
+			sb_printf(&all, "%s%s: %s", k ? "; " : "", kind_name(t, func, s->tries[k]),
+				  sb_str(&why[k]));
+		if (i == 1)
+			p_err("cannot trace %s with %s", t->plans[func].name, sb_str(&all));
+		else
+			p_err("cannot trace %s: %s", t->plans[func].name, sb_str(&all));
+		sb_free(&all);
+	}
+	while (i-- > 0)
+		sb_free(&why[i]);
 	return err;
 }
 

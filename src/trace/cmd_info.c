@@ -9,18 +9,23 @@
 #include "lib/kbtf.h"
 #include "lib/udwarf.h"
 #include "trace/spec.h"
+#include "trace/target.h"
+#include "trace/tpoint.h"
 #include "trace/ufunc.h"
 
-static void print_note(const char *name, const struct kbtf_func *f, int i, int n)
+static void print_note(const char *name, const struct kbtf_func *f, int i, int n,
+		       enum spec_target target)
 {
 	const char *btf_name =
 		btf__name_by_offset(f->btf, btf__type_by_id(f->btf, f->id)->name_off);
 	const char *bare = strchr(name, ':') ? strchr(name, ':') + 1 : name;
-	bool clone = strcmp(bare, btf_name) != 0;
+	bool clone = target != SPEC_TRACEPOINT && strcmp(bare, btf_name) != 0;
 
-	if (!f->module && n == 1 && !clone)
+	if (!f->module && n == 1 && !clone && target != SPEC_TRACEPOINT)
 		return;
 	printf(" /*");
+	if (target == SPEC_TRACEPOINT)
+		printf(" tracepoint, through %s;", btf_name);
 	if (f->module)
 		printf(" module %s;", f->module);
 	if (n > 1)
@@ -41,7 +46,7 @@ static void json_type(struct jw *w, const struct btf *btf, __u32 id, struct strb
 		jw_str(w, sb_str(tmp));
 }
 
-static void json_params(struct jw *w, const struct kbtf_func *f, struct strbuf *tmp)
+static void json_params(struct jw *w, const struct kbtf_func *f, int first, struct strbuf *tmp)
 {
 	const struct btf_param *params;
 	bool variadic = false;
@@ -50,7 +55,7 @@ static void json_params(struct jw *w, const struct kbtf_func *f, struct strbuf *
 	n = kbtf_func_params(f->btf, f->id, &params, &variadic);
 	jw_key(w, "args");
 	jw_array(w);
-	for (i = 0; i < n; i++) {
+	for (i = first; i < n; i++) {
 		jw_object(w);
 		jw_kstr(w, "name", btf__name_by_offset(f->btf, params[i].name_off));
 		jw_key(w, "type");
@@ -62,7 +67,8 @@ static void json_params(struct jw *w, const struct kbtf_func *f, struct strbuf *
 }
 
 /* One BTF match of name as an NDJSON line; proto is its prototype. */
-static void print_json(const char *name, const struct kbtf_func *f, int i, int n, const char *proto)
+static void print_json(const char *name, const struct kbtf_func *f, int i, int n, int first,
+		       const char *proto)
 {
 	const struct btf_type *fn = btf__type_by_id(f->btf, f->id);
 	const struct btf_type *fp = btf__type_by_id(f->btf, fn->type);
@@ -79,7 +85,7 @@ static void print_json(const char *name, const struct kbtf_func *f, int i, int n
 	jw_kstr(&w, "prototype", proto);
 	jw_key(&w, "return");
 	json_type(&w, f->btf, fp->type, &tmp);
-	json_params(&w, f, &tmp);
+	json_params(&w, f, first, &tmp);
 	jw_kint(&w, "btf_entry", i + 1);
 	jw_kint(&w, "btf_entries", n);
 	jw_end(&w);
@@ -98,6 +104,32 @@ static int find_user(struct kbtf *kb, const struct spec *spec, int pid, struct f
 	return err ?: 1;
 }
 
+/* A tracepoint's stub, whose parameters past __data are the tracepoint's: funcs[0]. */
+static int find_tracepoint(struct kbtf *kb, const struct spec *spec, struct func_plan *plan,
+			   struct kbtf_func *funcs)
+{
+	int err = tpoint_plan(kb, spec, plan);
+
+	funcs[0] = plan->func;
+	return err ?: 1;
+}
+
+static int find_funcs(struct kbtf *kb, const struct spec *spec, int pid, struct func_plan *plan,
+		      struct kbtf_func *funcs)
+{
+	int n;
+
+	if (spec->target == SPEC_USER)
+		return find_user(kb, spec, pid, plan, funcs);
+	if (spec->target == SPEC_TRACEPOINT)
+		return find_tracepoint(kb, spec, plan, funcs);
+	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
+	/* a damaged module BTF's error is said when it was loaded */
+	if (n <= 0 && n != -EBADMSG)
+		kbtf__report_unknown(kb, spec->func);
+	return n ?: -ENOENT;
+}
+
 static int info_one(struct kbtf *kb, const char *arg, int pid)
 {
 	struct kbtf_func funcs[KBTF_MAX_MATCHES];
@@ -106,39 +138,37 @@ static int info_one(struct kbtf *kb, const char *arg, int pid)
 	struct spec_error serr;
 	struct strbuf sb;
 	struct spec spec;
-	int i, n, err = 0;
-	bool user;
+	int i, n, first, err = 0;
+	const char *name;
 
 	if (spec_parse(arg, &spec, &serr)) {
 		p_err("invalid function '%s': %s at offset %d", str_clip(arg, clip), serr.msg,
 		      serr.pos);
 		return -EINVAL;
 	}
-	user = ufunc_is_user(spec.func);
-	n = user ? find_user(kb, &spec, pid, &plan, funcs)
-		 : kbtf__find_funcs(kb, spec.func, funcs, KBTF_MAX_MATCHES);
-	if (n <= 0) {
-		/* a user function's error is said; a damaged module BTF's, when it was loaded */
-		if (!user && n != -EBADMSG)
-			kbtf__report_unknown(kb, spec.func);
+	spec.target = target_classify(spec.func);
+	n = find_funcs(kb, &spec, pid, &plan, funcs);
+	if (n < 0) {
 		plan_free(&plan);
 		spec_free(&spec);
-		return n < 0 ? n : -ENOENT;
+		return n;
 	}
+	first = plan_first_param(&plan);
+	name = plan_is_tracepoint(&plan) ? plan.attach_name : NULL;
 	sb_init(&sb);
 	for (i = 0; i < n && !err; i++) {
 		sb_reset(&sb);
-		err = kbtf_format_proto(funcs[i].btf, funcs[i].id, NULL, &sb);
+		err = kbtf_format_proto_from(funcs[i].btf, funcs[i].id, name, first, &sb);
 		if (err) {
 			p_err("cannot format the prototype of '%s': %s", spec.func, strerror(-err));
 			break;
 		}
 		if (util_json()) {
-			print_json(spec.func, &funcs[i], i, n, sb_str(&sb));
+			print_json(spec.func, &funcs[i], i, n, first, sb_str(&sb));
 			continue;
 		}
 		printf("%s;", sb_str(&sb));
-		print_note(spec.func, &funcs[i], i, n);
+		print_note(spec.func, &funcs[i], i, n, spec.target);
 		printf("\n");
 	}
 	sb_free(&sb);

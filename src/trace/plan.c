@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trace/plan.h"
+#include "trace/tpoint.h"
 #include "trace/ufunc.h"
 #include "lib/util.h"
 
@@ -328,7 +329,7 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 	const char *best = NULL;
 
 	n = kbtf_func_params(r->btf, r->plan->func.id, &params, &variadic);
-	for (i = 0; i < n; i++) {
+	for (i = plan_first_param(r->plan); i < n; i++) {
 		const char *pn = btf__name_by_offset(r->btf, params[i].name_off);
 		int d;
 
@@ -345,6 +346,9 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 	if (best)
 		p_err("%s: %s() has no parameter '%s'; did you mean '%s'?", r->what, r->plan->name,
 		      name, best);
+	else if (n > 0)
+		err_no_param(r, name, params + plan_first_param(r->plan),
+			     n - plan_first_param(r->plan));
 	else
 		err_no_param(r, name, params, n);
 	return -ENOENT;
@@ -711,7 +715,7 @@ static int add_all_params(struct func_plan *plan)
 	int i, n, err;
 
 	n = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
-	for (i = 0; i < n && i < KSNOOP_MAX_ARGS; i++) {
+	for (i = plan_first_param(plan); i < n && i < KSNOOP_MAX_ARGS; i++) {
 		p.base = (char *)btf__name_by_offset(plan->func.btf, params[i].name_off);
 		p.text = p.base;
 		err = add_value(plan, &p, false);
@@ -1004,6 +1008,8 @@ static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
 		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);
 	plan->preds_fast = all_fast;
 	/* A return must know that a slow comparison rejected its entry. */
+	if (plan_is_tracepoint(plan))
+		return;
 	if (opts->frames || opts->combined || opts->errors || opts->graph ||
 	    (cfg->emit & KSNOOP_EMIT_COMBINED) || (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))
 		cfg->flags |= KSNOOP_CFG_FRAME;
@@ -1088,13 +1094,78 @@ static void report_unknown(struct kbtf *kb, const char *func)
 	      (int)(colon - func), func);
 }
 
+static bool pred_reads_return(const struct spec_pred *p)
+{
+	if (!p)
+		return false;
+	if (p->kind == PRED_CMP)
+		return spec_path_is_return(&p->path);
+	return pred_reads_return(p->left) || pred_reads_return(p->right);
+}
+
+/* Whether a spec item reads the return value, which a tracepoint has not. */
+static bool reads_return(const struct spec *spec)
+{
+	int i;
+
+	for (i = 0; i < spec->nr_items; i++) {
+		const struct spec_item *it = &spec->items[i];
+
+		if (!it->is_pred && spec_path_is_return(&it->path))
+			return true;
+		if (it->is_pred && pred_reads_return(it->pred))
+			return true;
+	}
+	return false;
+}
+
+/* What needs a return, which a tracepoint never makes. */
+static int tracepoint_refusals(const struct spec *spec, const struct plan_opts *opts)
+{
+	const char *why = reads_return(spec)		 ? "there is no return value to read"
+			  : opts->sample == PLAN_LATENCY ? "there is no return to time"
+			  : opts->combined		 ? "there is no return: no duration"
+			  : opts->errors		 ? "there is no return to fail"
+			  : opts->graph			 ? "there is no call to nest in"
+			  : opts->follow ? "--follow passes objects between functions"
+					 : NULL;
+
+	if (!why)
+		return 0;
+	p_err("%s: a tracepoint fires and does not return: %s (--from and --to time two events)",
+	      spec->func, why);
+	return -EINVAL;
+}
+
+/* The BTF function spec names, into plan->func; errors said. */
+static int find_func(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
+		     struct func_plan *plan)
+{
+	struct kbtf_func funcs[KBTF_MAX_MATCHES];
+	int n;
+
+	if (spec->target == SPEC_USER)
+		return ufunc_plan(kb, spec, opts->pid, plan);
+	if (spec->target == SPEC_TRACEPOINT)
+		return tracepoint_refusals(spec, opts) ?: tpoint_plan(kb, spec, plan);
+	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
+	if (n <= 0) {
+		/* A damaged module BTF has been reported already. */
+		if (n != -EBADMSG && !opts->from_glob)
+			report_unknown(kb, spec->func);
+		return n < 0 ? n : -ENOENT;
+	}
+	plan->func = funcs[0];
+	note_ambiguity(plan, n);
+	return 0;
+}
+
 int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
 	       struct func_plan *plan)
 {
-	struct kbtf_func funcs[KBTF_MAX_MATCHES];
 	const struct btf_param *params;
 	bool variadic;
-	int n, err;
+	int err;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->name = strdup(spec->func);
@@ -1104,21 +1175,10 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		p_err("%s: out of memory", spec->func);
 		return -ENOMEM;
 	}
-	if (ufunc_is_user(spec->func)) {
-		err = ufunc_plan(kb, spec, opts->pid, plan);
-		if (err)
-			return err;
-	} else {
-		n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
-		if (n <= 0) {
-			/* A damaged module BTF has been reported already. */
-			if (n != -EBADMSG && !opts->from_glob)
-				report_unknown(kb, spec->func);
-			return n < 0 ? n : -ENOENT;
-		}
-		plan->func = funcs[0];
-		note_ambiguity(plan, n);
-	}
+	plan->target = spec->target;
+	err = find_func(kb, spec, opts, plan);
+	if (err)
+		return err;
 	plan->nr_args = kbtf_func_params(plan->func.btf, plan->func.id, &params, &variadic);
 	plan->cfg.nr_args = plan->nr_args;
 	plan->bare = !spec->has_list;
@@ -1155,6 +1215,9 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		set_emit(plan, opts->combined || opts->errors || opts->graph);
 	else
 		set_sample(plan, opts->sample);
+	/* a tracepoint's one event is its entry, and no frame waits for a return */
+	if (plan_is_tracepoint(plan))
+		plan->cfg.emit = KSNOOP_EMIT_ENTRY;
 	set_fast_paths(plan, opts);
 	return 0;
 }

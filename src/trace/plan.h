@@ -37,7 +37,8 @@ struct plan_value {
 
 struct func_plan {
 	char *name;	   /* as the user wrote it */
-	char *attach_name; /* kernel symbol to attach to */
+	char *attach_name; /* kernel symbol to attach to; a tracepoint's event */
+	enum spec_target target;
 	struct kbtf_func func;
 	int nr_args;
 	bool bare;	/* "name" without a list: all args and return */
@@ -87,6 +88,20 @@ struct plan_opts {
 static inline bool plan_is_user(const struct func_plan *p)
 {
 	return p->user.path != NULL;
+}
+
+static inline bool plan_is_tracepoint(const struct func_plan *p)
+{
+	return p->target == SPEC_TRACEPOINT;
+}
+
+/*
+ * The first of func's parameters that the traced call has: a tracepoint's
+ * stub takes __data before the tracepoint's own (tpoint.h).
+ */
+static inline int plan_first_param(const struct func_plan *p)
+{
+	return plan_is_tracepoint(p) ? 1 : 0;
 }
 
 /* Value i shows the pointer it holds, reading nothing there. */

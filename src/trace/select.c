@@ -13,6 +13,8 @@ const char *backend_name(enum backend_kind k)
 		return "kprobe";
 	case BK_KPROBE_MULTI:
 		return "kprobe.multi";
+	case BK_TRACEPOINT:
+		return "raw tracepoint";
 	default:
 		return "?";
 	}
@@ -86,7 +88,7 @@ static bool straight_ok(const struct select_env *e, const struct func_plan *p,
 	const struct tracer_opts *o = e->opts;
 	int side;
 
-	if (o->nr_pids || o->cpu >= 0 || o->cgroup || plan_is_user(p))
+	if (o->nr_pids || o->cpu >= 0 || o->cgroup || plan_is_user(p) || plan_is_tracepoint(p))
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p) ||
 					   !kfeat_has(e->feat, KFEAT_FUNC_ARG) || o->offline_btf))
@@ -121,6 +123,10 @@ static void set_tries(const struct select_env *e, const struct func_plan *p, str
 	/* a user function's uprobe runs the kprobe programs, whatever -b says */
 	if (plan_is_user(p)) {
 		s->tries[s->nr_tries++] = BK_KPROBE;
+		return;
+	}
+	if (plan_is_tracepoint(p)) {
+		s->tries[s->nr_tries++] = BK_TRACEPOINT;
 		return;
 	}
 	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
@@ -209,7 +215,8 @@ void select_funcs(const struct select_env *e, const struct func_plan *plans, int
 
 		memset(s, 0, sizeof(*s));
 		s->user = plan_is_user(p);
-		s->multi = !s->user && backend_multi_member(e->opts->backend, nr, p);
+		s->multi = !s->user && !plan_is_tracepoint(p) &&
+			   backend_multi_member(e->opts->backend, nr, p);
 		set_tries(e, p, s);
 		/* also for a multi member: it goes alone if the link fails */
 		straight[BK_FENTRY] = straight_ok(e, p, STRAIGHT_TRAMPOLINE);
@@ -217,6 +224,7 @@ void select_funcs(const struct select_env *e, const struct func_plan *plans, int
 		for (side = 0; side < 2; side++) {
 			s->run[BK_FENTRY][side] = side_run(e, p, side, straight[BK_FENTRY]);
 			s->run[BK_KPROBE][side] = side_run(e, p, side, straight[BK_KPROBE]);
+			s->run[BK_TRACEPOINT][side] = side_run(e, p, side, false);
 		}
 	}
 	set_fentry_loads(e, plans, nr, out);

@@ -7,7 +7,8 @@
  * for many, or fentry and then kprobe as the backend choice allows. How its
  * fentry programs load: with the owner object, like the first function
  * (a copy with the same BTF func_info), as a clone of a COMPAT template, or
- * through a skeleton of their own. backend.c carries the decision out and
+ * through a skeleton of their own. A tracepoint has an instance of its
+ * own, attached as a raw tracepoint. backend.c carries the decision out and
  * falls back at run time only where the kernel refuses it; -d prints it.
  */
 #ifndef KSNOOP_SELECT_H
@@ -20,7 +21,7 @@
 #include "trace/plan.h"
 #include "trace/tracer_opts.h"
 
-enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_NR };
+enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_TRACEPOINT, BK_NR };
 
 enum select_run {
 	SEL_RUN_NONE,	  /* no program on this side */
@@ -51,8 +52,8 @@ struct select_func {
 	/* the backends tried, in order, when not multi */
 	enum backend_kind tries[2];
 	int nr_tries;
-	/* what runs on each side, by backend (fentry, kprobe) */
-	enum select_run run[2][2];
+	/* what runs on each side, by backend */
+	enum select_run run[BK_NR][2];
 	enum select_load fentry_load;
 };
 

@@ -11,13 +11,15 @@
 #include "lib/btfcheck.h"
 #include "lib/udwarf.h"
 #include "lib/util.h"
+#include "trace/target.h"
+#include "trace/tpoint.h"
 #include "trace/ufunc.h"
 
 static int check_traceable(struct session *s, struct func_plan *p)
 {
 	const char *why, *clone;
 
-	if (plan_is_user(p))
+	if (plan_is_user(p) || plan_is_tracepoint(p))
 		return 0;
 	why = ksyms__untraceable_reason(s->ks, p->attach_name);
 	if (!why)
@@ -116,7 +118,8 @@ static int add_each(struct session *s, const struct spec *spec, const char **nam
  * A pattern that matched functions ksnoop cannot trace says so, with a
  * few of them (all of them at -d): a silent gap reads as "never called".
  */
-static void report_left_out(const char *glob, int added, const char *const *left, int nr_left)
+static void report_left_out(const char *glob, const char *noun, int added, const char *const *left,
+			    int nr_left)
 {
 	struct strbuf sb;
 	int i;
@@ -130,7 +133,7 @@ static void report_left_out(const char *glob, int added, const char *const *left
 		if (sb.len > LEFT_OUT_SHOWN && i + 1 < nr_left)
 			sb_printf(&sb, ", ... (-d names them all)");
 	}
-	p_warn("'%s': %d function%s matched, %d left out (no BTF / not traceable): %s", glob, added,
+	p_warn("'%s': %d %s%s matched, %d left out (no BTF / not traceable): %s", glob, added, noun,
 	       added == 1 ? "" : "s", nr_left, sb_str(&sb));
 	sb_free(&sb);
 }
@@ -147,7 +150,7 @@ static void report_glob_gaps(const char *glob, int added, const char *const *nam
 
 	if (!nr_un) {
 		if (left)
-			report_left_out(glob, added, names, left);
+			report_left_out(glob, "function", added, names, left);
 		return;
 	}
 	all = malloc((size_t)(nr_un + left) * sizeof(*all));
@@ -155,7 +158,7 @@ static void report_glob_gaps(const char *glob, int added, const char *const *nam
 		return;
 	memcpy(all, untraceable, (size_t)nr_un * sizeof(*all));
 	memcpy(all + nr_un, names, (size_t)left * sizeof(*all));
-	report_left_out(glob, added, all, nr_un + left);
+	report_left_out(glob, "function", added, all, nr_un + left);
 	free(all);
 }
 
@@ -187,32 +190,63 @@ static int add_glob(struct session *s, const struct spec *spec, const struct pla
 	return added < 0 ? added : added ? 0 : -ENOENT;
 }
 
-/* "c:str*": a glob over a program's or a library's functions. */
-static int add_user_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
+/* "c:str*", "tp:block:*": a glob over a program's or a library's functions, or tracepoints. */
+static int add_expanded_glob(struct session *s, const struct spec *spec, const struct plan_opts *po)
 {
+	const char *noun = spec->target == SPEC_USER ? "function" : "tracepoint";
 	int n, added, left = 0, max = KSNOOP_MAX_FUNCS - s->nr;
+	const char **view;
 	char **names;
 
-	const char **view;
-
-	n = ufunc_expand(spec->func, po->pid, max, &names);
+	n = spec->target == SPEC_USER ? ufunc_expand(spec->func, po->pid, max, &names)
+				      : tpoint_expand(s->kb, spec->func, max, &names);
 	if (n < 0)
 		return n;
 	/* add_each moves the names left out to the front: of a copy, not of those to free */
 	view = malloc((n ?: 1) * sizeof(*view));
 	if (!view) {
-		ufunc_names_free(names, max);
+		strs_free(names, max);
 		return p_err_nomem(spec->func);
 	}
 	memcpy(view, names, n * sizeof(*view));
 	added = add_each(s, spec, view, n, po, &left);
 	if (!added)
-		p_err("no function '%s' can be traced", spec->func);
+		p_err("no %s '%s' can be traced", noun, spec->func);
 	else if (left)
-		report_left_out(spec->func, added, view, left);
+		report_left_out(spec->func, noun, added, view, left);
 	free(view);
-	ufunc_names_free(names, max);
+	strs_free(names, max);
 	return added < 0 ? added : added ? 0 : -ENOENT;
+}
+
+/* What a spec may not be where: -s and graph follow calls, which tracepoints make none of. */
+static int check_spec_place(const struct session *s, const struct spec *spec, bool first)
+{
+	bool glob = is_glob(spec->func);
+
+	if (glob && s->opts.stack_mode)
+		p_err("-s chains take exact function names, not '%s'", spec->func);
+	else if (glob && s->opts.graph && first)
+		p_err("graph's ENTRY is one function, not '%s'; callees may be patterns",
+		      spec->func);
+	else if (spec->target == SPEC_TRACEPOINT && (s->opts.stack_mode || s->opts.graph))
+		p_err("%s: %s follows calls, and a tracepoint makes none", spec->func,
+		      s->opts.graph ? "graph" : "-s");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+static int add_spec(struct session *s, const struct spec *spec, const struct plan_opts *po,
+		    bool first)
+{
+	int err = check_spec_place(s, spec, first);
+
+	if (err)
+		return err;
+	if (!is_glob(spec->func))
+		return add_plan(s, spec, po);
+	return spec->target == SPEC_KERNEL ? add_glob(s, spec, po) : add_expanded_glob(s, spec, po);
 }
 
 int session__plan_funcs(struct session *s, const char *what, const char *const *names, int n,
@@ -258,18 +292,8 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 			udwarf_forget();
 			return -EINVAL;
 		}
-		if (is_glob(spec.func) && s->opts.stack_mode) {
-			p_err("-s chains take exact function names, not '%s'", spec.func);
-			err = -EINVAL;
-		} else if (is_glob(spec.func) && s->opts.graph && i == 0) {
-			p_err("graph's ENTRY is one function, not '%s'; callees may be patterns",
-			      spec.func);
-			err = -EINVAL;
-		} else {
-			err = !is_glob(spec.func)	 ? add_plan(s, &spec, &popts)
-			      : ufunc_is_user(spec.func) ? add_user_glob(s, &spec, &popts)
-							 : add_glob(s, &spec, &popts);
-		}
+		spec.target = target_classify(spec.func);
+		err = add_spec(s, &spec, &popts, i == 0);
 		for (j = before; j < s->nr; j++)
 			s->plans[j].spec_idx = i;
 		s->spec_funcs[i] = strdup(spec.func);

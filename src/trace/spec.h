@@ -3,6 +3,7 @@
  * FUNC spec text -> syntax tree, without BTF:
  *   name | name(item, ...) | name((path, path, ...), item, ...)
  *   name := func | module:func | target:func (a user function)
+ *         | tp:category:event | rawtp:event (a tracepoint)
  *   item := path | pred | decl
  *   path := ['(' type ')'] ident { '->' ident | '.' ident | '[' int ']' }
  *   pred := and { '||' and };  and := prim { '&&' prim }
@@ -63,9 +64,17 @@ struct spec_item {
 	struct spec_pred *pred; /* is_pred */
 };
 
+/* What a spec's name is, which only the system can tell (target.h). */
+enum spec_target {
+	SPEC_KERNEL,	 /* a kernel function: "ip_send_skb", "nf_conntrack:func" */
+	SPEC_USER,	 /* a function of a program or library: "c:malloc" */
+	SPEC_TRACEPOINT, /* "tp:sched:sched_switch", "rawtp:sched_switch" */
+};
+
 struct spec {
 	char *func;
-	bool has_list; /* "name(...)" rather than bare "name" */
+	enum spec_target target; /* the parser leaves SPEC_KERNEL: see target_classify() */
+	bool has_list;		 /* "name(...)" rather than bare "name" */
 	struct spec_item items[SPEC_MAX_ITEMS];
 	int nr_items;
 	int key_items; /* "(a, b)" first: a span's key of items[0 .. key_items - 1] */

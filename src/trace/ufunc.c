@@ -384,15 +384,6 @@ int ufunc_expand(const char *pattern, int pid, int max, char ***names)
 	}
 	free(syms);
 	if (n < 0)
-		ufunc_names_free(*names, max);
+		strs_free(*names, max);
 	return n;
-}
-
-void ufunc_names_free(char **names, int n)
-{
-	int i;
-
-	for (i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
 }

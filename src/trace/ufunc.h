@@ -33,9 +33,8 @@ int ufunc_plan(struct kbtf *kb, const struct spec *spec, int pid, struct func_pl
 /*
  * "c:mallo*" -> "c:malloc", "c:malloc_info"...: the functions a user
  * pattern matches, each as a spec's function, up to max. How many, or
- * -errno (said; -E2BIG past max). Free with ufunc_names_free(names, max).
+ * -errno (said; -E2BIG past max). Free with strs_free(names, max).
  */
 int ufunc_expand(const char *pattern, int pid, int max, char ***names);
-void ufunc_names_free(char **names, int n);
 
 #endif

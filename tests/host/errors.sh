@@ -595,4 +595,21 @@ one trace "c:malloc(struct no_such_struct_xyz *p)"
 one trace "c:malloc(unsigned long)"
 one trace "c:malloc(char * const p)"
 one trace "$(rep a 5000):f"
+# tracepoints: a name that is none, and what needs a return they do not make
+said "a tracepoint is tp:CATEGORY:EVENT" trace "tp:sched_switch"
+said "which event?" count "rawtp:"
+said "no tracepoint 'no_such_event_xyz'" trace "rawtp:no_such_event_xyz"
+said "there is no return value to read" trace "rawtp:sched_switch(return)"
+said "there is no return to time" hist --latency "rawtp:sched_switch"
+said "no duration" trace --min-duration 1us "rawtp:sched_switch"
+said "its parameters are preempt, prev, next" trace "rawtp:sched_switch(nope_xyz)"
+said "graph follows calls, and a tracepoint makes none" graph "rawtp:sched_switch"
+said "-s follows calls" trace -s "rawtp:sched_switch" "ip_send_skb"
+one trace "tp:$(rep a 300):x"
+if [ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]; then
+	said "is an event of category 'sched': tp:sched:sched_switch" trace "tp:net:sched_switch"
+	said "trace the kernel function instead" trace "tp:syscalls:sys_enter_openat"
+	said "no tracepoint 'no_such_xyz'" count "tp:sched:no_such_xyz"
+	said "no tracepoint 'tp:no_such_cat_xyz:*' can be traced" count "tp:no_such_cat_xyz:*"
+fi
 exit 0

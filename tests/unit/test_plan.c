@@ -40,6 +40,7 @@
 #include "lib/archinfo.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
+#include "trace/target.h"
 
 #define E KSNOOP_V_ENTRY
 #define R KSNOOP_V_READ
@@ -130,6 +131,41 @@ static int add_thirteen(struct btf *btf, int int_t)
 	return err || btf__add_func(btf, "thirteen", BTF_FUNC_GLOBAL, proto) < 0 ? -EINVAL : 0;
 }
 
+/* btf_trace_NAME: the pointer to a prototype (void *, types...) every tracepoint has. */
+static int add_tp_typedef(struct btf *btf, const char *name, int void_ptr, int nr, const int *types)
+{
+	int proto = btf__add_func_proto(btf, 0), i, err = proto < 0;
+
+	err |= btf__add_func_param(btf, NULL, void_ptr);
+	for (i = 0; i < nr; i++)
+		err |= btf__add_func_param(btf, NULL, types[i]);
+	return err || btf__add_typedef(btf, name, btf__add_ptr(btf, proto)) < 0 ? -EINVAL : 0;
+}
+
+/*
+ * Tracepoints as kernels describe them: tick, a TRACE_EVENT with a stub of
+ * its own; ev_wake, an event of the class ev_template (no stub of its own
+ * before 6.4), beside a stub of other types; tock, with a 6.4 probe stub.
+ */
+static int add_tracepoints(struct btf *btf, const struct ids *t)
+{
+	int void_ptr = btf__add_ptr(btf, 0);
+	int task_ptr =
+		btf__add_ptr(btf, btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT));
+	int tick[] = { t->outer_ptr, t->int_t }, ev[] = { task_ptr };
+	int err;
+
+	err = add_func(btf, "__bpf_trace_tick", 0, 3, "__data", void_ptr, "o", t->outer_ptr, "n",
+		       t->int_t) < 0;
+	err |= add_tp_typedef(btf, "btf_trace_tick", void_ptr, 2, tick);
+	err |= add_func(btf, "__bpf_trace_other", 0, 2, "__data", void_ptr, "x", t->int_t) < 0;
+	err |= add_func(btf, "__bpf_trace_ev_template", 0, 2, "__data", void_ptr, "p", task_ptr) <
+	       0;
+	err |= add_tp_typedef(btf, "btf_trace_ev_wake", void_ptr, 1, ev);
+	err |= add_func(btf, "__probestub_tock", 0, 2, "__data", void_ptr, "when", t->ll_t) < 0;
+	return err ? -EINVAL : 0;
+}
+
 static struct btf *fixture(void)
 {
 	struct btf *btf = btf__new_empty();
@@ -155,6 +191,7 @@ static struct btf *fixture(void)
 	/* what user functions' prototypes take of vmlinux's types */
 	err |= btf__add_int(btf, "long int", 8, BTF_INT_SIGNED) < 0;
 	err |= btf__add_typedef(btf, "size_t", btf__add_int(btf, "long unsigned int", 8, 0)) < 0;
+	err |= add_tracepoints(btf, &t);
 	if (!err)
 		return btf;
 fail:
@@ -211,6 +248,7 @@ static int build(struct ctx *c, const char *text)
 		print_error("%s: spec error at %d: %s\n", text, serr.pos, serr.msg);
 		fail();
 	}
+	spec.target = target_classify(spec.func);
 	err = plan_build(c->kb, &spec, &c->opts, &c->plan);
 	spec_free(&spec);
 	return err;
@@ -1212,6 +1250,77 @@ static void test_user_function(void **state)
 	plan_errno(c, "do_thing(int flags)", -EINVAL, "a kernel function's come from BTF");
 }
 
+/*
+ * A tracepoint's plan is its stub's, the arguments one along (__data is
+ * none of them); one event, at entry, with no frame waiting for a return.
+ */
+static void test_tracepoint(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	cfg = plan_ok(c, "rawtp:tick(o->id, n)");
+	assert_string_equal(c->plan.attach_name, "tick");
+	assert_true(plan_is_tracepoint(&c->plan));
+	assert_int_equal(cfg->nr_args, 3);
+	assert_int_equal(cfg->nr_values, 2);
+	assert_int_equal(cfg->values[0].arg, 1);
+	assert_int_equal(cfg->values[1].arg, 2);
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+	assert_false(cfg->flags & KSNOOP_CFG_FRAME);
+
+	/* bare: the tracepoint's arguments, not __data, and no return */
+	cfg = plan_ok(c, "rawtp:tick");
+	assert_int_equal(cfg->nr_values, 2);
+	assert_string_equal(c->plan.values[0].name, "o");
+	assert_string_equal(c->plan.values[1].name, "n");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+
+	/* -j traces pair entries with returns: not a tracepoint's */
+	c->opts.frames = true;
+	cfg = plan_ok(c, "rawtp:tick(n > 2)");
+	assert_false(cfg->flags & KSNOOP_CFG_FRAME);
+	c->opts.frames = false;
+
+	/* an event of a class: the class's stub, found by the event's types */
+	cfg = plan_ok(c, "rawtp:ev_wake(p->pid)");
+	assert_string_equal(
+		btf__name_by_offset(c->plan.func.btf,
+				    btf__type_by_id(c->plan.func.btf, c->plan.func.id)->name_off),
+		"__bpf_trace_ev_template");
+	assert_int_equal(cfg->values[0].arg, 1);
+	assert_true(cfg->values[0].flags & KSNOOP_V_READ);
+
+	/* 6.4's probe stub, each event's own */
+	cfg = plan_ok(c, "rawtp:tock(when)");
+	assert_int_equal(cfg->values[0].arg, 1);
+	assert_string_equal(c->plan.values[0].name, "when");
+
+	c->opts.sample = PLAN_SAMPLE;
+	cfg = plan_ok(c, "rawtp:tick(n)");
+	assert_int_equal(cfg->emit, KSNOOP_EMIT_ENTRY);
+}
+
+static void test_tracepoint_refusals(void **state)
+{
+	struct ctx *c = *state;
+
+	plan_err(c, "rawtp:tick(return)", "there is no return value to read");
+	plan_err(c, "rawtp:tick(n, return > 0)", "there is no return value to read");
+	plan_err(c, "rawtp:tick(zzz)", "its parameters are o, n");
+	plan_err(c, "rawtp:nope", "no tracepoint 'nope' in the kernel's BTF");
+	plan_err(c, "tp:tick", "a tracepoint is tp:CATEGORY:EVENT");
+	plan_err(c, "rawtp:", "which event?");
+	c->opts.sample = PLAN_LATENCY;
+	plan_err(c, "rawtp:tick", "there is no return to time");
+	c->opts.sample = PLAN_EVENTS;
+	c->opts.combined = true;
+	plan_err(c, "rawtp:tick(n)", "no duration");
+	c->opts.combined = false;
+	c->opts.errors = true;
+	plan_err(c, "rawtp:tick(n)", "there is no return to fail");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, reset, free_plan)
@@ -1250,6 +1359,8 @@ int main(void)
 		T(test_agg_memory),
 		T(test_current),
 		T(test_user_function),
+		T(test_tracepoint),
+		T(test_tracepoint_refusals),
 	};
 #undef T
 

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/bpfutil.h"
+#include "lib/util.h"
+#include "trace/tpoint.h"
+
+#define TP_PREFIX "tp:"
+#define RAWTP_PREFIX "rawtp:"
+#define STUB_PREFIX "__bpf_trace_"
+#define PROBESTUB_PREFIX "__probestub_"
+#define TYPEDEF_PREFIX "btf_trace_"
+#define TP_NAME_MAX 128 /* categories and events; the kernel's longest are near 60 */
+
+bool tpoint_is(const char *func)
+{
+	return !strncmp(func, TP_PREFIX, strlen(TP_PREFIX)) ||
+	       !strncmp(func, RAWTP_PREFIX, strlen(RAWTP_PREFIX));
+}
+
+struct tp_name {
+	char cat[TP_NAME_MAX]; /* "" for rawtp: */
+	char event[TP_NAME_MAX];
+};
+
+/* "tp:sched:sched_switch" or "rawtp:sched_switch" into n; errors said. */
+static int split_name(const char *func, struct tp_name *n)
+{
+	const char *rest, *colon;
+
+	memset(n, 0, sizeof(*n));
+	if (!strncmp(func, RAWTP_PREFIX, strlen(RAWTP_PREFIX))) {
+		rest = func + strlen(RAWTP_PREFIX);
+		colon = NULL;
+	} else {
+		rest = func + strlen(TP_PREFIX);
+		colon = strchr(rest, ':');
+		if (!colon || colon == rest) {
+			p_err("'%s': a tracepoint is tp:CATEGORY:EVENT (tp:sched:sched_switch), "
+			      "or rawtp:EVENT",
+			      func);
+			return -EINVAL;
+		}
+		if ((size_t)(colon - rest) >= sizeof(n->cat))
+			goto too_long;
+		memcpy(n->cat, rest, colon - rest);
+		rest = colon + 1;
+	}
+	if (!*rest || strchr(rest, ':')) {
+		p_err("'%s': which event? a tracepoint is tp:CATEGORY:EVENT or rawtp:EVENT", func);
+		return -EINVAL;
+	}
+	if (strlen(rest) >= sizeof(n->event))
+		goto too_long;
+	strcpy(n->event, rest);
+	return 0;
+too_long:
+	p_err("'%s': a tracepoint's category and event are shorter than %d characters", func,
+	      TP_NAME_MAX);
+	return -ENAMETOOLONG;
+}
+
+/* Whether tracefs has events/CAT/EVENT; -1 when there is no tracefs to ask. */
+static int event_in_tracefs(const char *tracefs, const char *cat, const char *event)
+{
+	char path[PATH_MAX];
+
+	if (!tracefs)
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs, cat, event);
+	return access(path, F_OK) == 0;
+}
+
+/* The category tracefs lists event under, into cat; false when none does. */
+static bool category_of(const char *tracefs, const char *event, char *cat, size_t size)
+{
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	dir = opendir(path);
+	while (dir && !found && (d = readdir(dir))) {
+		size_t len = strlen(d->d_name);
+
+		if (d->d_name[0] == '.' || len >= size ||
+		    event_in_tracefs(tracefs, d->d_name, event) != 1)
+			continue;
+		memcpy(cat, d->d_name, len + 1);
+		found = true;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* Where the name is wrong, one line that says how; -ENOENT. */
+static int report_unknown(const char *func, const struct tp_name *n, bool has_stub)
+{
+	const char *tracefs = bpfutil_tracefs();
+	char cat[TP_NAME_MAX];
+
+	if (has_stub && tracefs && category_of(tracefs, n->event, cat, sizeof(cat)))
+		p_err("%s: %s is an event of category '%s': tp:%s:%s", func, n->event, cat, cat,
+		      n->event);
+	else if (has_stub)
+		p_err("%s: the tracepoint %s has no trace event in tracefs: rawtp:%s attaches to it",
+		      func, n->event, n->event);
+	else if (n->cat[0] && event_in_tracefs(tracefs, n->cat, n->event) == 1)
+		p_err("%s: this event has no tracepoint of its own with BTF arguments (the syscalls "
+		      "events are raw_syscalls' sys_enter and sys_exit, filtered); trace the "
+		      "kernel function instead",
+		      func);
+	else
+		p_err("%s: no tracepoint '%s' in the kernel's BTF", func, n->event);
+	return -ENOENT;
+}
+
+/* The FUNC_PROTO behind btf_trace_EVENT, the tracepoint's typedef (5.5 and on); 0 if none. */
+static __u32 typedef_proto(const struct btf *btf, const char *event)
+{
+	char name[sizeof(TYPEDEF_PREFIX) + TP_NAME_MAX];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), TYPEDEF_PREFIX "%s", event);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return 0;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return 0;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? btf__type_by_id(btf, id)->type : 0;
+}
+
+/* Whether FUNC id's parameters have the types of the prototype proto_ptr points to. */
+static bool same_params(const struct btf *btf, __u32 id, __u32 proto_ptr)
+{
+	const struct btf_type *a = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	const struct btf_type *b = btf__type_by_id(btf, btf__type_by_id(btf, proto_ptr)->type);
+	const struct btf_param *pa, *pb;
+	int i;
+
+	if (!a || !btf_is_func_proto(a) || btf_vlen(a) != btf_vlen(b))
+		return false;
+	pa = btf_params(a);
+	pb = btf_params(b);
+	for (i = 0; i < btf_vlen(a); i++) {
+		if (pa[i].type != pb[i].type)
+			return false;
+	}
+	return true;
+}
+
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	while (a[n] && a[n] == b[n])
+		n++;
+	return n;
+}
+
+/*
+ * Before 6.4 an event of a class (DEFINE_EVENT) has no stub of its own:
+ * its class's serves it, under the class's name (sched_wakeup's is
+ * sched_wakeup_template's), which the kernel records nowhere a reader can
+ * see. The event's typedef has the types: of the stubs with them, the one
+ * whose name is most like the event's. vmlinux's only.
+ */
+static int class_stub(const struct btf *btf, const char *event, struct kbtf_func *out)
+{
+	__u32 proto = typedef_proto(btf, event), id, nr = btf__type_cnt(btf);
+	size_t plen = strlen(STUB_PREFIX), best = 0;
+
+	if (!proto)
+		return 0;
+	for (id = 1; id < nr; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+		size_t score;
+
+		if (!btf_is_func(t) || !name || strncmp(name, STUB_PREFIX, plen) ||
+		    !same_params(btf, id, proto))
+			continue;
+		score = common_prefix(name + plen, event) + 1;
+		if (score > best) {
+			best = score;
+			*out = (struct kbtf_func){ .btf = (struct btf *)btf, .id = id };
+		}
+	}
+	return best ? 1 : 0;
+}
+
+/*
+ * The function whose parameters name the tracepoint's arguments, after
+ * __data: __probestub_EVENT (6.4 and on, each event's own), else the
+ * stub __bpf_trace_EVENT of a TRACE_EVENT, else its class's.
+ */
+static int find_stub(struct kbtf *kb, const char *event, struct kbtf_func *out)
+{
+	static const char *const prefixes[] = { PROBESTUB_PREFIX, STUB_PREFIX };
+	char name[sizeof(PROBESTUB_PREFIX) + TP_NAME_MAX];
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		snprintf(name, sizeof(name), "%s%s", prefixes[i], event);
+		n = kbtf__find_funcs(kb, name, out, 1);
+		if (n != 0)
+			return n; /* found, or a module's damaged BTF (said when read) */
+	}
+	return class_stub(kbtf__vmlinux(kb), event, out);
+}
+
+int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan)
+{
+	struct kbtf_func stub;
+	struct tp_name n;
+	int found, err;
+
+	err = split_name(spec->func, &n);
+	if (err)
+		return err;
+	found = find_stub(kb, n.event, &stub);
+	if (found == -EBADMSG)
+		return found;
+	if (found <= 0 || (n.cat[0] && !event_in_tracefs(bpfutil_tracefs(), n.cat, n.event)))
+		return report_unknown(spec->func, &n, found > 0);
+	free(plan->attach_name);
+	plan->attach_name = strdup(n.event);
+	if (!plan->attach_name)
+		return p_err_nomem(spec->func);
+	plan->func = stub;
+	plan->target = SPEC_TRACEPOINT;
+	return 0;
+}
+
+/* Adds "tp:CAT:EVENT" to names (n of them, max at most); -E2BIG past max. */
+static int push_name(char **names, int *n, int max, const char *cat, const char *event)
+{
+	if (*n >= max)
+		return -E2BIG;
+	if (cat ? asprintf(&names[*n], TP_PREFIX "%s:%s", cat, event) < 0
+		: asprintf(&names[*n], RAWTP_PREFIX "%s", event) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* Whether e, in events/cat, is an event's folder (not "enable" or "filter"). */
+static bool is_event_dir(const char *tracefs, const char *cat, const struct dirent *e)
+{
+	char path[PATH_MAX];
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, cat, e->d_name);
+	return access(path, F_OK) == 0;
+}
+
+/* The events of each category tracefs has that the pattern's globs match. */
+static int expand_tracefs(const char *tracefs, const struct tp_name *pat, char **names, int max)
+{
+	char path[PATH_MAX];
+	struct dirent *c, *e;
+	DIR *cats, *events;
+	int n = 0, err = 0;
+
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	cats = opendir(path);
+	if (!cats)
+		return -errno;
+	while (!err && (c = readdir(cats))) {
+		if (c->d_name[0] == '.' || fnmatch(pat->cat, c->d_name, 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", tracefs, c->d_name);
+		events = opendir(path);
+		while (!err && events && (e = readdir(events))) {
+			if (e->d_name[0] != '.' && !fnmatch(pat->event, e->d_name, 0) &&
+			    is_event_dir(tracefs, c->d_name, e))
+				err = push_name(names, &n, max, c->d_name, e->d_name);
+		}
+		if (events)
+			closedir(events);
+	}
+	closedir(cats);
+	return err ?: n;
+}
+
+/* rawtp: every tracepoint of vmlinux's BTF (its btf_trace_ typedef) whose event the glob matches. */
+static int expand_btf(const struct btf *btf, const char *glob, char **names, int max)
+{
+	size_t plen = strlen(TYPEDEF_PREFIX);
+	__u32 id, nr = btf__type_cnt(btf);
+	int n = 0, err = 0;
+
+	for (id = 1; id < nr && !err; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		if (btf_kind(t) == BTF_KIND_TYPEDEF && name &&
+		    !strncmp(name, TYPEDEF_PREFIX, plen) && !fnmatch(glob, name + plen, 0))
+			err = push_name(names, &n, max, NULL, name + plen);
+	}
+	return err ?: n;
+}
+
+int tpoint_expand(struct kbtf *kb, const char *pattern, int max, char ***names)
+{
+	const char *tracefs = bpfutil_tracefs();
+	struct tp_name pat;
+	int n;
+
+	*names = NULL;
+	n = split_name(pattern, &pat);
+	if (n)
+		return n;
+	if (pat.cat[0] && !tracefs) {
+		p_err("'%s': categories are tracefs' and it is not mounted "
+		      "(mount -t tracefs nodev /sys/kernel/tracing); rawtp:%s needs none",
+		      pattern, pat.event);
+		return -ENOENT;
+	}
+	*names = calloc(max, sizeof(**names));
+	if (!*names)
+		return p_err_nomem(pattern);
+	n = pat.cat[0] ? expand_tracefs(tracefs, &pat, *names, max)
+		       : expand_btf(kbtf__vmlinux(kb), pat.event, *names, max);
+	if (n == -E2BIG)
+		p_err("'%s' matches more than %d tracepoints; narrow the pattern", pattern, max);
+	else if (n < 0)
+		p_err("'%s': cannot list the tracepoints: %s", pattern, strerror(-n));
+	if (n < 0) {
+		strs_free(*names, max);
+		*names = NULL;
+	}
+	return n;
+}

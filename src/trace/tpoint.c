@@ -222,6 +222,46 @@ static int find_stub(struct kbtf *kb, const char *event, struct kbtf_func *out)
 	return class_stub(kbtf__vmlinux(kb), event, out);
 }
 
+/*
+ * Where BTF has the tracepoint's typedef but no stub (Debian's 5.10: its
+ * pahole left static functions out), a function of the typedef's types,
+ * the arguments named arg0..argN as a user function's are without DWARF,
+ * in BTF split on vmlinux's: plan->func and plan->own_btf. 0, -ENOENT when
+ * there is no typedef either, or -ENOMEM.
+ */
+static int typedef_func(struct kbtf *kb, const char *event, struct func_plan *plan)
+{
+	struct btf *vm = kbtf__vmlinux(kb), *btf;
+	__u32 ptr = typedef_proto(vm, event), types[KSNOOP_MAX_ARGS + 1];
+	char name[sizeof(TYPEDEF_PREFIX) + TP_NAME_MAX];
+	const struct btf_type *proto;
+	int i, n, id, err = 0;
+
+	if (!ptr)
+		return -ENOENT;
+	/* Copied first: adding to a split BTF makes its base's types move. */
+	proto = btf__type_by_id(vm, btf__type_by_id(vm, ptr)->type);
+	n = min(btf_vlen(proto), (int)ARRAY_SIZE(types));
+	for (i = 0; i < n; i++)
+		types[i] = btf_params(proto)[i].type;
+	btf = btf__new_empty_split(vm);
+	id = btf ? btf__add_func_proto(btf, 0) : -ENOMEM;
+	for (i = 0; id > 0 && !err && i < n; i++) {
+		if (i)
+			snprintf(name, sizeof(name), "arg%d", i - 1);
+		err = btf__add_func_param(btf, i ? name : "__data", types[i]);
+	}
+	snprintf(name, sizeof(name), TYPEDEF_PREFIX "%s", event);
+	id = id > 0 && !err ? btf__add_func(btf, name, BTF_FUNC_GLOBAL, id) : -ENOMEM;
+	if (id < 0) {
+		btf__free(btf);
+		return -ENOMEM;
+	}
+	plan->own_btf = btf;
+	plan->func = (struct kbtf_func){ .btf = btf, .id = id };
+	return 0;
+}
+
 int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan)
 {
 	struct kbtf_func stub;
@@ -234,13 +274,20 @@ int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan
 	found = find_stub(kb, n.event, &stub);
 	if (found == -EBADMSG)
 		return found;
+	if (found > 0) {
+		plan->func = stub;
+	} else if (found == 0) {
+		err = typedef_func(kb, n.event, plan);
+		if (err == -ENOMEM)
+			return p_err_nomem(spec->func);
+		found = !err;
+	}
 	if (found <= 0 || (n.cat[0] && !event_in_tracefs(bpfutil_tracefs(), n.cat, n.event)))
 		return report_unknown(spec->func, &n, found > 0);
 	free(plan->attach_name);
 	plan->attach_name = strdup(n.event);
 	if (!plan->attach_name)
 		return p_err_nomem(spec->func);
-	plan->func = stub;
 	plan->target = SPEC_TRACEPOINT;
 	return 0;
 }

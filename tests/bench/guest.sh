@@ -477,6 +477,39 @@ section_user() {
 }
 
 # ----------------------------------------------------------------------
+# Tracepoints, per call: raw_syscalls:sys_enter, which every system call
+# fires, kept to getppid's by its id, beside bpftrace's tracepoint probe
+# on the same event (a perf event reading the tracefs format's fields):
+# count() in the kernel, and one event per call (ksnoop -j, bpftrace's
+# printf of the same values).
+
+[ "$(uname -m)" = aarch64 ] && NR_GETPPID=173 || NR_GETPPID=110
+TP_SPEC="tp:raw_syscalls:sys_enter(id == $NR_GETPPID)"
+BT_TCOUNT="tracepoint:raw_syscalls:sys_enter /args->id == $NR_GETPPID/ { @ = count(); } BEGIN { printf(\"READY\\n\"); }"
+BT_TPRINT="tracepoint:raw_syscalls:sys_enter /args->id == $NR_GETPPID/ { printf(\"%llu %u %u sys_enter id=%ld\\n\", nsecs, cpu, tid, args->id); } BEGIN { printf(\"READY\\n\"); }"
+
+section_tracepoint() {
+	local r w="getppid $CALLS" t='err:^Tracing'
+	SEC=tracepoint
+	: >"$T/$SEC.runs"
+	result tracepoint.calls "$CALLS"
+	for r in $(seq 1 "$ROUNDS"); do
+		ROUND=$r
+		plain_loop base "$w"
+		traced_loop ksnoop-count none "$t" 0 "$w" -- $KSNOOP count "$TP_SPEC"
+		plain_loop base "$w"
+		traced_loop bpftrace-count bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_TCOUNT"
+		plain_loop base "$w"
+		traced_loop ksnoop-json json 'probe:"tid":' 1 "$w" -- \
+			$KSNOOP -j trace "tp:raw_syscalls:sys_enter(id == $NR_GETPPID, id)"
+		plain_loop base "$w"
+		traced_loop bpftrace-printf bpftrace '^READY' 1 "$w" -- bpftrace -e "$BT_TPRINT"
+		plain_loop base "$w"
+	done
+	summarize ksnoop-count bpftrace-count ksnoop-json bpftrace-printf
+}
+
+# ----------------------------------------------------------------------
 # Where from, per call: one return event without and with --kstack (the
 # cost of the stack alone), --errors on a function that never fails (no
 # event at all), and a graph of one call, beside bpftrace's kstack printf.

@@ -208,6 +208,11 @@ table() {
 				sprintf("\nUser space: uprobes on bench_ucall(i), %s calls per run",
 					g("user.calls")),
 				"ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-json bpftrace-printf")
+		if ("tracepoint.calls" in v)
+			floor_section("tracepoint",
+				sprintf("\nTracepoints: raw_syscalls:sys_enter of getppid, %s calls per run",
+					g("tracepoint.calls")),
+				"ksnoop-count bpftrace-count ksnoop-json bpftrace-printf")
 		if ("wherefrom.calls" in v)
 			floor_section("wherefrom",
 				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",

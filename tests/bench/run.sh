@@ -46,12 +46,12 @@ mkdir -p "$OUT"
 # them in the ordinary one.
 # Instruction counts do not vary: one round is enough unless asked.
 ROUNDS1=$([ -z "${BENCH_ROUNDS:-}" ] && echo 1)
-ALL_SECTIONS=${BENCH_SECTIONS:-percall agg spans user wherefrom predicate startup_icount startup throughput ktrace attach countglob}
+ALL_SECTIONS=${BENCH_SECTIONS:-percall agg spans user tracepoint wherefrom predicate startup_icount startup throughput ktrace attach countglob}
 ICOUNT_SECTIONS=
 PLAIN_SECTIONS=
 for s in $ALL_SECTIONS; do
 	case "${BENCH_ICOUNT:-1}:$s" in
-	1:percall | 1:predicate | 1:agg | 1:spans | 1:user | 1:wherefrom | *:startup_icount) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
+	1:percall | 1:predicate | 1:agg | 1:spans | 1:user | 1:tracepoint | 1:wherefrom | *:startup_icount) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
 	*) PLAIN_SECTIONS="$PLAIN_SECTIONS $s" ;;
 	esac
 done

@@ -145,7 +145,8 @@ static int add_tp_typedef(struct btf *btf, const char *name, int void_ptr, int n
 /*
  * Tracepoints as kernels describe them: tick, a TRACE_EVENT with a stub of
  * its own; ev_wake, an event of the class ev_template (no stub of its own
- * before 6.4), beside a stub of other types; tock, with a 6.4 probe stub.
+ * before 6.4), beside a stub of other types; tock, with a 6.4 probe stub;
+ * lone, with its typedef alone.
  */
 static int add_tracepoints(struct btf *btf, const struct ids *t)
 {
@@ -163,6 +164,8 @@ static int add_tracepoints(struct btf *btf, const struct ids *t)
 	       0;
 	err |= add_tp_typedef(btf, "btf_trace_ev_wake", void_ptr, 1, ev);
 	err |= add_func(btf, "__probestub_tock", 0, 2, "__data", void_ptr, "when", t->ll_t) < 0;
+	/* lone: a typedef and no stub, as Debian's 5.10 BTF has them */
+	err |= add_tp_typedef(btf, "btf_trace_lone", void_ptr, 2, (int[]){ t->int_t, t->outer_ptr });
 	return err ? -EINVAL : 0;
 }
 
@@ -1295,6 +1298,14 @@ static void test_tracepoint(void **state)
 	cfg = plan_ok(c, "rawtp:tock(when)");
 	assert_int_equal(cfg->values[0].arg, 1);
 	assert_string_equal(c->plan.values[0].name, "when");
+
+	/* no stub: the typedef's types, named arg0.. */
+	cfg = plan_ok(c, "rawtp:lone(arg1->id, arg0)");
+	assert_int_equal(cfg->nr_args, 3);
+	assert_int_equal(cfg->values[0].arg, 2);
+	assert_true(cfg->values[0].flags & KSNOOP_V_READ);
+	assert_int_equal(cfg->values[1].arg, 1);
+	plan_err(c, "rawtp:lone(n)", "its parameters are arg0, arg1");
 
 	c->opts.sample = PLAN_SAMPLE;
 	cfg = plan_ok(c, "rawtp:tick(n)");

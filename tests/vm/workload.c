@@ -174,6 +174,45 @@ out:
 	return ret;
 }
 
+/*
+ * Datagrams to a loopback port nobody has open (it was bound, then
+ * closed): the kernel drops each for want of a socket and answers with an
+ * ICMP port unreachable, which an unconnected sender never reads.
+ */
+static int do_udp_closed(long bytes, long count)
+{
+	struct sockaddr_in raddr;
+	char *buf = calloc(1, bytes ? bytes : 1);
+	int tx = -1, ret = 1;
+	long i;
+
+	if (!buf)
+		return fail("out of memory");
+	tx = loopback_socket(SOCK_DGRAM, &raddr);
+	if (tx < 0) {
+		fail("udp socket");
+		goto out;
+	}
+	close(tx);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	for (i = 0; tx >= 0 && i < count; i++) {
+		if (sendto(tx, buf, bytes, 0, (struct sockaddr *)&raddr, sizeof(raddr)) != bytes) {
+			fail("udp sendto %ld", i);
+			goto out;
+		}
+	}
+	if (tx < 0) {
+		fail("udp socket");
+		goto out;
+	}
+	printf("udp: sent %ld datagrams of %ld bytes to a closed port\n", count, bytes);
+	ret = 0;
+out:
+	close_open(tx);
+	free(buf);
+	return ret;
+}
+
 static int xfer(int fd, char *buf, long bytes, int sending)
 {
 	long done = 0;
@@ -524,7 +563,7 @@ static int do_resolve(const char *name, long n)
 static int usage(void)
 {
 	fputs("usage: workload [-S] { pid | udp-send N_BYTES [COUNT [FLAGS]] | tcp-send N_BYTES |\n"
-	      "                       udp-then-tcp N_BYTES COUNT |\n"
+	      "                       udp-then-tcp N_BYTES COUNT | udp-closed N_BYTES COUNT |\n"
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
 	      "                       read-file PATH | epoll-nest N |\n"
 	      "                       fork-signal | forks N | setuid UID | naps MS... |\n"
@@ -559,6 +598,11 @@ int main(int argc, char **argv)
 		    (argc == 5 && parse_count(argv[4], 0, 0x7fffffff, &flags)))
 			return 2;
 		return do_udp_send(a, b, (int)flags);
+	}
+	if (!strcmp(argv[1], "udp-closed") && argc == 4) {
+		if (parse_count(argv[2], 0, 65507, &a) || parse_count(argv[3], 0, 100000000, &b))
+			return 2;
+		return do_udp_closed(a, b);
 	}
 	if (!strcmp(argv[1], "tcp-send") && argc == 3) {
 		if (parse_count(argv[2], 0, MAX_BYTES, &a))

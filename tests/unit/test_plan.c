@@ -165,7 +165,8 @@ static int add_tracepoints(struct btf *btf, const struct ids *t)
 	err |= add_tp_typedef(btf, "btf_trace_ev_wake", void_ptr, 1, ev);
 	err |= add_func(btf, "__probestub_tock", 0, 2, "__data", void_ptr, "when", t->ll_t) < 0;
 	/* lone: a typedef and no stub, as Debian's 5.10 BTF has them */
-	err |= add_tp_typedef(btf, "btf_trace_lone", void_ptr, 2, (int[]){ t->int_t, t->outer_ptr });
+	err |= add_tp_typedef(btf, "btf_trace_lone", void_ptr, 2,
+			      (int[]){ t->int_t, t->outer_ptr });
 	return err ? -EINVAL : 0;
 }
 

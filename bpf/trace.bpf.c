@@ -438,12 +438,47 @@ int ksnoop_kretprobe_compat(struct pt_regs *ctx)
  * attached as a raw tracepoint, which any kernel since 4.17 has and which
  * needs no BTF id at load. The arguments come as the context's array.
  */
+const volatile __u8 tp_syscall;	    /* enum ksnoop_tp_syscall */
+const volatile __s64 tp_syscall_nr; /* with tp_syscall: the call's number */
+
+/*
+ * syscalls' events (tp:syscalls:sys_enter_openat) are raw_syscalls'
+ * sys_enter(regs, id) and sys_exit(regs, ret) of one call's number: the
+ * plan's arguments are the call's, or its return value.
+ */
+static __always_inline bool save_syscall_regs(void *ctx, struct regs *r)
+{
+	__u64 tp[2], args[6], nr;
+
+	if (bpf_probe_read_kernel(tp, sizeof(tp), ctx) || !read_syscall((void *)tp[0], args, &nr))
+		return false;
+	if (tp_syscall == KSNOOP_TP_SYS_ENTER)
+		nr = tp[1];
+	if ((__s64)nr != tp_syscall_nr)
+		return false;
+	if (tp_syscall == KSNOOP_TP_SYS_EXIT) {
+		r->arg[1] = tp[1];
+		return true;
+	}
+	__builtin_memcpy(&r->arg[1], args, sizeof(args));
+	return true;
+}
+
+static __always_inline bool save_tp_args(void *ctx, struct regs *r)
+{
+	if (tp_syscall)
+		return save_syscall_regs(ctx, r);
+	save_tp_regs(ctx, r, the_cfg.nr_args);
+	return true;
+}
+
 SEC("raw_tp")
 int ksnoop_tp(void *ctx)
 {
 	struct regs r = {};
 
-	save_tp_regs(ctx, &r, the_cfg.nr_args);
+	if (!save_tp_args(ctx, &r))
+		return 0;
 	return on_entry(ctx, &r, PK_TP, MODERN);
 }
 
@@ -452,7 +487,8 @@ int ksnoop_tp_compat(void *ctx)
 {
 	struct regs r = {};
 
-	save_tp_regs(ctx, &r, the_cfg.nr_args);
+	if (!save_tp_args(ctx, &r))
+		return 0;
 	return on_entry(ctx, &r, PK_TP, COMPAT);
 }
 

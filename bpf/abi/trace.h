@@ -27,6 +27,13 @@
 #define KSNOOP_DATA_MAX 16384	/* bytes of value data in one event */
 #define KSNOOP_SCRATCH_LEVELS 4 /* nested programs sharing one CPU */
 #define KSNOOP_MAX_FAST_PREDS 4 /* comparisons checked before any other work */
+/* A tracepoint instance's tp_syscall: a syscalls event, through raw_syscalls'. */
+enum ksnoop_tp_syscall {
+	KSNOOP_TP_SYS_NONE,
+	KSNOOP_TP_SYS_ENTER, /* sys_enter_NAME: sys_enter, the call's arguments */
+	KSNOOP_TP_SYS_EXIT,  /* sys_exit_NAME: sys_exit, its return value */
+};
+
 /* Threads with a call in flight, where the kernel has no task storage. */
 #define KSNOOP_MAX_TASKS 16384
 /* The longest a stream of events goes without waking the reader. */

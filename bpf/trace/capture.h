@@ -43,7 +43,7 @@ static __always_inline __u64 get_arg(struct capture_ctx *c, __u32 n, bool func_a
 		bpf_get_func_arg(c->ctx, n, &v);
 		return v;
 	}
-	if (n < KSNOOP_REG_ARGS)
+	if (n < KSNOOP_REG_ARGS || (c->kind == PK_TP && n < TP_REG_ARGS))
 		return c->regs->arg[n & 7];
 	/* Stack arguments are only valid at entry: the caller's frame. */
 	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->regs->sp + STACK_ARG_OFF(n)));

@@ -64,6 +64,23 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 	r->lr = u->regs[30];
 }
 
+/*
+ * A system call's arguments and number from its pt_regs, as the ABI
+ * passes them: x0..x5, and syscallno past user_pt_regs and orig_x0.
+ */
+#define SYSCALLNO_OFF 280
+
+static __always_inline bool read_syscall(const void *regs, __u64 args[6], __u64 *nr)
+{
+	__s32 no;
+
+	if (bpf_probe_read_kernel(args, 6 * 8, regs) ||
+	    bpf_probe_read_kernel(&no, sizeof(no), regs + SYSCALLNO_OFF))
+		return false;
+	*nr = no;
+	return true;
+}
+
 /* At a function's first instruction its caller is in lr. */
 static __always_inline __u64 entry_ra(struct regs *r)
 {
@@ -107,6 +124,36 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct regs *r)
 	r->rc = u->ax;
 }
 
+/*
+ * A system call's arguments and number from its pt_regs, as the ABI
+ * passes them (rdi, rsi, rdx, r10, r8, r9; orig_ax): the run of the frame
+ * from r10 to orig_ax, read at once.
+ */
+struct syscall_regs {
+	__u64 r10, r9, r8, ax, cx, dx, si, di, orig_ax;
+};
+
+_Static_assert(__builtin_offsetof(struct abi_regs, orig_ax) -
+			       __builtin_offsetof(struct abi_regs, r10) ==
+		       __builtin_offsetof(struct syscall_regs, orig_ax),
+	       "the syscall registers are one run of the frame");
+
+static __always_inline bool read_syscall(const void *regs, __u64 args[6], __u64 *nr)
+{
+	struct syscall_regs s;
+
+	if (bpf_probe_read_kernel(&s, sizeof(s), regs + __builtin_offsetof(struct abi_regs, r10)))
+		return false;
+	args[0] = s.di;
+	args[1] = s.si;
+	args[2] = s.dx;
+	args[3] = s.r10;
+	args[4] = s.r8;
+	args[5] = s.r9;
+	*nr = s.orig_ax;
+	return true;
+}
+
 /* At a function's first instruction its caller is on top of the stack (a uprobe's: the user's). */
 static __always_inline __u64 entry_ra(struct regs *r)
 {
@@ -141,24 +188,27 @@ static __always_inline void save_tramp_regs(void *ctx, struct regs *r, __u32 nar
 /*
  * A tracepoint's arguments, as its BPF stub's parameters (the plan's, see
  * src/trace/tpoint.h): the stub's first, __data, is none of the
- * tracepoint's, so they go one register along. Those past the registers
- * are read from the context through sp, as a kprobe's stack arguments are
- * from the stack; the context's address is copied, not loaded, so that it
- * is a number the verifier lets get_arg() add to.
+ * tracepoint's, so they go one slot along, into all 8 of arg[] (get_arg()
+ * reads them there for PK_TP). Those past them are read from the context
+ * through sp, as a kprobe's stack arguments are from the stack; the
+ * context's address is copied, not loaded, so that it is a number the
+ * verifier lets get_arg() add to.
  */
+#define TP_REG_ARGS 8
+
 static __always_inline void save_tp_regs(void *ctx, struct regs *r, __u32 nargs)
 {
-	__u32 n = nargs <= KSNOOP_REG_ARGS ? nargs - 1 : KSNOOP_REG_ARGS - 1;
+	__u32 n = nargs <= TP_REG_ARGS ? nargs - 1 : TP_REG_ARGS - 1;
 	void *args = ctx;
 
 	if (nargs < 2)
 		return;
-	if (n && n < KSNOOP_REG_ARGS)
+	if (n && n < TP_REG_ARGS)
 		bpf_probe_read_kernel(&r->arg[1], n * 8, ctx);
-	if (nargs <= KSNOOP_REG_ARGS)
+	if (nargs <= TP_REG_ARGS)
 		return;
 	bpf_probe_read_kernel(&r->sp, sizeof(r->sp), &args);
-	r->sp += (KSNOOP_REG_ARGS - 1) * 8 - STACK_ARG_OFF(KSNOOP_REG_ARGS);
+	r->sp += (TP_REG_ARGS - 1) * 8 - STACK_ARG_OFF(TP_REG_ARGS);
 }
 
 enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE, PK_TP };

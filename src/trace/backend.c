@@ -327,6 +327,8 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	skel->rodata->max_fast_preds = t->max_fast_preds;
 	skel->rodata->max_steps = t->max_steps;
 	skel->rodata->cfg_const = one_func;
+	skel->rodata->tp_syscall = t->plans[func].tp.syscall;
+	skel->rodata->tp_syscall_nr = t->plans[func].tp.syscall_nr;
 	if (one_func)
 		memcpy((void *)&skel->rodata->the_cfg, &t->plans[func].cfg,
 		       sizeof(t->plans[func].cfg));

@@ -14,8 +14,9 @@
 #include "trace/ufunc.h"
 
 static void print_note(const char *name, const struct kbtf_func *f, int i, int n,
-		       enum spec_target target)
+		       const struct func_plan *plan)
 {
+	enum spec_target target = plan->target;
 	const char *btf_name =
 		btf__name_by_offset(f->btf, btf__type_by_id(f->btf, f->id)->name_off);
 	const char *bare = strchr(name, ':') ? strchr(name, ':') + 1 : name;
@@ -24,7 +25,9 @@ static void print_note(const char *name, const struct kbtf_func *f, int i, int n
 	if (!f->module && n == 1 && !clone && target != SPEC_TRACEPOINT)
 		return;
 	printf(" /*");
-	if (target == SPEC_TRACEPOINT)
+	if (plan->tp.syscall)
+		printf(" tracepoint: raw_syscalls' %s, of this call's number;", plan->attach_name);
+	else if (target == SPEC_TRACEPOINT)
 		printf(" tracepoint, through %s;", btf_name);
 	if (f->module)
 		printf(" module %s;", f->module);
@@ -154,7 +157,8 @@ static int info_one(struct kbtf *kb, const char *arg, int pid)
 		return n;
 	}
 	first = plan_first_param(&plan);
-	name = plan_is_tracepoint(&plan) ? plan.attach_name : NULL;
+	/* a tracepoint by its event's name: "sched_switch", "sys_enter_openat" */
+	name = plan_is_tracepoint(&plan) ? strrchr(spec.func, ':') + 1 : NULL;
 	sb_init(&sb);
 	for (i = 0; i < n && !err; i++) {
 		sb_reset(&sb);
@@ -168,7 +172,7 @@ static int info_one(struct kbtf *kb, const char *arg, int pid)
 			continue;
 		}
 		printf("%s;", sb_str(&sb));
-		print_note(spec.func, &funcs[i], i, n, spec.target);
+		print_note(spec.func, &funcs[i], i, n, &plan);
 		printf("\n");
 	}
 	sb_free(&sb);

@@ -53,7 +53,12 @@ struct func_plan {
 		char *path;
 		unsigned long long offset;
 	} user;
-	struct btf *own_btf; /* a user function's prototype, split on vmlinux's BTF */
+	/* a syscalls event: raw_syscalls' sys_enter or sys_exit, kept to one call */
+	struct {
+		enum ksnoop_tp_syscall syscall;
+		int syscall_nr;
+	} tp;
+	struct btf *own_btf; /* a prototype of ksnoop's, split on vmlinux's BTF */
 	char note[160];	     /* a warning shown at start (clones, duplicates) */
 };
 

@@ -10,6 +10,8 @@
 
 #include "lib/bpfutil.h"
 #include "lib/util.h"
+#include "ktr/systab.h"
+#include "trace/ctype.h"
 #include "trace/tpoint.h"
 
 #define TP_PREFIX "tp:"
@@ -17,7 +19,11 @@
 #define STUB_PREFIX "__bpf_trace_"
 #define PROBESTUB_PREFIX "__probestub_"
 #define TYPEDEF_PREFIX "btf_trace_"
-#define TP_NAME_MAX 128 /* categories and events; the kernel's longest are near 60 */
+#define TP_NAME_MAX 128
+#define SYS_ENTER_PREFIX "sys_enter_"
+#define SYS_EXIT_PREFIX "sys_exit_"
+#define FIELD_MAX \
+	96 /* a syscall field's type or name */ /* categories and events; the kernel's longest are near 60 */
 
 bool tpoint_is(const char *func)
 {
@@ -262,6 +268,189 @@ static int typedef_func(struct kbtf *kb, const char *event, struct func_plan *pl
 	return 0;
 }
 
+/* A system call's argument or return value, as its event's format has it. */
+struct sys_field {
+	char type[FIELD_MAX], name[FIELD_MAX];
+};
+
+/* "\tfield:const char * filename;\toffset:24;..." into f; false for another line. */
+static bool parse_field(const char *line, struct sys_field *f)
+{
+	const char *decl = strstr(line, "field:"), *end, *sp;
+
+	if (!decl)
+		return false;
+	decl += strlen("field:");
+	end = strchr(decl, ';');
+	for (sp = end; sp && sp > decl && sp[-1] != ' ';)
+		sp--;
+	if (!end || !sp || sp == decl || (size_t)(sp - 1 - decl) >= sizeof(f->type) ||
+	    (size_t)(end - sp) >= sizeof(f->name))
+		return false;
+	memcpy(f->type, decl, sp - 1 - decl);
+	f->type[sp - 1 - decl] = '\0';
+	memcpy(f->name, sp, end - sp);
+	f->name[end - sp] = '\0';
+	return true;
+}
+
+/* The event's fields past __syscall_nr, from its tracefs format; how many, or -errno. */
+static int format_fields(const char *tracefs, const char *event, struct sys_field *f, int max)
+{
+	char path[PATH_MAX], line[512];
+	bool past_nr = false;
+	int n = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events/syscalls/%s/format", tracefs, event);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	while (n < max && fgets(line, sizeof(line), fp)) {
+		if (!parse_field(line, &f[n]))
+			continue;
+		if (past_nr)
+			n++;
+		else
+			past_nr = !strcmp(f[n].name, "__syscall_nr");
+	}
+	fclose(fp);
+	return n;
+}
+
+/* Without tracefs, the prototypes ksnoop was built with (ktrace's table). */
+static int table_fields(int nr, bool exit, struct sys_field *f, int max)
+{
+	const struct ktr_sysent *e = ktr_sys_lookup(nr);
+	int i, n = e && e->nargs > 0 ? e->nargs : 0;
+
+	if (exit) {
+		snprintf(f[0].type, sizeof(f[0].type), "long");
+		snprintf(f[0].name, sizeof(f[0].name), "ret");
+		return 1;
+	}
+	for (i = 0; i < n && i < max; i++) {
+		snprintf(f[i].type, sizeof(f[i].type), "%s", e->args[i].type);
+		snprintf(f[i].name, sizeof(f[i].name), "%s", e->args[i].name);
+	}
+	return i;
+}
+
+/*
+ * A field's type in btf: its C words without the qualifiers that may
+ * follow a star ("const char *const *"); where BTF lacks the type, a
+ * pointer stays a pointer (void *) and anything else a long.
+ */
+static bool is_qualifier(const char *w, size_t len)
+{
+	static const char *const quals[] = { "const", "volatile", "__user", "restrict" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(quals); i++) {
+		if (strlen(quals[i]) == len && !strncmp(w, quals[i], len))
+			return true;
+	}
+	return false;
+}
+
+static int field_type(struct btf *btf, const char *type)
+{
+	char words[FIELD_MAX];
+	const char *p = type;
+	struct ctype t;
+	size_t len = 0;
+	int id;
+
+	while (*p && len + 1 < sizeof(words)) {
+		size_t w = strspn(
+			p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+		if (w && is_qualifier(p, w)) {
+			p += w;
+			continue;
+		}
+		w = w ?: 1;
+		if (len + w + 1 >= sizeof(words))
+			return -ENAMETOOLONG;
+		memcpy(words + len, p, w);
+		len += w;
+		p += w;
+	}
+	words[len] = '\0';
+	id = ctype_read(btf, words, &t);
+	if (id < 0 || (id == 0 && !t.stars)) {
+		id = btf__find_by_name_kind(btf, "long int", BTF_KIND_INT);
+		return t.stars ? ctype_add_ptrs(btf, 0, 1) : id;
+	}
+	return ctype_add_ptrs(btf, id, t.stars);
+}
+
+/*
+ * syscalls' events have no tracepoint of their own: raw_syscalls'
+ * sys_enter and sys_exit fire for every call, and the event is one call's
+ * number. The plan's prototype is the call's, as its format (else ksnoop's
+ * table) declares it, in BTF split on vmlinux's; BPF keeps the call's
+ * number and reads its arguments from the registers.
+ */
+static int syscall_plan(struct kbtf *kb, const struct spec *spec, const char *event,
+			struct func_plan *plan)
+{
+	bool exit = !strncmp(event, SYS_EXIT_PREFIX, strlen(SYS_EXIT_PREFIX));
+	const char *call = event + strlen(exit ? SYS_EXIT_PREFIX : SYS_ENTER_PREFIX);
+	const char *tracefs = bpfutil_tracefs();
+	struct sys_field f[KTR_SYSCALL_ARGS];
+	int nr = ktr_sys_by_name(call), n, i, id, err = 0, types[KTR_SYSCALL_ARGS + 1];
+	struct btf *btf;
+
+	if (nr < 0) {
+		p_err("%s: this machine's system calls have none named '%s'", spec->func, call);
+		return -ENOENT;
+	}
+	n = tracefs ? format_fields(tracefs, event, f, ARRAY_SIZE(f))
+		    : table_fields(nr, exit, f, ARRAY_SIZE(f));
+	if (n < 0) {
+		p_err("%s: tracefs has no such event (%s): this kernel may trace no system "
+		      "calls (CONFIG_FTRACE_SYSCALLS)",
+		      spec->func, strerror(-n));
+		return n;
+	}
+	btf = btf__new_empty_split(kbtf__vmlinux(kb));
+	plan->own_btf = btf;
+	/* the types first: a prototype's parameters follow it in BTF */
+	types[0] = btf ? ctype_add_ptrs(btf, 0, 1) : -ENOMEM;
+	for (i = 0; i < n && types[i] >= 0; i++)
+		types[i + 1] = field_type(btf, f[i].type);
+	id = types[i] >= 0 ? btf__add_func_proto(btf, 0) : -ENOMEM;
+	for (i = 0; id > 0 && !err && i <= n; i++)
+		err = btf__add_func_param(btf, i ? f[i - 1].name : "__data", types[i]);
+	id = id > 0 && !err ? btf__add_func(btf, event, BTF_FUNC_GLOBAL, id) : -ENOMEM;
+	if (id < 0)
+		return p_err_nomem(spec->func);
+	plan->func = (struct kbtf_func){ .btf = btf, .id = id };
+	plan->tp.syscall = exit ? KSNOOP_TP_SYS_EXIT : KSNOOP_TP_SYS_ENTER;
+	plan->tp.syscall_nr = nr;
+	return 0;
+}
+
+/* "tp:syscalls:sys_enter_openat": an event of syscalls' own. */
+static bool is_syscall_event(const struct tp_name *n)
+{
+	return !strcmp(n->cat, "syscalls") &&
+	       (!strncmp(n->event, SYS_ENTER_PREFIX, strlen(SYS_ENTER_PREFIX)) ||
+		!strncmp(n->event, SYS_EXIT_PREFIX, strlen(SYS_EXIT_PREFIX)));
+}
+
+/* The raw tracepoint plan attaches to. */
+static int set_attach(const struct spec *spec, const char *raw, struct func_plan *plan)
+{
+	free(plan->attach_name);
+	plan->attach_name = strdup(raw);
+	if (!plan->attach_name)
+		return p_err_nomem(spec->func);
+	plan->target = SPEC_TRACEPOINT;
+	return 0;
+}
+
 int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan)
 {
 	struct kbtf_func stub;
@@ -271,6 +460,14 @@ int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan
 	err = split_name(spec->func, &n);
 	if (err)
 		return err;
+	if (is_syscall_event(&n)) {
+		err = syscall_plan(kb, spec, n.event, plan);
+		if (err)
+			return err;
+		return set_attach(spec,
+				  plan->tp.syscall == KSNOOP_TP_SYS_EXIT ? "sys_exit" : "sys_enter",
+				  plan);
+	}
 	found = find_stub(kb, n.event, &stub);
 	if (found == -EBADMSG)
 		return found;
@@ -284,12 +481,7 @@ int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan
 	}
 	if (found <= 0 || (n.cat[0] && !event_in_tracefs(bpfutil_tracefs(), n.cat, n.event)))
 		return report_unknown(spec->func, &n, found > 0);
-	free(plan->attach_name);
-	plan->attach_name = strdup(n.event);
-	if (!plan->attach_name)
-		return p_err_nomem(spec->func);
-	plan->target = SPEC_TRACEPOINT;
-	return 0;
+	return set_attach(spec, n.event, plan);
 }
 
 /* Adds "tp:CAT:EVENT" to names (n of them, max at most); -E2BIG past max. */

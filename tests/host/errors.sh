@@ -605,10 +605,11 @@ said "no duration" trace --min-duration 1us "rawtp:sched_switch"
 said "its parameters are preempt, prev, next" trace "rawtp:sched_switch(nope_xyz)"
 said "graph follows calls, and a tracepoint makes none" graph "rawtp:sched_switch"
 said "-s follows calls" trace -s "rawtp:sched_switch" "ip_send_skb"
+said "system calls have none named 'no_such_call_xyz'" trace "tp:syscalls:sys_enter_no_such_call_xyz"
+said "there is no return value to read" trace "tp:syscalls:sys_exit_openat(return)"
 one trace "tp:$(rep a 300):x"
 if [ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]; then
 	said "is an event of category 'sched': tp:sched:sched_switch" trace "tp:net:sched_switch"
-	said "trace the kernel function instead" trace "tp:syscalls:sys_enter_openat"
 	said "no tracepoint 'no_such_xyz'" count "tp:sched:no_such_xyz"
 	said "no tracepoint 'tp:no_such_cat_xyz:*' can be traced" count "tp:no_such_cat_xyz:*"
 fi

@@ -493,6 +493,26 @@ int ksnoop_tp_compat(void *ctx)
 }
 
 /*
+ * profile:HZ (src/trace/profile.h): an instance on a perf event of each
+ * CPU; a sample has no arguments, only the task and stacks it interrupted.
+ */
+SEC("perf_event")
+int ksnoop_profile(void *ctx)
+{
+	struct regs r = {};
+
+	return on_entry(ctx, &r, PK_PROFILE, MODERN);
+}
+
+SEC("perf_event")
+int ksnoop_profile_compat(void *ctx)
+{
+	struct regs r = {};
+
+	return on_entry(ctx, &r, PK_PROFILE, COMPAT);
+}
+
+/*
  * A task that dies inside a traced call leaves its stash behind. The raw
  * tracepoint, not tp_btf, which would need the kernel's BTF in libbpf for
  * its attach id; do_exit() fires it for current.

@@ -156,8 +156,9 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 	if (agg_by & KSNOOP_BY_COMM)
 		bpf_get_current_comm(k->comm, sizeof(k->comm));
 	if (agg_by & KSNOOP_BY_KSTACK) {
+		/* A CPU sample in user mode has no kernel stack (-EFAULT): nothing is lost. */
 		k->stack_id = bpf_get_stackid(ctx, &stacks, 0);
-		if (k->stack_id < 0)
+		if (k->stack_id < 0 && k->stack_id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);
 	}
 	/* A kernel thread has no user stack: its key says so (-EFAULT), nothing is lost. */

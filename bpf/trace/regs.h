@@ -211,6 +211,6 @@ static __always_inline void save_tp_regs(void *ctx, struct regs *r, __u32 nargs)
 	r->sp += (TP_REG_ARGS - 1) * 8 - STACK_ARG_OFF(TP_REG_ARGS);
 }
 
-enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE, PK_TP };
+enum prog_kind { PK_FENTRY, PK_FEXIT, PK_KPROBE, PK_KRETPROBE, PK_TP, PK_PROFILE };
 
 #endif /* KSNOOP_TRACE_REGS_H */

@@ -602,7 +602,9 @@ static int render_stack(const struct agg_reader *r, const struct func_plan *p,
 		depth = ksyms__restore_func(r->s->ks, r->ips, depth, p->attach_name);
 	if (depth)
 		from = ksyms__stack_start(r->s->ks, r->ips, depth, p->attach_name);
-	return name_frames(r, key, from, depth, "[stack not taken]", kframe_text, out);
+	out->no_stack = key->stack_id == -EFAULT;
+	return name_frames(r, key, from, depth,
+			   out->no_stack ? "[no kernel stack]" : "[stack not taken]", kframe_text, out);
 }
 
 /* A user function's caller, put back second where the frame pointers skip it. */
@@ -623,7 +625,8 @@ static int render_ustack(const struct agg_reader *r, const struct ksnoop_agg_key
 	int depth;
 
 	memcpy(&u, key->data, sizeof(u));
-	none = u.id == -EFAULT ? "[no user stack]" : "[stack not taken]";
+	out->no_stack = u.id == -EFAULT;
+	none = out->no_stack ? "[no user stack]" : "[stack not taken]";
 	depth = restore_ucaller(r->ips, read_stack(r, u.id), u.ra);
 	return name_frames(r, key, 0, depth, none, uframe_text, out);
 }

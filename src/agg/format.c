@@ -597,11 +597,17 @@ static void put_key_frames(FILE *f, const struct agg_table *t, const struct agg_
 	}
 }
 
-/* One stack's frames, outermost first. */
-static void put_stack_frames(FILE *f, const struct agg_row *r, int stack, bool *first)
+/*
+ * One stack's frames, outermost first; none where there was no such stack
+ * and the other one has frames (a CPU sample in user mode has no kernel
+ * stack, as perf's folded stacks show it).
+ */
+static void put_stack_frames(FILE *f, const struct agg_row *r, int stack, int other, bool *first)
 {
 	int i;
 
+	if (stack >= 0 && other >= 0 && r->key[stack].no_stack && !r->key[other].no_stack)
+		return;
 	for (i = stack >= 0 ? r->key[stack].nr_frames - 1 : -1; i >= 0; i--)
 		put_folded_frame(f, first, r->key[stack].frames[i], true);
 }
@@ -613,8 +619,8 @@ static void print_folded_row(FILE *f, const struct agg_table *t, const struct ag
 	bool first = true;
 
 	put_key_frames(f, t, r, &first, kstack >= 0 || ustack >= 0);
-	put_stack_frames(f, r, ustack, &first);
-	put_stack_frames(f, r, kstack, &first);
+	put_stack_frames(f, r, ustack, kstack, &first);
+	put_stack_frames(f, r, kstack, ustack, &first);
 	if (first)
 		put_folded_frame(f, &first, t->func, false);
 	fprintf(f, " %llu\n", (unsigned long long)r->count);

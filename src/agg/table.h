@@ -37,6 +37,8 @@ struct agg_val {
 	bool number;   /* JSON writes text bare (a number), else as a string */
 	char **frames; /* stacks: "func+0xoff [module]", "malloc+0x1a (libc.so.6)", innermost first */
 	int nr_frames;
+	/* no such stack to take (a sample in user mode, a kernel thread): frames says so */
+	bool no_stack;
 };
 
 enum agg_field_kind {

@@ -53,6 +53,14 @@ static const struct kfeat_desc descs[KFEAT_NR] = {
 		.struct_name = "bpf_tramp_link",
 		.member = "cookie",
 	},
+	[KFEAT_MEM_ALLOC] = {
+		.name = "hash maps in perf event programs",
+		.since = "6.1",
+		.fallback = "profile:HZ is refused: its perf event programs could use only "
+			    "preallocated hash maps",
+		.struct_name = "bpf_mem_alloc",
+		.member = "cache",
+	},
 };
 
 static bool enum_has(const struct btf *btf, const char *ename, const char *vname)

@@ -18,6 +18,7 @@ enum kfeat {
 	KFEAT_LOOP,	     /* bpf_loop: 5.17 */
 	KFEAT_FUNC_ARG,	     /* bpf_get_func_arg, bpf_get_func_ret: 5.17 */
 	KFEAT_FENTRY_COOKIE, /* attach cookies on fentry/fexit links: 5.19 */
+	KFEAT_MEM_ALLOC,     /* any hash map in perf event programs (bpf_mem_alloc): 6.1 */
 	KFEAT_NR,
 };
 

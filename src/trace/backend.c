@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -36,6 +37,8 @@ struct func_state {
 	int perf_fds[2];	      /* by side: a straight-line kprobe's perf event, or 0 */
 	int rodata_fd;		      /* a clone's own .rodata (attach_clone), or 0 */
 	struct bpf_link *entry, *ret;
+	struct bpf_link **cpu_links; /* profile: one perf event link a CPU */
+	int nr_cpu_links;
 	enum backend_kind kind;
 	bool attached;
 };
@@ -903,6 +906,11 @@ static void detach_func(struct tracer *t, struct func_state *fs)
 	bpf_link__destroy(fs->ret);
 	bpf_link__destroy(fs->entry);
 	fs->ret = fs->entry = NULL;
+	for (i = 0; i < fs->nr_cpu_links; i++)
+		bpf_link__destroy(fs->cpu_links[i]);
+	free(fs->cpu_links);
+	fs->cpu_links = NULL;
+	fs->nr_cpu_links = 0;
 	for (i = 1; i >= 0; i--) {
 		if (fs->link_fds[i] > 0)
 			close(fs->link_fds[i]);
@@ -1028,6 +1036,9 @@ static void instance_progs(struct trace_bpf *skel, enum backend_kind kind, bool 
 	} else if (kind == BK_TRACEPOINT) {
 		progs[0] = compat ? skel->progs.ksnoop_tp_compat : skel->progs.ksnoop_tp;
 		progs[1] = NULL; /* a tracepoint does not return */
+	} else if (kind == BK_PROFILE) {
+		progs[0] = compat ? skel->progs.ksnoop_profile_compat : skel->progs.ksnoop_profile;
+		progs[1] = NULL;
 	} else {
 		progs[0] = compat ? skel->progs.ksnoop_kprobe_compat : skel->progs.ksnoop_kprobe;
 		progs[1] = compat ? skel->progs.ksnoop_kretprobe_compat
@@ -1333,6 +1344,58 @@ static int attach_tracepoint(struct tracer *t, int func, enum bpfutil_op *op)
 	return fs->entry ? 0 : -errno;
 }
 
+/* A software clock sampling cpu hz times a second: its perf event's fd, or -errno. */
+static int open_cpu_clock(int cpu, int hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = hz,
+		.freq = 1,
+	};
+	int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * profile:HZ: the instance on a clock of each CPU that is online (the
+ * others refuse one: ENODEV), or of --cpu's alone.
+ */
+static int attach_profile(struct tracer *t, int func, enum bpfutil_op *op)
+{
+	int cpu, nr = libbpf_num_possible_cpus(), fd, err = 0;
+	struct func_state *fs = &t->fs[func];
+	struct bpf_program *progs[2];
+
+	fs->skel = load_instance(t, func, BK_PROFILE, op, &err);
+	if (!fs->skel)
+		return err;
+	instance_progs(fs->skel, BK_PROFILE, t->compat, progs);
+	*op = BPFUTIL_ATTACH;
+	fs->cpu_links = nr > 0 ? calloc(nr, sizeof(*fs->cpu_links)) : NULL;
+	if (!fs->cpu_links)
+		return nr < 0 ? nr : -ENOMEM;
+	for (cpu = 0; cpu < nr && !err; cpu++) {
+		if (t->opts.cpu >= 0 && cpu != t->opts.cpu)
+			continue;
+		fd = open_cpu_clock(cpu, t->plans[func].profile_hz);
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0)
+			return fd;
+		fs->cpu_links[fs->nr_cpu_links] = bpf_program__attach_perf_event(progs[0], fd);
+		if (!fs->cpu_links[fs->nr_cpu_links]) {
+			err = -errno;
+			close(fd);
+		} else {
+			fs->nr_cpu_links++;
+		}
+	}
+	return err ?: fs->nr_cpu_links ? 0 : -ENODEV;
+}
+
 /*
  * Whether fentry works at all, as far as BTF tells: on arm64 a kernel
  * without ftrace direct calls fails every fentry attach with ENOTSUPP.
@@ -1385,6 +1448,8 @@ static int attach_kind(struct tracer *t, int func, enum backend_kind kind, enum 
 		return attach_fentry(t, func, op);
 	case BK_TRACEPOINT:
 		return attach_tracepoint(t, func, op);
+	case BK_PROFILE:
+		return attach_profile(t, func, op);
 	default:
 		return attach_kprobe(t, func, op);
 	}
@@ -1648,6 +1713,26 @@ static int check_compat_patterns(const struct tracer *t)
 	return 0;
 }
 
+/*
+ * Before 6.1 a perf event program may use only preallocated hash maps, and
+ * ksnoop's (aggregates, stashes, tasks) are not: profile:HZ is refused
+ * before anything loads, in one line.
+ */
+static int check_profile_support(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr && !kfeat_has(t->feat, KFEAT_MEM_ALLOC); i++) {
+		if (t->plans[i].target != SPEC_PROFILE)
+			continue;
+		p_err("%s: CPU sampling needs Linux 6.1 (%s): before it, perf event programs may "
+		      "use only preallocated hash maps, and ksnoop's are not",
+		      t->plans[i].name, kfeat_name(KFEAT_MEM_ALLOC));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* The decision of select.c for every function, shown with -d. */
 static int select_all(struct tracer *t)
 {
@@ -1688,7 +1773,7 @@ int tracer__attach(struct tracer *t)
 		return p_err_nomem("cannot attach");
 	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
-	if (check_compat_patterns(t) || register_fentry_sections() || load_owner(t) ||
+	if (check_compat_patterns(t) || check_profile_support(t) || register_fentry_sections() || load_owner(t) ||
 	    fill_maps(t) || set_cgroup(t) || attach_all(t)) {
 		tracer__detach(t);
 		return -EINVAL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trace/plan.h"
+#include "trace/profile.h"
 #include "trace/tpoint.h"
 #include "trace/ufunc.h"
 #include "lib/util.h"
@@ -1008,7 +1009,7 @@ static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
 		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);
 	plan->preds_fast = all_fast;
 	/* A return must know that a slow comparison rejected its entry. */
-	if (plan_is_tracepoint(plan))
+	if (!plan_returns(plan))
 		return;
 	if (opts->frames || opts->combined || opts->errors || opts->graph ||
 	    (cfg->emit & KSNOOP_EMIT_COMBINED) || (!all_fast && (cfg->emit & KSNOOP_EMIT_RETURN)))
@@ -1119,8 +1120,8 @@ static bool reads_return(const struct spec *spec)
 	return false;
 }
 
-/* What needs a return, which a tracepoint never makes. */
-static int tracepoint_refusals(const struct spec *spec, const struct plan_opts *opts)
+/* What needs a return, which a tracepoint or a sample never makes. */
+static int no_return_refusals(const struct spec *spec, const struct plan_opts *opts)
 {
 	const char *why = reads_return(spec)		 ? "there is no return value to read"
 			  : opts->sample == PLAN_LATENCY ? "there is no return to time"
@@ -1132,8 +1133,8 @@ static int tracepoint_refusals(const struct spec *spec, const struct plan_opts *
 
 	if (!why)
 		return 0;
-	p_err("%s: a tracepoint fires and does not return: %s (--from and --to time two events)",
-	      spec->func, why);
+	p_err("%s: %s and does not return: %s (--from and --to time two events)", spec->func,
+	      spec->target == SPEC_PROFILE ? "a CPU sample is taken" : "a tracepoint fires", why);
 	return -EINVAL;
 }
 
@@ -1147,7 +1148,9 @@ static int find_func(struct kbtf *kb, const struct spec *spec, const struct plan
 	if (spec->target == SPEC_USER)
 		return ufunc_plan(kb, spec, opts->pid, plan);
 	if (spec->target == SPEC_TRACEPOINT)
-		return tracepoint_refusals(spec, opts) ?: tpoint_plan(kb, spec, plan);
+		return no_return_refusals(spec, opts) ?: tpoint_plan(kb, spec, plan);
+	if (spec->target == SPEC_PROFILE)
+		return no_return_refusals(spec, opts) ?: profile_plan(kb, spec, plan);
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
 	if (n <= 0) {
 		/* A damaged module BTF has been reported already. */
@@ -1215,8 +1218,8 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 		set_emit(plan, opts->combined || opts->errors || opts->graph);
 	else
 		set_sample(plan, opts->sample);
-	/* a tracepoint's one event is its entry, and no frame waits for a return */
-	if (plan_is_tracepoint(plan))
+	/* a tracepoint's or a sample's one event is its entry; no frame waits for a return */
+	if (!plan_returns(plan))
 		plan->cfg.emit = KSNOOP_EMIT_ENTRY;
 	set_fast_paths(plan, opts);
 	return 0;

@@ -58,6 +58,7 @@ struct func_plan {
 		enum ksnoop_tp_syscall syscall;
 		int syscall_nr;
 	} tp;
+	int profile_hz;	     /* profile:HZ */
 	struct btf *own_btf; /* a prototype of ksnoop's, split on vmlinux's BTF */
 	char note[160];	     /* a warning shown at start (clones, duplicates) */
 };
@@ -98,6 +99,12 @@ static inline bool plan_is_user(const struct func_plan *p)
 static inline bool plan_is_tracepoint(const struct func_plan *p)
 {
 	return p->target == SPEC_TRACEPOINT;
+}
+
+/* A tracepoint fires, a sample is taken: neither is a call, which returns. */
+static inline bool plan_returns(const struct func_plan *p)
+{
+	return p->target != SPEC_TRACEPOINT && p->target != SPEC_PROFILE;
 }
 
 /*

@@ -15,6 +15,8 @@ const char *backend_name(enum backend_kind k)
 		return "kprobe.multi";
 	case BK_TRACEPOINT:
 		return "raw tracepoint";
+	case BK_PROFILE:
+		return "perf event";
 	default:
 		return "?";
 	}
@@ -88,7 +90,7 @@ static bool straight_ok(const struct select_env *e, const struct func_plan *p,
 	const struct tracer_opts *o = e->opts;
 	int side;
 
-	if (o->nr_pids || o->cpu >= 0 || o->cgroup || plan_is_user(p) || plan_is_tracepoint(p))
+	if (o->nr_pids || o->cpu >= 0 || o->cgroup || plan_is_user(p) || !plan_returns(p))
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p) ||
 					   !kfeat_has(e->feat, KFEAT_FUNC_ARG) || o->offline_btf))
@@ -125,8 +127,8 @@ static void set_tries(const struct select_env *e, const struct func_plan *p, str
 		s->tries[s->nr_tries++] = BK_KPROBE;
 		return;
 	}
-	if (plan_is_tracepoint(p)) {
-		s->tries[s->nr_tries++] = BK_TRACEPOINT;
+	if (!plan_returns(p)) {
+		s->tries[s->nr_tries++] = plan_is_tracepoint(p) ? BK_TRACEPOINT : BK_PROFILE;
 		return;
 	}
 	for (k = BK_FENTRY; k <= BK_KPROBE; k++) {
@@ -215,7 +217,7 @@ void select_funcs(const struct select_env *e, const struct func_plan *plans, int
 
 		memset(s, 0, sizeof(*s));
 		s->user = plan_is_user(p);
-		s->multi = !s->user && !plan_is_tracepoint(p) &&
+		s->multi = !s->user && plan_returns(p) &&
 			   backend_multi_member(e->opts->backend, nr, p);
 		set_tries(e, p, s);
 		/* also for a multi member: it goes alone if the link fails */
@@ -225,6 +227,7 @@ void select_funcs(const struct select_env *e, const struct func_plan *plans, int
 			s->run[BK_FENTRY][side] = side_run(e, p, side, straight[BK_FENTRY]);
 			s->run[BK_KPROBE][side] = side_run(e, p, side, straight[BK_KPROBE]);
 			s->run[BK_TRACEPOINT][side] = side_run(e, p, side, false);
+			s->run[BK_PROFILE][side] = side_run(e, p, side, false);
 		}
 	}
 	set_fentry_loads(e, plans, nr, out);

@@ -8,7 +8,8 @@
  * fentry programs load: with the owner object, like the first function
  * (a copy with the same BTF func_info), as a clone of a COMPAT template, or
  * through a skeleton of their own. A tracepoint has an instance of its
- * own, attached as a raw tracepoint. backend.c carries the decision out and
+ * own, attached as a raw tracepoint; profile:HZ one attached to a perf
+ * event on each CPU. backend.c carries the decision out and
  * falls back at run time only where the kernel refuses it; -d prints it.
  */
 #ifndef KSNOOP_SELECT_H
@@ -21,7 +22,7 @@
 #include "trace/plan.h"
 #include "trace/tracer_opts.h"
 
-enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_TRACEPOINT, BK_NR };
+enum backend_kind { BK_FENTRY, BK_KPROBE, BK_KPROBE_MULTI, BK_TRACEPOINT, BK_PROFILE, BK_NR };
 
 enum select_run {
 	SEL_RUN_NONE,	  /* no program on this side */

@@ -19,7 +19,7 @@ static int check_traceable(struct session *s, struct func_plan *p)
 {
 	const char *why, *clone;
 
-	if (plan_is_user(p) || plan_is_tracepoint(p))
+	if (plan_is_user(p) || !plan_returns(p))
 		return 0;
 	why = ksyms__untraceable_reason(s->ks, p->attach_name);
 	if (!why)
@@ -229,9 +229,13 @@ static int check_spec_place(const struct session *s, const struct spec *spec, bo
 	else if (glob && s->opts.graph && first)
 		p_err("graph's ENTRY is one function, not '%s'; callees may be patterns",
 		      spec->func);
-	else if (spec->target == SPEC_TRACEPOINT && (s->opts.stack_mode || s->opts.graph))
-		p_err("%s: %s follows calls, and a tracepoint makes none", spec->func,
-		      s->opts.graph ? "graph" : "-s");
+	else if ((spec->target == SPEC_TRACEPOINT || spec->target == SPEC_PROFILE) &&
+		 (s->opts.stack_mode || s->opts.graph))
+		p_err("%s: %s follows calls, and a %s makes none", spec->func,
+		      s->opts.graph ? "graph" : "-s",
+		      spec->target == SPEC_PROFILE ? "CPU sample" : "tracepoint");
+	else if (glob && spec->target == SPEC_PROFILE)
+		p_err("'%s': profile takes a rate, not a pattern (profile:99)", spec->func);
 	else
 		return 0;
 	return -EINVAL;

@@ -3,7 +3,7 @@
  * FUNC spec text -> syntax tree, without BTF:
  *   name | name(item, ...) | name((path, path, ...), item, ...)
  *   name := func | module:func | target:func (a user function)
- *         | tp:category:event | rawtp:event (a tracepoint)
+ *         | tp:category:event | rawtp:event (a tracepoint) | profile:hz
  *   item := path | pred | decl
  *   path := ['(' type ')'] ident { '->' ident | '.' ident | '[' int ']' }
  *   pred := and { '||' and };  and := prim { '&&' prim }
@@ -69,6 +69,7 @@ enum spec_target {
 	SPEC_KERNEL,	 /* a kernel function: "ip_send_skb", "nf_conntrack:func" */
 	SPEC_USER,	 /* a function of a program or library: "c:malloc" */
 	SPEC_TRACEPOINT, /* "tp:sched:sched_switch", "rawtp:sched_switch" */
+	SPEC_PROFILE,	 /* "profile:99": CPU sampling */
 };
 
 struct spec {

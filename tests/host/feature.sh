@@ -25,7 +25,7 @@ tap() {
 }
 
 # yes, or no (the release that brought it; what ksnoop does instead).
-kfeat='(yes|no \(Linux 5\.[0-9]+; instead: .+\))'
+kfeat='(yes|no \(Linux [56]\.[0-9]+; instead: .+\))'
 # yes (N/100 calls seen) or no (a reason ending in an errno name).
 backend='(yes \([0-9]+/100 calls seen\)|no \(.+ \((E[A-Z0-9]+|errno [0-9]+)\)\))'
 expect=(
@@ -41,6 +41,7 @@ expect=(
 	"^bpf_loop: $kfeat\$"
 	"^bpf_get_func_arg: $kfeat\$"
 	"^fentry attach cookies: $kfeat\$"
+	"^hash maps in perf event programs: $kfeat\$"
 )
 ok=0
 [ "$(wc -l <"$t/out")" = ${#expect[@]} ] || ok=1

@@ -3,8 +3,8 @@
 #include "testutil.h"
 #include "lib/kfeat.h"
 
-/* The UAPI enums and struct bpf_tramp_link, as a kernel of `level` has them. */
-enum level { K510, K515, K517, K519 };
+/* The UAPI enums, struct bpf_tramp_link and bpf_mem_alloc, as a kernel of `level` has them. */
+enum level { K510, K515, K517, K519, K61 };
 
 static struct btf *kernel_btf(enum level lv)
 {
@@ -27,6 +27,10 @@ static struct btf *kernel_btf(enum level lv)
 	assert_int_equal(btf__add_field(btf, "link", u64, 0, 0), 0);
 	if (lv >= K519)
 		assert_int_equal(btf__add_field(btf, "cookie", u64, 64, 0), 0);
+	if (lv >= K61) {
+		assert_true(btf__add_struct(btf, "bpf_mem_alloc", 16) > 0);
+		assert_int_equal(btf__add_field(btf, "cache", u64, 64, 0), 0);
+	}
 	return btf;
 }
 
@@ -35,13 +39,14 @@ static void test_levels(void **state)
 	static const kfeat_set want[] = {
 		[K510] = 0,
 		[K515] = 1U << KFEAT_TASK_STORAGE | 1U << KFEAT_KPROBE_COOKIE,
-		[K517] = KFEAT_ALL & ~(1U << KFEAT_FENTRY_COOKIE),
-		[K519] = KFEAT_ALL,
+		[K517] = KFEAT_ALL & ~(1U << KFEAT_FENTRY_COOKIE | 1U << KFEAT_MEM_ALLOC),
+		[K519] = KFEAT_ALL & ~(1U << KFEAT_MEM_ALLOC),
+		[K61] = KFEAT_ALL,
 	};
 	int lv;
 
 	(void)state;
-	for (lv = K510; lv <= K519; lv++) {
+	for (lv = K510; lv <= K61; lv++) {
 		struct btf *btf = kernel_btf(lv);
 
 		assert_int_equal(kfeat_probe(btf), want[lv]);
@@ -74,7 +79,7 @@ static void test_names(void **state)
 
 	(void)state;
 	for (f = 0; f < KFEAT_NR; f++) {
-		assert_non_null(strstr(kfeat_since(f), "5."));
+		assert_true(!strncmp(kfeat_since(f), "5.", 2) || !strncmp(kfeat_since(f), "6.", 2));
 		assert_true(strlen(kfeat_name(f)) > 0);
 		assert_true(strlen(kfeat_fallback(f)) > 10);
 	}

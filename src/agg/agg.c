@@ -604,7 +604,8 @@ static int render_stack(const struct agg_reader *r, const struct func_plan *p,
 		from = ksyms__stack_start(r->s->ks, r->ips, depth, p->attach_name);
 	out->no_stack = key->stack_id == -EFAULT;
 	return name_frames(r, key, from, depth,
-			   out->no_stack ? "[no kernel stack]" : "[stack not taken]", kframe_text, out);
+			   out->no_stack ? "[no kernel stack]" : "[stack not taken]", kframe_text,
+			   out);
 }
 
 /* A user function's caller, put back second where the frame pointers skip it. */

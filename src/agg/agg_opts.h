@@ -18,6 +18,7 @@ struct agg_opts {
 	unsigned long long interval_ns, run_ns; /* -i, -d */
 	bool cumulative;			/* --cumulative: -i prints running totals */
 	bool folded;				/* --folded */
+	const char *svg;			/* --svg FILE: a flame graph */
 	const char *prometheus;			/* --prometheus HOST:PORT */
 	const char *textfile;			/* --textfile FILE */
 };

@@ -12,9 +12,11 @@
 #include <bpf/libbpf.h>
 
 #include "agg/agg.h"
+#include "agg/flame.h"
 #include "agg/format.h"
 #include "agg/prom.h"
 #include "env.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "trace/session.h"
 #include "trace/span.h"
@@ -25,6 +27,7 @@ struct agg_run {
 	struct tracer_agg layout; /* agg_layout_plans' */
 	struct agg_reader *reader;
 	struct prom_server *prom;
+	FILE *svg; /* --svg's file, opened before anything attaches */
 	/* The reader's maps and symbols, between the main loop and the HTTP thread. */
 	pthread_mutex_t lock;
 };
@@ -42,6 +45,23 @@ static int check_span_args(const struct env *env, int argc, const char *cmd)
 	}
 	if (a->by & KSNOOP_BY_USTACK) {
 		p_err("--by ustack keys a call by its user stack; a span's is not kept yet");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --svg draws count's stacks, of the whole run. */
+static int check_svg_args(const struct agg_opts *a)
+{
+	const char *why = a->mode != KSNOOP_AGG_COUNT ? "it draws count's stacks"
+			  : !(a->by & (KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK))
+				  ? "it needs --by kstack or ustack"
+			  : a->interval_ns && !a->cumulative
+				  ? "it draws the whole run: with -i it needs --cumulative"
+				  : NULL;
+
+	if (a->svg && why) {
+		p_err("--svg: %s", why);
 		return -EINVAL;
 	}
 	return 0;
@@ -120,7 +140,7 @@ static int check_args(const struct env *env, int argc, const char *cmd)
 		p_err("--folded prints stacks: it needs --by kstack or ustack");
 		return -EINVAL;
 	}
-	return 0;
+	return check_svg_args(a);
 }
 
 static int plan_opts_of(const struct env *env, struct plan_opts *po)
@@ -231,6 +251,40 @@ static int write_textfile(struct agg_run *r)
 	return write_metrics(r, NULL);
 }
 
+/* "count --by kstack profile:99": what the flame graph's title says was counted. */
+static void svg_title(const struct agg_run *r, struct strbuf *sb)
+{
+	int i;
+
+	sb_printf(sb, "ksnoop count");
+	for (i = 0; i < r->ses.nr_specs; i++)
+		sb_printf(sb, " %s", r->ses.spec_funcs[i] ? r->ses.spec_funcs[i] : "?");
+}
+
+static int write_svg(struct agg_run *r)
+{
+	struct agg_table **tables;
+	struct strbuf title;
+	FILE *f = r->svg;
+	int nr, err;
+
+	r->svg = NULL;
+	sb_init(&title);
+	svg_title(r, &title);
+	err = agg_read(r->reader, &tables, &nr);
+	if (!err) {
+		err = flame_write_svg(f, tables, nr, sb_str(&title));
+		agg_tables_free(tables, nr);
+	}
+	sb_free(&title);
+	if (err) {
+		p_err("--svg %s: %s", r->a->svg, err_text(-err));
+		fclose(f);
+		return err;
+	}
+	return close_output(f, r->a->svg);
+}
+
 #define TICK_MS 100
 /* How often --textfile is written without -i. */
 #define TEXTFILE_NS 5000000000ULL
@@ -267,6 +321,11 @@ static int listen_outputs(struct agg_run *r)
 {
 	if (r->a->textfile && prom_textfile_check(r->a->textfile))
 		return -EINVAL;
+	if (r->a->svg) {
+		r->svg = outfile_fopen("--svg file", r->a->svg);
+		if (!r->svg)
+			return -EINVAL;
+	}
 	if (!r->a->prometheus)
 		return 0;
 	r->prom = prom_server__listen(r->a->prometheus);
@@ -305,6 +364,8 @@ static int run(struct agg_run *r)
 	/* A reader that went away is the normal end, as for trace: exit 0. */
 	fin = stdout_closed() ? 0 : print_all(r, false);
 	err = fin < 0 ? fin : err;
+	if (r->svg)
+		err = write_svg(r) ?: err;
 	return err < 0 ? err : 0;
 }
 
@@ -358,6 +419,8 @@ static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
 	if (stop_signal)
 		p_dbg("stopped by signal %d", (int)stop_signal);
 	prom_server__stop(r.prom);
+	if (r.svg)
+		fclose(r.svg);
 	agg_reader__free(r.reader);
 	session__close(&r.ses);
 	pthread_mutex_destroy(&r.lock);

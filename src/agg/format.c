@@ -543,11 +543,11 @@ static const char *offset_end(const char *off)
 }
 
 /*
- * A frame's name for a flame graph: without its offset, and a user frame
- * without its object, " (/usr/lib/.../libc.so.6)", as perf's folded
- * stacks name them.
+ * A frame's name for a flame graph, into sb: without its offset, and a
+ * user frame without its object, " (/usr/lib/.../libc.so.6)", as perf's
+ * folded stacks name them.
  */
-static void put_folded(FILE *f, const char *s, bool strip_offset)
+static void fold_name(struct strbuf *sb, const char *s, bool strip_offset)
 {
 	const char *off = strip_offset ? strstr(s, "+0x") : NULL;
 	const char *off_end = off ? offset_end(off) : NULL;
@@ -560,16 +560,21 @@ static void put_folded(FILE *f, const char *s, bool strip_offset)
 			s = off_end;
 		if (s >= end)
 			break;
-		fputc(folded_char(*s), f);
+		sb_putc(sb, folded_char(*s));
 	}
 }
 
-static void put_folded_frame(FILE *f, bool *first, const char *s, bool strip_offset)
+struct fold_walk {
+	agg_frame_fn *fn;
+	void *ctx;
+	struct strbuf sb;
+};
+
+static void fold_frame(struct fold_walk *w, const char *s, bool strip_offset)
 {
-	if (!*first)
-		fputc(';', f);
-	*first = false;
-	put_folded(f, *s ? s : "?", strip_offset);
+	sb_reset(&w->sb);
+	fold_name(&w->sb, *s ? s : "?", strip_offset);
+	w->fn(w->ctx, sb_str(&w->sb));
 }
 
 /*
@@ -578,8 +583,8 @@ static void put_folded_frame(FILE *f, bool *first, const char *s, bool strip_off
  * is left out where there is a stack: the stack's innermost frame names it.
  * A key frame is cut at 255 bytes.
  */
-static void put_key_frames(FILE *f, const struct agg_table *t, const struct agg_row *r, bool *first,
-			   bool has_stack)
+static void key_frames(struct fold_walk *w, const struct agg_table *t, const struct agg_row *r,
+		       bool has_stack)
 {
 	char buf[256];
 	int i;
@@ -593,7 +598,7 @@ static void put_key_frames(FILE *f, const struct agg_table *t, const struct agg_
 			snprintf(buf, sizeof(buf), "%s", val_text(&r->key[i]));
 		else
 			snprintf(buf, sizeof(buf), "%s=%s", fl->name, val_text(&r->key[i]));
-		put_folded_frame(f, first, buf, false);
+		fold_frame(w, buf, false);
 	}
 }
 
@@ -602,27 +607,51 @@ static void put_key_frames(FILE *f, const struct agg_table *t, const struct agg_
  * and the other one has frames (a CPU sample in user mode has no kernel
  * stack, as perf's folded stacks show it).
  */
-static void put_stack_frames(FILE *f, const struct agg_row *r, int stack, int other, bool *first)
+static void stack_frames(struct fold_walk *w, const struct agg_row *r, int stack, int other)
 {
 	int i;
 
-	if (stack >= 0 && other >= 0 && r->key[stack].no_stack && !r->key[other].no_stack)
+	if (stack < 0 || (other >= 0 && r->key[stack].no_stack && !r->key[other].no_stack))
 		return;
-	for (i = stack >= 0 ? r->key[stack].nr_frames - 1 : -1; i >= 0; i--)
-		put_folded_frame(f, first, r->key[stack].frames[i], true);
+	for (i = r->key[stack].nr_frames - 1; i >= 0; i--)
+		fold_frame(w, r->key[stack].frames[i], true);
+}
+
+void agg_row_folded(const struct agg_table *t, const struct agg_row *r, agg_frame_fn *fn, void *ctx)
+{
+	int kstack = field_index(t, AGG_F_KSTACK), ustack = field_index(t, AGG_F_USTACK);
+	struct fold_walk w = { .fn = fn, .ctx = ctx };
+
+	sb_init(&w.sb);
+	key_frames(&w, t, r, kstack >= 0 || ustack >= 0);
+	stack_frames(&w, r, ustack, kstack);
+	stack_frames(&w, r, kstack, ustack);
+	sb_free(&w.sb);
+}
+
+struct folded_line {
+	FILE *f;
+	bool first;
+};
+
+static void put_frame(void *ctx, const char *name)
+{
+	struct folded_line *l = ctx;
+
+	if (!l->first)
+		fputc(';', l->f);
+	l->first = false;
+	fputs(name, l->f);
 }
 
 /* From the root: the key's other fields, the user's frames, then the kernel's. */
 static void print_folded_row(FILE *f, const struct agg_table *t, const struct agg_row *r)
 {
-	int kstack = field_index(t, AGG_F_KSTACK), ustack = field_index(t, AGG_F_USTACK);
-	bool first = true;
+	struct folded_line l = { .f = f, .first = true };
 
-	put_key_frames(f, t, r, &first, kstack >= 0 || ustack >= 0);
-	put_stack_frames(f, r, ustack, kstack, &first);
-	put_stack_frames(f, r, kstack, ustack, &first);
-	if (first)
-		put_folded_frame(f, &first, t->func, false);
+	agg_row_folded(t, r, put_frame, &l);
+	if (l.first)
+		put_frame(&l, t->func);
 	fprintf(f, " %llu\n", (unsigned long long)r->count);
 }
 

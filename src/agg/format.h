@@ -58,6 +58,14 @@ struct agg_print_opts {
 void agg_print_text(FILE *f, const struct agg_table *t, const struct agg_print_opts *o);
 /* One line per row, "outer;...;inner count", for flamegraph.pl, inferno, speedscope. */
 void agg_print_folded(FILE *f, const struct agg_table *t);
+/*
+ * Row r's frames as a folded line names them, from the root: its other
+ * keys, the user stack, then the kernel's; fn(ctx, name) for each (none
+ * for a row with no key: the caller names the function).
+ */
+typedef void agg_frame_fn(void *ctx, const char *name);
+void agg_row_folded(const struct agg_table *t, const struct agg_row *r, agg_frame_fn *fn,
+		    void *ctx);
 /* One JSON object per line per shown row, as described above; o may be NULL. */
 void agg_print_json(FILE *f, const struct agg_table *t, const struct agg_print_opts *o);
 

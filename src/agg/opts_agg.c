@@ -180,6 +180,7 @@ void agg_usage(FILE *f, const char *prog)
 
 		"      --folded          stacks as folded lines for flame graphs (--by kstack,\n"
 		"                        ustack or both)\n"
+		"      --svg FILE        write the stacks' flame graph to FILE at the end (count)\n"
 		"      --prometheus HOST:PORT  serve /metrics there while running\n"
 		"      --textfile FILE   write the metrics to FILE every interval\n",
 		prog, prog, prog, KSNOOP_DEFAULT_MAX_KEYS);
@@ -202,6 +203,7 @@ static const struct opt agg_opts[] = {
 	OPT_INT("top", 0, struct env, agg.top, 1, 1 << 20),
 	OPT_INT("max-keys", 0, struct env, agg.max_keys, 1, 1 << 20),
 	OPT_FLAG("folded", 0, struct env, agg.folded),
+	OPT_STRING("svg", 0, struct env, agg.svg),
 	OPT_STRING("prometheus", 0, struct env, agg.prometheus),
 	OPT_STRING("textfile", 0, struct env, agg.textfile),
 	{},

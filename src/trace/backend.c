@@ -1773,8 +1773,8 @@ int tracer__attach(struct tracer *t)
 		return p_err_nomem("cannot attach");
 	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
-	if (check_compat_patterns(t) || check_profile_support(t) || register_fentry_sections() || load_owner(t) ||
-	    fill_maps(t) || set_cgroup(t) || attach_all(t)) {
+	if (check_compat_patterns(t) || check_profile_support(t) || register_fentry_sections() ||
+	    load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t)) {
 		tracer__detach(t);
 		return -EINVAL;
 	}

@@ -613,6 +613,10 @@ said "profile:HZ takes 1 to 10000 samples" count "profile:fast"
 said "there is no return value to read" trace "profile:99(return)"
 said "no parameter 'x'" trace "profile:99(x)"
 said "profile takes a rate, not a pattern" count "profile:*"
+said "--svg: it needs --by kstack or ustack" count --svg /tmp/x.svg profile:99
+said "--svg: it draws count's stacks" hist --by kstack --svg /tmp/x.svg "profile:99(current->pid)"
+said "--svg: it draws the whole run" count -i 1 --by kstack --svg /tmp/x.svg profile:99
+said "/nonexistent/dir/f.svg" count --by kstack --svg /nonexistent/dir/f.svg profile:99
 said "-s follows calls, and a CPU sample makes none" trace -s "profile:99" "ip_send_skb"
 if [ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]; then
 	said "is an event of category 'sched': tp:sched:sched_switch" trace "tp:net:sched_switch"

@@ -6,6 +6,7 @@
  * bpftrace's: a 16-column label, an 8-column count, " |", 52 columns of bar.
  */
 #include "testutil.h"
+#include "agg/flame.h"
 #include "agg/format.h"
 #include "agg/table.h"
 #include "lib/util.h"
@@ -690,6 +691,50 @@ static void test_table_free(void **state UNUSED)
 	agg_table_free(NULL);
 }
 
+/* ---- flame graph ---- */
+
+/*
+ * Two rows folding to one path merge into one frame; siblings sit in name
+ * order, each as wide as its samples; names are XML-escaped.
+ */
+static void test_flame_svg(void **state UNUSED)
+{
+	static char *a[] = { "f+0x1", "g+0x2", "main<int>+0x3" };
+	static char *b[] = { "f+0x9", "g+0x2", "main<int>+0x3" };
+	static char *c[] = { "h+0x0", "main<int>+0x3" };
+	struct agg_val ka[] = { { .frames = a, .nr_frames = 3 } };
+	struct agg_val kb[] = { { .frames = b, .nr_frames = 3 } };
+	struct agg_val kc[] = { { .frames = c, .nr_frames = 2 } };
+	struct agg_row rows[] = { { .key = ka, .count = 3 },
+				  { .key = kb, .count = 2 },
+				  { .key = kc, .count = 5 } };
+	struct agg_table t = {
+		.kind = AGG_COUNT,
+		.func = "f",
+		.fields = stack_fields,
+		.nr_fields = 1,
+		.rows = rows,
+		.nr_rows = 3,
+	};
+	struct agg_table *tables[] = { &t };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(flame_write_svg(f, tables, 1, "count <f>"), 0);
+	fclose(f);
+	assert_int_equal(count_of(buf, "<g class=\"f\">"), 5);
+	assert_non_null(strstr(buf, ">count &lt;f&gt;</text>"));
+	assert_non_null(strstr(buf, "<title>all (10 samples, 100.00%)</title>"));
+	assert_non_null(strstr(buf, "<title>main&lt;int&gt; (10 samples, 100.00%)</title>"));
+	assert_int_equal(count_of(buf, "<title>f (5 samples, 50.00%)</title>"), 1);
+	assert_non_null(strstr(buf, "<title>g (5 samples, 50.00%)</title><rect x=\"10.0\""));
+	assert_non_null(strstr(buf, "<title>h (5 samples, 50.00%)</title><rect x=\"610.0\""));
+	assert_non_null(strstr(buf, "width=\"600.0\""));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_folded_stack_only),
 		cmocka_unit_test(test_folded_no_stack),
+		cmocka_unit_test(test_flame_svg),
 		cmocka_unit_test(test_json_hist),
 		cmocka_unit_test(test_json_hist_by_ts),
 		cmocka_unit_test(test_json_open_buckets),

@@ -86,15 +86,6 @@ static char *to_chrome(struct strbuf *trace)
 	return to_chrome_from(trace, NULL);
 }
 
-static size_t count(const char *s, const char *what)
-{
-	size_t n = 0;
-
-	for (; (s = strstr(s, what)); s++)
-		n++;
-	return n;
-}
-
 static void test_pairs(void **state UNUSED)
 {
 	struct strbuf sb;
@@ -125,7 +116,7 @@ static void test_pairs(void **state UNUSED)
 		strstr(out, "{\"name\":\"clone\",\"cat\":\"syscall\",\"ph\":\"i\","
 			    "\"ts\":4.003,\"s\":\"t\",\"pid\":42,\"tid\":46,\"args\":{"
 			    "\"args\":\"(no CALL of this thread in the trace)\",\"ret\":\"0\"}}"));
-	assert_int_equal(count(out, "\"name\":\"thread_name\""), 4);
+	assert_int_equal(count_of(out, "\"name\":\"thread_name\""), 4);
 	free(out);
 	sb_free(&sb);
 }
@@ -240,8 +231,8 @@ static void test_pending_bound(void **state UNUSED)
 	for (i = 0; i < KDUMP_CHROME_PENDING + over; i++)
 		call(&sb, 1000 + i, 1000 + i, "read");
 	out = to_chrome(&sb);
-	assert_int_equal(count(out, "\"ph\":\"X\""), KDUMP_CHROME_PENDING);
-	assert_int_equal(count(out, "(not paired: more than 1024 threads were in calls)"), over);
+	assert_int_equal(count_of(out, "\"ph\":\"X\""), KDUMP_CHROME_PENDING);
+	assert_int_equal(count_of(out, "(not paired: more than 1024 threads were in calls)"), over);
 	free(out);
 	sb_free(&sb);
 }

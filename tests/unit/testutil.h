@@ -244,6 +244,16 @@ static UNUSED void stderr_capture_end(struct stderr_capture *cap, char *buf, siz
 }
 
 /* The project's rule for bad input: exactly one line, "Error: ...", naming want. */
+/* How many times needle is in hay, overlapping ones too. */
+static UNUSED size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
 static UNUSED void expect_one_error_line(const char *got, const char *want)
 {
 	const char *nl = strchr(got, '\n');

@@ -629,39 +629,97 @@ void agg_row_folded(const struct agg_table *t, const struct agg_row *r, agg_fram
 	sb_free(&w.sb);
 }
 
-struct folded_line {
-	FILE *f;
-	bool first;
-};
-
 static void put_frame(void *ctx, const char *name)
 {
-	struct folded_line *l = ctx;
+	struct strbuf *line = ctx;
 
-	if (!l->first)
-		fputc(';', l->f);
-	l->first = false;
-	fputs(name, l->f);
+	if (line->len)
+		sb_putc(line, ';');
+	sb_printf(line, "%s", name);
 }
 
 /* From the root: the key's other fields, the user's frames, then the kernel's. */
-static void print_folded_row(FILE *f, const struct agg_table *t, const struct agg_row *r)
+static char *folded_line(const struct agg_table *t, const struct agg_row *r)
 {
-	struct folded_line l = { .f = f, .first = true };
+	struct strbuf line;
 
-	agg_row_folded(t, r, put_frame, &l);
-	if (l.first)
-		put_frame(&l, t->func);
-	fprintf(f, " %llu\n", (unsigned long long)r->count);
+	sb_init(&line);
+	agg_row_folded(t, r, put_frame, &line);
+	if (!line.len)
+		put_frame(&line, t->func);
+	return sb_take(&line);
 }
 
+struct folded {
+	char *text;
+	uint64_t count;
+	int rank; /* its first row's, in agg_row_order */
+};
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->rank - y->rank;
+}
+
+/* Equal lines as one, their counts summed: how many are left at the front. */
+static int merge_lines(struct folded *lines, int nr)
+{
+	int i, n = 0;
+
+	qsort(lines, nr, sizeof(*lines), cmp_text);
+	for (i = 0; i < nr; i++) {
+		if (n && !strcmp(lines[n - 1].text, lines[i].text)) {
+			lines[n - 1].count += lines[i].count;
+			lines[n - 1].rank = min(lines[n - 1].rank, lines[i].rank);
+			free(lines[i].text);
+			lines[i].text = NULL;
+			continue;
+		}
+		lines[n++] = lines[i];
+		if (n - 1 != i)
+			lines[i].text = NULL;
+	}
+	return n;
+}
+
+/*
+ * Keys that differ only in what a folded line leaves out (a frame's
+ * offset, a user frame's object) fold to one line: their counts are
+ * summed, as stackcount -f and perf's folded output give each stack once.
+ * The lines keep the rows' order.
+ */
 void agg_print_folded(FILE *f, const struct agg_table *t)
 {
+	struct folded *lines = t->nr_rows ? calloc(t->nr_rows, sizeof(*lines)) : NULL;
 	int *order = agg_row_order(t);
-	int i;
+	int i, n = 0;
 
-	for (i = 0; i < t->nr_rows; i++)
-		print_folded_row(f, t, row_at(t, order, i));
+	for (i = 0; lines && order && i < t->nr_rows; i++) {
+		const struct agg_row *r = row_at(t, order, i);
+
+		lines[i] = (struct folded){ folded_line(t, r), r->count, i };
+		if (!lines[i].text)
+			goto out;
+	}
+	if (!lines || !order)
+		goto out;
+	n = merge_lines(lines, t->nr_rows);
+	qsort(lines, n, sizeof(*lines), cmp_count);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %llu\n", lines[i].text, (unsigned long long)lines[i].count);
+out:
+	for (i = 0; lines && i < t->nr_rows; i++)
+		free(lines[i].text);
+	free(lines);
 	free(order);
 }
 

@@ -733,6 +733,11 @@ static void test_flame_svg(void **state UNUSED)
 	assert_non_null(strstr(buf, "<title>h (5 samples, 50.00%)</title><rect x=\"610.0\""));
 	assert_non_null(strstr(buf, "width=\"600.0\""));
 	free(buf);
+
+	/* the folded lines of the same rows: one line a path, counts summed */
+	buf = print_folded(&t);
+	assert_string_equal(buf, "main<int>;h 5\nmain<int>;g;f 5\n");
+	free(buf);
 }
 
 int main(void)

@@ -121,6 +121,8 @@ static enum decode decode_int(const char *last, const char *func)
 	if (!strcmp(last, "skc_state") ||
 	    (name_is(last, state) && func && !strncmp(func, "tcp_", 4)))
 		return DECODE_TCP_STATE;
+	if (!strcmp(last, "__state") || !strcmp(last, "prev_state"))
+		return DECODE_TASK_STATE;
 	return DECODE_NONE;
 }
 
@@ -144,10 +146,15 @@ enum decode decode_of(const struct btf *btf, __u32 type_id, const char *name, co
 const char *decode_json_key(enum decode d)
 {
 	static const char *const keys[] = {
-		[DECODE_IPV4] = "ipv4",	      [DECODE_IPV6] = "ipv6",
-		[DECODE_PORT] = "port",	      [DECODE_BE16] = "host_order",
-		[DECODE_BE32] = "host_order", [DECODE_SIGNAL] = "signal",
-		[DECODE_CAP] = "capability",  [DECODE_TCP_STATE] = "tcp_state",
+		[DECODE_IPV4] = "ipv4",
+		[DECODE_IPV6] = "ipv6",
+		[DECODE_PORT] = "port",
+		[DECODE_BE16] = "host_order",
+		[DECODE_BE32] = "host_order",
+		[DECODE_SIGNAL] = "signal",
+		[DECODE_CAP] = "capability",
+		[DECODE_TCP_STATE] = "tcp_state",
+		[DECODE_TASK_STATE] = "task_state",
 	};
 
 	return (unsigned int)d < ARRAY_SIZE(keys) ? keys[d] : NULL;
@@ -227,6 +234,51 @@ static __u32 tcp_state_enum(const struct btf *btf)
 	return cached_id;
 }
 
+/*
+ * A task's state bits, as include/linux/sched.h has them: the first twelve
+ * since 4.14, TASK_RTLOCK_WAIT since 5.15, the freezer's since 6.1 (each
+ * bit unused before it came); 0 is TASK_RUNNING. Later bits print as a
+ * number.
+ */
+static const char *const task_state_bits[] = {
+	"TASK_INTERRUPTIBLE",
+	"TASK_UNINTERRUPTIBLE",
+	"__TASK_STOPPED",
+	"__TASK_TRACED",
+	"EXIT_DEAD",
+	"EXIT_ZOMBIE",
+	"TASK_PARKED",
+	"TASK_DEAD",
+	"TASK_WAKEKILL",
+	"TASK_WAKING",
+	"TASK_NOLOAD",
+	"TASK_NEW",
+	"TASK_RTLOCK_WAIT",
+	"TASK_FREEZABLE",
+	"__TASK_FREEZABLE_UNSAFE",
+	"TASK_FROZEN",
+};
+
+static bool task_state_text(__u64 v, struct strbuf *sb)
+{
+	__u64 rest = v;
+	size_t i;
+
+	if (!v) {
+		sb_printf(sb, "TASK_RUNNING");
+		return true;
+	}
+	for (i = 0; i < ARRAY_SIZE(task_state_bits); i++) {
+		if (!(v & (1ULL << i)))
+			continue;
+		sb_printf(sb, "%s%s", rest == v ? "" : "|", task_state_bits[i]);
+		rest &= ~(1ULL << i);
+	}
+	if (rest)
+		sb_printf(sb, "%s%#llx", rest == v ? "" : "|", (unsigned long long)rest);
+	return true;
+}
+
 static bool tcp_state_text(const struct btf *btf, __u64 v, struct strbuf *sb)
 {
 	__u32 id = btf ? tcp_state_enum(btf) : 0;
@@ -283,6 +335,8 @@ bool decode_text(enum decode d, const struct btf *btf, const void *data, size_t 
 		return true;
 	case DECODE_TCP_STATE:
 		return tcp_state_text(btf, v, sb);
+	case DECODE_TASK_STATE:
+		return task_state_text(v, sb);
 	default:
 		return false;
 	}

@@ -11,18 +11,19 @@
 /*
  * What a captured integer means beyond its C type, as people read it:
  * network-order addresses and ports, signal numbers, capabilities, TCP
- * states. Found once per value from its BTF type and its name.
+ * and task states. Found once per value from its BTF type and its name.
  */
 enum decode {
 	DECODE_NONE,
-	DECODE_IPV4,	  /* __be32 named *addr*: "127.0.0.1" */
-	DECODE_IPV6,	  /* struct in6_addr: "::1" */
-	DECODE_PORT,	  /* __be16 named *port*: 8080 */
-	DECODE_BE16,	  /* any other __be16, in host order */
-	DECODE_BE32,	  /* any other __be32, in host order */
-	DECODE_SIGNAL,	  /* sig, signo, signr: "SIGKILL" */
-	DECODE_CAP,	  /* cap: "CAP_SYS_ADMIN" */
-	DECODE_TCP_STATE, /* skc_state, a tcp_ function's state: "TCP_ESTABLISHED" */
+	DECODE_IPV4,	   /* __be32 named *addr*: "127.0.0.1" */
+	DECODE_IPV6,	   /* struct in6_addr: "::1" */
+	DECODE_PORT,	   /* __be16 named *port*: 8080 */
+	DECODE_BE16,	   /* any other __be16, in host order */
+	DECODE_BE32,	   /* any other __be32, in host order */
+	DECODE_SIGNAL,	   /* sig, signo, signr: "SIGKILL" */
+	DECODE_CAP,	   /* cap: "CAP_SYS_ADMIN" */
+	DECODE_TCP_STATE,  /* skc_state, a tcp_ function's state: "TCP_ESTABLISHED" */
+	DECODE_TASK_STATE, /* a task's __state, sched_switch's prev_state: "TASK_INTERRUPTIBLE" */
 };
 
 /* name: the value as written ("sk->__sk_common.skc_dport"); func: its function. */

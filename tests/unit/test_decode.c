@@ -68,6 +68,8 @@ static void test_which_values_decode(void **state)
 	assert_int_equal(decode_of(b, T.int_t, "state", "tcp_set_state"), DECODE_TCP_STATE);
 	assert_int_equal(decode_of(b, T.int_t, "state", "set_current_state"), DECODE_NONE);
 	assert_int_equal(decode_of(b, T.u8, "sk->__sk_common.skc_state", "f"), DECODE_TCP_STATE);
+	assert_int_equal(decode_of(b, T.int_t, "prev_state", "sched_switch"), DECODE_TASK_STATE);
+	assert_int_equal(decode_of(b, T.int_t, "prev->__state", "f"), DECODE_TASK_STATE);
 	/* An unrelated name, a plain u16 port number, a pointer: as they are. */
 	assert_int_equal(decode_of(b, T.int_t, "len", "f"), DECODE_NONE);
 	assert_int_equal(decode_of(b, T.u16, "skc_num", "f"), DECODE_NONE);
@@ -104,6 +106,14 @@ static void test_texts(void **state)
 	assert_string_equal(text(DECODE_CAP, &cap, 4), "CAP_SYS_ADMIN");
 	assert_string_equal(text(DECODE_TCP_STATE, &st, 4), "TCP_CLOSE");
 	assert_null(text(DECODE_TCP_STATE, &st_bad, 4));
+	assert_string_equal(text(DECODE_TASK_STATE, &(int){ 0 }, 4), "TASK_RUNNING");
+	assert_string_equal(text(DECODE_TASK_STATE, &(int){ 1 }, 4), "TASK_INTERRUPTIBLE");
+	assert_string_equal(text(DECODE_TASK_STATE, &(int){ 0x402 }, 4),
+			    "TASK_UNINTERRUPTIBLE|TASK_NOLOAD");
+	assert_string_equal(text(DECODE_TASK_STATE, &(int){ 0x2001 }, 4),
+			    "TASK_INTERRUPTIBLE|TASK_FREEZABLE");
+	assert_string_equal(text(DECODE_TASK_STATE, &(int){ 0x10001 }, 4),
+			    "TASK_INTERRUPTIBLE|0x10000");
 	/* A short capture decodes to nothing rather than to a wrong address. */
 	assert_null(text(DECODE_IPV4, lo, 2));
 	assert_true(decode_is_number(DECODE_PORT));

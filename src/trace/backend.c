@@ -1476,11 +1476,45 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	return err;
 }
 
+/* Why select.c did not try fentry for a kernel function it could have; NULL where it did. */
+static const char *why_no_fentry(const struct tracer *t, int func)
+{
+	const struct func_plan *p = &t->plans[func];
+
+	if (!backend_allows(t->opts.backend, BK_FENTRY) || plan_is_user(p) || !plan_returns(p) ||
+	    t->sel[func].multi || (t->sel[func].nr_tries && t->sel[func].tries[0] == BK_FENTRY))
+		return NULL;
+	if (t->opts.offline_btf)
+		return "fentry attaches by the type ids of the kernel's own BTF, and --btf gives "
+		       "another file's";
+	return "a compiler clone has no BTF function to attach to";
+}
+
+static void report_attach_error(const struct tracer *t, int func, struct strbuf *why, int nr)
+{
+	const struct select_func *s = &t->sel[func];
+	const char *no_fentry = why_no_fentry(t, func);
+	struct strbuf all;
+	int k;
+
+	sb_init(&all);
+	if (no_fentry)
+		sb_printf(&all, "fentry: %s", no_fentry);
+	for (k = 0; k < nr; k++)
+		sb_printf(&all, "%s%s: %s", all.len ? "; " : "", kind_name(t, func, s->tries[k]),
+			  sb_str(&why[k]));
+	if (nr + !!no_fentry == 1)
+		p_err("cannot trace %s with %s", t->plans[func].name, sb_str(&all));
+	else
+		p_err("cannot trace %s: %s", t->plans[func].name, sb_str(&all));
+	sb_free(&all);
+}
+
 /* The backends select.c chose for func, in order, until one attaches. */
 static int attach_func(struct tracer *t, int func, struct progress *progress)
 {
 	const struct select_func *s = &t->sel[func];
-	struct strbuf why[ARRAY_SIZE(s->tries)], all;
+	struct strbuf why[ARRAY_SIZE(s->tries)];
 	int i, err = -EINVAL;
 
 	for (i = 0; i < s->nr_tries; i++) {
@@ -1495,24 +1529,9 @@ static int attach_func(struct tracer *t, int func, struct progress *progress)
 			break;
 		}
 	}
-	if (err && !s->nr_tries) {
-		progress__clear(progress);
-		p_err("cannot trace %s with fentry: %s", t->plans[func].name,
-		      t->opts.offline_btf
-			      ? "it attaches by the type ids of the kernel's own BTF, and --btf "
-				"gives another file's"
-			      : "a compiler clone has no BTF function to attach to");
-	} else if (err) {
+	if (err) {
 		progress__clear(progress); /* the error gets a line of its own */
-		sb_init(&all);
-		for (int k = 0; k < i; k++)
-			sb_printf(&all, "%s%s: %s", k ? "; " : "", kind_name(t, func, s->tries[k]),
-				  sb_str(&why[k]));
-		if (i == 1)
-			p_err("cannot trace %s with %s", t->plans[func].name, sb_str(&all));
-		else
-			p_err("cannot trace %s: %s", t->plans[func].name, sb_str(&all));
-		sb_free(&all);
+		report_attach_error(t, func, why, i);
 	}
 	while (i-- > 0)
 		sb_free(&why[i]);

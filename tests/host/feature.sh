@@ -79,7 +79,7 @@ for b in r['backends']:
 for f in r['features']:
     assert text[f['name']].startswith('yes') == f['available'], f
     assert f['available'] or text[f['name']] == 'no (Linux %s; instead: %s)' % (f['since'], f['instead']), f
-assert len(r['features']) == 5
+assert len(r["features"]) == 6
 for l in lines[1:]:
     assert list(json.loads(l)) == ['error'], l
 PY

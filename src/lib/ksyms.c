@@ -880,11 +880,15 @@ void ksyms__frame(struct ksyms *ks, uint64_t ip, struct strbuf *sb)
 		sb_printf(sb, " [%s]", mod);
 }
 
-/* Frames of BPF's own, and of the path a tracepoint takes to a program. */
 static bool bpf_sym(const char *name)
 {
-	static const char *const prefixes[] = { "bpf_prog_", "bpf_trampoline_", "bpf_trace_run",
-						"__bpf_trace_", "__traceiter_" };
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trampoline_", 15);
+}
+
+/* The path a tracepoint takes to a BPF program: its iterator, its stub, bpf_trace_run. */
+static bool tracepoint_path_sym(const char *name)
+{
+	static const char *const prefixes[] = { "bpf_trace_run", "__bpf_trace_", "__traceiter_" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
@@ -892,6 +896,23 @@ static bool bpf_sym(const char *name)
 			return true;
 	}
 	return false;
+}
+
+/* Where a tracepoint's path to BPF shows in a stack's first frames: past its last frame; else -1. */
+#define TP_PATH_FRAMES 8
+
+static int past_tracepoint_path(struct ksyms *ks, const uint64_t *ips, int n)
+{
+	const char *name;
+	uint64_t start;
+	int i, last = -1;
+
+	for (i = 0; i < n && i < TP_PATH_FRAMES; i++) {
+		name = frame_sym(ks, ips[i], &start, NULL);
+		if (name && tracepoint_path_sym(name))
+			last = i;
+	}
+	return last >= 0 && last + 1 < n ? last + 1 : -1;
 }
 
 int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char *func)
@@ -905,6 +926,14 @@ int ksyms__stack_start(struct ksyms *ks, const uint64_t *ips, int n, const char 
 		if (name && !strcmp(name, func))
 			return i;
 	}
+	/*
+	 * A tracepoint's stack starts in BPF's own frames, which kallsyms as
+	 * read at start may name as anything near them (arm64 6.1: a kprobe
+	 * insn page): where the tracepoint fired is past its path.
+	 */
+	i = ks ? past_tracepoint_path(ks, ips, n) : -1;
+	if (i >= 0)
+		return i;
 	/* 7.x unwinds from a trampoline straight to func's caller */
 	for (i = 0; i < n && ks; i++) {
 		name = frame_sym(ks, ips[i], &start, NULL);

@@ -19,11 +19,10 @@
 #define STUB_PREFIX "__bpf_trace_"
 #define PROBESTUB_PREFIX "__probestub_"
 #define TYPEDEF_PREFIX "btf_trace_"
-#define TP_NAME_MAX 128
+#define TP_NAME_MAX 128 /* categories and events; the kernel's longest are near 60 */
 #define SYS_ENTER_PREFIX "sys_enter_"
 #define SYS_EXIT_PREFIX "sys_exit_"
-#define FIELD_MAX \
-	96 /* a syscall field's type or name */ /* categories and events; the kernel's longest are near 60 */
+#define FIELD_MAX 96 /* a syscall field's type or name */
 
 bool tpoint_is(const char *func)
 {
@@ -61,6 +60,11 @@ static int split_name(const char *func, struct tp_name *n)
 	}
 	if (!*rest || strchr(rest, ':')) {
 		p_err("'%s': which event? a tracepoint is tp:CATEGORY:EVENT or rawtp:EVENT", func);
+		return -EINVAL;
+	}
+	/* names, not paths: they become tracefs paths */
+	if (strchr(n->cat, '/') || strchr(rest, '/') || n->cat[0] == '.' || rest[0] == '.') {
+		p_err("'%s': a tracepoint's category and event are names, not paths", func);
 		return -EINVAL;
 	}
 	if (strlen(rest) >= sizeof(n->event))
@@ -121,9 +125,8 @@ static int report_unknown(const char *func, const struct tp_name *n, bool has_st
 		p_err("%s: the tracepoint %s has no trace event in tracefs: rawtp:%s attaches to it",
 		      func, n->event, n->event);
 	else if (n->cat[0] && event_in_tracefs(tracefs, n->cat, n->event) == 1)
-		p_err("%s: this event has no tracepoint of its own with BTF arguments (the syscalls "
-		      "events are raw_syscalls' sys_enter and sys_exit, filtered); trace the "
-		      "kernel function instead",
+		p_err("%s: tracefs has this event, but the kernel has no tracepoint of its name "
+		      "(a kprobe, uprobe or synthetic event?)",
 		      func);
 	else
 		p_err("%s: no tracepoint '%s' in the kernel's BTF", func, n->event);

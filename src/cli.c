@@ -62,6 +62,8 @@ void usage(FILE *f, const char *prog)
 		"\n"
 		"COMMAND := { trace | graph | count | hist | info | feature | ktrace | kdump | probe | kprobe-events }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
+		"  name := function | module:function | target:function (a program's or library's)\n"
+		"          | tp:category:event | rawtp:event | profile:HZ\n"
 		"  arg := parameter | return | comm | current | parameter->member... | predicate\n"
 		"\n"
 		"OPTIONS:\n"

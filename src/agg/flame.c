@@ -49,22 +49,23 @@ static int new_node(struct flame *fl, const char *name)
 /* parent's child named name, made where there is none; siblings stay in name order. */
 static int child_of(struct flame *fl, int parent, const char *name)
 {
-	int *link = &fl->nodes[parent].first_child, c, cmp = 1;
+	int prev = -1, c = fl->nodes[parent].first_child, cmp = 1, made;
 
-	while (*link >= 0 && (cmp = strcmp(fl->nodes[*link].name, name)) < 0)
-		link = &fl->nodes[*link].next;
-	if (*link >= 0 && cmp == 0)
-		return *link;
-	c = new_node(fl, name);
-	if (c < 0)
+	while (c >= 0 && (cmp = strcmp(fl->nodes[c].name, name)) < 0) {
+		prev = c;
+		c = fl->nodes[c].next;
+	}
+	if (c >= 0 && cmp == 0)
+		return c;
+	made = new_node(fl, name);
+	if (made < 0)
 		return -1;
-	/* new_node may have moved the array: find the link again */
-	link = &fl->nodes[parent].first_child;
-	while (*link >= 0 && strcmp(fl->nodes[*link].name, name) < 0)
-		link = &fl->nodes[*link].next;
-	fl->nodes[c].next = *link;
-	*link = c;
-	return c;
+	fl->nodes[made].next = c;
+	if (prev < 0)
+		fl->nodes[parent].first_child = made;
+	else
+		fl->nodes[prev].next = made;
+	return made;
 }
 
 static void on_frame(void *ctx, const char *name)

@@ -1476,24 +1476,10 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	return err;
 }
 
-/* Why select.c did not try fentry for a kernel function it could have; NULL where it did. */
-static const char *why_no_fentry(const struct tracer *t, int func)
-{
-	const struct func_plan *p = &t->plans[func];
-
-	if (!backend_allows(t->opts.backend, BK_FENTRY) || plan_is_user(p) || !plan_returns(p) ||
-	    t->sel[func].multi || (t->sel[func].nr_tries && t->sel[func].tries[0] == BK_FENTRY))
-		return NULL;
-	if (t->opts.offline_btf)
-		return "fentry attaches by the type ids of the kernel's own BTF, and --btf gives "
-		       "another file's";
-	return "a compiler clone has no BTF function to attach to";
-}
-
 static void report_attach_error(const struct tracer *t, int func, struct strbuf *why, int nr)
 {
 	const struct select_func *s = &t->sel[func];
-	const char *no_fentry = why_no_fentry(t, func);
+	const char *no_fentry = s->multi ? NULL : s->no_fentry;
 	struct strbuf all;
 	int k;
 

@@ -135,8 +135,15 @@ static void set_tries(const struct select_env *e, const struct func_plan *p, str
 		if (!backend_allows(e->opts->backend, k))
 			continue;
 		/* a compiler clone, or --btf's type ids: fentry cannot attach */
-		if (k == BK_FENTRY && (!backend_can_fentry(p) || e->opts->offline_btf))
+		if (k == BK_FENTRY && e->opts->offline_btf) {
+			s->no_fentry = "fentry attaches by the type ids of the kernel's own BTF, "
+				       "and --btf gives another file's";
 			continue;
+		}
+		if (k == BK_FENTRY && !backend_can_fentry(p)) {
+			s->no_fentry = "a compiler clone has no BTF function to attach to";
+			continue;
+		}
 		s->tries[s->nr_tries++] = k;
 	}
 }

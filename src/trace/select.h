@@ -56,6 +56,8 @@ struct select_func {
 	/* what runs on each side, by backend */
 	enum select_run run[BK_NR][2];
 	enum select_load fentry_load;
+	/* why fentry, which -b allows, is not tried for a kernel function; else NULL */
+	const char *no_fentry;
 };
 
 /* out[i] for plans[i]; the plans' cfg flags (lite, frame) are set already. */

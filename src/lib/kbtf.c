@@ -223,6 +223,20 @@ static void load_modules(struct kbtf *kb, const char *only)
 		kb->mods_loaded = true;
 }
 
+int kbtf__nr_modules(struct kbtf *kb)
+{
+	load_modules(kb, NULL);
+	return kb->nr_mods;
+}
+
+const struct btf *kbtf__module(const struct kbtf *kb, int i, const char **name)
+{
+	if (i < 0 || i >= kb->nr_mods)
+		return NULL;
+	*name = kb->mods[i].name;
+	return kb->mods[i].btf;
+}
+
 size_t kbtf_base_name_len(const char *name)
 {
 	/* GCC clones: foo.isra.0, foo.constprop.0, foo.part.0, foo.cold */

@@ -59,6 +59,14 @@ unsigned int kbtf__funcs_found(const struct btf *btf, bool (*has)(void *ctx, con
  */
 int kbtf__find_funcs(struct kbtf *kb, const char *name, struct kbtf_func *out, int max);
 
+/*
+ * Every loaded module's BTF (read from sysfs on the first call), in turn:
+ * the i-th, or NULL past the last or where it is damaged (*name is set
+ * then). Their types follow vmlinux's, whose ids they share.
+ */
+int kbtf__nr_modules(struct kbtf *kb);
+const struct btf *kbtf__module(const struct kbtf *kb, int i, const char **name);
+
 /* Closest function name in vmlinux BTF, or NULL. */
 const char *kbtf__suggest(struct kbtf *kb, const char *name);
 /* One error line: NAME is not in BTF, with the closest name that is. */

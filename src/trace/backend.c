@@ -1527,8 +1527,9 @@ static int attach_func(struct tracer *t, int func, struct progress *progress)
 /*
  * Globs, and lists of named functions (see multi_member): one kprobe.multi
  * link each way, if the kernel takes them all; else each is attached alone.
+ * Modules' functions are members only where modules is set.
  */
-static int attach_multi(struct tracer *t)
+static int attach_multi_link(struct tracer *t, bool modules)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
 	/* Every member at entry, first; those with a return program after them. */
@@ -1541,7 +1542,7 @@ static int attach_multi(struct tracer *t)
 		goto out;
 	}
 	for (i = 0; i < t->nr; i++) {
-		if (!multi_member(t, i))
+		if (!multi_member(t, i) || (!modules && t->plans[i].func.module))
 			continue;
 		syms[n] = t->plans[i].attach_name;
 		cookies[n++] = i;
@@ -1587,6 +1588,28 @@ out:
 	free(syms);
 	free(cookies);
 	return err;
+}
+
+static bool has_module_member(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (multi_member(t, i) && t->plans[i].func.module)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Before Linux 6.3 a kprobe.multi link resolves vmlinux's symbols alone: a
+ * link refused with modules' functions among its members is tried again
+ * without them, and they go alone.
+ */
+static void attach_multi(struct tracer *t)
+{
+	if (attach_multi_link(t, true) && has_module_member(t))
+		attach_multi_link(t, false);
 }
 
 static int fill_maps(struct tracer *t)

@@ -119,16 +119,14 @@ static int start_arg(const struct func_plan *p, const char *param, struct object
 	return i;
 }
 
-/* The names of vmlinux's functions taking the type, sorted and unique. */
-static int collect(struct session *s, const struct follow_opts *o, const struct object_type *ot,
-		   const char *start, const char ***out)
+/* Appends the names of btf's functions from id first on that take the type. */
+static int collect_from(const struct btf *btf, __u32 first, const struct follow_opts *o,
+			const struct object_type *ot, const char *start, const char ***names,
+			size_t *cap, size_t *n)
 {
-	const struct btf *btf = kbtf__vmlinux(s->kb);
 	__u32 id, cnt = btf__type_cnt(btf);
-	const char **names = NULL;
-	size_t cap = 0, n = 0;
 
-	for (id = 1; id < cnt; id++) {
+	for (id = first; id < cnt; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *name;
 
@@ -139,9 +137,36 @@ static int collect(struct session *s, const struct follow_opts *o, const struct 
 			continue;
 		if (o->nr_in && !in_globs(o->in, o->nr_in, name) && !is_end(o, ot, name))
 			continue;
-		names = names_push(names, &cap, n++, name);
-		if (!names)
+		*names = names_push(*names, cap, (*n)++, name);
+		if (!*names)
 			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The names of the functions taking the type, in vmlinux and the loaded
+ * modules, sorted and unique. A module's name is looked up in vmlinux
+ * first when planned: a namesake there that takes no such object drops it.
+ */
+static int collect(struct session *s, const struct follow_opts *o, const struct object_type *ot,
+		   const char *start, const char ***out)
+{
+	const struct btf *btf = kbtf__vmlinux(s->kb), *mod;
+	__u32 first = btf__type_cnt(btf);
+	const char **names = NULL, *mod_name;
+	size_t cap = 0, n = 0;
+	int i, nr_mods = kbtf__nr_modules(s->kb), err;
+
+	err = collect_from(btf, 1, o, ot, start, &names, &cap, &n);
+	for (i = 0; i < nr_mods && !err; i++) {
+		mod = kbtf__module(s->kb, i, &mod_name);
+		if (mod)
+			err = collect_from(mod, first, o, ot, start, &names, &cap, &n);
+	}
+	if (err) {
+		free(names);
+		return err;
 	}
 	*out = names;
 	return names_sort_unique(names, n);
@@ -214,7 +239,7 @@ static int plan_followers(struct session *s, const struct follow_opts *o,
 			  const struct object_type *ot, const struct plan_opts *po)
 {
 	struct plan_opts fpo = *po;
-	const char **names;
+	const char **names = NULL;
 	char what[160];
 	int n, added, copies, more;
 

@@ -446,6 +446,21 @@ static void test_funcs_found(void **state)
 	assert_int_equal(all, total);
 }
 
+/* The modules in turn, for walks over every module's types (trace --follow). */
+static void test_modules_walk(void **state)
+{
+	struct ctx *c = *state;
+	const char *name = NULL;
+
+	assert_int_equal(kbtf__nr_modules(c->kb), 1);
+	assert_ptr_equal(kbtf__module(c->kb, 0, &name), c->mod);
+	assert_string_equal(name, "fakemod");
+	assert_null(kbtf__module(c->kb, 1, &name));
+	assert_null(kbtf__module(c->kb, -1, &name));
+	/* its types follow vmlinux's */
+	assert_true(btf__type_cnt(c->mod) > btf__type_cnt(c->btf));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_clone_suffixes),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_module_lookup),
+		cmocka_unit_test(test_modules_walk),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_raw_file),
 		cmocka_unit_test(test_vmlinux),

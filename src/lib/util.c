@@ -109,6 +109,11 @@ report(const char *prefix, bool json, const char *fmt, va_list ap)
 
 	if (muted && !debug_on)
 		return;
+	/* What a caller muted is not the user's error: -d shows it as its own. */
+	if (muted) {
+		prefix = "debug";
+		json = false;
+	}
 	sb_init(&sb);
 	sb_vprintf(&sb, fmt, ap);
 	make_printable(&sb);

@@ -29,7 +29,7 @@ void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when debug output is enabled, "debug: ...", escaped alike. */
 void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void util_set_debug(bool on);
-/* While muted, p_err and p_warn print only with debug output on. */
+/* While muted, p_err and p_warn print only with debug output on, as debug lines. */
 void util_mute(bool on);
 bool util_debug(void);
 /* JSON mode (-j): commands print JSON, and p_err {"error": "..."} on stderr. */

@@ -3,6 +3,7 @@
 # object the start saw, the functions its lines name in order:
 #   path 0xADDR: udp_send_skb ip_send_skb ... __consume_stateless_skb
 #   copies: N     (lines "f(...) = 0xNEW" that made a followed copy)
+#   attached: K kprobe, F fentry   (with -d: the functions each attached)
 #   stray: N      (lines that name no followed object: must be 0)
 # A line belongs to a path when one of its values is an address of that
 # path (the start's, or a copy's).
@@ -25,6 +26,11 @@ trace_bg --paused-workload "$wargs" --out "$T/out" --err "$T/err" --settle 1 --t
 rc=$?
 echo "rc=$rc"
 grep -h -e Error -e Warning -e trace-bg "$T/err" | head -5
+# With -d among the arguments: how many functions each backend attached.
+if grep -q '^debug: ' "$T/err"; then
+	echo "attached: $(grep -c ': attached with kprobe$' "$T/err") kprobe," \
+		"$(grep -c ': attached with fentry$' "$T/err") fentry"
+fi
 awk -v start="$start" -v param="$param" '
 function addrs(line, out,   n, m) {
 	n = 0

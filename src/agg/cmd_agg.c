@@ -153,6 +153,12 @@ static int plan_opts_of(const struct env *env, struct plan_opts *po)
 		/* A key keeps at most this much of a string. */
 		.max_bytes = env->max_bytes ? env->max_bytes : KSNOOP_AGG_STR_MAX,
 		.pid = env->nr_pids == 1 ? env->pids[0] : 0,
+		/*
+		 * A count keys by what it shows: "f(x > 100)" counts the calls
+		 * that pass, not each x (cpuwalk's current->pid != 0). A hist
+		 * keeps the operand as its value.
+		 */
+		.cmp_hidden = env->agg.mode == KSNOOP_AGG_COUNT,
 	};
 	return 0;
 }

@@ -699,12 +699,12 @@ static int add_pred_tree(struct func_plan *plan, const struct spec_pred *sp, boo
 }
 
 /* Several predicate items must all hold. */
-static int add_pred_item(struct func_plan *plan, const struct spec_pred *sp)
+static int add_pred_item(struct func_plan *plan, const struct spec_pred *sp, bool cmp_hidden)
 {
 	bool first = plan->cfg.nr_pred_ops == 0;
 
 	/* A lone comparison shows its operand, as ksnoop(8) does. */
-	return add_pred_tree(plan, sp, sp->kind != PRED_CMP)
+	return add_pred_tree(plan, sp, sp->kind != PRED_CMP || cmp_hidden)
 		       ?: (first ? 0 : push_op(plan, KSNOOP_OP_AND));
 }
 
@@ -1043,7 +1043,7 @@ static void cap_sizes(struct func_plan *plan, int max_bytes)
 	}
 }
 
-static int add_items(struct func_plan *plan, const struct spec *spec)
+static int add_items(struct func_plan *plan, const struct spec *spec, bool cmp_hidden)
 {
 	int i, err = 0;
 
@@ -1056,7 +1056,7 @@ static int add_items(struct func_plan *plan, const struct spec *spec)
 			      plan->name, it->decl, it->path.base);
 			err = -EINVAL;
 		} else if (it->is_pred) {
-			err = add_pred_item(plan, it->pred);
+			err = add_pred_item(plan, it->pred, cmp_hidden);
 		} else {
 			err = add_value(plan, &it->path, false);
 			err = err < 0 ? err : 0;
@@ -1197,7 +1197,7 @@ int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts 
 	else if (plan->bare && opts->sample == PLAN_EVENTS && !opts->graph)
 		err = add_all_params(plan) ?: add_return(plan);
 	else if (!plan->bare)
-		err = add_items(plan, spec);
+		err = add_items(plan, spec, opts->cmp_hidden);
 	else
 		err = 0;
 	if (!err && opts->graph)

@@ -89,6 +89,8 @@ struct plan_opts {
 	__u32 follow_copies;
 	bool span; /* --from, --to: the spec may start with a key tuple */
 	int pid;   /* -p's one process, or 0: a user target is first what it maps */
+	/* count: a lone comparison only filters; its operand keys where listed */
+	bool cmp_hidden;
 };
 
 static inline bool plan_is_user(const struct func_plan *p)

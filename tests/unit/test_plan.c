@@ -581,6 +581,22 @@ static void test_pred_lone(void **state)
 	assert_int_equal(cfg->flags, 0);
 }
 
+/* count: a lone comparison filters; its operand is a key only where listed */
+static void test_pred_lone_count(void **state)
+{
+	struct ctx *c = *state;
+	const struct ksnoop_func_cfg *cfg;
+
+	c->opts.cmp_hidden = true;
+	cfg = plan_ok(c, "do_thing(flags == 1)");
+	assert_true(c->plan.values[0].hidden);
+	assert_int_equal(cfg->values[0].flags, E | H);
+	expect_int_pred(cfg, 0, 0, KSNOOP_CMP_EQ, 4, true, 1);
+	cfg = plan_ok(c, "do_thing(flags, flags == 1)");
+	assert_false(c->plan.values[0].hidden);
+	c->opts.cmp_hidden = false;
+}
+
 static void test_pred_and_or(void **state)
 {
 	struct ctx *c = *state;
@@ -1345,6 +1361,7 @@ int main(void)
 		T(test_comm_value),
 		T(test_comm_option),
 		T(test_pred_lone),
+		T(test_pred_lone_count),
 		T(test_pred_and_or),
 		T(test_fast_conjuncts),
 		T(test_fast_limit),

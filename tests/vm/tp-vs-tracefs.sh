@@ -1,7 +1,7 @@
 #!/bin/bash
 # The kernel's own record of a tracepoint beside ksnoop's, in one run: the
 # net:net_dev_queue event, enabled in tracefs with a filter on its len
-# field, and ksnoop count 'tp:net:net_dev_queue(skb->len == LEN)' (arg0
+# field, and ksnoop count 'tp:net:net_dev_queue(skb->len, skb->len == LEN)' (arg0
 # where BTF does not name it: see ksnoop info), over N
 # UDP datagrams of a size no other traffic has on loopback. Prints
 # "events ksnoop=K tracefs=T len=L" (L: the len tracefs printed) and
@@ -31,7 +31,7 @@ echo >"$tfs/trace"
 echo "len == $len" >"$ev/filter" || exit 1
 echo 1 >"$ev/enable" || exit 1
 skb=$(ksnoop info tp:net:net_dev_queue | sed -n 's/.*(struct sk_buff \*\([a-z0-9_]*\)).*/\1/p')
-spawn ksnoop count "tp:net:net_dev_queue(${skb:-skb}->len == $len)" >"$T/k.out" 2>"$T/k.err"
+spawn ksnoop count "tp:net:net_dev_queue(${skb:-skb}->len, ${skb:-skb}->len == $len)" >"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED
 tracing_ready "$T/k.err" $kpid
 workload udp-send $payload "$n" >/dev/null

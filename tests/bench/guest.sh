@@ -19,6 +19,7 @@
 #                   sections; medians are reported (default 3)
 #   BENCH_STARTUP_ROUNDS  counted start-up rounds, after one warm-up (5):
 #                   the host's load moves a start by 30 to 80%
+#   BENCH_PROFILE_S seconds each tracer samples an idle guest (10)
 #   BENCH_ATTACH    function counts for the attach section (default "1 50 500")
 #   BENCH_FENTRY_MAX  the most functions -b fentry attaches there (50)
 #   BENCH_BPFTRACE_S  seconds bpftrace gets to attach the largest list or
@@ -507,6 +508,53 @@ section_tracepoint() {
 		plain_loop base "$w"
 	done
 	summarize ksnoop-count bpftrace-count ksnoop-json bpftrace-printf
+}
+
+# ----------------------------------------------------------------------
+# CPU sampling at rest: count --by cpu profile:99 on an idle guest beside
+# bpftrace's profile:hz:99, one after the other. Each tracer's BPF run time
+# (the kernel's bpf_stats, from its programs' fdinfo) and its own CPU time
+# over BENCH_PROFILE_S seconds, as shares of all CPUs' time; the samples
+# it took per second.
+
+BT_PROFILE='profile:hz:99 { @[cpu] = count(); } BEGIN { printf("READY\n"); }'
+
+# The run time of PID's BPF programs so far, in ns, and their runs.
+prog_stats() {
+	cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		awk '/^run_time_ns:/ { ns += $2 } /^run_cnt:/ { n += $2 } END { print ns + 0, n + 0 }'
+}
+
+profile_at_rest() { # KEY READY -- CMD...
+	local key=$1 ready=$2 secs=${BENCH_PROFILE_S:-10} t0 ms ns0 n0 ns n tk0 tk
+	shift 3
+	start_tracer "$key" "$ready" -- "$@" || return
+	sleep 1
+	read -r ns0 n0 < <(prog_stats $TPID)
+	tk0=$(cpu_ticks $TPID) t0=$(now_ms)
+	sleep "$secs"
+	read -r ns n < <(prog_stats $TPID)
+	tk=$(cpu_ticks $TPID) ms=$(($(now_ms) - t0))
+	stop_tracer
+	# ns / (ms * 1e6 * cpus) * 100; a tick is 10 ms
+	result "profile.$key.bpf_pct" "$(calc "($ns - $ns0) / ($ms * 1e4 * $(nproc))" 4)"
+	result "profile.$key.user_pct" "$(calc "($tk - $tk0) * 1000 / ($ms * $(nproc))" 3)"
+	result "profile.$key.samples_per_s" "$(calc "($n - $n0) * 1000 / $ms" 1)"
+	result "profile.$key.ns_per_sample" "$(calc "($n > $n0) ? ($ns - $ns0) / ($n - $n0) : 0" 0)"
+}
+
+section_profile() {
+	local was
+	was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+	if ! echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; then
+		log "profile: kernel.bpf_stats_enabled cannot be set"
+		return
+	fi
+	result profile.seconds "${BENCH_PROFILE_S:-10}"
+	profile_at_rest ksnoop err:^Tracing -- $KSNOOP count --by cpu profile:99
+	sleep 1
+	profile_at_rest bpftrace '^READY' -- bpftrace -e "$BT_PROFILE"
+	echo "$was" >/proc/sys/kernel/bpf_stats_enabled
 }
 
 # ----------------------------------------------------------------------

@@ -213,6 +213,17 @@ table() {
 				sprintf("\nTracepoints: raw_syscalls:sys_enter of getppid, %s calls per run",
 					g("tracepoint.calls")),
 				"ksnoop-count bpftrace-count ksnoop-json bpftrace-printf")
+		if ("profile.seconds" in v) {
+			printf "\nCPU sampling at rest: profile:99 on an idle guest, %s s each, shares of all CPUs\n",
+				g("profile.seconds")
+			printf "%-15s %9s %9s %10s %10s\n", "tracer", "BPF %", "user %", "samples/s", "ns/sample"
+			n = split("ksnoop bpftrace", ks, " ")
+			for (i = 1; i <= n; i++)
+				if (("profile." ks[i] ".bpf_pct") in v)
+					printf "%-15s %9s %9s %10s %10s\n", ks[i], g("profile." ks[i] ".bpf_pct"),
+						g("profile." ks[i] ".user_pct"), g("profile." ks[i] ".samples_per_s"),
+						g("profile." ks[i] ".ns_per_sample")
+		}
 		if ("wherefrom.calls" in v)
 			floor_section("wherefrom",
 				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",

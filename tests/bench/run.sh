@@ -6,7 +6,7 @@
 #   KERNELS="6.1 6.12"   kernels to run, one VM boot each
 #   BENCH_ICOUNT=0       every section in real time (see below)
 #   BENCH_SECTIONS, BENCH_CALLS, BENCH_BURST, BENCH_ROUNDS, BENCH_STARTUP_ROUNDS,
-#   BENCH_ATTACH, BENCH_FENTRY_MAX, BENCH_BPFTRACE_S, BENCH_BEFORE, BENCH_REF,
+#   BENCH_ATTACH, BENCH_FENTRY_MAX, BENCH_BPFTRACE_S, BENCH_BEFORE, BENCH_REF, BENCH_PROFILE_S,
 #   BENCH_KTRACE_COUNT:  see guest.sh
 #   BENCH_HOST=0         no ktrace row on this host; BENCH_HOST_KTRACE_COUNT is dd's
 #                        byte count there (2000000: the 4M syscalls),
@@ -28,7 +28,7 @@ OUT=${BENCH_OUT:-build}
 VM_EXEC=${VM_EXEC:-$REPO/tests/vm/vm-exec.sh}
 ENVS=()
 for v in BENCH_CALLS BENCH_BURST BENCH_ROUNDS BENCH_STARTUP_ROUNDS BENCH_ATTACH BENCH_FENTRY_MAX \
-	BENCH_BPFTRACE_S BENCH_BEFORE BENCH_REF BENCH_KTRACE_COUNT BENCH_KTRACE_STRACE_COUNT; do
+	BENCH_BPFTRACE_S BENCH_BEFORE BENCH_REF BENCH_PROFILE_S BENCH_KTRACE_COUNT BENCH_KTRACE_STRACE_COUNT; do
 	[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 done
 
@@ -46,12 +46,12 @@ mkdir -p "$OUT"
 # them in the ordinary one.
 # Instruction counts do not vary: one round is enough unless asked.
 ROUNDS1=$([ -z "${BENCH_ROUNDS:-}" ] && echo 1)
-ALL_SECTIONS=${BENCH_SECTIONS:-percall agg spans user tracepoint wherefrom predicate startup_icount startup throughput ktrace attach countglob}
+ALL_SECTIONS=${BENCH_SECTIONS:-percall agg spans user tracepoint profile wherefrom predicate startup_icount startup throughput ktrace attach countglob}
 ICOUNT_SECTIONS=
 PLAIN_SECTIONS=
 for s in $ALL_SECTIONS; do
 	case "${BENCH_ICOUNT:-1}:$s" in
-	1:percall | 1:predicate | 1:agg | 1:spans | 1:user | 1:tracepoint | 1:wherefrom | *:startup_icount) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
+	1:percall | 1:predicate | 1:agg | 1:spans | 1:user | 1:tracepoint | 1:profile | 1:wherefrom | *:startup_icount) ICOUNT_SECTIONS="$ICOUNT_SECTIONS $s" ;;
 	*) PLAIN_SECTIONS="$PLAIN_SECTIONS $s" ;;
 	esac
 done

@@ -45,6 +45,8 @@ struct chain {
 		bool user;
 	} load[MAX_LOADS];
 	int nr_loads;
+	/* of them, what $stackN and stack-passed $argN read: a value, not memory */
+	int nr_src_loads;
 	const struct btf *btf; /* the value's BTF type, when known */
 	__u32 type_id;
 	__u8 bit_off, bit_size;
@@ -184,12 +186,15 @@ static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot, con
 		st.shl = 64 - (t->bf_width + t->bf_off);
 		st.shr = 64 - t->bf_width;
 	}
+	/* As the kernel's: strings and arrays need a dereference, or @ADDR. */
+	if (n && n == ch->nr_src_loads && (str || t->count))
+		return fail(c, tpos, E_BAD_STRING);
 	if (n == 0) {
 		/* A string at an immediate address is allowed, as in the kernel. */
 		if (str && ch->src_op != KPE_OP_IMM)
 			return fail(c, tpos, E_BAD_STRING);
 		if (t->count)
-			return fail(c, tpos, "an array needs a memory argument, such as +0(%%di)");
+			return fail(c, tpos, E_BAD_STRING);
 		st.op = str ? KPE_OP_ST_STR : KPE_OP_ST_VAL;
 		st.flags = t->kind == KPE_T_USTRING ? KPE_F_USER : 0;
 		return emit_loads(c, a->pos, ch, 0) ?: emit(c, a->pos, st);
@@ -229,6 +234,7 @@ static int arg_source(struct compiler *c, int pos, int n, struct chain *ch)
 	}
 	ch->src_op = KPE_OP_REG;
 	ch->src = a->sp;
+	ch->nr_src_loads = 1;
 	return add_load(c, pos, ch, 8LL * (n - a->stack_arg_base), false);
 }
 
@@ -349,8 +355,11 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 	err = split_btf_path(text, &sp, pos);
 	if (err == -E2BIG)
 		err = fail(c, a->body_pos, E_TOO_MANY_OPS);
-	else if (!err && !has_param(c, sp.base))
+	else if (!err && !a->fetch.retval && !has_param(c, sp.base))
 		err = fail(c, a->body_pos, E_NO_BTFARG);
+	/* "return->m" stands for "$retval->m", one byte longer */
+	for (i = 0; a->fetch.retval && i < SPEC_MAX_STEPS; i++)
+		pos[i]++;
 	if (err)
 		goto out;
 	util_mute(true);
@@ -360,7 +369,12 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 	util_mute(false);
 	if (err)
 		goto out;
-	err = arg_source(c, a->body_pos, pp.v.arg + 1, ch);
+	if (a->fetch.retval) {
+		ch->src_op = KPE_OP_REG;
+		ch->src = c->arch->ret;
+	} else {
+		err = arg_source(c, a->body_pos, pp.v.arg + 1, ch);
+	}
 	for (i = 0; i < pp.v.nr_steps && !err; i++)
 		err = add_load(c, a->body_pos, ch, pp.v.offs[i], false);
 	if (!err && pp.in_memory)
@@ -419,7 +433,10 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 	case KPE_B_STACK:
 		ch->src_op = KPE_OP_REG;
 		ch->src = c->arch->sp;
-		return f->base == KPE_B_STACK ? add_load(c, f->pos, ch, 8 * f->num, false) : 0;
+		if (f->base != KPE_B_STACK)
+			return 0;
+		ch->nr_src_loads = 1;
+		return add_load(c, f->pos, ch, 8 * f->num, false);
 	case KPE_B_ARG:
 		if (c->ctx->btf_probe_args && f->num <= nr_params(c, &params))
 			set_btf_type(c, ch, params[f->num - 1].type);
@@ -482,7 +499,7 @@ static int btf_string(struct compiler *c, const struct kpe_arg *a, struct chain 
 		return add_load(c, a->body_pos, ch, 0, user);
 	if (t && btf_is_array(t) && btf_is_char(ch->btf, btf_array(t)->type) && ch->nr_loads)
 		return 0;
-	return fail(c, a->type_pos, E_BAD_TYPE4STR);
+	return fail(c, a->body_pos, E_BAD_TYPE4STR); /* where the kernel points: the argument */
 }
 
 static int bitfield_type(struct compiler *c, const struct kpe_arg *a, const struct chain *ch,

@@ -229,6 +229,9 @@ static int parse_head(struct parser *p, struct span t)
 	if (i > 1) {
 		if (kind == 'p')
 			return fail(p, t.pos + 1, E_BAD_MAXACT_TYPE);
+		/* fprobes take none: the kernel calls the number invalid */
+		if (kind == 'f')
+			return fail(p, t.pos + 1, E_BAD_MAXACT);
 		if (span_number(sub(t, 1, i - 1), 0, false, &v) || v > 0xffffffffLL)
 			return fail(p, t.pos + 1, E_BAD_MAXACT);
 		if (v > KPE_MAX_MAXACTIVE)
@@ -323,6 +326,8 @@ static bool at_entry(const struct kpe_def *def)
 	return !def->is_return && def->symbol && def->offset == 0;
 }
 
+static int parse_retval_members(struct parser *p, struct span e, struct kpe_fetch *f);
+
 static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 {
 	const struct kpe_def *def = p->def;
@@ -335,6 +340,8 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 		f->base = KPE_B_RETVAL;
 		return 0;
 	}
+	if (v.len > 6 && !strncmp(v.s, "retval", 6) && (v.s[6] == '.' || v.s[6] == '-'))
+		return parse_retval_members(p, e, f);
 	if (span_is(v, "comm") || span_is(v, "COMM")) {
 		f->base = KPE_B_COMM;
 		return 0;
@@ -485,17 +492,11 @@ static int parse_imm(struct parser *p, struct span e, struct kpe_fetch *f)
 	return 0;
 }
 
-/* name { ->member | .member }: checked here, resolved by the compiler. */
-static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
+/* name { ->member | .member } from e's byte i: checked here, resolved by the compiler. */
+static int check_members(struct parser *p, struct span e, int i)
 {
-	const struct kpe_def *def = p->def;
-	int i = 0, start;
+	int start;
 
-	if (def->is_return)
-		return fail(p, e.pos,
-			    "function arguments are not available in ksnoop's return probes");
-	if (!at_entry(def))
-		return fail(p, e.pos, E_NOSUP_BTFARG);
 	while (i < e.len) {
 		start = i;
 		while (i < e.len && (isalnum((unsigned char)e.s[i]) || e.s[i] == '_'))
@@ -516,9 +517,48 @@ static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
 		if (i == e.len)
 			return fail(p, e.pos + i, E_BAD_FETCH_ARG);
 	}
+	return 0;
+}
+
+static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
+{
+	const struct kpe_def *def = p->def;
+	int err;
+
+	if (def->is_return)
+		return fail(p, e.pos,
+			    "function arguments are not available in ksnoop's return probes");
+	if (!at_entry(def))
+		return fail(p, e.pos, E_NOSUP_BTFARG);
+	err = check_members(p, e, 0);
+	if (err)
+		return err;
 	f->base = KPE_B_BTF;
 	f->name = dup_span(e);
 	return f->name ? 0 : -ENOMEM;
+}
+
+/*
+ * $retval->member (Linux 6.8): the return value's members by BTF, as the
+ * path "return->member" the compiler resolves. e is "$retval...".
+ */
+static int parse_retval_members(struct parser *p, struct span e, struct kpe_fetch *f)
+{
+	const size_t skip = strlen("$retval");
+	int err;
+
+	if (!p->def->is_return)
+		return fail(p, e.pos, E_RETVAL_ON_PROBE);
+	err = check_members(p, e, 1); /* from "retval", a name like any */
+	if (err)
+		return err;
+	if (asprintf(&f->name, "return%.*s", (int)(e.len - skip), e.s + skip) < 0) {
+		f->name = NULL;
+		return -ENOMEM;
+	}
+	f->base = KPE_B_BTF;
+	f->retval = true;
+	return 0;
 }
 
 static int parse_fetch(struct parser *p, struct span e, struct kpe_fetch *f)
@@ -607,8 +647,8 @@ static int parse_type(struct parser *p, struct span t, struct kpe_type *ty)
 		struct span a = sub(t, lb + 1, t.len - lb - 1);
 
 		rb = find(a, ']');
-		if (rb < 0)
-			return fail(p, a.pos, E_ARRAY_NO_CLOSE);
+		if (rb < 0) /* where the kernel points: past the number */
+			return fail(p, a.pos + a.len, E_ARRAY_NO_CLOSE);
 		if (rb != a.len - 1)
 			return fail(p, a.pos + rb + 1, E_BAD_ARRAY_SUFFIX);
 		if (span_number(sub(a, 0, rb), 0, false, &n) || n == 0)

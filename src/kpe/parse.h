@@ -80,6 +80,7 @@ struct kpe_fetch {
 	long long num;				 /* $stackN/$argN index, \IMM, @ADDR, @SYM offset */
 	struct kpe_deref derefs[KPE_MAX_DEREFS]; /* innermost first */
 	int nr_derefs;
+	bool retval; /* a BTF expression on $retval: name is "return->..." */
 };
 
 struct kpe_arg {

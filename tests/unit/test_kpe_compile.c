@@ -318,7 +318,12 @@ static void test_errors(void **state)
 	compile_err(c, "p:e ip_send_skb common_pid=%di", 16, "This argument name is already used");
 	compile_err(c, "p:e ip_send_skb skb skb", 20, "This argument name is already used");
 	compile_err(c, "p:e ip_send_skb x=%si:string", 22, "String accepts only memory argument");
-	compile_err(c, "p:e ip_send_skb x=%si:u8[2]", 22, "an array needs a memory argument");
+	compile_err(c, "p:e ip_send_skb x=%si:u8[2]", 22, "String accepts only memory argument");
+	/* $stackN reads the stack, a value to the kernel: no string, no array */
+	compile_err(c, "p:e ip_send_skb x=$stack0:string", 26,
+		    "String accepts only memory argument");
+	compile_err(c, "p:e ip_send_skb x=$stack1:x8[8]", 26,
+		    "String accepts only memory argument");
 	compile_err(c, "p:e ip_send_skb x=@nosuchsym", 18, "Invalid probed address or symbol");
 	/* BTF */
 	compile_err(c, "p:kprobes/b3 ip_send_skb x=foo", 27,
@@ -326,7 +331,7 @@ static void test_errors(void **state)
 	compile_err(c, "p:kprobes/b2 ip_send_skb x=skb->foo", 32, "This field is not found.");
 	compile_err(c, "p:e ip_send_skb x=skb->len->x", 28,
 		    "This is not a pointer to union/structure.");
-	compile_err(c, "p:e ip_send_skb x=skb->len:string", 27,
+	compile_err(c, "p:e ip_send_skb x=skb->len:string", 18,
 		    "This type does not fit for string.");
 	compile_err(c, "p:e ip_send_skb x=skb->net.ifindex", 27,
 		    "This is not a pointer to union/structure.");

@@ -118,6 +118,21 @@ static void test_generated_names(void **state)
 	kpe_def_free(&d);
 }
 
+/* $retval->member: a BTF path on the return value, "return->..." for the compiler */
+static void test_retval_members(void **state)
+{
+	struct kpe_def d;
+
+	(void)state;
+	parse_ok("f:e getname_flags%return path=$retval->name:string n=$retval.refcnt", &d);
+	assert_int_equal(d.nr_args, 2);
+	assert_int_equal(d.args[0].fetch.base, KPE_B_BTF);
+	assert_true(d.args[0].fetch.retval);
+	assert_string_equal(d.args[0].fetch.name, "return->name");
+	assert_string_equal(d.args[1].fetch.name, "return.refcnt");
+	kpe_def_free(&d);
+}
+
 static void test_fetchargs(void **state)
 {
 	struct kpe_def d;
@@ -279,7 +294,13 @@ static void test_ksnoop_errors(void **state)
 	parse_err("p:e f x=@", 8, "Invalid memory address");
 	parse_err("p:e f x=+0(%di)junk", 15, "Invalid fetch argument");
 	parse_err("p:e f x=+0(%di):string[2]", 16, "string arrays are not supported");
-	parse_err("p:e f x=+0(%di):u8[2", 19, "Array is not closed");
+	parse_err("p:e f x=+0(%di):u8[2", 20,
+		  "Array is not closed"); /* past the number, as the kernel */
+	parse_err("f100 vfs_read", 1, "Invalid maxactive number");
+	/* $retval's members (6.8): only at a return, and names after each -> */
+	parse_err("p:e f x=$retval->len", 8, "$retval is not available on probe");
+	parse_err("r:e f x=$retval->", 17, "Invalid fetch argument");
+	parse_err("r:e f x=$retval->2a", 17, "Invalid fetch argument");
 	parse_err("p:e f x=+0(%di):u8[2]x", 21, "Array has wrong suffix");
 	parse_err("p:e f x=+0(%di):u8[0]", 19, "Invalid array size");
 	parse_err("t:e f", 0, "tracepoint probes ('t') are not supported");
@@ -347,10 +368,15 @@ static void test_free_is_idempotent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_heads),	      cmocka_unit_test(test_generated_names),
-		cmocka_unit_test(test_fetchargs),     cmocka_unit_test(test_types),
-		cmocka_unit_test(test_kernel_errors), cmocka_unit_test(test_ksnoop_errors),
-		cmocka_unit_test(test_limits),	      cmocka_unit_test(test_free_is_idempotent),
+		cmocka_unit_test(test_heads),
+		cmocka_unit_test(test_generated_names),
+		cmocka_unit_test(test_fetchargs),
+		cmocka_unit_test(test_retval_members),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_kernel_errors),
+		cmocka_unit_test(test_ksnoop_errors),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_free_is_idempotent),
 	};
 
 	return cmocka_run_group_tests_name("kpe_parse", tests, NULL, NULL);

@@ -1,0 +1,106 @@
+#!/bin/bash
+# The running kernel's verdict on kprobe_events definitions beside ksnoop
+# probe's. For each definition of TABLE (one a line; '#' comments): the
+# kernel's, by writing it to tracefs (kprobe_events, or dynamic_events for
+# fprobes) and reading error_log; ksnoop's, by running `ksnoop probe` (a
+# refusal exits 1 before anything loads; what attaches prints its header,
+# then gets SIGINT): every definition the kernel accepted in one run, each
+# other alone. A verdict is the same when both accept, or both refuse with
+# their carets at the same column; the messages are compared apart, as
+# kernels word them differently from version to version. Prints a line
+# per difference,
+#   differs: DEF | kernel: accepted|COL MSG | ksnoop: accepted|COL MSG
+#   worded: DEF | kernel: COL MSG | ksnoop: COL MSG
+# then "verdicts: N same, D differ, W worded otherwise (A accepted, R
+# refused by the kernel)".
+#
+#   tests/vm/kpe-verdict.sh TABLE
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+table=$1
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+T=$(mktemp -d /tmp/kpe-verdict.XXXXXX) || exit 125
+trap 'echo >"$TRACEFS/kprobe_events"; echo >"$TRACEFS/dynamic_events"; rm -rf "$T"' EXIT
+
+# "COL MSG" of a refusal's three lines (message, Command:, caret) in $1,
+# the message after $2 on the first line, up to " (at offset" if any.
+refusal() {
+	awk -v lead="$2" 'NR == 1 { i = index($0, lead); if (!i) exit
+			msg = substr($0, i + length(lead)); sub(/ \(at offset [0-9]+\)$/, "", msg) }
+		NR == 2 { c = index($0, "Command: ") + 9 }
+		NR == 3 { print index($0, "^") - c, msg; exit }' "$1"
+}
+
+kernel_verdict() {
+	local file=$TRACEFS/kprobe_events
+	[[ $1 == f* ]] && file=$TRACEFS/dynamic_events
+	echo >"$TRACEFS/error_log"
+	if echo "$1" >>"$file" 2>/dev/null; then
+		echo >"$file"
+		echo accepted
+		return
+	fi
+	grep -v '^$' "$TRACEFS/error_log" | tail -3 >"$T/kerr"
+	refusal "$T/kerr" ' error: '
+}
+
+# Runs ksnoop probe on DEFs until it prints its header (all attached) or
+# exits; 0 when it attached them.
+ksnoop_runs() {
+	local pid i
+	: >"$T/ksout"
+	ksnoop probe "$@" >"$T/ksout" 2>"$T/kserr" &
+	pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		has_line "$T/ksout" '#' && break
+		kill -0 $pid 2>/dev/null || break
+		sleep_s 0.1
+	done
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	has_line "$T/ksout" '#'
+}
+
+ksnoop_verdict() {
+	if ksnoop_runs "$1"; then
+		echo accepted
+		return
+	fi
+	grep -v '^Warning' "$T/kserr" | head -3 >"$T/kserr3"
+	refusal "$T/kserr3" "': " | grep . || echo "? $(head -1 "$T/kserr")"
+}
+
+defs=()
+while IFS= read -r def; do
+	[[ -z $def || $def == \#* ]] && continue
+	defs+=("$def")
+done <"$table"
+kv=() accepted=()
+for def in "${defs[@]}"; do
+	kv+=("$(kernel_verdict "$def")")
+	[ "${kv[-1]}" = accepted ] && accepted+=("$def")
+done
+# What the kernel accepts goes to one ksnoop probe: one load, not one each.
+batch=no
+[ ${#accepted[@]} -gt 0 ] && ksnoop_runs "${accepted[@]}" && batch=yes
+
+same=0 differ=0 worded=0 acc=0 ref=0
+for i in "${!defs[@]}"; do
+	def=${defs[i]} k=${kv[i]}
+	if [ "$k" = accepted ] && [ $batch = yes ]; then
+		s=accepted
+	else
+		s=$(ksnoop_verdict "$def")
+	fi
+	if [ "$k" = accepted ]; then acc=$((acc + 1)); else ref=$((ref + 1)); fi
+	if [ "$k" = "$s" ]; then
+		same=$((same + 1))
+	elif [ "${k%% *}" = "${s%% *}" ]; then
+		same=$((same + 1)) worded=$((worded + 1))
+		echo "worded: $def | kernel: $k | ksnoop: $s"
+	else
+		differ=$((differ + 1))
+		echo "differs: $def | kernel: $k | ksnoop: $s"
+	fi
+done
+echo "verdicts: $same same, $differ differ, $worded worded otherwise ($acc accepted, $ref refused by the kernel)"

@@ -74,6 +74,7 @@ struct tracer {
 	struct trace_bpf *fentry_tmpl;	 /* first fentry instance, for the rest */
 	struct trace_bpf *clone_tmpl[2]; /* by fentry: the first one-function instance */
 	int owner_fentry;		 /* function whose fentry programs the owner holds, or -1 */
+	char *left_out_why;		 /* why the first glob function left out failed */
 	struct fast_prog {		 /* what loading like it needs, per program */
 		int btf_fd;
 		struct bpf_func_info *finfo;
@@ -1476,14 +1477,16 @@ static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct s
 	return err;
 }
 
-/* Why func attached with no backend: an error, or a debug line when it is left out. */
-static void report_attach_error(const struct tracer *t, int func, struct strbuf *why, int nr,
+/*
+ * Why func attached with no backend: an error, or, when it is left out, a
+ * debug line (the first one kept: the error if none attaches).
+ */
+static void report_attach_error(struct tracer *t, int func, struct strbuf *why, int nr,
 				bool left_out)
 {
-	void (*say)(const char *fmt, ...) = left_out ? p_dbg : p_err;
 	const struct select_func *s = &t->sel[func];
 	const char *no_fentry = s->multi ? NULL : s->no_fentry;
-	struct strbuf all;
+	struct strbuf all, msg;
 	int k;
 
 	sb_init(&all);
@@ -1492,10 +1495,16 @@ static void report_attach_error(const struct tracer *t, int func, struct strbuf 
 	for (k = 0; k < nr; k++)
 		sb_printf(&all, "%s%s: %s", all.len ? "; " : "", kind_name(t, func, s->tries[k]),
 			  sb_str(&why[k]));
-	if (nr + !!no_fentry == 1)
-		say("cannot trace %s with %s", t->plans[func].name, sb_str(&all));
+	sb_init(&msg);
+	sb_printf(&msg, "cannot trace %s%s%s", t->plans[func].name,
+		  nr + !!no_fentry == 1 ? " with " : ": ", sb_str(&all));
+	if (!left_out)
+		p_err("%s", sb_str(&msg));
 	else
-		say("cannot trace %s: %s", t->plans[func].name, sb_str(&all));
+		p_dbg("%s", sb_str(&msg));
+	if (left_out && !t->left_out_why)
+		t->left_out_why = strdup(sb_str(&msg));
+	sb_free(&msg);
 	sb_free(&all);
 }
 
@@ -1698,7 +1707,12 @@ static int report_left_out(const struct tracer *t, const bool *left, int nr_left
 	if (!nr_left)
 		return 0;
 	if (nr_left == t->nr) {
-		p_err("none of the %d functions could be attached (-d says why)", t->nr);
+		if (t->left_out_why && nr_left > 1)
+			p_err("%s (none of the %d functions attached)", t->left_out_why, nr_left);
+		else if (t->left_out_why)
+			p_err("%s", t->left_out_why);
+		else
+			p_err("none of the %d functions could be attached", t->nr);
 		return -ENOENT;
 	}
 	sb_init(&sb);
@@ -1933,6 +1947,7 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	tracer__detach(t);
+	free(t->left_out_why);
 	if (t->fentry_tmpl != t->owner)
 		trace_bpf__destroy(t->fentry_tmpl);
 	trace_bpf__destroy(t->clone_tmpl[0]);

@@ -384,6 +384,16 @@ said "invalid -d/--run-time '1.5'" count -d 1.5 ip_send_skb
 said "in count and hist -d is the run time" count -d ip_send_skb
 said "'-i' is an option of count and hist: put it after the command" -i 1 count ip_send_skb
 said "cannot create output file" trace -o "/nonexistent-dir/$(rep a 100000)" do_sys_openat2
+# A pattern none of whose functions attaches says why in one line, as a
+# named function does: the first one's reason and how many failed (where
+# this host cannot attach, as a CI host without kprobes and with fentry
+# refused; elsewhere the named function attaches and the case is not run).
+run trace tcp_v4_connect
+if [ "$st" = 1 ] && grep -q '^Error: cannot trace tcp_v4_connect' "$tmp/err"; then
+	named=$(sed -n 's/^Error: cannot trace tcp_v4_connect\( with\|:\) //p' "$tmp/err")
+	said "functions attached)" trace 'tcp_v4_conn*'
+	said "$named" trace 'tcp_v4_conn*'
+fi
 # trace -o and graph -o follow ktrace's rules for the files they write, and
 # are opened before any probe attaches: the file's error is the one said.
 printf 'secret\n' >"$tmp/target"

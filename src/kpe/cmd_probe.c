@@ -69,7 +69,7 @@ static void probe_usage(FILE *f, const char *prog)
 		"  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
 		"  f[:[GRP/]EVENT] [MOD:]SYM[%%return] [FETCHARGS]\n"
 		"FETCHARG := [NAME=]%%REG|@ADDR|@SYM[+|-offs]|$stackN|$stack|$argN|$arg*\n"
-		"            |$retval|$comm|+|-[u]OFFS(FETCHARG)|\\IMM|BTFARG[:TYPE]\n"
+		"            |$retval[->member]|$comm|+|-[u]OFFS(FETCHARG)|\\IMM|BTFARG[:TYPE]\n"
 		"\n"
 		"OPTIONS:\n"
 		"  -f, --filter EXPR   event filter for the DEF before it (all DEFs when first)\n"

@@ -233,7 +233,8 @@ const struct btf *kbtf__module(const struct kbtf *kb, int i, const char **name)
 {
 	if (i < 0 || i >= kb->nr_mods)
 		return NULL;
-	*name = kb->mods[i].name;
+	if (name)
+		*name = kb->mods[i].name;
 	return kb->mods[i].btf;
 }
 

@@ -61,8 +61,8 @@ int kbtf__find_funcs(struct kbtf *kb, const char *name, struct kbtf_func *out, i
 
 /*
  * Every loaded module's BTF (read from sysfs on the first call), in turn:
- * the i-th, or NULL past the last or where it is damaged (*name is set
- * then). Their types follow vmlinux's, whose ids they share.
+ * the i-th, or NULL past the last or where it is damaged (*name, when
+ * name is not NULL, is set then). Their types follow vmlinux's, whose ids they share.
  */
 int kbtf__nr_modules(struct kbtf *kb);
 const struct btf *kbtf__module(const struct kbtf *kb, int i, const char **name);

@@ -154,13 +154,13 @@ static int collect(struct session *s, const struct follow_opts *o, const struct 
 {
 	const struct btf *btf = kbtf__vmlinux(s->kb), *mod;
 	__u32 first = btf__type_cnt(btf);
-	const char **names = NULL, *mod_name;
+	const char **names = NULL;
 	size_t cap = 0, n = 0;
 	int i, nr_mods = kbtf__nr_modules(s->kb), err;
 
 	err = collect_from(btf, 1, o, ot, start, &names, &cap, &n);
 	for (i = 0; i < nr_mods && !err; i++) {
-		mod = kbtf__module(s->kb, i, &mod_name);
+		mod = kbtf__module(s->kb, i, NULL);
 		if (mod)
 			err = collect_from(mod, first, o, ot, start, &names, &cap, &n);
 	}

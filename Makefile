@@ -288,15 +288,17 @@ INST_BIN  := $(DESTDIR)$(PREFIX)/bin
 INST_MAN  := $(DESTDIR)$(PREFIX)/share/man
 INST_COMP := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 MAN1      := $(wildcard doc/*.1)
+MAN5      := $(wildcard doc/*.5)
 MAN8      := $(wildcard doc/*.8)
 COMPLETION := $(wildcard completion/ksnoop)
 .PHONY: install uninstall deb
 install: $(BIN)
-	install -d $(INST_SBIN) $(INST_BIN) $(INST_MAN)/man1 $(INST_MAN)/man8
+	install -d $(INST_SBIN) $(INST_BIN) $(INST_MAN)/man1 $(INST_MAN)/man5 $(INST_MAN)/man8
 	install -m 0755 $(BIN) $(INST_SBIN)/ksnoop
 	ln -sf ../sbin/ksnoop $(INST_BIN)/ktrace
 	ln -sf ../sbin/ksnoop $(INST_BIN)/kdump
 	install -m 0644 $(MAN1) $(INST_MAN)/man1/
+	install -m 0644 $(MAN5) $(INST_MAN)/man5/
 	install -m 0644 $(MAN8) $(INST_MAN)/man8/
 ifneq ($(COMPLETION),)
 	install -d $(INST_COMP)
@@ -309,7 +311,8 @@ DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
 DEB      = build/ksnoop_$(VERSION)_$(DEB_ARCH)
 DEB_IN   := $(SRCS) $(wildcard src/*.h src/*/*.h bpf/*.c bpf/*/*.h scripts/*.sh scripts/*.txt \
 	    debian/control debian/rules debian/changelog debian/copyright debian/source/* debian/*.lintian-overrides \
-	    doc/*.[18] completion/*) VERSION Makefile
+	    debian/ksnoop.service debian/ksnoop.install debian/serve.conf \
+	    doc/*.[158] completion/*) VERSION Makefile
 deb: $(DEB).deb
 $(DEB).deb: $(DEB_IN)
 	dpkg-buildpackage -b -us -uc -j2 --post-clean --buildinfo-option=-ubuild --changes-option=-ubuild \
@@ -318,6 +321,7 @@ $(DEB).deb: $(DEB_IN)
 uninstall:
 	rm -f $(INST_SBIN)/ksnoop $(INST_BIN)/ktrace $(INST_BIN)/kdump \
 		$(addprefix $(INST_MAN)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(INST_MAN)/man5/,$(notdir $(MAN5))) \
 		$(addprefix $(INST_MAN)/man8/,$(notdir $(MAN8))) \
 		$(INST_COMP)/ksnoop
 
@@ -356,6 +360,14 @@ fuzz-btf: $(OUT)/fuzz/btf_fuzz
 $(OUT)/fuzz/btf_fuzz: $(FUZZ_BTF_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_BTF_SRCS) $(LDLIBS) -o $@
+
+# The same for ksnoop serve's configuration parser.
+FUZZ_SERVE_SRCS := tests/fuzz/serve_config_fuzz.c src/serve/config.c src/lib/util.c src/lib/json_writer.c
+.PHONY: fuzz-serve-config
+fuzz-serve-config: $(OUT)/fuzz/serve_config_fuzz
+$(OUT)/fuzz/serve_config_fuzz: $(FUZZ_SERVE_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SERVE_SRCS) $(LDLIBS) -o $@
 # ---- end ktrace/kdump ----
 
 FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib/*.h \

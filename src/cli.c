@@ -43,6 +43,7 @@ static const struct cmd cmds[] = {
 	{ "kdump", cmd_kdump, NULL, false },
 	{ "probe", cmd_probe, NULL, false },
 	{ "kprobe-events", cmd_kprobe_events, NULL, false },
+	{ "serve", cmd_serve, NULL, false },
 	{ "help", cmd_help, &cmd_opts, false },
 };
 
@@ -60,7 +61,7 @@ void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s [OPTIONS] { COMMAND FUNC [FUNC...] | FUNC [FUNC...] | help }\n"
 		"\n"
-		"COMMAND := { trace | graph | count | hist | info | feature | ktrace | kdump | probe | kprobe-events }\n"
+		"COMMAND := { trace | graph | count | hist | info | feature | ktrace | kdump | probe | kprobe-events | serve }\n"
 		"FUNC := { name | name(arg[,arg]...) }\n"
 		"  name := function | module:function | target:function (a program's or library's)\n"
 		"          | tp:category:event | rawtp:event | profile:HZ\n"

@@ -61,6 +61,7 @@ int cmd_probe(struct env *env, int argc, char **argv);
 int cmd_kprobe_events(struct env *env, int argc, char **argv);
 int cmd_count(struct env *env, int argc, char **argv);
 int cmd_hist(struct env *env, int argc, char **argv);
+int cmd_serve(struct env *env, int argc, char **argv);
 
 /*
  * Setters of struct env's options (ctx is the env) for the commands whose

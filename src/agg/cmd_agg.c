@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg/agg.h"
+#include "agg/cmd_agg.h"
 #include "agg/flame.h"
 #include "agg/format.h"
 #include "agg/prom.h"
@@ -20,17 +21,6 @@
 #include "lib/util.h"
 #include "trace/session.h"
 #include "trace/span.h"
-
-struct agg_run {
-	struct session ses;
-	const struct agg_opts *a;
-	struct tracer_agg layout; /* agg_layout_plans' */
-	struct agg_reader *reader;
-	struct prom_server *prom;
-	FILE *svg; /* --svg's file, opened before anything attaches */
-	/* The reader's maps and symbols, between the main loop and the HTTP thread. */
-	pthread_mutex_t lock;
-};
 
 static int check_span_args(const struct env *env, int argc, const char *cmd)
 {
@@ -235,15 +225,12 @@ static int write_metrics(struct agg_run *r, FILE *out)
 	struct agg_drops d;
 	int nr, err;
 
-	pthread_mutex_lock(&r->lock);
-	err = agg_read(r->reader, &tables, &nr);
-	if (!err) {
-		agg_read_drops(r->reader, &d);
-		err = out ? prom_write(out, tables, nr, &d)
-			  : prom_textfile_write(r->a->textfile, tables, nr, &d);
-		agg_tables_free(tables, nr);
-	}
-	pthread_mutex_unlock(&r->lock);
+	err = agg_run__read(r, &tables, &nr, &d);
+	if (err)
+		return err;
+	err = out ? prom_write(out, tables, nr, &d)
+		  : prom_textfile_write(r->a->textfile, tables, nr, &d);
+	agg_tables_free(tables, nr);
 	return err;
 }
 
@@ -339,14 +326,8 @@ static int listen_outputs(struct agg_run *r)
 }
 
 /* Serving begins once every probe is attached: an answer means ready. */
-static int start_outputs(struct agg_run *r, const struct env *env)
+static int start_outputs(struct agg_run *r)
 {
-	r->reader = agg_reader__new(&r->ses, r->a, &r->layout);
-	if (!r->reader) {
-		p_err("out of memory");
-		return -ENOMEM;
-	}
-	agg_reader__prime(r->reader, env->pids, env->nr_pids);
 	if (r->prom && prom_server__serve(r->prom, render_prom, r))
 		return -EINVAL;
 	if (r->a->textfile)
@@ -403,48 +384,100 @@ static int plan_all(struct agg_run *r, const struct env *env, int argc, char **a
 	return session__plan(&r->ses, argc, argv, &po);
 }
 
-static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
+int agg_run__open(struct agg_run *r, struct env *env, int argc, char **argv, const char *cmd,
+		  const struct session *share)
 {
-	struct agg_run r = { .a = &env->agg };
 	struct session_opts so;
 	int err;
 
+	memset(r, 0, sizeof(*r));
+	r->a = &env->agg;
+	pthread_mutex_init(&r->lock, NULL);
 	err = check_args(env, argc, cmd);
 	if (err)
 		return err;
-	pthread_mutex_init(&r.lock, NULL);
 	/* No events flow: the ring is only there for the shared BPF object. */
 	env->pages = 1;
 	env_session_opts(env, &so);
-	err = session__open(&r.ses, &so) ?: plan_all(&r, env, argc, argv) ?:
-	      agg_layout_plans(&r.ses, &env->agg, &r.layout) ?: check_memory(&r) ?:
-	      listen_outputs(&r) ?:
-	      setup_stop_signals() ?: prepare(&r, env) ?: session__attach(&r.ses) ?: start_outputs(&r, env);
+	so.share = share;
+	return session__open(&r->ses, &so) ?: plan_all(r, env, argc, argv) ?:
+	       agg_layout_plans(&r->ses, &env->agg, &r->layout) ?: check_memory(r);
+}
+
+int agg_run__attach(struct agg_run *r, const struct env *env)
+{
+	int err = prepare(r, env) ?: session__attach(&r->ses);
+
+	if (err)
+		return err;
+	r->reader = agg_reader__new(&r->ses, r->a, &r->layout);
+	if (!r->reader) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	agg_reader__prime(r->reader, env->pids, env->nr_pids);
+	return 0;
+}
+
+int agg_run__read(struct agg_run *r, struct agg_table ***tables, int *nr, struct agg_drops *d)
+{
+	int err;
+
+	pthread_mutex_lock(&r->lock);
+	err = agg_read(r->reader, tables, nr);
+	if (!err && d && agg_read_drops(r->reader, d))
+		*d = (struct agg_drops){ 0 };
+	pthread_mutex_unlock(&r->lock);
+	return err;
+}
+
+int agg_run__nr_attached(const struct agg_run *r)
+{
+	return r->ses.nr;
+}
+
+void agg_run__close(struct agg_run *r)
+{
+	prom_server__stop(r->prom);
+	if (r->svg)
+		fclose(r->svg);
+	agg_reader__free(r->reader);
+	session__close(&r->ses);
+	pthread_mutex_destroy(&r->lock);
+}
+
+static int cmd_agg(struct env *env, int argc, char **argv, const char *cmd)
+{
+	struct agg_run r;
+	int err;
+
+	err = agg_run__open(&r, env, argc, argv, cmd, NULL) ?: listen_outputs(&r) ?:
+	      setup_stop_signals() ?: agg_run__attach(&r, env) ?: start_outputs(&r);
 	if (!err)
 		err = run(&r);
 	if (stop_signal)
 		p_dbg("stopped by signal %d", (int)stop_signal);
-	prom_server__stop(r.prom);
-	if (r.svg)
-		fclose(r.svg);
-	agg_reader__free(r.reader);
-	session__close(&r.ses);
-	pthread_mutex_destroy(&r.lock);
+	agg_run__close(&r);
 	return err;
+}
+
+void agg_set_mode(struct env *env, int mode)
+{
+	env->agg.mode = mode;
+	if (mode == KSNOOP_AGG_HIST && env->agg.latency && !env->agg.unit) {
+		env->agg.unit = "ns";
+		env->agg.unit_ns = 1;
+	}
 }
 
 int cmd_count(struct env *env, int argc, char **argv)
 {
-	env->agg.mode = KSNOOP_AGG_COUNT;
+	agg_set_mode(env, KSNOOP_AGG_COUNT);
 	return cmd_agg(env, argc, argv, "count");
 }
 
 int cmd_hist(struct env *env, int argc, char **argv)
 {
-	env->agg.mode = KSNOOP_AGG_HIST;
-	if (env->agg.latency && !env->agg.unit) {
-		env->agg.unit = "ns";
-		env->agg.unit_ns = 1;
-	}
+	agg_set_mode(env, KSNOOP_AGG_HIST);
 	return cmd_agg(env, argc, argv, "hist");
 }

@@ -35,6 +35,7 @@ static const struct {
 #define LABEL_SPEC "spec"
 #define LABEL_VALUE "value"
 #define LABEL_LE "le"
+#define LABEL_FOLDED "folded"
 
 /* A latency's le and _sum: nanoseconds printed as seconds. */
 #define NS_DECIMALS 9
@@ -42,6 +43,7 @@ static const struct {
 /* How one table's series are labelled. */
 struct table_plan {
 	enum prom_family family;
+	const char *name;      /* the family's, or serve's metric name */
 	int spec;	       /* the table's position, from 1 */
 	bool show_spec;	       /* another table could expose the same series */
 	int func_field;	       /* index of the AGG_F_FUNC field, or -1 */
@@ -87,7 +89,7 @@ static bool label_taken(const struct table_plan *plan, int nr, const char *name)
 {
 	int i;
 
-	if (!strcmp(name, LABEL_FUNC) || !strcmp(name, LABEL_SPEC))
+	if (!strcmp(name, LABEL_FUNC) || !strcmp(name, LABEL_SPEC) || !strcmp(name, LABEL_FOLDED))
 		return true;
 	if (plan->family != FAM_CALLS && !strcmp(name, LABEL_LE))
 		return true;
@@ -162,6 +164,7 @@ static int plan_table(const struct agg_table *t, int spec, struct table_plan *pl
 
 	plan->spec = spec;
 	plan->func_field = -1;
+	plan->name = NULL;
 	plan->ns_per_unit = 1;
 	if (t->kind == AGG_COUNT) {
 		plan->family = FAM_CALLS;
@@ -172,6 +175,7 @@ static int plan_table(const struct agg_table *t, int spec, struct table_plan *pl
 		if (t->unit && !(plan->ns_per_unit = unit_ns(t->unit)))
 			return -EINVAL;
 	}
+	plan->name = families[plan->family].name;
 	if (!t->func || (plan->family == FAM_VALUE && !t->value) || !rows_ok(t))
 		return -EINVAL;
 	plan->labels = calloc(t->nr_fields ?: 1, sizeof(*plan->labels));
@@ -347,7 +351,7 @@ static void put_stack(FILE *out, const struct agg_val *v)
 	}
 }
 
-static void put_label(FILE *out, const char *name, const char *value)
+void prom_put_label(FILE *out, const char *name, const char *value)
 {
 	fprintf(out, "%s=\"", name);
 	put_escaped(out, value);
@@ -360,26 +364,28 @@ static void put_row_labels(FILE *out, const struct agg_table *t, const struct ta
 {
 	int i;
 
-	put_label(out, LABEL_FUNC,
-		  plan->func_field >= 0 ? row->key[plan->func_field].text : t->func);
+	prom_put_label(out, LABEL_FUNC,
+		       plan->func_field >= 0 ? row->key[plan->func_field].text : t->func);
 	if (plan->show_spec)
 		fprintf(out, "," LABEL_SPEC "=\"%d\"", plan->spec);
 	if (plan->family == FAM_VALUE) {
 		fputc(',', out);
-		put_label(out, LABEL_VALUE, t->value);
+		prom_put_label(out, LABEL_VALUE, t->value);
 	}
 	for (i = 0; i < t->nr_fields; i++) {
 		if (!plan->labels[i])
 			continue;
 		fputc(',', out);
 		if (!agg_field_is_stack(t->fields[i].kind)) {
-			put_label(out, plan->labels[i], row->key[i].text);
+			prom_put_label(out, plan->labels[i], row->key[i].text);
 			continue;
 		}
 		fprintf(out, "%s=\"", plan->labels[i]);
 		put_stack(out, &row->key[i]);
 		fputc('"', out);
 	}
+	if (row->folded)
+		fputs("," LABEL_FOLDED "=\"true\"", out);
 }
 
 /* ---- numbers ------------------------------------------------------------- */
@@ -434,9 +440,19 @@ static bool bucket_high(const struct agg_layout *l, int idx, __int128 *high)
 
 /* ---- families ------------------------------------------------------------ */
 
-static void put_family_header(FILE *out, const char *name, const char *type, const char *help)
+void prom_put_header(FILE *out, const char *name, const char *type, const char *help)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	const char *p;
+
+	fprintf(out, "# HELP %s ", name);
+	/* The format escapes only these two in HELP. */
+	for (p = help; *p; p++) {
+		if (*p == '\\' || *p == '\n')
+			fputs(*p == '\n' ? "\\n" : "\\\\", out);
+		else
+			fputc(*p, out);
+	}
+	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
 static void put_count_rows(FILE *out, const struct agg_table *t, const struct table_plan *plan)
@@ -444,7 +460,7 @@ static void put_count_rows(FILE *out, const struct agg_table *t, const struct ta
 	int i;
 
 	for (i = 0; i < t->nr_rows; i++) {
-		fprintf(out, "%s{", families[plan->family].name);
+		fprintf(out, "%s{", plan->name);
 		put_row_labels(out, t, plan, &t->rows[i]);
 		fprintf(out, "} %" PRIu64 "\n", t->rows[i].count);
 	}
@@ -453,7 +469,7 @@ static void put_count_rows(FILE *out, const struct agg_table *t, const struct ta
 static void put_bucket(FILE *out, const struct agg_table *t, const struct table_plan *plan,
 		       const struct agg_row *row, const char *le, uint64_t cum)
 {
-	fprintf(out, "%s_bucket{", families[plan->family].name);
+	fprintf(out, "%s_bucket{", plan->name);
 	put_row_labels(out, t, plan, row);
 	fprintf(out, ",le=\"%s\"} %" PRIu64 "\n", le, cum);
 }
@@ -462,7 +478,7 @@ static void put_bucket(FILE *out, const struct agg_table *t, const struct table_
 static void put_hist_series(FILE *out, const struct agg_table *t, const struct table_plan *plan,
 			    const struct agg_row *row, const char *suffix)
 {
-	fprintf(out, "%s_%s{", families[plan->family].name, suffix);
+	fprintf(out, "%s_%s{", plan->name, suffix);
 	put_row_labels(out, t, plan, row);
 	fputs("} ", out);
 }
@@ -495,7 +511,7 @@ static void put_hist_row(FILE *out, const struct agg_table *t, const struct tabl
 }
 
 static void put_family(FILE *out, enum prom_family fam, struct agg_table *const *tables, int nr,
-		       const struct table_plan *plans)
+		       const struct table_plan *plans, const char *help)
 {
 	bool any = false;
 	int i, r;
@@ -504,8 +520,8 @@ static void put_family(FILE *out, enum prom_family fam, struct agg_table *const 
 		if (plans[i].family != fam)
 			continue;
 		if (!any)
-			put_family_header(out, families[fam].name, families[fam].type,
-					  families[fam].help);
+			prom_put_header(out, plans[i].name, families[fam].type,
+					help ?: families[fam].help);
 		any = true;
 		if (fam == FAM_CALLS) {
 			put_count_rows(out, tables[i], &plans[i]);
@@ -520,12 +536,19 @@ static void put_drops(FILE *out, const struct agg_drops *drops)
 {
 	int i;
 
-	put_family_header(out, DROPS_NAME, "counter", DROPS_HELP);
+	prom_put_header(out, DROPS_NAME, "counter", DROPS_HELP);
 	for (i = 0; drops && drops->names && drops->counts && i < drops->nr; i++) {
 		fputs(DROPS_NAME "{", out);
-		put_label(out, "reason", drops->names[i]);
+		prom_put_label(out, "reason", drops->names[i]);
 		fprintf(out, "} %" PRIu64 "\n", drops->counts[i]);
 	}
+}
+
+static int flushed(FILE *out)
+{
+	if (fflush(out) == EOF || ferror(out))
+		return errno > 0 ? -errno : -EIO;
+	return 0;
 }
 
 int prom_write(FILE *out, struct agg_table *const *tables, int nr, const struct agg_drops *drops)
@@ -539,12 +562,32 @@ int prom_write(FILE *out, struct agg_table *const *tables, int nr, const struct 
 	if (err)
 		return err;
 	for (fam = 0; fam < NR_FAMILIES; fam++)
-		put_family(out, fam, tables, nr, plans);
+		put_family(out, fam, tables, nr, plans, NULL);
 	put_drops(out, drops);
 	free_plans(plans, tables, nr);
-	if (fflush(out) == EOF || ferror(out))
-		return errno > 0 ? -errno : -EIO;
-	return 0;
+	return flushed(out);
+}
+
+int prom_write_named(FILE *out, const char *name, const char *help, struct agg_table *const *tables,
+		     int nr)
+{
+	struct table_plan *plans;
+	int i, err;
+
+	if (nr < 1 || !tables)
+		return -EINVAL;
+	err = plan_tables(tables, nr, &plans);
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++) {
+		if (plans[i].family != plans[0].family)
+			err = -EINVAL;
+		plans[i].name = name;
+	}
+	if (!err)
+		put_family(out, plans[0].family, tables, nr, plans, help);
+	free_plans(plans, tables, nr);
+	return err ?: flushed(out);
 }
 
 /* ---- the textfile -------------------------------------------------------- */
@@ -562,8 +605,7 @@ static char *temp_path(const char *path)
 	return tmp;
 }
 
-static int write_temp(int fd, struct agg_table *const *tables, int nr,
-		      const struct agg_drops *drops)
+static int write_temp(int fd, prom_render_fn render, void *ctx)
 {
 	FILE *f;
 	int err;
@@ -574,7 +616,7 @@ static int write_temp(int fd, struct agg_table *const *tables, int nr,
 		close(fd);
 		return err;
 	}
-	err = prom_write(f, tables, nr, drops);
+	err = render(ctx, f);
 	if (!err && fsync(fileno(f)))
 		err = -errno;
 	if (fclose(f) && !err)
@@ -637,15 +679,14 @@ int prom_textfile_check(const char *path)
 	return 0;
 }
 
-int prom_textfile_write(const char *path, struct agg_table *const *tables, int nr,
-			const struct agg_drops *drops)
+int prom_textfile_render(const char *path, prom_render_fn render, void *ctx)
 {
 	char clip[CLIP_BUF], *tmp;
 	int fd, err = create_temp(path, &tmp, &fd);
 
 	if (err)
 		return err;
-	err = write_temp(fd, tables, nr, drops);
+	err = write_temp(fd, render, ctx);
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err) {
@@ -654,4 +695,25 @@ int prom_textfile_write(const char *path, struct agg_table *const *tables, int n
 	}
 	free(tmp);
 	return err;
+}
+
+struct tables_ctx {
+	struct agg_table *const *tables;
+	int nr;
+	const struct agg_drops *drops;
+};
+
+static int render_tables(void *ctx, FILE *out)
+{
+	struct tables_ctx *t = ctx;
+
+	return prom_write(out, t->tables, t->nr, t->drops);
+}
+
+int prom_textfile_write(const char *path, struct agg_table *const *tables, int nr,
+			const struct agg_drops *drops)
+{
+	struct tables_ctx t = { tables, nr, drops };
+
+	return prom_textfile_render(path, render_tables, &t);
 }

@@ -89,6 +89,21 @@
 int prom_write(FILE *out, struct agg_table *const *tables, int nr, const struct agg_drops *drops);
 
 /*
+ * serve's metric: the tables of one family (all count, or all hist of
+ * the same kind) as the metric name with its help text, the labels as
+ * above. -EINVAL for tables of different families, else as prom_write.
+ */
+int prom_write_named(FILE *out, const char *name, const char *help, struct agg_table *const *tables,
+		     int nr);
+/* # HELP (escaped as the format says) and # TYPE lines. */
+void prom_put_header(FILE *out, const char *name, const char *type, const char *help);
+/* name="value", the value escaped and made valid UTF-8 as above. */
+void prom_put_label(FILE *out, const char *name, const char *value);
+
+/* Writes the exposition to out: 0, or a negative errno (HTTP answers 500). */
+typedef int (*prom_render_fn)(void *ctx, FILE *out);
+
+/*
  * The same into path, atomically: a hidden temporary file beside it,
  * fsync, rename. Returns 0, or -errno after one "Error: ..." line; no
  * temporary file is left behind.
@@ -100,6 +115,8 @@ int prom_textfile_write(const char *path, struct agg_table *const *tables, int n
  * probe attaches. 0, or -errno after one "Error: ..." line.
  */
 int prom_textfile_check(const char *path);
+/* What render writes, into path as prom_textfile_write does. */
+int prom_textfile_render(const char *path, prom_render_fn render, void *ctx);
 
 /*
  * HTTP: GET (or HEAD) /metrics answers the exposition render writes, with
@@ -108,7 +125,6 @@ int prom_textfile_check(const char *path);
  * the caller locks what it shares with its main thread; a negative return
  * answers 500.
  */
-typedef int (*prom_render_fn)(void *ctx, FILE *out);
 
 struct prom_server;
 

@@ -57,7 +57,7 @@ static void agg_val_free(struct agg_val *v)
 	free(v->frames);
 }
 
-static void agg_row_free(struct agg_row *r, int nr_fields)
+void agg_row_free(struct agg_row *r, int nr_fields)
 {
 	int i;
 

@@ -69,6 +69,8 @@ struct agg_row {
 	uint64_t *buckets;     /* layout.nr_buckets */
 	int64_t sum, min, max; /* of the values, in the table's unit */
 	bool is_signed;	       /* how min, max and sum read */
+	/* serve: the keys past a metric's series cap, summed; its key reads "other" */
+	bool folded;
 };
 
 struct agg_table {
@@ -103,5 +105,7 @@ void agg_bucket_bounds(const struct agg_layout *l, int idx, int64_t *low, int64_
  * empty table. NULL is ignored.
  */
 void agg_table_free(struct agg_table *t);
+/* Frees what row r owns (its key of nr_fields values, its buckets). */
+void agg_row_free(struct agg_row *r, int nr_fields);
 
 #endif

@@ -102,6 +102,18 @@ static void clip_report(struct strbuf *sb)
 	sb_write(sb, "...", 3);
 }
 
+static char where[CLIP_BUF + 16];
+
+void util_set_where(const char *file, int line)
+{
+	char clip[CLIP_BUF];
+
+	if (!file)
+		where[0] = '\0';
+	else
+		snprintf(where, sizeof(where), "%s:%d: ", str_clip(file, clip), line);
+}
+
 static void __attribute__((format(printf, 3, 0)))
 report(const char *prefix, bool json, const char *fmt, va_list ap)
 {
@@ -115,6 +127,8 @@ report(const char *prefix, bool json, const char *fmt, va_list ap)
 		json = false;
 	}
 	sb_init(&sb);
+	if (prefix[0] != 'd')
+		sb_printf(&sb, "%s", where);
 	sb_vprintf(&sb, fmt, ap);
 	make_printable(&sb);
 	if (prefix[0] != 'd')

@@ -35,6 +35,11 @@ bool util_debug(void);
 /* JSON mode (-j): commands print JSON, and p_err {"error": "..."} on stderr. */
 void util_set_json(bool on);
 bool util_json(void);
+/*
+ * Errors and warnings say where in a file their input came from
+ * ("serve.conf:12: ..."), until util_set_where(NULL, 0).
+ */
+void util_set_where(const char *file, int line);
 /* Send libbpf's own messages through p_dbg: shown only with -d. */
 void util_route_libbpf_print(void);
 

@@ -360,6 +360,12 @@ int session__open(struct session *s, const struct session_opts *o)
 
 	memset(s, 0, sizeof(*s));
 	s->opts = *o;
+	if (o->share) {
+		s->kb = o->share->kb;
+		s->ks = o->share->ks;
+		s->borrowed = true;
+		return 0;
+	}
 	start_early(s, jobs, ARRAY_SIZE(jobs));
 	s->kb = kbtf__open(o->btf_path);
 	finish_early(jobs, ARRAY_SIZE(jobs));
@@ -409,7 +415,9 @@ void session__close(struct session *s)
 	for (i = 0; i < s->nr_specs; i++)
 		free(s->spec_funcs[i]);
 	free(s->spec_funcs);
-	ksyms__free(s->ks);
-	kbtf__free(s->kb);
+	if (!s->borrowed) {
+		ksyms__free(s->ks);
+		kbtf__free(s->kb);
+	}
 	memset(s, 0, sizeof(*s));
 }

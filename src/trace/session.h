@@ -19,6 +19,11 @@ struct session_opts {
 	const char *btf_path; /* --btf: this kernel's BTF from a file */
 	bool stack_mode;      /* -s: the plans form a chain, in order */
 	bool graph;	      /* the first plan is ENTRY, the rest its callees */
+	/*
+	 * Its BTF and symbols, borrowed instead of read again: serve's
+	 * metrics share one copy. It must outlive this session.
+	 */
+	const struct session *share;
 };
 
 struct session {
@@ -32,6 +37,7 @@ struct session {
 	int nr_specs;
 	int span_from; /* spans: the first span_from specs open them; 0 without */
 	struct tracer *tracer;
+	bool borrowed; /* kb and ks are opts.share's */
 };
 
 /*

@@ -127,17 +127,6 @@ damage_tests() {
 	done
 }
 
-# A command's output in LOG, shown only when it fails.
-fuzz_check() { # name log command...
-	local name=$1 log=$2
-	shift 2
-	if "$@" >"$log" 2>&1; then
-		ok "$name"
-	else
-		notok "$name" "failed: $*" "$(tail -n 20 "$log")"
-	fi
-}
-
 fuzz_tests() {
 	local fz=build/fuzz/btf_fuzz
 	local replay="fuzz target replays tests/fuzz/btf-corpus" run="short fuzz run over BTF"

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-checks="make deb|lintian|dpkg -i|ksnoop -V|ksnoop info|ktrace|kdump|man -w|dpkg -r and purge|nothing left"
+checks="make deb|lintian|dpkg -i|ksnoop -V|ksnoop info|ktrace|kdump|man -w|serve unit|serve config|serve with the unit's capabilities|dpkg -r and purge|nothing left"
 skip_all() {
 	local IFS='|' c
 	for c in $checks; do echo "ok - deb: $c # SKIP $1"; done
@@ -47,7 +47,16 @@ purge() {
 	st=$(dpkg-query -W -f='${db:Status-Status}' ksnoop 2>/dev/null)
 	[ -z "$st" ] || [ "$st" = not-installed ] || dpkg_locked --purge ksnoop
 }
-trap purge EXIT
+# The exporter's check attaches tracepoints: tracefs as perf would have it.
+mounted=
+if [ ! -d /sys/kernel/tracing/events ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	mounted=1
+fi
+cleanup() {
+	purge
+	[ -n "$mounted" ] && umount /sys/kernel/tracing
+}
+trap cleanup EXIT
 
 start=$(date +%s)
 if ! out=$(make -s deb 2>&1); then
@@ -88,6 +97,50 @@ tap "/usr/bin/kdump -h exits 0" '/usr/bin/kdump -h'
 tap "man -w ksnoop finds the package's page" \
 	'[ "$(man -w ksnoop)" = /usr/share/man/man8/ksnoop.8.gz ]'
 
+tap "man -w ksnoop-serve finds the config format (section 5)" \
+	'[ "$(man -w 5 ksnoop-serve)" = /usr/share/man/man5/ksnoop-serve.5.gz ]'
+
+# The exporter's unit: installed, verified clean, not enabled; its config
+# a conffile that serve plans without an error.
+unit=/lib/systemd/system/ksnoop.service
+tap "serve unit: systemd-analyze verify $unit says nothing" \
+	'[ -z "$(systemd-analyze verify "$unit" 2>&1)" ]'
+tap "serve unit: installed, not enabled" \
+	'[ -f "$unit" ] && ! ls /etc/systemd/system/*.wants/ksnoop.service'
+tap "serve config: /etc/ksnoop/serve.conf is a conffile" \
+	'dpkg-query -W -f="\${Conffiles}" ksnoop | grep -q "^ /etc/ksnoop/serve.conf "'
+tap "serve config: ksnoop serve --check plans every metric" \
+	'/usr/sbin/ksnoop serve --check /etc/ksnoop/serve.conf | grep -q "3 metrics, every spec planned"'
+serve_caps() {
+	local caps port=$((30000 + $$ % 5000)) conf pid ok=1 i
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' |
+		sed 's/cap_/+/g; s/ /,/g')
+	conf=$(mktemp /tmp/ksnoop-deb.XXXXXX)
+	sed "s/^listen = .*/listen = 127.0.0.1:$port/" /etc/ksnoop/serve.conf >"$conf"
+	setpriv --inh-caps=-all --bounding-set=-all,"$caps" \
+		/usr/sbin/ksnoop serve "$conf" 2>"$conf.err" &
+	pid=$!
+	for i in $(seq 60); do
+		curl -s --max-time 5 "http://127.0.0.1:$port/metrics" 2>/dev/null |
+			grep -q '^ksnoop_serve_probes_attached{metric="ksnoop_block_io_seconds"} 2$' &&
+			{ ok=0; break; }
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.5
+	done
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	[ $? = 0 ] || ok=1
+	[ $ok = 0 ] || sed 's/^/#   /' "$conf.err" >&2
+	rm -f "$conf" "$conf.err"
+	return $ok
+}
+if [ -d /sys/kernel/tracing/events/block ] && command -v setpriv >/dev/null &&
+	command -v curl >/dev/null; then
+	tap "serve with the unit's capabilities only (setpriv) serves the default config" serve_caps
+else
+	echo "ok - deb: serve with the unit's capabilities # SKIP needs tracefs, setpriv and curl"
+fi
+
 if dpkg_locked -r ksnoop && dpkg_locked --purge ksnoop; then
 	echo "ok - deb: dpkg -r and purge"
 else
@@ -95,7 +148,9 @@ else
 fi
 left=
 while read -r f; do
-	[ -d "$f" ] || [ ! -e "$f" ] && [ ! -L "$f" ] || left="$left $f"
+	# Directories are shared (/lib is a link to usr/lib on merged /usr).
+	[ -d "$f" ] && continue
+	if [ -e "$f" ] || [ -L "$f" ]; then left="$left $f"; fi
 done <<<"$files"
 [ ! -e /usr/share/doc/ksnoop ] || left="$left /usr/share/doc/ksnoop"
 if [ -n "$files" ] && [ -z "$left" ] && ! dpkg-query -W ksnoop >/dev/null 2>&1; then

@@ -605,6 +605,45 @@ one trace "c:malloc(struct no_such_struct_xyz *p)"
 one trace "c:malloc(unsigned long)"
 one trace "c:malloc(char * const p)"
 one trace "$(rep a 5000):f"
+# --- serve: the config file's errors, each with its file:line, before any attach
+sconf() { printf '%b' "$2" >"$tmp/$1.conf"; }
+said "serve takes one config file" serve
+said "serve takes one config file" serve a b
+said "$tmp/none.conf: No such file or directory" serve "$tmp/none.conf"
+said "$tmp: " serve "$tmp"
+sconf big "# $(rep x 1100000)\n"
+said "larger than" serve "$tmp/big.conf"
+sconf nometric 'listen = 127.0.0.1:1\n'
+said "nometric.conf" serve "$tmp/nometric.conf"
+sconf func '[a_total]\nhelp = x\nkind = count\nspec = no_such_function_xyz\n'
+said "func.conf:1: function 'no_such_function_xyz' not found" serve "$tmp/func.conf"
+said "func.conf:1: function 'no_such_function_xyz' not found" serve --check "$tmp/func.conf"
+sconf by '[a_total]\nhelp = x\nkind = count\nspec = tp:syscalls:sys_enter_getppid\nby = color\n'
+said "by.conf:5: unknown word 'color'" serve "$tmp/by.conf"
+sconf name '[a]\nhelp = x\nkind = count\nspec = tp:syscalls:sys_enter_getppid\n'
+said "name.conf:1:" serve "$tmp/name.conf"
+sconf span '[a_seconds]\nhelp = x\nkind = latency\nfrom = tp:syscalls:sys_enter_getppid(current->pid)\n'
+said "span.conf:4: 'from' without 'to'" serve "$tmp/span.conf"
+sconf file 'textfile = /nonexistent-dir/k.prom\n[a_total]\nhelp = x\nkind = count\nspec = tp:syscalls:sys_enter_getppid\n'
+said "/nonexistent-dir/k.prom" serve "$tmp/file.conf"
+sconf nul '[a_total]\n# x\x00y\nhelp = x\nkind = count\nspec = tp:syscalls:sys_enter_getppid\n'
+said "nul.conf:2: a NUL byte" serve "$tmp/nul.conf"
+sconf esc '[a_total]\nhelp = x\nkind = count\nspec = \x1b[31mred(\n'
+said "esc.conf:4:" serve "$tmp/esc.conf"
+# Several problems: one line each, every one with its line, nothing attached.
+sconf many '[a_total]\nkind = count\nbogus = 1\n[a_total]\nhelp = y\nkind = hist\nspec = f\n'
+run serve "$tmp/many.conf"
+why=$(bad_exit)
+[ -z "$why" ] && [ "$(grep -c "^Error: $tmp/many.conf:[0-9]*: " "$tmp/err")" -lt 3 ] &&
+	why="fewer than 3 'Error: FILE:LINE:' lines"
+[ -z "$why" ] && [ "$(grep -vc "^Error: $tmp/many.conf:[0-9]*: " "$tmp/err")" -ne 0 ] &&
+	why="a line without FILE:LINE"
+if [ -z "$why" ]; then
+	ok "serve: a config with several errors says each, with its line ($(wc -l <"$tmp/err") lines)"
+else
+	notok "serve: a config with several errors: $why (exit $st)" "$(head -6 "$tmp/err")"
+fi
+
 # tracepoints: a name that is none, and what needs a return they do not make
 said "a tracepoint is tp:CATEGORY:EVENT" trace "tp:sched_switch"
 said "which event?" count "rawtp:"

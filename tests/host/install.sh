@@ -30,7 +30,7 @@ for l in ktrace kdump; do
 	tap "bin/$l is a relative link to ../sbin/ksnoop" \
 		'[ "$(readlink "$root/bin/$l")" = ../sbin/ksnoop ]'
 done
-for page in doc/*.[18]; do
+for page in doc/*.[158]; do
 	sec=${page##*.}
 	tap "man$sec/$(basename "$page")" \
 		'cmp -s "$page" "$root/share/man/man$sec/$(basename "$page")"'

@@ -9,7 +9,7 @@ row() { # DIR: the second column of README's row for DIR/
 	grep -F "| \`$1/\` |" README.md | awk -F'|' '{ print $3 }'
 }
 
-for d in src/lib src/trace src/agg src/kpe src/ktr bpf/abi bpf/lib bpf/trace bpf/agg; do
+for d in src/lib src/trace src/agg src/serve src/kpe src/ktr bpf/abi bpf/lib bpf/trace bpf/agg; do
 	r=$(row "$d")
 	if [ -z "$r" ]; then
 		echo "not ok - layout: README has no row for $d/"

@@ -15,7 +15,7 @@ if [ "$(./ksnoop -V)" = "ksnoop v$version" ]; then
 else
 	echo "not ok - version: ksnoop -V prints '$(./ksnoop -V)', VERSION has $version"
 fi
-for page in doc/*.[18]; do
+for page in doc/*.[158]; do
 	th=$(grep -m1 '^\.TH' "$page")
 	if grep -qF "\"ksnoop $version\"" <<<"$th"; then
 		echo "ok - version: $page .TH shows ksnoop $version"

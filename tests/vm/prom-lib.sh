@@ -22,3 +22,17 @@ EOF
 	PROM_CMD=(prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data"
 		--web.listen-address="$listen" --log.level=warn)
 }
+
+# prom_spawn DIR LISTEN TARGET...: prom_cmd's prometheus started in its own
+# process group (lib.sh's spawn), its log in DIR/plog, its pid in SPAWNED.
+prom_spawn() {
+	prom_cmd "$@"
+	spawn "${PROM_CMD[@]}" >"$1/plog" 2>&1
+}
+
+# prom_query PORT PROMQL: the answer of the query API on 127.0.0.1:PORT,
+# as JSON, in $JSON (empty when it does not answer).
+prom_query() {
+	JSON=$(curl -s -G --max-time 10 --data-urlencode "query=$2" \
+		"http://127.0.0.1:$1/api/v1/query" 2>/dev/null)
+}

@@ -152,8 +152,7 @@ until_ok() {
 
 # query PROMQL: the API's JSON answer in $JSON.
 query() {
-	JSON=$(curl -s -G --max-time 10 --data-urlencode "query=$1" \
-		"http://127.0.0.1:$pport/api/v1/query" 2>/dev/null)
+	prom_query "$pport" "$1"
 }
 
 # The series' values in VALUES, the first in VALUE ("none" without one),
@@ -201,8 +200,7 @@ for ((i = 0; i < n; i++)); do
 done
 until_ok "answer on every endpoint (${ADDRS[*]})" endpoints_up
 
-prom_cmd "$t" "127.0.0.1:$pport" "${ADDRS[@]}"
-spawn "${PROM_CMD[@]}" >"$t/plog" 2>&1
+prom_spawn "$t" "127.0.0.1:$pport" "${ADDRS[@]}"
 ppid=$SPAWNED
 now
 until_ok "good scrape by prometheus" scraped_since "$NOW"

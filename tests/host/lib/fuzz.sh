@@ -1,5 +1,5 @@
 # Sourced by the host tests that run libFuzzer targets (ktrace.sh: kdump's
-# reader, fuzz.sh: BTF).
+# reader, btf.sh: BTF, serve-config.sh: serve's config file).
 
 # Why no libFuzzer target can be built here, or nothing. Then each fuzz
 # check is a visible "# SKIP"; a target that fails to build where clang
@@ -29,4 +29,16 @@ fuzz_available() { # scratch-dir check-name...
 		skip "$name" "$why"
 	done
 	return 1
+}
+
+# A check that runs a command, its output in LOG shown only when it fails,
+# through the caller's ok NAME and notok NAME DIAG....
+fuzz_check() { # name log command...
+	local name=$1 log=$2
+	shift 2
+	if "$@" >"$log" 2>&1; then
+		ok "$name"
+	else
+		notok "$name" "failed: $*" "$(tail -n 20 "$log")"
+	fi
 }

@@ -190,6 +190,7 @@ enum ksnoop_agg_by {
 	KSNOOP_BY_CPU = 1 << 3,
 	KSNOOP_BY_KSTACK = 1 << 4,
 	KSNOOP_BY_USTACK = 1 << 5, /* and the process, whose addresses they are */
+	KSNOOP_BY_CGROUP = 1 << 6, /* the task's cgroup v2 id, in data after the ustack's */
 };
 
 #define KSNOOP_AGG_MAX_KEYS 8	    /* value items in one key */

@@ -170,6 +170,10 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 		if (u->id < 0 && u->id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);
 	}
+	if (agg_by & KSNOOP_BY_CGROUP)
+		*(__u64 *)&k
+			 ->data[agg_by & KSNOOP_BY_USTACK ? sizeof(struct ksnoop_agg_ustack) : 0] =
+			bpf_get_current_cgroup_id();
 }
 
 static __always_inline void build_key(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "agg/agg.h"
+#include "lib/cgroup.h"
 #include "lib/ustack.h"
 #include "lib/util.h"
 
@@ -130,12 +131,22 @@ static bool sample_is_fast(const struct func_plan *p, int data_used)
 	return true;
 }
 
+/* --by ustack's stack id and caller, then --by cgroup's id, come first (bpf/agg/agg.h). */
+static int cgroup_off(unsigned int by)
+{
+	return by & KSNOOP_BY_USTACK ? (int)sizeof(struct ksnoop_agg_ustack) : 0;
+}
+
+static int key_data_start(unsigned int by)
+{
+	return cgroup_off(by) + (by & KSNOOP_BY_CGROUP ? (int)sizeof(__u64) : 0);
+}
+
 static int layout_plan(struct func_plan *p, const struct agg_opts *ea, int *data_used)
 {
 	bool hist_value = ea->mode == KSNOOP_AGG_HIST && !ea->latency;
-	/* --by ustack's stack id and caller come first (bpf/agg/agg.h) */
 	int i, first = -1, err = 0;
-	int off = ea->by & KSNOOP_BY_USTACK ? (int)sizeof(struct ksnoop_agg_ustack) : 0;
+	int off = key_data_start(ea->by);
 
 	memset(&p->cfg.agg, 0, sizeof(p->cfg.agg));
 	p->cfg.agg.hist_value = KSNOOP_AGG_LATENCY;
@@ -298,7 +309,8 @@ struct agg_reader {
 	struct ksnoop_agg_key *done; /* its keys, deleted once read */
 	size_t nr_done, cap_done;
 	uint64_t *ips;
-	struct ustack_syms *usyms; /* --by ustack: processes' maps and objects' symbols */
+	struct ustack_syms *usyms;    /* --by ustack: processes' maps and objects' symbols */
+	struct cgroup_names *cgroups; /* --by cgroup: ids to paths */
 	struct table_build *builds;
 	uint64_t drops[KSNOOP_DROP_NR];
 };
@@ -326,8 +338,11 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 	r->builds = calloc(s->nr_specs, sizeof(*r->builds));
 	if (a->by & KSNOOP_BY_USTACK)
 		r->usyms = ustack_syms__new();
+	if (a->by & KSNOOP_BY_CGROUP)
+		r->cgroups = cgroup_names__new();
 	if (!r->values || !r->zeros || !r->ips || !r->builds ||
-	    ((a->by & KSNOOP_BY_USTACK) && !r->usyms)) {
+	    ((a->by & KSNOOP_BY_USTACK) && !r->usyms) ||
+	    ((a->by & KSNOOP_BY_CGROUP) && !r->cgroups)) {
 		agg_reader__free(r);
 		return NULL;
 	}
@@ -348,13 +363,14 @@ void agg_reader__free(struct agg_reader *r)
 	free(r->done);
 	free(r->ips);
 	ustack_syms__free(r->usyms);
+	cgroup_names__free(r->cgroups);
 	free(r->builds);
 	free(r);
 }
 
-static const char *const by_names[] = { "comm", "pid", "tid", "cpu", "kstack", "ustack" };
-static const enum agg_field_kind by_kinds[] = { AGG_F_COMM, AGG_F_PID,	  AGG_F_TID,
-						AGG_F_CPU,  AGG_F_KSTACK, AGG_F_USTACK };
+static const char *const by_names[] = AGG_BY_WORDS;
+static const enum agg_field_kind by_kinds[] = { AGG_F_COMM,   AGG_F_PID,    AGG_F_TID,	 AGG_F_CPU,
+						AGG_F_KSTACK, AGG_F_USTACK, AGG_F_CGROUP };
 
 static bool table_has_func(const struct func_plan *p, const struct agg_opts *a)
 {
@@ -643,6 +659,25 @@ static int render_number(__u64 v, struct agg_val *out)
 	return out->text ? 0 : -ENOMEM;
 }
 
+/* A cgroup no longer there when first named shows its id. */
+static int render_cgroup(const struct agg_reader *r, const struct ksnoop_agg_key *key,
+			 struct agg_val *out)
+{
+	const char *path;
+	struct strbuf sb;
+	__u64 id;
+
+	memcpy(&id, key->data + cgroup_off(r->a->by), sizeof(id));
+	path = cgroup_names__path(r->cgroups, id);
+	sb_init(&sb);
+	if (path)
+		sb_printf(&sb, "%s", path);
+	else
+		sb_printf(&sb, "[cgroup %llu]", (unsigned long long)id);
+	out->text = sb_take(&sb);
+	return out->text ? 0 : -ENOMEM;
+}
+
 static int render_field(const struct agg_reader *r, const struct func_plan *p,
 			const struct agg_field *f, int *k, const struct ksnoop_agg_key *key,
 			struct agg_val *out)
@@ -666,6 +701,8 @@ static int render_field(const struct agg_reader *r, const struct func_plan *p,
 		return render_stack(r, p, key, out);
 	case AGG_F_USTACK:
 		return render_ustack(r, key, out);
+	case AGG_F_CGROUP:
+		return render_cgroup(r, key, out);
 	}
 	return -EINVAL;
 }

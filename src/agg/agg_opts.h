@@ -5,6 +5,14 @@
 
 #include <stdbool.h>
 
+/* The words of --by, word i for bit i of enum ksnoop_agg_by (bpf/abi/trace.h). */
+#define AGG_BY_WORDS                                                      \
+	{                                                                 \
+		"comm", "pid", "tid", "cpu", "kstack", "ustack", "cgroup" \
+	}
+#define AGG_BY_LIST "comm, pid, tid, cpu, kstack, ustack, cgroup"
+#define AGG_BY_JOINED_MAX sizeof("comm,pid,tid,cpu,kstack,ustack,cgroup")
+
 struct agg_opts {
 	int mode;	 /* enum ksnoop_agg_mode */
 	unsigned int by; /* enum ksnoop_agg_by */

@@ -15,7 +15,7 @@ static struct agg_opts *agg_of(void *ctx)
 	return &((struct env *)ctx)->agg;
 }
 
-static const char *const by_words[] = { "comm", "pid", "tid", "cpu", "kstack", "ustack" };
+static const char *const by_words[] = { "comm", "pid", "tid", "cpu", "kstack", "ustack", "cgroup" };
 
 /* "comm,pid": each word a KSNOOP_BY_* bit, in enum order. */
 static int set_by(void *ctx, const char *arg)
@@ -32,8 +32,7 @@ static int set_by(void *ctx, const char *arg)
 		}
 		if (i == ARRAY_SIZE(by_words)) {
 			snprintf(word, sizeof(word), "%.*s", (int)(len < 15 ? len : 15), p);
-			p_err("invalid --by '%s': '%s' is not one of comm, pid, tid, cpu, kstack, "
-			      "ustack",
+			p_err("invalid --by '%s': '%s' is not one of " AGG_BY_LIST,
 			      str_clip(arg, clip), word);
 			return -EINVAL;
 		}
@@ -43,7 +42,7 @@ static int set_by(void *ctx, const char *arg)
 			break;
 	}
 	if (!agg_of(ctx)->by) {
-		p_err("--by needs comm, pid, tid, cpu, kstack or ustack");
+		p_err("--by needs comm, pid, tid, cpu, kstack, ustack or cgroup");
 		return -EINVAL;
 	}
 	return 0;
@@ -165,7 +164,7 @@ void agg_usage(FILE *f, const char *prog)
 		"keyed by --from's.\n"
 		"\n"
 		"OPTIONS (and trace's: -p, --comm, --cpu, --cgroup, -b, -j, --max-bytes, --from, --to, --max-spans):\n"
-		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack,ustack\n"
+		"      --by LIST         add to the key: comm,pid,tid,cpu,kstack,ustack,cgroup\n"
 		"      --linear LO,HI,STEP  linear buckets (hist), else log2\n"
 		"      --latency         a histogram of call durations (hist)\n"
 		"      --unit UNIT       ns, us or ms (--latency; default ns)\n"

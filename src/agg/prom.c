@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agg/prom.h"
+#include "lib/cgroup.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
 
@@ -36,6 +37,9 @@ static const struct {
 #define LABEL_VALUE "value"
 #define LABEL_LE "le"
 #define LABEL_FOLDED "folded"
+/* Beside a cgroup label, where its path names a container (lib/cgroup.h). */
+#define LABEL_CONTAINER "container"
+#define LABEL_POD "pod"
 
 /* A latency's le and _sum: nanoseconds printed as seconds. */
 #define NS_DECIMALS 9
@@ -49,6 +53,7 @@ struct table_plan {
 	int func_field;	       /* index of the AGG_F_FUNC field, or -1 */
 	char **labels;	       /* per key field; NULL for the AGG_F_FUNC one */
 	long long ns_per_unit; /* FAM_LATENCY; else 1 */
+	bool has_cgroup;       /* a key field is AGG_F_CGROUP: container and pod are taken */
 };
 
 /* ---- label names --------------------------------------------------------- */
@@ -94,6 +99,8 @@ static bool label_taken(const struct table_plan *plan, int nr, const char *name)
 	if (plan->family != FAM_CALLS && !strcmp(name, LABEL_LE))
 		return true;
 	if (plan->family == FAM_VALUE && !strcmp(name, LABEL_VALUE))
+		return true;
+	if (plan->has_cgroup && (!strcmp(name, LABEL_CONTAINER) || !strcmp(name, LABEL_POD)))
 		return true;
 	for (i = 0; i < nr; i++) {
 		if (plan->labels[i] && !strcmp(plan->labels[i], name))
@@ -181,6 +188,8 @@ static int plan_table(const struct agg_table *t, int spec, struct table_plan *pl
 	plan->labels = calloc(t->nr_fields ?: 1, sizeof(*plan->labels));
 	if (!plan->labels)
 		return -ENOMEM;
+	for (i = 0; i < t->nr_fields; i++)
+		plan->has_cgroup |= t->fields[i].kind == AGG_F_CGROUP;
 	for (i = 0; i < t->nr_fields; i++) {
 		if (t->fields[i].kind == AGG_F_FUNC && plan->func_field < 0) {
 			plan->func_field = i;
@@ -358,6 +367,22 @@ void prom_put_label(FILE *out, const char *name, const char *value)
 	fputc('"', out);
 }
 
+/* The cgroup's path, and the container and pod it names, if any. */
+static void put_cgroup(FILE *out, const char *name, const char *path)
+{
+	char id[CGROUP_NAME_MAX], pod[CGROUP_POD_MAX];
+
+	prom_put_label(out, name, path);
+	if (!cgroup_container(path, id, pod))
+		return;
+	fputc(',', out);
+	prom_put_label(out, LABEL_CONTAINER, id);
+	if (!pod[0])
+		return;
+	fputc(',', out);
+	prom_put_label(out, LABEL_POD, pod);
+}
+
 /* func, spec, value and the key labels, without braces. */
 static void put_row_labels(FILE *out, const struct agg_table *t, const struct table_plan *plan,
 			   const struct agg_row *row)
@@ -376,6 +401,10 @@ static void put_row_labels(FILE *out, const struct agg_table *t, const struct ta
 		if (!plan->labels[i])
 			continue;
 		fputc(',', out);
+		if (t->fields[i].kind == AGG_F_CGROUP) {
+			put_cgroup(out, plan->labels[i], row->key[i].text);
+			continue;
+		}
 		if (!agg_field_is_stack(t->fields[i].kind)) {
 			prom_put_label(out, plan->labels[i], row->key[i].text);
 			continue;

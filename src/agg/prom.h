@@ -32,10 +32,16 @@
  *            becomes "key". "return" stays "return" (a valid label name;
  *            PromQL has no such keyword). A name that is
  *            already taken in its series - func, spec, value (ksnoop_value),
- *            le (histograms), or an earlier field's - gets "_2" (or "_3",
+ *            le (histograms), folded, container and pod (beside a cgroup
+ *            field), or an earlier field's - gets "_2" (or "_3",
  *            ...) appended: skb->len and skb_len become skb_len and skb_len_2.
  *   kstack   the stack's frames ("func+0xoff [module]") joined by ';',
  *            outermost first, the folded format flame graph tools read.
+ *   cgroup   the task's cgroup v2 path; beside it container (the
+ *            container's id) and pod (the Kubernetes pod's uid) where the
+ *            path names them (lib/cgroup.h), else neither.
+ *   folded   "true" on serve's series of the keys past a metric's cap
+ *            (serve/cap.h), whose key labels read "other"; absent elsewhere.
  *   spec     only where two tables of one family could expose the same
  *            series (the same function twice with the same key fields, or
  *            a glob beside a function it matches or beside another glob):

@@ -50,6 +50,7 @@ enum agg_field_kind {
 	AGG_F_CPU,
 	AGG_F_KSTACK,
 	AGG_F_USTACK, /* the user stack, in its process */
+	AGG_F_CGROUP, /* the task's cgroup v2, as its path */
 };
 
 static inline bool agg_field_is_stack(enum agg_field_kind kind)
@@ -59,7 +60,7 @@ static inline bool agg_field_is_stack(enum agg_field_kind kind)
 
 struct agg_field {
 	enum agg_field_kind kind;
-	char *name; /* "func", "skb->len", "comm", "pid", "tid", "cpu", "kstack", "ustack" */
+	char *name; /* "func", "skb->len", "comm", "pid", "tid", "cpu", "kstack", "ustack", "cgroup" */
 };
 
 struct agg_row {

@@ -14,6 +14,7 @@
 
 #include "abi/trace.h"
 #include "lib/util.h"
+#include "agg/agg_opts.h"
 #include "serve/config.h"
 
 #define DAY_NS (86400ULL * 1000000000ULL)
@@ -250,13 +251,11 @@ static void set_spec(struct parser *p, void *base, const struct key *k, const ch
 	m->specs[m->nr_specs++] = copy_str(p, v);
 }
 
-#define BY_WORDS "comm, pid, tid, cpu, kstack, ustack"
-
 /* Stored in ksnoop's own order of the words, which is its keys' order whatever the user's. */
 static void set_by(struct parser *p, void *base, const struct key *k, const char *v)
 {
-	static const char *const words[] = { "comm", "pid", "tid", "cpu", "kstack", "ustack" };
-	char by[sizeof("comm,pid,tid,cpu,kstack,ustack")] = "";
+	static const char *const words[] = AGG_BY_WORDS;
+	char by[AGG_BY_JOINED_MAX] = "";
 	const char *rest = v;
 	unsigned int bits = 0;
 	struct item it;
@@ -266,7 +265,7 @@ static void set_by(struct parser *p, void *base, const struct key *k, const char
 		it = next_item(&rest);
 		if (!it.len) {
 			perr(p, p->line, "%s%s has an empty item: a comma list of %s", k->name,
-			     in_sec(p), BY_WORDS);
+			     in_sec(p), AGG_BY_LIST);
 			return;
 		}
 		for (i = 0; i < ARRAY_SIZE(words); i++) {
@@ -275,7 +274,7 @@ static void set_by(struct parser *p, void *base, const struct key *k, const char
 		}
 		if (i == ARRAY_SIZE(words)) {
 			perr(p, p->line, "unknown word '%.*s' in %s%s: a comma list of %s",
-			     (int)min(it.len, CLIP_MAX), it.s, k->name, in_sec(p), BY_WORDS);
+			     (int)min(it.len, CLIP_MAX), it.s, k->name, in_sec(p), AGG_BY_LIST);
 			return;
 		}
 		if (bits & (1u << i)) {

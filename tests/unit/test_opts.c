@@ -606,7 +606,7 @@ static void test_agg_options(void **state)
 	assert_int_equal(env.agg.top, 3);
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--by", "comm,nope", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --by 'comm,nope': 'nope' is not one of comm, "
-				 "pid, tid, cpu, kstack, ustack\n");
+				 "pid, tid, cpu, kstack, ustack, cgroup\n");
 	assert_int_equal(PARSE_AGG(&env, &rest, err, "--linear", "10,0,1", "f"), -EINVAL);
 	assert_string_equal(err, "Error: invalid --linear '10,0,1': need LO,HI,STEP integers with "
 				 "LO < HI and STEP > 0\n");

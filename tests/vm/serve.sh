@@ -1,6 +1,6 @@
 #!/bin/bash
 # ksnoop serve CONFIG end to end, scraped by Debian's real prometheus:
-# five metrics from one config (tracepoints, so the host runs it too; MODE
+# six metrics from one config (tracepoints, so the host runs it too; MODE
 # funcs adds two on kernel functions for the guests), a reload that adds
 # one, changes one and keeps the rest, a reload of a broken file, a broken
 # file at start, and the series cap. Prints, one per line:
@@ -58,8 +58,8 @@ until_ok() { # WHAT CMD...
 addr=127.0.0.1:$base
 pport=$((base + 1))
 
-# The five: one kept through every reload, one changed and one added by
-# the first reload, a cap of 3 series, a span's latency.
+# The six: one kept through every reload, one changed and one added by
+# the first reload, a cap of 3 series, a span's latency, one by cgroup.
 conf_common() {
 	cat <<EOF
 # ksnoop serve's test config
@@ -86,6 +86,13 @@ from = tp:syscalls:sys_enter_clock_nanosleep(current->pid)
 to = tp:syscalls:sys_exit_clock_nanosleep(current->pid)
 unit = us
 comm = sleep
+
+[naps_total]
+help = nanosleep calls of the workload, by cgroup, with container and pod
+kind = count
+spec = tp:syscalls:sys_enter_nanosleep
+by = cgroup
+comm = workload
 
 [open_result]
 help = openat's return value
@@ -204,6 +211,13 @@ for i in 1 2 3; do
 	workload sleep 0.05
 done
 [ "$mode" = funcs ] && workload "$W" udp-send 300 4
+# Three naps in a cgroup named as Kubernetes with containerd names one,
+# two outside.
+pod=1234abcd-0000-1111-2222-333344445555 ctr=$(printf 'ab%.0s' {1..32})
+cg="kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${pod//-/_}.slice"
+cg="$cg/cri-containerd-$ctr.scope"
+workload "$(dirname "$0")/cgroup-run.sh" "$cg" "$W" naps 1 1 1
+workload "$W" naps 1 1
 settle A
 report A getppid 'getppid_calls_total'
 report A by_pid_own 'sum(getppid_by_pid_total{folded=""})'
@@ -212,6 +226,8 @@ report A by_pid_all 'sum(getppid_by_pid_total)'
 report A folded 'ksnoop_serve_series_folded{metric="getppid_by_pid_total"}'
 report A span_count 'clock_nanosleep_seconds_count'
 report A span_over_32ms 'clock_nanosleep_seconds_count - ignoring(le) clock_nanosleep_seconds_bucket{le="0.032767999"}'
+report A naps_container "naps_total{container=\"$ctr\",pod=\"$pod\",cgroup=\"/ksnoop-$cg\"}"
+report A naps_no_container 'naps_total{container="",pod=""}'
 report A open_below0 'open_result_bucket{le="-1"}'
 report A open_errors 'open_errors_total{ret="-2"}'
 if [ "$mode" = funcs ]; then
@@ -266,3 +282,8 @@ else
 fi
 kpid=
 head -3 "$t/kerr"
+cgdir=/tmp/ksnoop-cg/ksnoop-$cg
+while [ "$cgdir" != /tmp/ksnoop-cg ]; do
+	rmdir "$cgdir" 2>/dev/null
+	cgdir=${cgdir%/*}
+done

@@ -297,6 +297,30 @@ static void compact(struct server *srv)
 	srv->nr = n;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void swap_str(char **a, char **b)
+{
+	char *t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* The running listener and file stay until a restart: cfg takes them over from old. */
+static void keep_outputs(struct serve_config *old, struct serve_config *cfg)
+{
+	if (!same_str(old->listen, cfg->listen) || !same_str(old->textfile, cfg->textfile))
+		p_warn("%s: listen and textfile take effect at the next start; the running "
+		       "ones stay",
+		       cfg->path);
+	swap_str(&old->listen, &cfg->listen);
+	swap_str(&old->textfile, &cfg->textfile);
+}
+
 /* Loads path into srv: the first time, and at each SIGHUP. */
 static int load(struct server *srv)
 {
@@ -323,6 +347,7 @@ static int load(struct server *srv)
 	memcpy(srv->metrics, next, sizeof(next));
 	srv->nr = cfg->nr;
 	if (srv->cfg) {
+		keep_outputs(srv->cfg, cfg);
 		serve_config_free(srv->cfg);
 		free(srv->cfg);
 	}
@@ -331,50 +356,19 @@ static int load(struct server *srv)
 	return 0;
 }
 
-static void listen_changed(const struct serve_config *old, const struct serve_config *cfg)
-{
-	bool same_listen = !old->listen == !cfg->listen &&
-			   (!old->listen || !strcmp(old->listen, cfg->listen));
-	bool same_file = !old->textfile == !cfg->textfile &&
-			 (!old->textfile || !strcmp(old->textfile, cfg->textfile));
-
-	if (!same_listen || !same_file)
-		p_warn("%s: listen and textfile take effect at the next start; the running "
-		       "ones stay",
-		       old->path);
-}
-
 static void reload(struct server *srv)
 {
-	char *listen = NULL, *textfile = NULL;
-	struct serve_config old = {};
 	int err;
 
 	p_dbg("serve: reloading %s", srv->path);
 	/* A scrape waits for the reload: it never sees half a set. */
 	pthread_mutex_lock(&srv->lock);
-	old.listen = listen = srv->cfg->listen ? strdup(srv->cfg->listen) : NULL;
-	old.textfile = textfile = srv->cfg->textfile ? strdup(srv->cfg->textfile) : NULL;
-	old.path = strdup(srv->path);
 	err = load(srv);
 	srv->reloads[!err]++;
 	srv->last_reload_ok = !err;
+	pthread_mutex_unlock(&srv->lock);
 	if (err)
 		p_err("%s: not reloaded; the running metrics stay", srv->path);
-	else
-		listen_changed(&old, srv->cfg);
-	if (!err) {
-		/* The running listener and file stay: the config says so only from now. */
-		free(srv->cfg->listen);
-		free(srv->cfg->textfile);
-		srv->cfg->listen = listen;
-		srv->cfg->textfile = textfile;
-		listen = textfile = NULL;
-	}
-	pthread_mutex_unlock(&srv->lock);
-	free(listen);
-	free(textfile);
-	free((char *)old.path);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -438,27 +432,17 @@ static int start(struct server *srv)
 	return srv->cfg->textfile ? write_textfile(srv) : 0;
 }
 
-/* The first load, in steps so that every error comes before any attach. */
+/* The first load plans alone: every error comes before any output opens or probe attaches. */
 static int first_load(struct server *srv)
 {
 	struct session_opts so = {};
-	struct serve_config *cfg = calloc(1, sizeof(*cfg));
-	struct metric *next[SERVE_MAX_METRICS] = {};
-	int err;
+	int err = session__open(&srv->base, &so);
 
-	if (!cfg)
-		return p_err_nomem("the config");
-	err = serve_config_load(srv->path, cfg);
-	if (!err)
-		err = session__open(&srv->base, &so);
-	srv->cfg = cfg;
-	if (!err) {
-		srv->check = true; /* plan only: outputs come before attaching */
-		err = build(srv, cfg, next);
-		srv->check = false;
-	}
-	memcpy(srv->metrics, next, sizeof(next));
-	srv->nr = cfg->nr;
+	if (err)
+		return err;
+	srv->check = true;
+	err = load(srv);
+	srv->check = false;
 	return err;
 }
 
@@ -555,7 +539,6 @@ int cmd_serve(struct env *env, int argc, char **argv)
 		printf("%s: %d metric%s, every spec planned\n", srv.path, srv.nr,
 		       srv.nr == 1 ? "" : "s");
 	} else if (!err) {
-		srv.last_reload_ts = (double)clock_ns(CLOCK_REALTIME) / 1e9;
 		err = open_outputs(&srv) ?: setup_signals() ?: attach_all(&srv) ?: start(&srv);
 		if (!err)
 			err = run(&srv);

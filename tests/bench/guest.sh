@@ -37,7 +37,7 @@ set -uo pipefail
 
 # bpftrace left attaching when its time runs out dies slowly: the
 # sections that give it a deadline come last.
-SECTIONS=${BENCH_SECTIONS:-percall agg spans wherefrom predicate startup_icount startup throughput ktrace attach countglob}
+SECTIONS=${BENCH_SECTIONS:-percall agg spans wherefrom predicate startup_icount startup throughput ktrace serve attach countglob}
 CALLS=${BENCH_CALLS:-20000}
 BURST=${BENCH_BURST:-100000}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -555,6 +555,50 @@ section_profile() {
 	sleep 1
 	profile_at_rest bpftrace '^READY' -- bpftrace -e "$BT_PROFILE"
 	echo "$was" >/proc/sys/kernel/bpf_stats_enabled
+}
+
+# ----------------------------------------------------------------------
+# serve's scrape: one metric of BENCH_SERVE_KEYS keys (lseek offsets, one
+# key each), scraped BENCH_SERVE_SCRAPES times; ksnoop's CPU per scrape
+# (user + system) and the exposition's size. The issue's bound is 50 ms of
+# CPU for 10,000 series on the host build: a figure, not a test.
+
+section_serve() {
+	local keys=${BENCH_SERVE_KEYS:-10000} n=${BENCH_SERVE_SCRAPES:-20} port=$((24000 + $$ % 1000))
+	local conf=$T/serve.conf pid c0 c1 i series bytes
+	command -v curl >/dev/null && command -v python3 >/dev/null || {
+		log "serve: needs curl and python3"
+		return
+	}
+	printf 'listen = 127.0.0.1:%s\n[lseek_total]\nhelp = lseek by offset\nkind = count\n' "$port" >"$conf"
+	printf 'spec = tp:syscalls:sys_enter_lseek(offset)\ncomm = python3\nmax-keys = %s\nmax-series = %s\n' \
+		$((keys * 2)) $((keys * 2)) >>"$conf"
+	$KSNOOP serve "$conf" 2>"$T/serve.err" &
+	pid=$!
+	for i in $(seq 300); do
+		curl -s "127.0.0.1:$port/metrics" 2>/dev/null | grep -q '^ksnoop_serve_probes_attached' && break
+		sleep 0.2
+	done
+	python3 -c "
+import os
+fd = os.open('/proc/self/stat', os.O_RDONLY)
+for i in range($keys): os.lseek(fd, i, 0)
+"
+	sleep 1
+	series=$(curl -s "127.0.0.1:$port/metrics" | grep -c '^lseek_total')
+	bytes=$(curl -s "127.0.0.1:$port/metrics" | wc -c)
+	c0=$(cpu_ticks $pid)
+	for i in $(seq "$n"); do
+		curl -s "127.0.0.1:$port/metrics" >/dev/null
+	done
+	c1=$(cpu_ticks $pid)
+	kill -INT $pid
+	wait $pid
+	result serve.series "$series"
+	result serve.bytes "$bytes"
+	result serve.scrapes "$n"
+	result serve.cpu_ms_per_scrape "$(awk -v d=$((c1 - c0)) -v n="$n" -v hz="$TICK_HZ" \
+		'BEGIN { printf "%.1f", d * 1000 / hz / n }')"
 }
 
 # ----------------------------------------------------------------------

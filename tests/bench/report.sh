@@ -224,6 +224,9 @@ table() {
 						g("profile." ks[i] ".user_pct"), g("profile." ks[i] ".samples_per_s"),
 						g("profile." ks[i] ".ns_per_sample")
 		}
+		if ("serve.series" in v)
+			printf "\nserve: a scrape of %s series (%s bytes): %s ms of ksnoop CPU each, over %s scrapes\n",
+				g("serve.series"), g("serve.bytes"), g("serve.cpu_ms_per_scrape"), g("serve.scrapes")
 		if ("wherefrom.calls" in v)
 			floor_section("wherefrom",
 				sprintf("\nWhere from: __do_sys_getppid, %s getppid() calls per run",

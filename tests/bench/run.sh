@@ -46,7 +46,7 @@ mkdir -p "$OUT"
 # them in the ordinary one.
 # Instruction counts do not vary: one round is enough unless asked.
 ROUNDS1=$([ -z "${BENCH_ROUNDS:-}" ] && echo 1)
-ALL_SECTIONS=${BENCH_SECTIONS:-percall agg spans user tracepoint profile wherefrom predicate startup_icount startup throughput ktrace attach countglob}
+ALL_SECTIONS=${BENCH_SECTIONS:-percall agg spans user tracepoint profile wherefrom predicate startup_icount startup throughput ktrace serve attach countglob}
 ICOUNT_SECTIONS=
 PLAIN_SECTIONS=
 for s in $ALL_SECTIONS; do
@@ -82,14 +82,19 @@ done
 
 # ktrace against strace on this host too (BENCH_HOST=0: not): its
 # target is the host's figure, where ptrace and the BPF tracepoints run
-# at native speed. Only that section: the host cannot trace functions.
+# at native speed; and serve's scrape, whose bound is the host build's.
+# Only those sections: the host cannot trace functions.
 HOST_FILE=
-if [ "${BENCH_HOST:-1}" = 1 ] && [[ " $ALL_SECTIONS " == *" ktrace "* ]]; then
+HOST_SECTIONS=
+for s in ktrace serve; do
+	[[ " $ALL_SECTIONS " == *" $s "* ]] && HOST_SECTIONS="$HOST_SECTIONS $s"
+done
+if [ "${BENCH_HOST:-1}" = 1 ] && [ -n "$HOST_SECTIONS" ]; then
 	if [ "$(id -u)" = 0 ] && ./ksnoop ktrace -h >/dev/null 2>&1; then
-		echo "bench: host, ktrace" >&2
+		echo "bench: host,$HOST_SECTIONS" >&2
 		HOST_FILE=$OUT/bench-host.txt
 		t0=$(date +%s)
-		BENCH_SECTIONS=ktrace BENCH_KTRACE_COUNT=${BENCH_HOST_KTRACE_COUNT:-2000000} \
+		BENCH_SECTIONS=$HOST_SECTIONS BENCH_KTRACE_COUNT=${BENCH_HOST_KTRACE_COUNT:-2000000} \
 			BENCH_KTRACE_STRACE_COUNT=${BENCH_HOST_STRACE_COUNT:-200000} \
 			"$HERE/guest.sh" >"$HOST_FILE" || rc=1
 		echo "R boot_s.host $(($(date +%s) - t0))" >>"$HOST_FILE"

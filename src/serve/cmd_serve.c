@@ -410,6 +410,9 @@ static int run(struct server *srv)
 			err = write_textfile(srv);
 		}
 	}
+	/* The file's last word is the run's last count, as count --textfile's is. */
+	if (!err && srv->cfg->textfile)
+		err = write_textfile(srv);
 	return err;
 }
 

@@ -74,7 +74,9 @@ perr(struct parser *p, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vprintf(&sb, fmt, ap);
 	va_end(ap);
-	p_err("%s:%d: %s", p->path, line, sb_str(&sb));
+	util_set_where(p->path, line);
+	p_err("%s", sb_str(&sb));
+	util_set_where(NULL, 0);
 	sb_free(&sb);
 	p->errors++;
 }

@@ -8,7 +8,8 @@
 #       --to 'blk_mq_end_request(rq, error)'     (biosnoop: one per request)
 #   bpftrace: at the start @start, @comm and @len of arg0; at the end, hist
 #       of (nsecs - @start[arg0]) / 1000, one line "io COMM LEN", delete
-# Prints "ksnoop=N bpftrace=M dd=D" (the spans each counted; D is dd's
+# Prints "bpftrace_recursion_misses=N" (its programs the kernel skipped),
+# "ksnoop=N bpftrace=M dd=D" (the spans each counted; D is dd's
 # spans in ksnoop's by-comm table), then each tool's non-empty buckets as
 # "k: LABEL COUNT" and "b: LABEL COUNT", then the per-request lines as
 # "snoop ksnoop=N len=L dd=D bpftrace=N len=L dd=D": requests, those of
@@ -57,6 +58,14 @@ if [ -n "$alone" ]; then
 	kill -INT $kpid
 	wait $kpid
 else
+	# bpftrace's kprobe programs are skipped when one of them (or ksnoop's
+	# kprobe programs) is already running on the CPU: the kernel counts
+	# those in recursion_misses, which bpftool shows only when not 0.
+	missed=$(bpftool prog show --json 2>/dev/null | python3 -c '
+import json, sys
+print(sum(p.get("recursion_misses", 0) for p in json.load(sys.stdin)
+	if p.get("type") == "kprobe" and p.get("name", "").startswith("blk_mq_")))' 2>/dev/null)
+	echo "bpftrace_recursion_misses=${missed:-unknown}"
 	stop_beside_bpftrace $kpid $bpid
 fi
 # the count line of each table; bpftrace's hist has none: sum its buckets

@@ -73,7 +73,6 @@ static struct cg_entry *find(const struct cgroup_names *c, uint64_t id, size_t *
 
 static int add(struct cgroup_names *c, uint64_t id, const char *path)
 {
-	struct cg_entry *grown;
 	size_t at;
 	char *copy;
 
@@ -81,17 +80,12 @@ static int add(struct cgroup_names *c, uint64_t id, const char *path)
 		return 0;
 	if (c->nr >= WALK_MAX)
 		return -E2BIG;
-	if (c->nr == c->size) {
-		grown = realloc(c->entries, (c->size * 2 + 64) * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		c->entries = grown;
-		c->size = c->size * 2 + 64;
-	}
+	if (!grow_array(&c->entries, &c->size, c->nr, sizeof(*c->entries), 64))
+		return -ENOMEM;
 	copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	memmove(&c->entries[at + 1], &c->entries[at], (c->nr - at) * sizeof(*grown));
+	memmove(&c->entries[at + 1], &c->entries[at], (c->nr - at) * sizeof(*c->entries));
 	c->entries[at] = (struct cg_entry){ id, copy };
 	c->nr++;
 	return 0;

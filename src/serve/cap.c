@@ -66,16 +66,12 @@ static int find(const struct series_cap *c, const char *id, bool *found)
 
 static int admit(struct series_cap *c, int at, char *id)
 {
-	char **grown;
+	size_t size = c->size;
 
-	if (c->nr == c->size) {
-		grown = realloc(c->admitted, (c->size * 2 + 16) * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		c->admitted = grown;
-		c->size = c->size * 2 + 16;
-	}
-	memmove(&c->admitted[at + 1], &c->admitted[at], (c->nr - at) * sizeof(*grown));
+	if (!grow_array(&c->admitted, &size, c->nr, sizeof(*c->admitted), 16))
+		return -ENOMEM;
+	c->size = size;
+	memmove(&c->admitted[at + 1], &c->admitted[at], (c->nr - at) * sizeof(*c->admitted));
 	c->admitted[at] = id;
 	c->nr++;
 	return 0;

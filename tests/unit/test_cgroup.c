@@ -99,6 +99,19 @@ static void test_not_containers(void **state)
 	expect("/kubepods/burstable/pod1234/" ID64, ID64, "");
 }
 
+/* prom_write_named's exposition of t as m_total, in a malloc'd string. */
+static char *render(struct agg_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(prom_write_named(f, "m_total", "M", &t, 1), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 /* A cgroup key field: its path, then container and pod where it names them. */
 static void test_prom_labels(void **state)
 {
@@ -112,15 +125,10 @@ static void test_prom_labels(void **state)
 			       .nr_fields = 1,
 			       .rows = rows,
 			       .nr_rows = 2 };
-	struct agg_table *tp = &t;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
 	(void)state;
-	assert_non_null(f);
-	assert_int_equal(prom_write_named(f, "m_total", "M", &tp, 1), 0);
-	fclose(f);
+	buf = render(&t);
 	assert_string_equal(buf, "# HELP m_total M\n# TYPE m_total counter\n"
 				 "m_total{func=\"f\",cgroup=\"/kubepods/pod" POD "/" ID64
 				 "\",container=\"" ID64 "\",pod=\"" POD "\"} 3\n"
@@ -140,15 +148,10 @@ static void test_prom_container_label_reserved(void **state)
 			       .nr_fields = 2,
 			       .rows = rows,
 			       .nr_rows = 1 };
-	struct agg_table *tp = &t;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
 	(void)state;
-	assert_non_null(f);
-	assert_int_equal(prom_write_named(f, "m_total", "M", &tp, 1), 0);
-	fclose(f);
+	buf = render(&t);
 	assert_non_null(strstr(buf, "m_total{func=\"f\",container_2=\"7\",cgroup=\"/\"} 1\n"));
 	free(buf);
 }

@@ -71,8 +71,14 @@ has()
 	fi
 }
 
-cmds=(trace graph count hist info feature ktrace kdump probe kprobe-events help)
+cmds=(trace graph count hist info feature ktrace kdump probe kprobe-events serve help)
 check "ksnoop " "${cmds[@]}"
+check "ksnoop se" serve
+check "ksnoop serve --c" --check
+check "ksnoop count --by comm,cg" comm,cgroup
+mkdir -p "$t/etc" && : >"$t/etc/serve.conf"
+check "ksnoop serve $t/etc/ser" "$t/etc/serve.conf"
+check "ksnoop serve $t/etc/serve.conf $t/etc/ser"
 check "ksnoop c" count
 check "ksnoop -p 1 -j tr" trace
 check "ksnoop k" ktrace kdump kprobe-events

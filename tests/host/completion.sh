@@ -128,7 +128,7 @@ check "ksnoop -b " fentry kprobe auto
 check "ksnoop trace --backend k" kprobe
 check "ksnoop trace --backend=f" fentry
 check "ksnoop hist --latency --unit " ns us ms
-check "ksnoop count --by " comm pid tid cpu kstack ustack
+check "ksnoop count --by " comm pid tid cpu kstack ustack cgroup
 check "ksnoop count --by comm,t" comm,tid
 check "ksnoop count --by=comm,pid,k" comm,pid,kstack
 check "ksnoop count --by=kstack,u" kstack,ustack

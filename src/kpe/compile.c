@@ -113,7 +113,8 @@ void kpe_type_str(const struct kpe_type *t, char *buf, size_t size)
 {
 	static const char *const names[] = {
 		[KPE_T_NONE] = "x64",	     [KPE_T_CHAR] = "char",	[KPE_T_STRING] = "string",
-		[KPE_T_USTRING] = "ustring", [KPE_T_SYMBOL] = "symbol",
+		[KPE_T_USTRING] = "ustring", [KPE_T_SYMBOL] = "symbol", [KPE_T_DENTRY] = "%pd",
+		[KPE_T_FILE] = "%pD",
 	};
 	int n;
 
@@ -519,12 +520,73 @@ static int bitfield_type(struct compiler *c, const struct kpe_arg *a, const stru
 	return 0;
 }
 
+/* The offset of member path "a.b" in struct sname of the kernel's BTF, or -1. */
+static long long struct_path_off(const struct btf *btf, const char *sname, const char *path)
+{
+	char step[64];
+	const struct btf_type *t;
+	const struct btf_member *m;
+	long long off = 0;
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT), i;
+	size_t n;
+
+	while (id > 0 && *path) {
+		n = strcspn(path, ".");
+		t = btf__type_by_id(btf, btf_skip_mods(btf, id));
+		if (!t || !(btf_is_struct(t) || btf_is_union(t)) || n >= sizeof(step))
+			return -1;
+		memcpy(step, path, n);
+		step[n] = '\0';
+		m = btf_members(t);
+		for (i = 0; i < btf_vlen(t); i++, m++) {
+			if (!strcmp(btf__name_by_offset(btf, m->name_off), step))
+				break;
+		}
+		if (i == btf_vlen(t) || btf_member_bitfield_size(t, i))
+			return -1;
+		off += btf_member_bit_offset(t, i) / 8;
+		id = m->type;
+		path += n + !!path[n];
+	}
+	return id > 0 ? off : -1;
+}
+
+/*
+ * %pd and %pD, as the kernel expands them (6.10): the name a dentry's
+ * d_name points to, through the file's f_path.dentry for %pD; read as a
+ * string. The offsets are the running kernel's, from its BTF.
+ */
+static int dentry_name(struct compiler *c, const struct kpe_arg *a, struct chain *ch,
+		       struct kpe_type *t)
+{
+	const struct btf *btf = c->ctx->kb ? kbtf__vmlinux(c->ctx->kb) : NULL;
+	long long name = btf ? struct_path_off(btf, "dentry", "d_name.name") : -1;
+	long long dentry = btf ? struct_path_off(btf, "file", "f_path.dentry") : -1;
+	int tpos = a->type_pos >= 0 ? a->type_pos : a->body_pos;
+	int err = 0;
+
+	if (name < 0 || (t->kind == KPE_T_FILE && dentry < 0))
+		return fail(c, tpos, "%s needs the kernel's BTF of struct %s",
+			    t->kind == KPE_T_FILE ? "%pD" : "%pd",
+			    t->kind == KPE_T_FILE && name >= 0 ? "file" : "dentry");
+	if (t->kind == KPE_T_FILE)
+		err = add_load(c, a->body_pos, ch, dentry, false);
+	err = err ?: add_load(c, a->body_pos, ch, name, false) ?:
+		     add_load(c, a->body_pos, ch, 0, false);
+	ch->btf = NULL;
+	memset(t, 0, sizeof(*t));
+	t->kind = KPE_T_STRING;
+	return err;
+}
+
 static int resolve_type(struct compiler *c, const struct kpe_arg *a, struct chain *ch,
 			struct kpe_type *t)
 {
 	const struct btf_type *bt;
 
 	*t = a->type;
+	if (t->kind == KPE_T_DENTRY || t->kind == KPE_T_FILE)
+		return dentry_name(c, a, ch, t);
 	if (a->fetch.base == KPE_B_COMM || a->fetch.base == KPE_B_IMMSTR) {
 		t->kind = KPE_T_STRING;
 		return 0;

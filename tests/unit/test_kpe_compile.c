@@ -760,6 +760,65 @@ static void test_sym_bounds(void **state)
 	}
 }
 
+/*
+ * %pd and %pD (6.10): the dentry's d_name.name, through the file's
+ * f_path.dentry for %pD, at the offsets of the BTF given, read as a string.
+ */
+static void test_dentry_names(void **state)
+{
+	struct ctx *c = *state;
+	struct fixture_ids id;
+	struct btf *btf = fixture_new(&id);
+	struct kpe_ctx kctx = c->kctx;
+	struct kbtf *kb, *was = c->kctx.kb;
+	struct kpe_probe *p;
+	int qstr, dentry, dentry_ptr, path, file;
+
+	assert_non_null(btf);
+	qstr = btf__add_struct(btf, "qstr", 16);
+	assert_int_equal(btf__add_field(btf, "hash_len", id.ulong_t, 0, 0), 0);
+	assert_int_equal(btf__add_field(btf, "name", id.const_char_ptr, 64, 0), 0);
+	dentry = btf__add_struct(btf, "dentry", 48);
+	assert_int_equal(btf__add_field(btf, "d_flags", id.uint_t, 0, 0), 0);
+	assert_int_equal(btf__add_field(btf, "d_name", qstr, 256, 0), 0);
+	dentry_ptr = btf__add_ptr(btf, dentry);
+	path = btf__add_struct(btf, "path", 16);
+	assert_int_equal(btf__add_field(btf, "mnt", id.void_ptr, 0, 0), 0);
+	assert_int_equal(btf__add_field(btf, "dentry", dentry_ptr, 64, 0), 0);
+	file = btf__add_struct(btf, "file", 32);
+	assert_int_equal(btf__add_field(btf, "f_mode", id.uint_t, 0, 0), 0);
+	assert_int_equal(btf__add_field(btf, "f_path", path, 128, 0), 0);
+	assert_true(file > 0);
+	kb = fixture_kbtf(btf);
+	assert_non_null(kb);
+	kctx.kb = kb;
+	c->kctx = kctx;
+
+	p = compile(c, "p:e ip_send_skb d=$arg1:%pd f=+8($arg2):%pD");
+	/* d: the name pointer at +40, the string at it */
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, DI);
+	expect_insn(p, 1, KPE_OP_DEREF, 0, 0, 40);
+	expect_insn(p, 2, KPE_OP_ST_STR, 0, 0, 0);
+	assert_int_equal(p->fields[0].type.kind, KPE_T_STRING);
+	/* f: the file pointer at +8, its dentry at +24, the name at +40 */
+	expect_insn(p, 3, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 4, KPE_OP_DEREF, 0, 0, 8);
+	expect_insn(p, 5, KPE_OP_DEREF, 0, 0, 24);
+	expect_insn(p, 6, KPE_OP_DEREF, 0, 0, 40);
+	expect_insn(p, 7, KPE_OP_ST_STR, 1, 0, 0);
+	assert_true(p->fields[1].is_data);
+	/* Arrays of them are refused at parse time, as string arrays are. */
+	kpe_probe_free(&c->p);
+	c->have_probe = false;
+	c->kctx.kb = was;
+	kbtf__free(kb);
+	/* Without struct dentry in the BTF, %pd says what it needs. */
+	compile_err(c, "p:e ip_send_skb d=$arg1:%pd", 24,
+		    "%pd needs the kernel's BTF of struct dentry");
+	compile_err(c, "p:e ip_send_skb d=$arg1:%pD", 24,
+		    "%pD needs the kernel's BTF of struct dentry");
+}
+
 static void test_type_names(void **state)
 {
 	struct kpe_type t = { .kind = KPE_T_BITFIELD, .size = 1, .bf_width = 3, .bf_off = 5 };
@@ -795,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_kstack_malformed),
 		cmocka_unit_test(test_sym_bounds),
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_dentry_names),
 	};
 
 	return cmocka_run_group_tests_name("kpe_compile", tests, setup, teardown);

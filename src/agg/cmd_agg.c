@@ -33,10 +33,6 @@ static int check_span_args(const struct env *env, int argc, const char *cmd)
 		p_err("hist of spans is a histogram of their durations: add --latency");
 		return -EINVAL;
 	}
-	if (a->by & KSNOOP_BY_USTACK) {
-		p_err("--by ustack keys a call by its user stack; a span's is not kept yet");
-		return -EINVAL;
-	}
 	return 0;
 }
 

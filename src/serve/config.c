@@ -337,32 +337,33 @@ static void set_unit(struct parser *p, void *base, const struct key *k, const ch
 	((struct serve_metric *)base)->unit = copy_str(p, v);
 }
 
-#define TEXT(s, f) set_text, offsetof(s, f)
-#define INT(s, f, lo, hi) set_int, offsetof(s, f), (lo), (hi)
+#define TEXT(s, f) .set = set_text, .off = offsetof(s, f)
+#define INT(s, f, lo, hi) .set = set_int, .off = offsetof(s, f), .min = (lo), .max = (hi)
 
 static const struct key global_keys[] = {
-	[G_LISTEN] = { "listen", TEXT(struct serve_config, listen) },
-	[G_TEXTFILE] = { "textfile", TEXT(struct serve_config, textfile) },
-	[G_INTERVAL] = { "textfile-interval", set_interval,
-			 offsetof(struct serve_config, textfile_ns) },
-	[G_MAX_SERIES] = { "max-series",
+	[G_LISTEN] = { .name = "listen", TEXT(struct serve_config, listen) },
+	[G_TEXTFILE] = { .name = "textfile", TEXT(struct serve_config, textfile) },
+	[G_INTERVAL] = { .name = "textfile-interval",
+			 .set = set_interval,
+			 .off = offsetof(struct serve_config, textfile_ns) },
+	[G_MAX_SERIES] = { .name = "max-series",
 			   INT(struct serve_config, max_series, 1, SERVE_MAX_SERIES_LIMIT) },
 };
 
 static const struct key metric_keys[] = {
-	[M_HELP] = { "help", TEXT(struct serve_metric, help) },
-	[M_KIND] = { "kind", set_kind },
-	[M_SPEC] = { "spec", set_spec, .repeat = true },
-	[M_FROM] = { "from", TEXT(struct serve_metric, from) },
-	[M_TO] = { "to", TEXT(struct serve_metric, to) },
-	[M_BY] = { "by", set_by },
-	[M_BUCKETS] = { "buckets", set_buckets },
-	[M_UNIT] = { "unit", set_unit },
-	[M_MAX_KEYS] = { "max-keys", INT(struct serve_metric, max_keys, 1, 1 << 20) },
-	[M_MAX_SERIES] = { "max-series",
+	[M_HELP] = { .name = "help", TEXT(struct serve_metric, help) },
+	[M_KIND] = { .name = "kind", .set = set_kind },
+	[M_SPEC] = { .name = "spec", .set = set_spec, .repeat = true },
+	[M_FROM] = { .name = "from", TEXT(struct serve_metric, from) },
+	[M_TO] = { .name = "to", TEXT(struct serve_metric, to) },
+	[M_BY] = { .name = "by", .set = set_by },
+	[M_BUCKETS] = { .name = "buckets", .set = set_buckets },
+	[M_UNIT] = { .name = "unit", .set = set_unit },
+	[M_MAX_KEYS] = { .name = "max-keys", INT(struct serve_metric, max_keys, 1, 1 << 20) },
+	[M_MAX_SERIES] = { .name = "max-series",
 			   INT(struct serve_metric, max_series, 1, SERVE_MAX_SERIES_LIMIT) },
-	[M_COMM] = { "comm", TEXT(struct serve_metric, comm) },
-	[M_CGROUP] = { "cgroup", TEXT(struct serve_metric, cgroup) },
+	[M_COMM] = { .name = "comm", TEXT(struct serve_metric, comm) },
+	[M_CGROUP] = { .name = "cgroup", TEXT(struct serve_metric, cgroup) },
 };
 
 _Static_assert(ARRAY_SIZE(global_keys) == G_NR, "a global key without its name");

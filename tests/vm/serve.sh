@@ -79,13 +79,13 @@ by = pid
 comm = workload
 max-series = 3
 
-[clock_nanosleep_seconds]
-help = clock_nanosleep from entry to exit, by thread
+[nanosleep_span_seconds]
+help = nanosleep from entry to exit, by thread
 kind = latency
-from = tp:syscalls:sys_enter_clock_nanosleep(current->pid)
-to = tp:syscalls:sys_exit_clock_nanosleep(current->pid)
+from = tp:syscalls:sys_enter_nanosleep(current->pid)
+to = tp:syscalls:sys_exit_nanosleep(current->pid)
 unit = us
-comm = sleep
+comm = workload
 
 [naps_total]
 help = nanosleep calls of the workload, by cgroup, with container and pod
@@ -115,7 +115,7 @@ help = do_nanosleep's duration
 kind = latency
 spec = do_nanosleep
 unit = ms
-comm = sleep
+comm = workload
 EOF
 	fi
 }
@@ -201,15 +201,13 @@ now
 until_ok "good scrape by prometheus" scraped_since "$NOW"
 
 # A: 100 getppid from one process, 1 each from five more; 7 failed opens;
-# three sleeps.
+# three naps of 50 ms (and five of 1 ms below).
 workload "$W" getppid-loop 100
 for i in 1 2 3 4 5; do
 	workload "$W" getppid-loop 1
 done
 workload "$W" open-mixed /etc/hostname 7
-for i in 1 2 3; do
-	workload sleep 0.05
-done
+workload "$W" naps 50 50 50
 [ "$mode" = funcs ] && workload "$W" udp-send 300 4
 # Three naps in a cgroup named as Kubernetes with containerd names one,
 # two outside.
@@ -224,8 +222,8 @@ report A by_pid_own 'sum(getppid_by_pid_total{folded=""})'
 report A by_pid_other 'getppid_by_pid_total{folded="true"}'
 report A by_pid_all 'sum(getppid_by_pid_total)'
 report A folded 'ksnoop_serve_series_folded{metric="getppid_by_pid_total"}'
-report A span_count 'clock_nanosleep_seconds_count'
-report A span_over_32ms 'clock_nanosleep_seconds_count - ignoring(le) clock_nanosleep_seconds_bucket{le="0.032767999"}'
+report A span_count 'nanosleep_span_seconds_count'
+report A span_over_32ms 'nanosleep_span_seconds_count - ignoring(le) nanosleep_span_seconds_bucket{le="0.032767999"}'
 report A naps_container "naps_total{container=\"$ctr\",pod=\"$pod\",cgroup=\"/ksnoop-$cg\"}"
 report A naps_no_container 'naps_total{container="",pod=""}'
 report A open_below0 'open_result_bucket{le="-1"}'
@@ -247,7 +245,7 @@ settle B
 report B getppid 'getppid_calls_total'
 report B open_errors 'open_errors_total{ret="-2",comm="workload"}'
 report B enters 'enters_total'
-report B span_count 'clock_nanosleep_seconds_count'
+report B span_count 'nanosleep_span_seconds_count'
 
 # A broken file is refused at reload; the running metrics keep counting.
 printf '[broken_total]\nhelp = x\nkind = count\nspec = no_such_function_at_all\n' >"$t/serve.conf"

@@ -26,8 +26,7 @@ struct cg_entry {
 };
 
 struct cgroup_names {
-	char root[4096]; /* the cgroup2 mount point, "" when none */
-	bool root_found;
+	char root[4096];	  /* the cgroup2 mount point, "" until one is found */
 	struct cg_entry *entries; /* sorted by id */
 	size_t nr, size;
 	long long last_walk_ns;
@@ -40,7 +39,6 @@ static void find_root(struct cgroup_names *c)
 	char line[8192], mnt[4096], *sep;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 
-	c->root_found = true;
 	while (f && fgets(line, sizeof(line), f)) {
 		sep = strstr(line, " - cgroup2 ");
 		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
@@ -132,7 +130,8 @@ static void walk_all(struct cgroup_names *c)
 
 	c->walked = true;
 	c->last_walk_ns = clock_ns(CLOCK_MONOTONIC);
-	if (!c->root_found)
+	/* cgroup2 may be mounted after ksnoop started: looked for at each walk until found */
+	if (!c->root[0])
 		find_root(c);
 	if (!c->root[0])
 		return;

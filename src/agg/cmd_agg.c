@@ -421,8 +421,9 @@ int agg_run__read(struct agg_run *r, struct agg_table ***tables, int *nr, struct
 
 	pthread_mutex_lock(&r->lock);
 	err = agg_read(r->reader, tables, nr);
-	if (!err && d && agg_read_drops(r->reader, d))
-		*d = (struct agg_drops){ 0 };
+	/* Unreadable drops read 0: every reason stays in the exposition. */
+	if (!err && d)
+		agg_read_drops(r->reader, d);
 	pthread_mutex_unlock(&r->lock);
 	return err;
 }

@@ -520,32 +520,27 @@ static int bitfield_type(struct compiler *c, const struct kpe_arg *a, const stru
 	return 0;
 }
 
-/* The offset of member path "a.b" in struct sname of the kernel's BTF, or -1. */
+/*
+ * The offset of member path "a.b" in struct sname of the kernel's BTF, or
+ * -1; through anonymous unions, as 6.15's dentry holds d_name.
+ */
 static long long struct_path_off(const struct btf *btf, const char *sname, const char *path)
 {
 	char step[64];
-	const struct btf_type *t;
-	const struct btf_member *m;
 	long long off = 0;
-	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT), i;
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT), m_off;
+	__u32 type_id = id > 0 ? id : 0;
 	size_t n;
 
 	while (id > 0 && *path) {
 		n = strcspn(path, ".");
-		t = btf__type_by_id(btf, btf_skip_mods(btf, id));
-		if (!t || !(btf_is_struct(t) || btf_is_union(t)) || n >= sizeof(step))
+		if (n >= sizeof(step))
 			return -1;
 		memcpy(step, path, n);
 		step[n] = '\0';
-		m = btf_members(t);
-		for (i = 0; i < btf_vlen(t); i++, m++) {
-			if (!strcmp(btf__name_by_offset(btf, m->name_off), step))
-				break;
-		}
-		if (i == btf_vlen(t) || btf_member_bitfield_size(t, i))
+		if (!plan_member(btf, btf_skip_mods(btf, type_id), step, &m_off, &type_id))
 			return -1;
-		off += btf_member_bit_offset(t, i) / 8;
-		id = m->type;
+		off += m_off;
 		path += n + !!path[n];
 	}
 	return id > 0 ? off : -1;

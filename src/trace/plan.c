@@ -97,6 +97,17 @@ static bool find_member(const struct btf *btf, __u32 id, const char *name, struc
 	return false;
 }
 
+bool plan_member(const struct btf *btf, __u32 id, const char *name, int *off, __u32 *type_id)
+{
+	struct loc l = { 0 };
+
+	if (!find_member(btf, id, name, &l, 0, KBTF_MAX_TYPE_DEPTH) || l.bit_size)
+		return false;
+	*off = l.off;
+	*type_id = l.type_id;
+	return true;
+}
+
 static void closest_member(const struct btf *btf, __u32 id, const char *name, const char **best,
 			   int *best_d, int depth)
 {

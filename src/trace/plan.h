@@ -145,6 +145,12 @@ struct plan_path {
 	__u8 bit_off, bit_size;
 };
 
+/*
+ * Member name of the struct or union id, found as C finds it (through
+ * anonymous structs and unions): its byte offset and type. false when
+ * there is none, or it is a bitfield.
+ */
+bool plan_member(const struct btf *btf, __u32 id, const char *name, int *off, __u32 *type_id);
 /* Errors are reported with p_err; returns 0 or a negative errno. */
 int plan_resolve_path(const struct kbtf_func *func, const char *fname, const struct spec_path *p,
 		      struct plan_path *out);

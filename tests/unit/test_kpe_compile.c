@@ -772,15 +772,20 @@ static void test_dentry_names(void **state)
 	struct kpe_ctx kctx = c->kctx;
 	struct kbtf *kb, *was = c->kctx.kb;
 	struct kpe_probe *p;
-	int qstr, dentry, dentry_ptr, path, file;
+	int qstr, cqstr, anon, dentry, dentry_ptr, path, file;
 
 	assert_non_null(btf);
 	qstr = btf__add_struct(btf, "qstr", 16);
 	assert_int_equal(btf__add_field(btf, "hash_len", id.ulong_t, 0, 0), 0);
 	assert_int_equal(btf__add_field(btf, "name", id.const_char_ptr, 64, 0), 0);
+	/* 6.15's dentry: d_name in an anonymous union, const */
+	cqstr = btf__add_const(btf, qstr);
+	anon = btf__add_union(btf, NULL, 16);
+	assert_int_equal(btf__add_field(btf, "d_name", cqstr, 0, 0), 0);
+	assert_int_equal(btf__add_field(btf, "__d_name", qstr, 0, 0), 0);
 	dentry = btf__add_struct(btf, "dentry", 48);
 	assert_int_equal(btf__add_field(btf, "d_flags", id.uint_t, 0, 0), 0);
-	assert_int_equal(btf__add_field(btf, "d_name", qstr, 256, 0), 0);
+	assert_int_equal(btf__add_field(btf, NULL, anon, 256, 0), 0);
 	dentry_ptr = btf__add_ptr(btf, dentry);
 	path = btf__add_struct(btf, "path", 16);
 	assert_int_equal(btf__add_field(btf, "mnt", id.void_ptr, 0, 0), 0);

@@ -77,30 +77,10 @@ static int admit(struct series_cap *c, int at, char *id)
 	return 0;
 }
 
-/* Whether the row has a series of its own: 1, 0, or -ENOMEM. With room, it gets one. */
-static int keeps_series(struct series_cap *c, int limit, bool may_admit, int table,
-			const struct agg_table *t, const struct agg_row *r)
-{
-	char *id = row_identity(table, t, r);
-	bool found;
-	int at, err;
-
-	if (!id)
-		return -ENOMEM;
-	at = find(c, id, &found);
-	if (found || !may_admit || c->nr >= limit) {
-		free(id);
-		return found;
-	}
-	err = admit(c, at, id);
-	if (err)
-		free(id);
-	return err ?: 1;
-}
-
 struct by_count {
 	uint64_t count;
 	int row;
+	char *id; /* row_identity's, freed or admitted */
 };
 
 static int cmp_by_count(const void *a, const void *b)
@@ -115,31 +95,44 @@ static int cmp_by_count(const void *a, const void *b)
 /*
  * Which rows keep a series (keep[i]): those admitted before, then new
  * keys while there is room, the most counted first, so that keys first
- * seen together are not admitted by the order of their names.
+ * seen together are not admitted by the order of their names. Each
+ * row's identity is made once.
  */
 static int choose(struct series_cap *c, int limit, int table, const struct agg_table *t, bool *keep)
 {
 	struct by_count *order = calloc(t->nr_rows ?: 1, sizeof(*order));
-	int i, n = 0, k = 0;
+	int i, n = 0, at, err = order ? 0 : -ENOMEM;
+	bool found;
+	char *id;
 
-	if (!order)
-		return -ENOMEM;
-	for (i = 0; i < t->nr_rows; i++) {
-		k = keeps_series(c, limit, false, table, t, &t->rows[i]);
-		if (k < 0)
-			goto out;
-		keep[i] = k;
-		if (!k)
-			order[n++] = (struct by_count){ t->rows[i].count, i };
+	for (i = 0; !err && i < t->nr_rows; i++) {
+		id = row_identity(table, t, &t->rows[i]);
+		if (!id) {
+			err = -ENOMEM;
+			break;
+		}
+		find(c, id, &found);
+		keep[i] = found;
+		if (found)
+			free(id);
+		else
+			order[n++] = (struct by_count){ t->rows[i].count, i, id };
 	}
-	qsort(order, n, sizeof(*order), cmp_by_count);
-	for (i = 0, k = 0; i < n && k >= 0; i++) {
-		k = keeps_series(c, limit, true, table, t, &t->rows[order[i].row]);
-		keep[order[i].row] = k > 0;
+	if (!err)
+		qsort(order, n, sizeof(*order), cmp_by_count);
+	for (i = 0; i < n; i++) {
+		id = order[i].id;
+		if (!err && c->nr < limit) {
+			at = find(c, id, &found);
+			err = admit(c, at, id);
+			keep[order[i].row] = !err;
+			if (!err)
+				continue;
+		}
+		free(id);
 	}
-out:
 	free(order);
-	return k < 0 ? k : 0;
+	return err;
 }
 
 static void add_row(struct agg_row *to, const struct agg_row *from, const struct agg_table *t)

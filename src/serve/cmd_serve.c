@@ -32,7 +32,6 @@ struct metric {
 
 struct server {
 	const char *path;
-	bool check; /* --check: plan, say so, and stop */
 	struct serve_config *cfg;
 	struct metric *metrics[SERVE_MAX_METRICS];
 	int nr;
@@ -240,7 +239,7 @@ static struct metric *take_same(struct server *srv, const struct serve_metric *c
  * planned, every error said, then attached. On error next[] holds what
  * was made, for the caller to free, and the running ones are back.
  */
-static int build(struct server *srv, struct serve_config *cfg, struct metric **next)
+static int build(struct server *srv, struct serve_config *cfg, struct metric **next, bool attach)
 {
 	struct serve_config *running = srv->cfg;
 	const struct serve_metric *was[SERVE_MAX_METRICS];
@@ -259,7 +258,7 @@ static int build(struct server *srv, struct serve_config *cfg, struct metric **n
 		fresh[i] = true;
 		err = metric_open(srv, &cfg->metrics[i], &next[i]) ?: err;
 	}
-	for (i = 0; !err && !srv->check && i < cfg->nr; i++) {
+	for (i = 0; !err && attach && i < cfg->nr; i++) {
 		if (fresh[i])
 			err = metric_attach(srv, next[i]);
 	}
@@ -321,8 +320,8 @@ static void keep_outputs(struct serve_config *old, struct serve_config *cfg)
 	swap_str(&old->textfile, &cfg->textfile);
 }
 
-/* Loads path into srv: the first time, and at each SIGHUP. */
-static int load(struct server *srv)
+/* Loads path into srv: the first time (planned only), and at each SIGHUP. */
+static int load(struct server *srv, bool attach)
 {
 	struct metric *next[SERVE_MAX_METRICS] = {};
 	struct serve_config *cfg = calloc(1, sizeof(*cfg));
@@ -333,7 +332,7 @@ static int load(struct server *srv)
 	err = serve_config_load(srv->path, cfg);
 	if (!err) {
 		compact(srv);
-		err = build(srv, cfg, next);
+		err = build(srv, cfg, next, attach);
 		compact(srv);
 	}
 	if (err) {
@@ -363,7 +362,7 @@ static void reload(struct server *srv)
 	p_dbg("serve: reloading %s", srv->path);
 	/* A scrape waits for the reload: it never sees half a set. */
 	pthread_mutex_lock(&srv->lock);
-	err = load(srv);
+	err = load(srv, true);
 	srv->reloads[!err]++;
 	srv->last_reload_ok = !err;
 	pthread_mutex_unlock(&srv->lock);
@@ -443,10 +442,7 @@ static int first_load(struct server *srv)
 
 	if (err)
 		return err;
-	srv->check = true;
-	err = load(srv);
-	srv->check = false;
-	return err;
+	return load(srv, false);
 }
 
 static int attach_all(struct server *srv)

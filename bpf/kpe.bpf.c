@@ -3,7 +3,9 @@
  * ksnoop probe: tracefs kprobe_events definitions run through BPF.
  *
  * One program serves every definition, attached as a kprobe or kretprobe
- * with the definition's index as the BPF cookie. User space compiles each
+ * with the definition's index as the BPF cookie; a return probe that reads
+ * entry arguments has an entry half too (KPE_COOKIE_ENTRY) that keeps
+ * them. User space compiles each
  * definition into a flat fetch program (struct kpe_def_cfg in abi/kpe.h)
  * that this file interprets: one bpf_loop step per instruction, so the
  * verifier checks each kind of step once instead of every argument's
@@ -49,10 +51,11 @@ struct filter_state {
 
 struct scratch {
 	__u64 regs[KPE_NR_REGS];
-	__u64 acc;     /* the fetch program's accumulator */
-	__u64 tmp;     /* a sized memory read lands here */
-	__u32 faulted; /* a load of the current argument failed */
-	__u32 pad;
+	__u64 acc;	/* the fetch program's accumulator */
+	__u64 tmp;	/* a sized memory read lands here */
+	__u32 faulted;	/* a load of the current argument failed */
+	__u32 no_entry; /* a return probe's call had no entry kept: its eargs fault */
+	__u64 eargs[KPE_MAX_EARGS];
 	struct filter_state fs;
 	struct glob glob;
 	struct kpe_event ev;
@@ -91,6 +94,27 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } kpe_tgids SEC(".maps");
+
+/*
+ * Entry values for return probes, by task and definition: a stack, as
+ * calls nest. A call whose return the kernel skipped (kretprobe maxactive)
+ * leaves its frame under the newer ones, which stay on top; LRU evicts
+ * what tasks that never return leave. User space sizes it, 1 when unused.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct kpe_frame_key);
+	__type(value, struct kpe_frames);
+} kpe_frames SEC(".maps");
+
+/* Never written: a task's first frames start as this. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpe_frames);
+} kpe_frames_zero SEC(".maps");
 
 /*
  * bpf_loop contexts live on the stack (6.1 insists) and only point at
@@ -148,6 +172,12 @@ static __always_inline void load_step(struct scratch *s, const struct kpe_insn *
 	case KPE_OP_UDEREF:
 		if (read_mem(&s->acc, 8, s->acc + in->imm, in->op == KPE_OP_UDEREF))
 			s->faulted = 1;
+		break;
+	case KPE_OP_EARG:
+		if (s->no_entry)
+			s->faulted = 1;
+		else
+			s->acc = s->eargs[in->imm & (KPE_MAX_EARGS - 1)];
 		break;
 	}
 }
@@ -360,6 +390,55 @@ static __always_inline bool filter_pass(struct loop_ctx *c)
 	return !fs->bad && fs->sp == 1 && (fs->stack & 1);
 }
 
+/* ---- entry values at return ------------------------------------------ */
+
+/* A return probe's entry half: push this call's entry arguments. */
+static __always_inline void keep_entry(struct scratch *s, const struct kpe_def_cfg *cfg, __u32 id)
+{
+	struct kpe_frame_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .def_id = id };
+	const struct kpe_earg *e;
+	struct kpe_frames *f, *zero;
+	__u32 z = 0, d, k;
+	__u64 v;
+
+	f = bpf_map_lookup_elem(&kpe_frames, &key);
+	if (!f) {
+		zero = bpf_map_lookup_elem(&kpe_frames_zero, &z);
+		if (!zero)
+			return;
+		bpf_map_update_elem(&kpe_frames, &key, zero, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&kpe_frames, &key);
+		if (!f)
+			return;
+	}
+	d = ++f->depth & (KPE_EARG_DEPTH - 1);
+	for (k = 0; k < KPE_MAX_EARGS && k < cfg->nr_eargs; k++) {
+		e = &cfg->eargs[k];
+		v = s->regs[e->reg & (KPE_NR_REGS - 1)];
+		if (e->deref && bpf_probe_read_kernel(&s->tmp, 8, (void *)(v + e->off)))
+			s->tmp = 0;
+		f->vals[d][k] = e->deref ? s->tmp : v;
+	}
+}
+
+/* A return probe: pop the entry arguments of the call returning. */
+static __always_inline void take_entry(struct scratch *s, __u32 id)
+{
+	struct kpe_frame_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .def_id = id };
+	struct kpe_frames *f = bpf_map_lookup_elem(&kpe_frames, &key);
+	__u32 d, k;
+
+	s->no_entry = 1;
+	if (!f || !f->depth)
+		return;
+	d = f->depth & (KPE_EARG_DEPTH - 1);
+	for (k = 0; k < KPE_MAX_EARGS; k++)
+		s->eargs[k] = f->vals[d][k];
+	s->no_entry = 0;
+	if (--f->depth == 0)
+		bpf_map_delete_elem(&kpe_frames, &key);
+}
+
 /* ---- the probe ------------------------------------------------------- */
 
 static __always_inline void init_event(struct scratch *s, struct pt_regs *ctx, __u32 id,
@@ -430,7 +509,8 @@ static __always_inline void submit(struct kpe_event *ev, __u32 tail)
 SEC("kprobe")
 int kpe_probe(struct pt_regs *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx), zero = 0;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 id = (__u32)cookie, zero = 0;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct kpe_def_cfg *cfg;
 	struct loop_ctx c;
@@ -444,7 +524,14 @@ int kpe_probe(struct pt_regs *ctx)
 		return 0;
 	/* %REG reads any register by index: copy them all once. */
 	bpf_probe_read_kernel(s->regs, sizeof(struct pt_regs), ctx);
+	if (cookie & KPE_COOKIE_ENTRY) {
+		keep_entry(s, cfg, id);
+		return 0;
+	}
 	init_event(s, ctx, id, cfg);
+	s->no_entry = 0;
+	if (cfg->nr_eargs)
+		take_entry(s, id);
 	c.cfg = cfg;
 	c.s = s;
 	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);

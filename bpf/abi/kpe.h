@@ -28,12 +28,18 @@
 #define KPE_MAX_FILTER_OPS 64 /* comparisons, &&, || and ! in postfix order */
 #define KPE_PRED_STR_MAX 64   /* string/glob filter operand, NUL included */
 #define KPE_KSTACK_MAX 127    /* --kstack frames: trace's KSNOOP_KSTACK_MAX */
+#define KPE_MAX_EARGS 8	      /* entry arguments a return probe reads */
+#define KPE_EARG_DEPTH 16     /* nested calls of one function whose entry values are kept */
+
+/* The cookie of a return probe's entry half: bit 32 over the definition's index. */
+#define KPE_COOKIE_ENTRY (1ULL << 32)
 
 enum kpe_op {
 	KPE_OP_REG,	  /* acc = regs[imm] */
 	KPE_OP_IMM,	  /* acc = imm */
 	KPE_OP_DEREF,	  /* acc = *(u64 *)(acc + imm), user or kernel by address */
 	KPE_OP_UDEREF,	  /* acc = *(u64 *)(acc + imm) from user memory */
+	KPE_OP_EARG,	  /* acc = the entry value kept in slot imm (return probes) */
 	KPE_OP_ST_VAL,	  /* vals[arg] = acc, `size` bytes, then bitfield shifts */
 	KPE_OP_ST_MEM,	  /* vals[arg] = `size` bytes at acc + imm, then shifts */
 	KPE_OP_ST_ARRAY,  /* `count` elements of `size` bytes at acc + imm -> data */
@@ -93,13 +99,38 @@ enum kpe_def_flags {
 	KPE_DEF_RETURN = 1 << 0, /* attached as a kretprobe */
 };
 
+/*
+ * An entry argument a return probe reads ($argN or a BTF parameter at
+ * return, Linux 6.10): kept at entry from regs[reg], or from the 8 bytes
+ * at regs[reg] + off for one passed on the stack.
+ */
+struct kpe_earg {
+	__u16 reg;
+	__u8 deref;
+	__u8 pad;
+	__s32 off;
+};
+
+/* Entry values of one task's calls of one return probe's function, innermost at depth. */
+struct kpe_frames {
+	__u32 depth;
+	__u32 pad;
+	__u64 vals[KPE_EARG_DEPTH][KPE_MAX_EARGS];
+};
+
+struct kpe_frame_key {
+	__u32 tid;
+	__u32 def_id;
+};
+
 struct kpe_def_cfg {
 	__u32 flags;
 	__u32 nr_args;
 	__u32 nr_insns;
 	__u32 nr_preds;
 	__u32 nr_filter_ops;
-	__u32 pad;
+	__u32 nr_eargs; /* a return probe's entry half keeps eargs[] */
+	struct kpe_earg eargs[KPE_MAX_EARGS];
 	__u8 filter_ops[KPE_MAX_FILTER_OPS];
 	struct kpe_pred preds[KPE_MAX_PREDS];
 	char strtab[KPE_STRTAB_MAX];
@@ -177,5 +208,8 @@ _Static_assert((KPE_MAX_PREDS & (KPE_MAX_PREDS - 1)) == 0, "power of two");
 _Static_assert((KPE_MAX_FILTER_OPS & (KPE_MAX_FILTER_OPS - 1)) == 0, "power of two");
 _Static_assert(((KPE_KSTACK_MAX + 1) & KPE_KSTACK_MAX) == 0, "KPE_KSTACK_MAX * 8 + 7 is a mask");
 _Static_assert((KPE_STRTAB_MAX & (KPE_STRTAB_MAX - 1)) == 0, "power of two");
+_Static_assert((KPE_MAX_EARGS & (KPE_MAX_EARGS - 1)) == 0, "power of two");
+_Static_assert((KPE_EARG_DEPTH & (KPE_EARG_DEPTH - 1)) == 0, "power of two");
+_Static_assert(KPE_MAX_DEFS < KPE_COOKIE_ENTRY, "an index fits below the entry bit");
 
 #endif

@@ -51,8 +51,8 @@ struct kpe_session {
 	struct kpe_probe *probes;
 	int nr;
 	struct kpe_bpf *skel;
-	struct bpf_link **links;
-	__u64 missed_at_detach; /* what the kernel skipped, kept as the links go */
+	struct bpf_link **links; /* nr probes', then nr entry halves' (or NULL) */
+	__u64 missed_at_detach;	 /* what the kernel skipped, kept as the links go */
 	bool detached;
 	struct ring_loop *ring;
 	struct strbuf line;
@@ -268,6 +268,25 @@ static bool kernel_btf_probe_args(void)
 	return major > 6 || (major == 6 && minor >= 6);
 }
 
+/*
+ * Syntax first: a malformed definition is refused before BTF and kallsyms
+ * are read, which takes seconds on a slow machine.
+ */
+static int check_syntax(const struct kpe_session *s)
+{
+	struct kpe_error e;
+	struct kpe_def def;
+	int i, err = 0;
+
+	for (i = 0; i < s->nr_defs && !err; i++) {
+		err = kpe_parse_def(s->defs[i], &def, &e);
+		if (err == -EINVAL)
+			report("definition", s->defs[i], &e);
+		kpe_def_free(&def);
+	}
+	return err;
+}
+
 static int compile_defs(struct kpe_session *s)
 {
 	struct kpe_ctx ctx = { .kb = s->kb,
@@ -345,6 +364,17 @@ static int check_kernel_features(const struct kpe_session *s)
 	return 0;
 }
 
+static bool wants_entry_halves(const struct kpe_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (s->probes[i].cfg->nr_eargs)
+			return true;
+	}
+	return false;
+}
+
 static int load_bpf(struct kpe_session *s)
 {
 	int nr_cpus = libbpf_num_possible_cpus(), err, fd, i;
@@ -364,6 +394,8 @@ static int load_bpf(struct kpe_session *s)
 	s->skel->rodata->kstack_bytes = 8 * s->env->kstack_depth;
 	err = bpf_map__set_max_entries(s->skel->maps.kpe_events,
 				       ringbuf_size_unplanned(s->env->pages, nr_cpus));
+	if (!err && !wants_entry_halves(s))
+		err = bpf_map__set_max_entries(s->skel->maps.kpe_frames, 1);
 	if (!err)
 		err = kpe_bpf__load(s->skel);
 	if (err) {
@@ -400,18 +432,42 @@ static void attach_error(struct strbuf *sb, const struct kpe_probe *p, int err)
 		bpfutil_explain(sb, p->is_return ? "kretprobe" : "kprobe", BPFUTIL_ATTACH, err);
 }
 
+/* One kprobe of definition i: its own, or its entry half (entry_half). */
+static int attach_one(struct kpe_session *s, int i, bool entry_half)
+{
+	const struct kpe_probe *p = &s->probes[i];
+	bool ret = p->is_return && !entry_half;
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = p->offset, .retprobe = ret,
+		    .bpf_cookie = i | (entry_half ? KPE_COOKIE_ENTRY : 0));
+	struct bpf_link **link = &s->links[entry_half ? s->nr + i : i];
+	struct strbuf why;
+	int err;
+
+	*link = bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach, &opts);
+	if (*link) {
+		p_dbg("%s/%s: %s at %s+%llu%s", p->group, p->event, ret ? "kretprobe" : "kprobe",
+		      p->attach, p->offset, entry_half ? " (entry values for the return)" : "");
+		return 0;
+	}
+	err = -errno;
+	sb_init(&why);
+	attach_error(&why, p, err);
+	p_err("cannot attach %s/%s at %s+%llu: %s", p->group, p->event, p->attach, p->offset,
+	      sb_str(&why));
+	sb_free(&why);
+	return err;
+}
+
 static int attach_all(struct kpe_session *s)
 {
 	bool warned = false;
 	int i, err;
 
-	s->links = calloc(s->nr, sizeof(*s->links));
+	s->links = calloc(2 * s->nr, sizeof(*s->links));
 	if (!s->links)
 		return -ENOMEM;
 	for (i = 0; i < s->nr; i++) {
 		const struct kpe_probe *p = &s->probes[i];
-		LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = p->offset, .retprobe = p->is_return,
-			    .bpf_cookie = i);
 
 		/* libbpf 1.1 attaches through the perf kprobe PMU: no maxactive. */
 		if (p->maxactive && !warned) {
@@ -419,21 +475,10 @@ static int attach_all(struct kpe_session *s)
 			       p->maxactive);
 			warned = true;
 		}
-		s->links[i] =
-			bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach, &opts);
-		if (!s->links[i]) {
-			struct strbuf why;
-
-			err = -errno;
-			sb_init(&why);
-			attach_error(&why, p, err);
-			p_err("cannot attach %s/%s at %s+%llu: %s", p->group, p->event, p->attach,
-			      p->offset, sb_str(&why));
-			sb_free(&why);
+		/* The entry half first: no return of a call it did not see. */
+		err = (p->cfg->nr_eargs ? attach_one(s, i, true) : 0) ?: attach_one(s, i, false);
+		if (err)
 			return err;
-		}
-		p_dbg("%s/%s: %s at %s+%llu", p->group, p->event,
-		      p->is_return ? "kretprobe" : "kprobe", p->attach, p->offset);
 	}
 	return 0;
 }
@@ -537,7 +582,7 @@ static void detach_all(struct kpe_session *s)
 	if (!s->detached && s->skel)
 		s->missed_at_detach = kernel_missed(s);
 	s->detached = true;
-	for (i = 0; s->links && i < s->nr; i++) {
+	for (i = 0; s->links && i < 2 * s->nr; i++) {
 		bpf_link__destroy(s->links[i]);
 		s->links[i] = NULL;
 	}
@@ -571,6 +616,11 @@ int cmd_probe(struct env *env, int argc, char **argv)
 	if (err) {
 		cleanup(&s);
 		return err == OPTS_HELP ? 0 : err;
+	}
+	err = check_syntax(&s);
+	if (err) {
+		cleanup(&s);
+		return err;
 	}
 	open_sources(&s);
 	raise_fd_limit();

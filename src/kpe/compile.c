@@ -218,11 +218,46 @@ static int add_load(struct compiler *c, int pos, struct chain *ch, long long off
 	return 0;
 }
 
+/*
+ * A return probe's $argN (Linux 6.10): the value its entry half kept, in a
+ * slot of eargs[] shared by every argument that reads it. What follows
+ * (members, dereferences) is read at return, as the kernel reads it.
+ */
+static int entry_arg_source(struct compiler *c, int pos, int n, struct chain *ch)
+{
+	const struct arch *a = c->arch;
+	struct kpe_def_cfg *cfg = c->out->cfg;
+	struct kpe_earg e = { .reg = a->sp, .deref = 1 };
+	__u32 k;
+
+	if (n <= a->nr_reg_args) {
+		e.reg = a->arg_slots[n - 1];
+		e.deref = 0;
+	} else {
+		e.off = 8 * (n - a->stack_arg_base);
+	}
+	for (k = 0; k < cfg->nr_eargs; k++) {
+		if (!memcmp(&cfg->eargs[k], &e, sizeof(e)))
+			break;
+	}
+	if (k == cfg->nr_eargs) {
+		if (k >= KPE_MAX_EARGS)
+			return fail(c, pos, "a return probe reads at most %d entry arguments",
+				    KPE_MAX_EARGS);
+		cfg->eargs[cfg->nr_eargs++] = e;
+	}
+	ch->src_op = KPE_OP_EARG;
+	ch->src = k;
+	return 0;
+}
+
 /* $argN (1-based) as regs_get_kernel_argument reads it. */
 static int arg_source(struct compiler *c, int pos, int n, struct chain *ch)
 {
 	const struct arch *a = c->arch;
 
+	if (c->def->is_return && (n <= a->nr_reg_args || a->stack_arg_base >= 0))
+		return entry_arg_source(c, pos, n, ch);
 	if (n <= a->nr_reg_args) {
 		ch->src_op = KPE_OP_REG;
 		ch->src = a->arg_slots[n - 1];
@@ -439,7 +474,8 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 		ch->nr_src_loads = 1;
 		return add_load(c, f->pos, ch, 8 * f->num, false);
 	case KPE_B_ARG:
-		if (c->ctx->btf_probe_args && f->num <= nr_params(c, &params))
+		/* At return the kernel keeps the raw value (FETCH_OP_EDATA): untyped. */
+		if (c->ctx->btf_probe_args && !c->def->is_return && f->num <= nr_params(c, &params))
 			set_btf_type(c, ch, params[f->num - 1].type);
 		return arg_source(c, f->pos, f->num, ch);
 	case KPE_B_RETVAL:

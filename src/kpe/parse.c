@@ -290,6 +290,26 @@ static int parse_target(struct parser *p, struct span t)
 	return 0;
 }
 
+/*
+ * An f definition that fetches $retval is an exit probe, as the kernel
+ * makes it: the first "$retval" of a word, not followed by a name's
+ * character, decides.
+ */
+static void fprobe_exit_by_retval(struct kpe_def *def, const struct span *w, int n)
+{
+	const char *r;
+	int i, rest;
+
+	for (i = 0; i < n && def->kind == 'f' && !def->is_return; i++) {
+		r = memmem(w[i].s, w[i].len, "$retval", 7);
+		if (!r)
+			continue;
+		rest = w[i].s + w[i].len - (r + 7);
+		if (rest == 0 || !(isalnum((unsigned char)r[7]) || r[7] == '_'))
+			def->is_return = true;
+	}
+}
+
 /* As the kernel names unnamed probes: p_SYM_OFFS, r_SYM_0, SYM__entry. */
 static int name_event(struct kpe_def *def)
 {
@@ -365,8 +385,8 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 			return fail(p, e.pos, E_BAD_VAR);
 		if (n == 0 || n > KPE_PARAM_MAX_STACK)
 			return fail(p, e.pos, E_BAD_ARG_NUM);
-		/* Entry values at return would need a stash ksnoop does not keep. */
-		if (!at_entry(def))
+		/* At return: the entry value, kept by the probe's entry half (6.10). */
+		if (!at_entry(def) && !def->is_return)
 			return fail(p, e.pos, E_NOFENTRY_ARGS);
 		f->base = KPE_B_ARG;
 		f->num = n;
@@ -525,10 +545,7 @@ static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
 	const struct kpe_def *def = p->def;
 	int err;
 
-	if (def->is_return)
-		return fail(p, e.pos,
-			    "function arguments are not available in ksnoop's return probes");
-	if (!at_entry(def))
+	if (def->is_return ? !def->symbol : !at_entry(def))
 		return fail(p, e.pos, E_NOSUP_BTFARG);
 	err = check_members(p, e, 0);
 	if (err)
@@ -793,8 +810,11 @@ int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err)
 	else if (n == 1)
 		ret = parse_head(&p, w[0]) ?: fail(&p, w[0].pos + w[0].len, E_BAD_PROBE_ADDR);
 	else
-		ret = parse_head(&p, w[0]) ?: parse_target(&p, w[1]) ?: name_event(def)
-			?: parse_args(&p, w + 2, n - 2);
+		ret = parse_head(&p, w[0]) ?: parse_target(&p, w[1]);
+	if (n > 1 && !ret) {
+		fprobe_exit_by_retval(def, w + 2, n - 2);
+		ret = name_event(def) ?: parse_args(&p, w + 2, n - 2);
+	}
 	free(w);
 	return ret;
 }

@@ -199,6 +199,46 @@ static void test_vars(void **state)
 	assert_int_equal(p->fields[1].type.kind, KPE_T_X);
 }
 
+/* $argN and BTF parameters at return: kept by an entry half, read at return. */
+static void test_entry_values_at_return(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "r:e ip_send_skb s=$arg2 len=skb->len n=net r=$retval a7=$arg7");
+	assert_int_equal(p->cfg->nr_eargs, 3);
+	/* $arg2 and skb share a slot: the entry value of %si */
+	assert_int_equal(p->cfg->eargs[0].reg, SI);
+	assert_int_equal(p->cfg->eargs[0].deref, 0);
+	assert_int_equal(p->cfg->eargs[1].reg, DI);
+	/* the seventh argument is on the stack, above the return address */
+	assert_int_equal(p->cfg->eargs[2].reg, SP);
+	assert_int_equal(p->cfg->eargs[2].deref, 1);
+	assert_int_equal(p->cfg->eargs[2].off, 8);
+	expect_insn(p, 0, KPE_OP_EARG, 0, 0, 0);
+	expect_insn(p, 1, KPE_OP_ST_VAL, 0, 8, 0);
+	/* the member is read at return, from the kept pointer */
+	expect_insn(p, 2, KPE_OP_EARG, 0, 0, 0);
+	expect_insn(p, 3, KPE_OP_ST_MEM, 1, 4, 0);
+	assert_int_equal(p->fields[1].type.kind, KPE_T_U);
+	expect_insn(p, 4, KPE_OP_EARG, 0, 0, 1);
+	expect_insn(p, 6, KPE_OP_REG, 0, 0, AX);
+	expect_insn(p, 8, KPE_OP_EARG, 0, 0, 2);
+	/* $argN at return is the raw entry value, untyped, as the kernel keeps it */
+	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
+	assert_int_equal(p->fields[0].type.size, 8);
+	/* but named after its parameter, as at entry */
+	p = compile(c, "r:e ip_send_skb $arg2");
+	assert_string_equal(p->fields[0].name, "skb");
+	p = compile(c, "f:e ip_send_skb%return skb->len");
+	assert_int_equal(p->cfg->nr_eargs, 1);
+	/* an entry probe keeps nothing */
+	p = compile(c, "p:e ip_send_skb skb->len");
+	assert_int_equal(p->cfg->nr_eargs, 0);
+	compile_err(c, "r:e ip_send_skb $arg1 $arg2 $arg3 $arg4 $arg5 $arg6 $arg7 $arg8 $arg9", 64,
+		    "a return probe reads at most 8 entry arguments");
+}
+
 static void test_strings_and_types(void **state)
 {
 	struct ctx *c = *state;
@@ -845,6 +885,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registers_and_derefs),
 		cmocka_unit_test(test_vars),
+		cmocka_unit_test(test_entry_values_at_return),
 		cmocka_unit_test(test_strings_and_types),
 		cmocka_unit_test(test_btf_args),
 		cmocka_unit_test(test_args_all),

@@ -116,6 +116,17 @@ static void test_generated_names(void **state)
 	assert_string_equal(d.group, "fprobes");
 	assert_string_equal(d.event, "c4");
 	kpe_def_free(&d);
+	/* an f that fetches $retval is an exit probe, named as one */
+	parse_ok("f ip_send_skb len=skb->len r=+0($retval):u8", &d);
+	assert_true(d.is_return);
+	assert_string_equal(d.event, "ip_send_skb__exit");
+	kpe_def_free(&d);
+	parse_ok("f ip_send_skb $retval", &d);
+	assert_true(d.is_return);
+	kpe_def_free(&d);
+	parse_ok("p ip_send_skb x=%di", &d);
+	assert_false(d.is_return);
+	kpe_def_free(&d);
 }
 
 /* $retval->member: a BTF path on the return value, "return->..." for the compiler */
@@ -284,8 +295,8 @@ static void test_ksnoop_errors(void **state)
 	parse_err("f:e f x=%di", 8, "Invalid $-variable specified");
 	/* $argN only where the entry registers are the arguments */
 	parse_err("p:e f+4 x=$arg1", 10, "$arg* can be used only on function entry");
-	parse_err("r:e f x=$arg1", 8, "$arg* can be used only on function entry");
-	parse_err("r:e f x=skb->len", 8, "function arguments are not available");
+	/* at return, entry values (Linux 6.10); BTF names need a function */
+	parse_err("r:e 0xffffffff81000000 x=skb->len", 25, "BTF is not available or not supported");
 	parse_err("p:e f x=$arg0", 8, "Invalid argument number");
 	parse_err("p:e f x=$stack9999", 8, "Invalid stack number");
 	parse_err("p:e f $arg*:u32", 6, "$arg* must be an independent parameter without name etc.");

@@ -149,7 +149,7 @@ else
 	notok "a crash is a failure, never retried" "$tmp/run"
 fi
 
-# The queue: VM_ORDER's order (7.3 and 5.10 first), then what it does not name.
+# The queue: VM_ORDER's order (6.12 and 7.3 first), then what it does not name.
 # arm64 takes case files from the repo only (its guest gets a copy).
 mkdir -p build && inrepo=$(mktemp -d build/vm-harness.XXXXXX) && cp "$tmp/five-clean.case" "$inrepo/five.case"
 trap 'rm -rf "$tmp" "$inrepo"' EXIT
@@ -161,15 +161,32 @@ order() { # VM_ARCHES KERNELS ARM64_KERNELS: the labels in boot order
 	sed 's/.* -k \(.*\) -s 0 .*/\1/' "$tmp/calls" | paste -sd'|'
 }
 check "one arch's boots start in VM_ORDER's order, the kernels it does not name last" \
-	"7.3|5.10|6.1|9.9" "$(order x86 "6.1 9.9 5.10 7.3" "")" "$tmp/run"
+	"7.3|6.1|5.10|9.9" "$(order x86 "6.1 9.9 5.10 7.3" "")" "$tmp/run"
 if [ "${KSNOOP_ARM64:-1}" = 0 ]; then
 	echo "ok - vm-harness: both arches' boots in one queue # SKIP KSNOOP_ARM64=0"
 else
 	check "both arches' boots in one queue, each line labelled with its arch" \
-		"7.3|arm64 6.12|6.1|arm64 6.1" "$(order "x86 arm64" "6.1 7.3" "6.1 6.12")" "$tmp/run"
+		"7.3|6.1|arm64 6.12|arm64 6.1" "$(order "x86 arm64" "6.1 7.3" "6.1 6.12")" "$tmp/run"
 	check "both arches' boots: 4 kernels of 5 cases pass" "20 0" \
 		"$(grep -c '^ok - \[' "$tmp/run") $(grep -c '^not ok' "$tmp/run")" "$tmp/run"
 fi
+
+# VM_HOLD: one boot at a time until the file exists (tests/run.sh opens
+# the second lane when the host suites are done). Each fake boot takes 6 s:
+# 3 s in, the second waits; 2 s after the file appears, both run.
+rm -f "$tmp/calls" "$tmp/state" "$tmp/gate"
+FAKE_VM_MODE=pass FAKE_VM_STATE=$tmp/state FAKE_VM_CALLS=$tmp/calls FAKE_VM_SLEEP=6 VM_JOBS=2 \
+	VM_HOLD=$tmp/gate VM_ARCHES=x86 KERNELS="6.1 7.3" VM_EXEC=tests/host/lib/fake-vm-exec.sh \
+	tests/vm/run.sh "$inrepo/five.case" >"$tmp/run" 2>&1 &
+held_run=$!
+sleep 3
+held=$(wc -l <"$tmp/calls" 2>/dev/null || echo 0)
+touch "$tmp/gate"
+sleep 2
+opened=$(wc -l <"$tmp/calls" 2>/dev/null || echo 0)
+wait "$held_run"
+check "VM_HOLD: one boot until the file exists, then two at once" "1 2 0" \
+	"$held $opened $(grep -c '^not ok' "$tmp/run")" "$tmp/run"
 
 # ---- scripts/kernels.sh: the names and releases, no download ----------------
 

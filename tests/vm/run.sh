@@ -25,6 +25,8 @@
 #   VM_JOBS=N            boots at once (default: one per CPU when x86-64,
 #                        whose guests run on one TCG thread, is in the run;
 #                        one per 2 CPUs for arm64's multi-threaded guests)
+#   VM_HOLD=FILE         one boot at a time until FILE exists, then VM_JOBS
+#                        (tests/run.sh runs the host suites beside the first)
 #   KSNOOP_SLOW_TESTS=1  also run the cases marked "REQUIRES slow"
 #   VM_EXEC=PROGRAM      the VM runner (default tests/vm/vm-exec.sh; the
 #                        harness's own test stands one in)
@@ -216,8 +218,16 @@ if [ "$VM_JOBS" -le 1 ]; then
 	done
 else
 	for e in "${ENTRIES[@]}"; do
-		while [ "$(jobs -rp | wc -l)" -ge "$VM_JOBS" ]; do
-			wait -n
+		while :; do
+			held=0
+			[ -n "${VM_HOLD:-}" ] && [ ! -e "$VM_HOLD" ] && held=1
+			[ "$(jobs -rp | wc -l)" -lt $((held ? 1 : VM_JOBS)) ] && break
+			# A held queue looks for the file; else a boot ending frees a lane.
+			if [ $held = 1 ]; then
+				sleep 1
+			else
+				wait -n
+			fi
 		done
 		run_kernel "$e" >"$LOGS/$e.out" &
 	done

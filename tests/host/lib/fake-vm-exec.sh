@@ -8,7 +8,8 @@
 #   crash         the first call crashes (kernel panic) there
 #   pass          every call runs to the end
 # FAKE_VM_STATE is a file counting the calls; FAKE_VM_CALLS appends each
-# call's guest.sh arguments to it.
+# call's guest.sh arguments to it. FAKE_VM_SLEEP=S makes each "boot" take
+# S seconds more, before its cases.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 K=
@@ -25,6 +26,7 @@ done
 n=$(($(cat "$FAKE_VM_STATE" 2>/dev/null || echo 0) + 1))
 echo "$n" >"$FAKE_VM_STATE"
 echo "$*" >>"$FAKE_VM_CALLS"
+sleep "${FAKE_VM_SLEEP:-0}"
 case $FAKE_VM_MODE:$n in
 lockup-once:1 | lockup-twice:*) log=$HERE/console/soft-lockup.log why="guest locked up" rc=123 ;;
 crash:1) log=$HERE/console/panic.log why="guest kernel crashed" rc=125 ;;

@@ -279,7 +279,7 @@ static int check_syntax(const struct kpe_session *s)
 	int i, err = 0;
 
 	for (i = 0; i < s->nr_defs && !err; i++) {
-		err = kpe_parse_def(s->defs[i], &def, &e);
+		err = kpe_parse_def_with(s->defs[i], kpe_limits_running(), &def, &e);
 		if (err == -EINVAL)
 			report("definition", s->defs[i], &e);
 		kpe_def_free(&def);
@@ -300,7 +300,7 @@ static int compile_defs(struct kpe_session *s)
 	if (!s->probes)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_defs && !err; i++) {
-		err = kpe_parse_def(s->defs[i], &def, &e);
+		err = kpe_parse_def_with(s->defs[i], kpe_limits_running(), &def, &e);
 		if (!err) {
 			s->nr = i + 1;
 			err = kpe_compile(&ctx, &def, &s->probes[i], &e);

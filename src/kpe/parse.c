@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "lib/archinfo.h"
 #include "kpe/parse.h"
@@ -35,6 +36,7 @@
 #define E_IMMSTR_NO_CLOSE "String is not closed with '\"'"
 #define E_FILE_ON_KPROBE "File offset is not available with kprobe"
 #define E_TOO_MANY_OPS "Dereference is too much nested"
+#define E_TOO_MANY_NESTED "Too many nested typecasts/dereferences"
 #define E_DEREF_NEED_BRACE "Dereference needs a brace"
 #define E_BAD_DEREF_OFFS "Invalid dereference offset"
 #define E_DEREF_OPEN_BRACE "Dereference brace is not closed"
@@ -69,9 +71,26 @@ struct span {
 struct parser {
 	struct kpe_def *def;
 	struct kpe_error *err;
+	const struct kpe_limits *lim;
+	int nest; /* dereferences open around the one parsed */
 	bool failed;
 	bool seen_args_all;
 };
+
+const struct kpe_limits kpe_limits_6 = { .argstr_max = 63, .nest_max = 12 };
+const struct kpe_limits kpe_limits_7 = { .argstr_max = 255,
+					 .nest_max = 8,
+					 .nest_outside_in = true };
+
+const struct kpe_limits *kpe_limits_running(void)
+{
+	struct utsname u;
+	int major;
+
+	if (uname(&u) || sscanf(u.release, "%d.", &major) != 1)
+		return &kpe_limits_7;
+	return major >= 7 ? &kpe_limits_7 : &kpe_limits_6;
+}
 
 static int fail(struct parser *p, int pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -453,7 +472,7 @@ static int parse_mem(struct parser *p, struct span e, struct kpe_fetch *f)
 static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 {
 	bool user = e.len > 1 && e.s[1] == 'u';
-	int lp = find(e, '('), rp, err;
+	int lp = find(e, '('), rp, err, digits = 1 + user;
 	char num[40];
 	struct span in;
 	long long off;
@@ -461,12 +480,18 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 
 	if (lp < 0)
 		return fail(p, e.pos, E_DEREF_NEED_BRACE);
+	/*
+	 * As kstrtol reads it, octal after a 0: the zeros before the last one
+	 * take no room (7.x's 255-byte arguments).
+	 */
+	while (digits < lp - 1 && e.s[digits] == '0' && e.s[digits + 1] == '0')
+		digits++;
 	/* "+u8" and "-u8" are "+8" and "-8" read from user memory. */
-	if (lp > (int)sizeof(num) - 2)
+	if (lp - digits > (int)sizeof(num) - 2)
 		return fail(p, e.pos, E_BAD_DEREF_OFFS);
 	num[n++] = e.s[0];
-	memcpy(num + n, e.s + 1 + user, lp - 1 - user);
-	n += lp - 1 - user;
+	memcpy(num + n, e.s + digits, lp - digits);
+	n += lp - digits;
 	if (span_number((struct span){ num, n, e.pos }, 0, true, &off))
 		return fail(p, e.pos, E_BAD_DEREF_OFFS);
 	in = sub(e, lp + 1, e.len - lp - 1);
@@ -476,12 +501,15 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 	if (rp != in.len - 1)
 		return fail(p, in.pos + rp + 1, E_BAD_FETCH_ARG);
 	in.len = rp;
+	if (p->lim->nest_outside_in && ++p->nest > p->lim->nest_max)
+		return fail(p, e.pos, E_TOO_MANY_NESTED);
 	err = parse_fetch(p, in, f);
+	p->nest--;
 	if (err)
 		return err;
 	if (f->base == KPE_B_COMM || f->base == KPE_B_IMMSTR)
 		return fail(p, in.pos, E_COMM_CANT_DEREF);
-	if (f->nr_derefs >= KPE_MAX_DEREFS)
+	if (f->nr_derefs >= p->lim->nest_max || f->nr_derefs >= KPE_MAX_DEREFS)
 		return fail(p, e.pos, E_TOO_MANY_OPS);
 	f->derefs[f->nr_derefs].off = off;
 	f->derefs[f->nr_derefs].user = user;
@@ -717,7 +745,7 @@ static int parse_arg(struct parser *p, struct span a, struct kpe_arg *arg)
 		body = sub(a, eq + 1, a.len - eq - 1);
 	}
 	arg->body_pos = body.pos;
-	if (body.len > KPE_MAX_ARGSTR)
+	if (body.len > p->lim->argstr_max)
 		return fail(p, body.pos, E_ARG_TOO_LONG);
 	if (body.len == 0)
 		return fail(p, body.pos, E_NO_ARG_BODY);
@@ -786,7 +814,13 @@ static int parse_args(struct parser *p, struct span *w, int n)
 
 int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err)
 {
-	struct parser p = { .def = def, .err = err };
+	return kpe_parse_def_with(text, &kpe_limits_6, def, err);
+}
+
+int kpe_parse_def_with(const char *text, const struct kpe_limits *lim, struct kpe_def *def,
+		       struct kpe_error *err)
+{
+	struct parser p = { .def = def, .err = err, .lim = lim };
 	struct span *w;
 	int n, ret;
 

@@ -26,7 +26,6 @@
 #define KPE_DEF_MAX_LEN 4096	 /* whole definition, as MAX_DYNEVENT_CMD_LEN */
 #define KPE_MAX_EVENT_NAME 64	 /* group and event names (MAX_EVENT_NAME_LEN) */
 #define KPE_MAX_ARG_NAME 32	 /* MAX_ARG_NAME_LEN */
-#define KPE_MAX_ARGSTR 63	 /* one argument body (MAX_ARGSTR_LEN) */
 #define KPE_MAX_DEREFS 12	 /* nested +OFFS(...) in one argument */
 #define KPE_MAX_ARRAY 64	 /* MAX_ARRAY_LEN */
 #define KPE_MAX_MAXACTIVE 4096	 /* KRETPROBE_MAXACTIVE_MAX */
@@ -116,7 +115,27 @@ struct kpe_error {
 	char msg[160];
 };
 
+/*
+ * What the running kernel's parser allows, which moved in Linux 7.x: an
+ * argument of 63 bytes, or 255; dereferences counted from the innermost
+ * (12 below the one refused), or from the outermost (8, the 9th refused
+ * with its own message).
+ */
+struct kpe_limits {
+	int argstr_max;
+	int nest_max;
+	bool nest_outside_in;
+};
+
+extern const struct kpe_limits kpe_limits_6, kpe_limits_7;
+
+/* The limits of the kernel this runs on (uname). */
+const struct kpe_limits *kpe_limits_running(void);
+
 /* Returns 0, or -EINVAL with err filled in; def is always safe to free. */
+int kpe_parse_def_with(const char *text, const struct kpe_limits *lim, struct kpe_def *def,
+		       struct kpe_error *err);
+/* kpe_parse_def_with() under Linux 6.x's limits. */
 int kpe_parse_def(const char *text, struct kpe_def *def, struct kpe_error *err);
 void kpe_def_free(struct kpe_def *def);
 

@@ -38,6 +38,46 @@ static void parse_err(const char *text, int pos, const char *msg)
 	kpe_def_free(&d);
 }
 
+/* Linux 7.x's limits: arguments of 255 bytes, 8 dereferences from the outside. */
+static void test_limits_7(void **state)
+{
+	const char *deep9 = "p vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(@0)))))))))";
+	const char *long65 =
+		"p vfs_read +1234567(+1234567(+1234567(+1234567(+1234567(+1234567(@1234))))))";
+	struct kpe_error e;
+	struct kpe_def d;
+	char text[300];
+
+	(void)state;
+	assert_int_equal(kpe_parse_def_with(long65, &kpe_limits_7, &d, &e), 0);
+	kpe_def_free(&d);
+	parse_err(long65, 11, "Argument expression is too long");
+	/* 255 bytes pass, 256 do not */
+	snprintf(text, sizeof(text), "p vfs_read +%0*d(@1234)", 255 - 8, 1);
+	assert_int_equal(kpe_parse_def_with(text, &kpe_limits_7, &d, &e), 0);
+	kpe_def_free(&d);
+	snprintf(text, sizeof(text), "p vfs_read +%0*d(@1234)", 256 - 8, 1);
+	assert_int_equal(kpe_parse_def_with(text, &kpe_limits_7, &d, &e), -EINVAL);
+	assert_string_equal(e.msg, "Argument expression is too long");
+	kpe_def_free(&d);
+	/* zeros before an offset take no room; a 0 first is octal, as kstrtol has it */
+	snprintf(text, sizeof(text), "p vfs_read +%0*d(@1234)", 100, 8);
+	assert_int_equal(kpe_parse_def_with(text, &kpe_limits_7, &d, &e), -EINVAL);
+	assert_string_equal(e.msg, "Invalid dereference offset");
+	kpe_def_free(&d);
+	/* the 9th dereference from the outside is refused, where it starts */
+	assert_int_equal(kpe_parse_def_with(deep9 + 0, &kpe_limits_7, &d, &e), -EINVAL);
+	assert_string_equal(e.msg, "Too many nested typecasts/dereferences");
+	assert_int_equal(e.pos, 11 + 8 * 3);
+	kpe_def_free(&d);
+	assert_int_equal(kpe_parse_def_with(deep9 + 0, &kpe_limits_6, &d, &e), 0);
+	kpe_def_free(&d);
+	assert_int_equal(kpe_parse_def_with("p vfs_read +0(+0(+0(+0(+0(+0(+0(+0(@0))))))))",
+					    &kpe_limits_7, &d, &e),
+			 0);
+	kpe_def_free(&d);
+}
+
 static void test_heads(void **state)
 {
 	struct kpe_def d;
@@ -379,15 +419,11 @@ static void test_free_is_idempotent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_heads),
-		cmocka_unit_test(test_generated_names),
-		cmocka_unit_test(test_fetchargs),
-		cmocka_unit_test(test_retval_members),
-		cmocka_unit_test(test_types),
-		cmocka_unit_test(test_kernel_errors),
-		cmocka_unit_test(test_ksnoop_errors),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_free_is_idempotent),
+		cmocka_unit_test(test_heads),	      cmocka_unit_test(test_generated_names),
+		cmocka_unit_test(test_fetchargs),     cmocka_unit_test(test_retval_members),
+		cmocka_unit_test(test_types),	      cmocka_unit_test(test_kernel_errors),
+		cmocka_unit_test(test_ksnoop_errors), cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_limits_7),      cmocka_unit_test(test_free_is_idempotent),
 	};
 
 	return cmocka_run_group_tests_name("kpe_parse", tests, NULL, NULL);

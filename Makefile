@@ -368,6 +368,13 @@ fuzz-serve-config: $(OUT)/fuzz/serve_config_fuzz
 $(OUT)/fuzz/serve_config_fuzz: $(FUZZ_SERVE_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SERVE_SRCS) $(LDLIBS) -o $@
+FUZZ_KPE_SRCS := tests/fuzz/kpe_parse_fuzz.c src/kpe/parse.c src/lib/archinfo.c src/lib/util.c \
+		 src/lib/json_writer.c
+.PHONY: fuzz-kpe-parse
+fuzz-kpe-parse: $(OUT)/fuzz/kpe_parse_fuzz
+$(OUT)/fuzz/kpe_parse_fuzz: $(FUZZ_KPE_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_KPE_SRCS) $(LDLIBS) -o $@
 # ---- end ktrace/kdump ----
 
 FORMAT_SRCS = $(wildcard src/*.[ch] src/*/*.[ch] bpf/*.bpf.c bpf/abi/*.h bpf/lib/*.h \

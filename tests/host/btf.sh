@@ -128,20 +128,9 @@ damage_tests() {
 }
 
 fuzz_tests() {
-	local fz=build/fuzz/btf_fuzz
-	local replay="fuzz target replays tests/fuzz/btf-corpus" run="short fuzz run over BTF"
-
 	. tests/host/lib/fuzz.sh
-	fuzz_available "$tmp" "$replay" "$run" || return
-	if ! make -s fuzz-btf >"$tmp/fuzz-build.log" 2>&1; then
-		notok "build the BTF fuzz target (make fuzz-btf)" "$(tail -n 20 "$tmp/fuzz-build.log")"
-		return
-	fi
-	fuzz_check "$replay" "$tmp/replay.log" "$fz" tests/fuzz/btf-corpus/*
-	mkdir -p "$tmp/corpus"
-	fuzz_check "$run" "$tmp/fuzz.log" timeout 120 "$fz" \
-		-max_total_time="${KSNOOP_FUZZ_SECONDS:-15}" -max_len=4096 -timeout=10 \
-		-rss_limit_mb=1024 -artifact_prefix=build/fuzz/btf- "$tmp/corpus" tests/fuzz/btf-corpus
+	fuzz_target "$tmp" "BTF reader" fuzz-btf build/fuzz/btf_fuzz tests/fuzz/btf-corpus 4096 \
+		build/fuzz/btf-
 }
 
 # --btf FILE for tracing: a file that is not this kernel's is refused in one

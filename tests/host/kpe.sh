@@ -162,24 +162,8 @@ fi
 # build/fuzz/kpe-parse-crash-* (or -timeout-, -oom-).
 #   KSNOOP_FUZZ_SECONDS=N  length of the fuzz run (default 15)
 skip() { echo "ok - kpe: $1 # SKIP $2"; }
-fuzz_notok() { echo "not ok - kpe: $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-fuzz_tests() {
-	local fz=build/fuzz/kpe_parse_fuzz corpus=tests/fuzz/kpe-corpus
-	local replay="definition fuzz target replays $corpus" run="short fuzz run of the definition parser"
-
-	. tests/host/lib/fuzz.sh
-	fuzz_available "$tmp" "$replay" "$run" || return
-	if ! make -s fuzz-kpe-parse >"$tmp/fuzz-build.log" 2>&1; then
-		fuzz_notok "build the definition fuzz target (make fuzz-kpe-parse)" \
-			"$(tail -n 20 "$tmp/fuzz-build.log")"
-		return
-	fi
-	notok() { fuzz_notok "$@"; }
-	fuzz_check "$replay" "$tmp/replay.log" "$fz" "$corpus"/*
-	mkdir -p "$tmp/corpus"
-	# Past KPE_DEF_MAX_LEN, so the length limit is crossed too.
-	fuzz_check "$run" "$tmp/fuzz.log" timeout 120 "$fz" \
-		-max_total_time="${KSNOOP_FUZZ_SECONDS:-15}" -max_len=5000 -timeout=10 \
-		-rss_limit_mb=1024 -artifact_prefix=build/fuzz/kpe-parse- "$tmp/corpus" "$corpus"
-}
-fuzz_tests
+. tests/host/lib/fuzz.sh
+notok() { echo "not ok - kpe: $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+# Past KPE_DEF_MAX_LEN, so the length limit is crossed too.
+fuzz_target "$tmp" "definition parser" fuzz-kpe-parse build/fuzz/kpe_parse_fuzz \
+	tests/fuzz/kpe-corpus 5000 build/fuzz/kpe-parse-

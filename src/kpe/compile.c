@@ -474,8 +474,11 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 		ch->nr_src_loads = 1;
 		return add_load(c, f->pos, ch, 8 * f->num, false);
 	case KPE_B_ARG:
-		/* At return the kernel keeps the raw value (FETCH_OP_EDATA): untyped. */
-		if (c->ctx->btf_probe_args && !c->def->is_return && f->num <= nr_params(c, &params))
+		/*
+		 * The kernel types an unnamed $argN from BTF, as it names it
+		 * after its parameter; a named one stays x64 (6.12 and 7.3).
+		 */
+		if (c->ctx->btf_probe_args && !v->arg->name && f->num <= nr_params(c, &params))
 			set_btf_type(c, ch, params[f->num - 1].type);
 		return arg_source(c, f->pos, f->num, ch);
 	case KPE_B_RETVAL:

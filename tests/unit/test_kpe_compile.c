@@ -224,11 +224,14 @@ static void test_entry_values_at_return(void **state)
 	expect_insn(p, 4, KPE_OP_EARG, 0, 0, 1);
 	expect_insn(p, 6, KPE_OP_REG, 0, 0, AX);
 	expect_insn(p, 8, KPE_OP_EARG, 0, 0, 2);
-	/* $argN at return is the raw entry value, untyped, as the kernel keeps it */
+	/* a named $argN is x64, as the kernel has it, at entry and return */
 	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
 	assert_int_equal(p->fields[0].type.size, 8);
-	/* but named after its parameter, as at entry */
-	p = compile(c, "r:e ip_send_skb $arg2");
+	/* an unnamed one is named after its parameter, and typed from BTF */
+	p = compile(c, "r:e ip_send_skb $arg1 n=$arg1");
+	assert_string_equal(p->fields[0].name, "net");
+	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
+	p = compile(c, "p:e ip_send_skb $arg2");
 	assert_string_equal(p->fields[0].name, "skb");
 	p = compile(c, "f:e ip_send_skb%return skb->len");
 	assert_int_equal(p->cfg->nr_eargs, 1);

@@ -688,6 +688,18 @@ exit_status_tests() {
 		"cannot run '$(q "$W/not-executable")': Permission denied" 126
 }
 
+# The command runs (its child has become sleep) only once ktrace watches
+# its recorder: a recorder killed before that "ended as it started".
+command_running() { # timeout's pid
+	local i k
+	for i in $(seq 200); do
+		k=$(pgrep -P "$1" | head -1)
+		[ -n "$k" ] && pgrep -x -P "$k" sleep >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # ktrace command must not return 0 when its recorder died mid-trace.
 recorder_death_test() { # signal
 	local sig=$1 out=$W/die-$1.out e=$W/die-$1.err kp rpid st rc
@@ -695,6 +707,7 @@ recorder_death_test() { # signal
 	kp=$!
 	rpid=$(recorder_of "$out")
 	st=$(state_of "$out")
+	command_running "$kp"
 	kill "-$sig" "${rpid:-0}"
 	wait "$kp"
 	rc=$?

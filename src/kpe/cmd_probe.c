@@ -44,6 +44,7 @@ struct kpe_session {
 	struct env *env;
 	const char **defs;
 	int nr_defs;
+	struct kpe_def *parsed; /* defs[], parsed before anything is read */
 	struct filter_arg *filters;
 	int nr_filters;
 	struct kbtf *kb;
@@ -272,17 +273,19 @@ static bool kernel_btf_probe_args(void)
  * Syntax first: a malformed definition is refused before BTF and kallsyms
  * are read, which takes seconds on a slow machine.
  */
-static int check_syntax(const struct kpe_session *s)
+static int parse_defs(struct kpe_session *s)
 {
+	const struct kpe_limits *lim = kpe_limits_running();
 	struct kpe_error e;
-	struct kpe_def def;
 	int i, err = 0;
 
+	s->parsed = calloc(s->nr_defs, sizeof(*s->parsed));
+	if (!s->parsed)
+		return -ENOMEM;
 	for (i = 0; i < s->nr_defs && !err; i++) {
-		err = kpe_parse_def_with(s->defs[i], kpe_limits_running(), &def, &e);
+		err = kpe_parse_def_with(s->defs[i], lim, &s->parsed[i], &e);
 		if (err == -EINVAL)
 			report("definition", s->defs[i], &e);
-		kpe_def_free(&def);
 	}
 	return err;
 }
@@ -293,21 +296,16 @@ static int compile_defs(struct kpe_session *s)
 			       .syms = s->syms,
 			       .btf_probe_args = kernel_btf_probe_args() };
 	struct kpe_error e;
-	struct kpe_def def;
 	int i, err = 0;
 
 	s->probes = calloc(s->nr_defs, sizeof(*s->probes));
 	if (!s->probes)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_defs && !err; i++) {
-		err = kpe_parse_def_with(s->defs[i], kpe_limits_running(), &def, &e);
-		if (!err) {
-			s->nr = i + 1;
-			err = kpe_compile(&ctx, &def, &s->probes[i], &e);
-		}
+		s->nr = i + 1;
+		err = kpe_compile(&ctx, &s->parsed[i], &s->probes[i], &e);
 		if (err == -EINVAL)
 			report("definition", s->defs[i], &e);
-		kpe_def_free(&def);
 		if (!err)
 			err = check_same_event(s, i);
 	}
@@ -603,6 +601,9 @@ static void cleanup(struct kpe_session *s)
 	kbtf__free(s->kb);
 	sb_free(&s->line);
 	sb_free(&s->scratch);
+	for (i = 0; s->parsed && i < s->nr_defs; i++)
+		kpe_def_free(&s->parsed[i]);
+	free(s->parsed);
 	free(s->defs);
 	free(s->filters);
 }
@@ -617,7 +618,7 @@ int cmd_probe(struct env *env, int argc, char **argv)
 		cleanup(&s);
 		return err == OPTS_HELP ? 0 : err;
 	}
-	err = check_syntax(&s);
+	err = parse_defs(&s);
 	if (err) {
 		cleanup(&s);
 		return err;

@@ -223,19 +223,11 @@ static int add_load(struct compiler *c, int pos, struct chain *ch, long long off
  * slot of eargs[] shared by every argument that reads it. What follows
  * (members, dereferences) is read at return, as the kernel reads it.
  */
-static int entry_arg_source(struct compiler *c, int pos, int n, struct chain *ch)
+static int entry_arg_source(struct compiler *c, int pos, struct kpe_earg e, struct chain *ch)
 {
-	const struct arch *a = c->arch;
 	struct kpe_def_cfg *cfg = c->out->cfg;
-	struct kpe_earg e = { .reg = a->sp, .deref = 1 };
 	__u32 k;
 
-	if (n <= a->nr_reg_args) {
-		e.reg = a->arg_slots[n - 1];
-		e.deref = 0;
-	} else {
-		e.off = 8 * (n - a->stack_arg_base);
-	}
 	for (k = 0; k < cfg->nr_eargs; k++) {
 		if (!memcmp(&cfg->eargs[k], &e, sizeof(e)))
 			break;
@@ -251,27 +243,27 @@ static int entry_arg_source(struct compiler *c, int pos, int n, struct chain *ch
 	return 0;
 }
 
-/* $argN (1-based) as regs_get_kernel_argument reads it. */
+/* $argN (1-based) as regs_get_kernel_argument reads it; at return, as kept at entry. */
 static int arg_source(struct compiler *c, int pos, int n, struct chain *ch)
 {
 	const struct arch *a = c->arch;
+	struct kpe_earg e = { .reg = a->sp, .deref = 1, .off = 8 * (n - a->stack_arg_base) };
 
-	if (c->def->is_return && (n <= a->nr_reg_args || a->stack_arg_base >= 0))
-		return entry_arg_source(c, pos, n, ch);
-	if (n <= a->nr_reg_args) {
-		ch->src_op = KPE_OP_REG;
-		ch->src = a->arg_slots[n - 1];
-		return 0;
-	}
-	if (a->stack_arg_base < 0) {
-		ch->src_op = KPE_OP_IMM;
+	if (n > a->nr_reg_args && a->stack_arg_base < 0) {
+		ch->src_op = KPE_OP_IMM; /* no such argument: 0 */
 		ch->src = 0;
 		return 0;
 	}
+	if (n <= a->nr_reg_args)
+		e = (struct kpe_earg){ .reg = a->arg_slots[n - 1] };
+	if (c->def->is_return)
+		return entry_arg_source(c, pos, e, ch);
 	ch->src_op = KPE_OP_REG;
-	ch->src = a->sp;
+	ch->src = e.reg;
+	if (!e.deref)
+		return 0;
 	ch->nr_src_loads = 1;
-	return add_load(c, pos, ch, 8LL * (n - a->stack_arg_base), false);
+	return add_load(c, pos, ch, e.off, false);
 }
 
 static int nr_params(struct compiler *c, const struct btf_param **params)

@@ -200,6 +200,7 @@ enum ksnoop_agg_by {
 #define KSNOOP_HIST_BUCKETS 128	    /* log2 uses 66; linear up to 126 */
 #define KSNOOP_HIST_LOG2_BUCKETS 66 /* negative, [0], then 2^0 .. 2^63 */
 #define KSNOOP_STACK_DEPTH 64	    /* frames kept of a kernel stack */
+#define KSNOOP_STACK_PROBES 4	    /* slots a stack may take after its hash's */
 #define KSNOOP_DEFAULT_MAX_KEYS 10240
 #define KSNOOP_DEFAULT_MAX_SPANS 10240 /* open spans kept in the kernel */
 #define KSNOOP_SPAN_KEY_MAX 4	       /* values in a span's key */
@@ -238,6 +239,16 @@ struct ksnoop_agg_key {
 	char comm[KSNOOP_COMM_LEN];
 	__u32 epoch; /* -i's tables: the interval it counts in, 0 or 1 */
 	__u8 data[KSNOOP_AGG_KEY_DATA];
+};
+
+/*
+ * A stack of count and hist, in the stacks map under a slot its hash
+ * picks: a key holds the slot (its stack_id), the hash tells a stack from
+ * another that wanted the same slot. Frames past the stack's are zero.
+ */
+struct ksnoop_stack {
+	__u64 hash;
+	__u64 ips[KSNOOP_STACK_DEPTH];
 };
 
 /*

@@ -136,6 +136,59 @@ static __always_inline void pack_key_value(struct scratch *s, const struct ksnoo
 		bpf_probe_read_kernel(&s->key.data[off], have, &s->ev.data[src]);
 }
 
+/* A 64-bit mix of a stack's frames (and of which stack it is). */
+static __always_inline __u64 stack_hash(const struct ksnoop_stack *st, long len, __u64 flags)
+{
+	__u64 h = 0x9e3779b97f4a7c15ULL ^ flags;
+	__u32 i;
+
+	for (i = 0; i < KSNOOP_STACK_DEPTH; i++) {
+		if (i * 8 >= len)
+			break;
+		h = (h ^ st->ips[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * The stack's slot in the stacks map, kept there on its first sample, as
+ * bpf_get_stackid's id: -EFAULT where there is none (a kernel thread's
+ * user stack, a user-mode sample's kernel one), else -errno when it could
+ * not be kept (the map is full).
+ */
+static __always_inline __s32 stack_id(void *ctx, __u64 flags)
+{
+	struct ksnoop_stack *st, *old;
+	__u32 zero = 0, i, id;
+	long len, err;
+
+	st = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!st)
+		return -12; /* ENOMEM */
+	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (len <= 0)
+		return len ? len : -14 /* EFAULT */;
+	st->hash = stack_hash(st, len, flags);
+	for (i = 0; i < KSNOOP_STACK_PROBES; i++) {
+		id = (st->hash + i) & 0x7fffffff;
+		old = bpf_map_lookup_elem(&stacks, &id);
+		if (!old) {
+			err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+			if (!err)
+				return id;
+			/* -EEXIST: another CPU kept a stack there just now */
+			old = bpf_map_lookup_elem(&stacks, &id);
+			if (!old)
+				return err;
+		}
+		if (old->hash == st->hash)
+			return id;
+	}
+	return -17; /* EEXIST */
+}
+
 /* The --by fields; k is zeroed. */
 static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u32 fid, __u64 ra)
 {
@@ -157,7 +210,7 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 		bpf_get_current_comm(k->comm, sizeof(k->comm));
 	if (agg_by & KSNOOP_BY_KSTACK) {
 		/* A CPU sample in user mode has no kernel stack (-EFAULT): nothing is lost. */
-		k->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+		k->stack_id = stack_id(ctx, 0);
 		if (k->stack_id < 0 && k->stack_id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);
 	}
@@ -165,7 +218,7 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 	if (agg_by & KSNOOP_BY_USTACK) {
 		struct ksnoop_agg_ustack *u = (void *)k->data;
 
-		u->id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		u->id = stack_id(ctx, BPF_F_USER_STACK);
 		u->ra = KSNOOP_IS_USER_ADDR(ra) ? ra : 0;
 		if (u->id < 0 && u->id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);

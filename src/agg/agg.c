@@ -221,14 +221,13 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 }
 
 /*
- * Sizes of the kernel's map layouts (6.x; kernel/bpf/hashtab.c and
- * stackmap.c): a hash element's header (struct htab_elem) before its key
- * and, per-CPU, the pointer to its values; a bucket per power-of-two slot;
- * a stack map's bucket header before the frames, and a pointer per slot.
+ * Sizes of the kernel's map layouts (6.x; kernel/bpf/hashtab.c): a hash
+ * element's header (struct htab_elem) before its key and, per-CPU, the
+ * pointer to its values, else the value itself; a bucket per power-of-two
+ * slot. A preallocated map (the stacks) has an element more per CPU.
  */
 #define HTAB_ELEM_BYTES 48
 #define HTAB_BUCKET_BYTES 16
-#define STACK_BUCKET_BYTES 16
 
 static unsigned long long slots_for(unsigned long long n)
 {
@@ -254,8 +253,8 @@ unsigned long long agg_kernel_bytes(const struct tracer_agg *l, int nr_cpus)
 		bytes += keys * (HTAB_ELEM_BYTES + ((l->key_size + 7ULL) & ~7ULL) + 8 +
 				 sizeof(__u64) * nr_cpus);
 	if (l->by & (KSNOOP_BY_KSTACK | KSNOOP_BY_USTACK))
-		bytes += slots * sizeof(void *) +
-			 keys * (STACK_BUCKET_BYTES + KSNOOP_STACK_DEPTH * sizeof(__u64));
+		bytes += slots * HTAB_BUCKET_BYTES +
+			 (keys + nr_cpus) * (HTAB_ELEM_BYTES + 8 + sizeof(struct ksnoop_stack));
 	return bytes;
 }
 
@@ -574,10 +573,12 @@ static char *uframe_text(const struct agg_reader *r, const struct ksnoop_agg_key
  */
 static int read_stack(const struct agg_reader *r, __s32 id)
 {
+	struct ksnoop_stack st;
 	int depth = 0;
 
 	memset(r->ips, 0, (KSNOOP_STACK_DEPTH + 1) * sizeof(*r->ips));
-	if (id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &id, r->ips)) {
+	if (id >= 0 && !bpf_map_lookup_elem(r->stacks_fd, &id, &st)) {
+		memcpy(r->ips, st.ips, sizeof(st.ips));
 		while (depth < KSNOOP_STACK_DEPTH && r->ips[depth])
 			depth++;
 	}

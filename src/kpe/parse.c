@@ -77,7 +77,7 @@ struct parser {
 	bool seen_args_all;
 };
 
-const struct kpe_limits kpe_limits_6 = { .argstr_max = 63, .nest_max = 12 };
+const struct kpe_limits kpe_limits_6 = { .argstr_max = 63, .nest_max = 13 };
 const struct kpe_limits kpe_limits_7 = { .argstr_max = 255,
 					 .nest_max = 8,
 					 .nest_outside_in = true };
@@ -501,7 +501,7 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 	if (rp != in.len - 1)
 		return fail(p, in.pos + rp + 1, E_BAD_FETCH_ARG);
 	in.len = rp;
-	if (p->lim->nest_outside_in && ++p->nest > p->lim->nest_max)
+	if (++p->nest > p->lim->nest_max && p->lim->nest_outside_in)
 		return fail(p, e.pos, E_TOO_MANY_NESTED);
 	err = parse_fetch(p, in, f);
 	p->nest--;
@@ -509,7 +509,12 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 		return err;
 	if (f->base == KPE_B_COMM || f->base == KPE_B_IMMSTR)
 		return fail(p, in.pos, E_COMM_CANT_DEREF);
-	if (f->nr_derefs >= p->lim->nest_max || f->nr_derefs >= KPE_MAX_DEREFS)
+	/*
+	 * 6.x: the 13th from the inside is refused, where it starts, only when
+	 * one more encloses it (its store takes the outermost's place).
+	 */
+	if ((f->nr_derefs >= p->lim->nest_max - 1 && p->nest > 0) ||
+	    f->nr_derefs >= KPE_MAX_DEREFS)
 		return fail(p, e.pos, E_TOO_MANY_OPS);
 	f->derefs[f->nr_derefs].off = off;
 	f->derefs[f->nr_derefs].user = user;

@@ -26,7 +26,7 @@
 #define KPE_DEF_MAX_LEN 4096	 /* whole definition, as MAX_DYNEVENT_CMD_LEN */
 #define KPE_MAX_EVENT_NAME 64	 /* group and event names (MAX_EVENT_NAME_LEN) */
 #define KPE_MAX_ARG_NAME 32	 /* MAX_ARG_NAME_LEN */
-#define KPE_MAX_DEREFS 12	 /* nested +OFFS(...) in one argument */
+#define KPE_MAX_DEREFS 13	 /* nested +OFFS(...) in one argument */
 #define KPE_MAX_ARRAY 64	 /* MAX_ARRAY_LEN */
 #define KPE_MAX_MAXACTIVE 4096	 /* KRETPROBE_MAXACTIVE_MAX */
 #define KPE_PARAM_MAX_STACK 2048 /* $stackN and $argN (THREAD_SIZE / 8) */
@@ -117,9 +117,9 @@ struct kpe_error {
 
 /*
  * What the running kernel's parser allows, which moved in Linux 7.x: an
- * argument of 63 bytes, or 255; dereferences counted from the innermost
- * (12 below the one refused), or from the outermost (8, the 9th refused
- * with its own message).
+ * argument of 63 bytes, or 255; 13 nested dereferences, a 14th refused at
+ * the 13th from the inside, or 8, the 9th from the outside refused with
+ * its own message.
  */
 struct kpe_limits {
 	int argstr_max;

@@ -387,11 +387,15 @@ static void test_limits(void **state)
 	memset(t, 'x', KPE_DEF_MAX_LEN + 1);
 	t[KPE_DEF_MAX_LEN + 1] = '\0';
 	parse_err(t, KPE_DEF_MAX_LEN, "definition longer than");
-	/* twelve derefs nest, thirteen do not */
-	strcpy(t, "p:e f x=+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%di))))))))))))");
+	/* 6.x: thirteen derefs nest; of fourteen, the 13th from the inside is refused */
+	strcpy(t, "p:e f x=+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%di)))))))))))))");
 	parse_ok(t, &d);
-	assert_int_equal(d.args[0].fetch.nr_derefs, 12);
+	assert_int_equal(d.args[0].fetch.nr_derefs, 13);
 	kpe_def_free(&d);
+	parse_err("p vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))", 14,
+		  "Dereference is too much nested");
+	parse_err("p vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0)))))))))))))))", 17,
+		  "Dereference is too much nested");
 	free(t);
 }
 

@@ -419,6 +419,39 @@ static int load_bpf(struct kpe_session *s)
 	return 0;
 }
 
+/*
+ * Whether an offset into a function falls on an instruction only the
+ * kernel knows: it registers a kprobe there, for a moment and with no
+ * program, and refuses one inside an instruction as tracefs does. So
+ * such a definition is refused before anything attaches, at its probe
+ * point as tracefs points. Other errors are left to attaching, which
+ * explains them (privileges, a missing kprobe PMU).
+ */
+static int check_probe_points(const struct kpe_session *s)
+{
+	struct kpe_error e;
+	int i, fd;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct kpe_probe *p = &s->probes[i];
+
+		if (!p->offset || p->is_return)
+			continue;
+		fd = bpfutil_kprobe_open(p->attach, p->offset, false);
+		if (fd >= 0)
+			close(fd);
+		if (fd != -EILSEQ && fd != -EINVAL)
+			continue;
+		e.pos = s->parsed[i].sym_pos;
+		snprintf(e.msg, sizeof(e.msg), "%s",
+			 fd == -EILSEQ ? "Probe point is not an instruction boundary"
+				       : "Failed to register probe event");
+		report("definition", s->defs[i], &e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Why attaching failed, in the words the rest of ksnoop uses. */
 static void attach_error(struct strbuf *sb, const struct kpe_probe *p, int err)
 {
@@ -625,7 +658,8 @@ int cmd_probe(struct env *env, int argc, char **argv)
 	}
 	open_sources(&s);
 	raise_fd_limit();
-	err = check_btf_file(&s) ?: compile_defs(&s) ?: apply_filters(&s) ?: setup_stop_signals() ?: load_bpf(&s)
+	err = check_btf_file(&s) ?: compile_defs(&s) ?: apply_filters(&s) ?: check_probe_points(&s) ?: setup_stop_signals()
+		?: load_bpf(&s)
 		?: attach_all(&s) ?: setup_ringbuf(&s);
 	if (!err) {
 		err = ring_loop__run(s.ring);

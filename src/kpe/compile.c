@@ -424,8 +424,10 @@ static int sym_source(struct compiler *c, const struct kpe_fetch *f, struct chai
 			    E_BAD_MEM_ADDR
 			    ": @%s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
 			    f->name);
+	/* The kernel resolves @SYM as it registers the probe: its error names the probe point. */
 	if (ksyms__addr_of(c->ctx->syms, f->name, &addr))
-		return fail(c, f->pos, E_BAD_PROBE_ADDR);
+		return fail(c, c->def->sym_pos, E_BAD_PROBE_ADDR ": @%s is not in kallsyms",
+			    f->name);
 	ch->src_op = KPE_OP_IMM;
 	ch->src = addr;
 	return add_load(c, f->pos, ch, f->num, false);

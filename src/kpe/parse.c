@@ -513,8 +513,7 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 	 * 6.x: the 13th from the inside is refused, where it starts, only when
 	 * one more encloses it (its store takes the outermost's place).
 	 */
-	if ((f->nr_derefs >= p->lim->nest_max - 1 && p->nest > 0) ||
-	    f->nr_derefs >= KPE_MAX_DEREFS)
+	if ((f->nr_derefs >= p->lim->nest_max - 1 && p->nest > 0) || f->nr_derefs >= KPE_MAX_DEREFS)
 		return fail(p, e.pos, E_TOO_MANY_OPS);
 	f->derefs[f->nr_derefs].off = off;
 	f->derefs[f->nr_derefs].user = user;

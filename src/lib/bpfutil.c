@@ -75,7 +75,7 @@ static int read_sysfs_int(const char *path, const char *prefix, long max)
 	return v;
 }
 
-int bpfutil_kprobe_open(const char *func, bool retprobe)
+int bpfutil_kprobe_open(const char *func, unsigned long long offset, bool retprobe)
 {
 	int type = read_sysfs_int(KPROBE_PMU "type", "", INT32_MAX);
 	int bit = retprobe ? read_sysfs_int(KPROBE_PMU "format/retprobe", "config:", 63) : 0;
@@ -89,7 +89,7 @@ int bpfutil_kprobe_open(const char *func, bool retprobe)
 	attr.type = type;
 	attr.config = retprobe ? 1ULL << bit : 0;
 	attr.config1 = (uintptr_t)func; /* kprobe_func */
-	attr.config2 = 0;		/* probe_offset */
+	attr.config2 = offset;		/* probe_offset */
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }

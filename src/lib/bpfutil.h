@@ -48,11 +48,11 @@ const char *bpfutil_tracefs(void);
 bool bpfutil_have_kprobe_pmu(void);
 
 /*
- * A perf event on the kprobe PMU at func's entry, or its return: the fd
- * to attach a program to (BPF_PERF_EVENT), or a negative errno;
- * -EOPNOTSUPP without the PMU.
+ * A perf event on the kprobe PMU at func's entry (+ offset), or its
+ * return: the fd to attach a program to (BPF_PERF_EVENT), or a negative
+ * errno; -EOPNOTSUPP without the PMU.
  */
-int bpfutil_kprobe_open(const char *func, bool retprobe);
+int bpfutil_kprobe_open(const char *func, unsigned long long offset, bool retprobe);
 
 /*
  * Attaches a program to a perf event: the BPF link's fd, or 0 where the

@@ -950,7 +950,7 @@ static int attach_kprobe_fd(struct tracer *t, int func, int side, int prog_fd)
 	struct func_state *fs = &t->fs[func];
 	int fd;
 
-	fd = bpfutil_kprobe_open(t->plans[func].attach_name, side == KSNOOP_SIDE_RETURN);
+	fd = bpfutil_kprobe_open(t->plans[func].attach_name, 0, side == KSNOOP_SIDE_RETURN);
 	if (fd < 0)
 		return fd;
 	fs->perf_fds[side] = fd;
@@ -1168,7 +1168,7 @@ static int attach_clone_prog(struct tracer *t, int func, int side, bool fentry, 
 		fd = bpf_raw_tracepoint_open(NULL, prog_fd);
 		return fd < 0 ? -errno : fd;
 	}
-	fd = bpfutil_kprobe_open(t->plans[func].attach_name, side == KSNOOP_SIDE_RETURN);
+	fd = bpfutil_kprobe_open(t->plans[func].attach_name, 0, side == KSNOOP_SIDE_RETURN);
 	if (fd < 0)
 		return fd;
 	t->fs[func].perf_fds[side] = fd;

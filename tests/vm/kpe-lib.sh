@@ -5,6 +5,43 @@
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 KPE_ADDED=()
 
+# The definitions of a verdicts table (kpe-verdicts.txt) in KPE_DEFS, and
+# for each: KPE_WANT, its section (accepted, refused, or either: as the
+# kernel's limits decide), and KPE_SINCE, its "[X.Y] " mark or "".
+kpe_table_read() {
+	local line want=either mark='^\[([0-9]+\.[0-9]+)\] (.*)$'
+	KPE_DEFS=() KPE_WANT=() KPE_SINCE=()
+	while IFS= read -r line; do
+		case $line in
+		'# accepted') want=accepted ;;
+		'# refused') want=refused ;;
+		'# accepted or refused'*) want=either ;;
+		'' | \#*) ;;
+		*)
+			KPE_SINCE+=("")
+			if [[ $line =~ $mark ]]; then
+				KPE_SINCE[-1]=${BASH_REMATCH[1]}
+				line=${BASH_REMATCH[2]}
+			fi
+			KPE_DEFS+=("$line")
+			KPE_WANT+=("$want")
+			;;
+		esac
+	done <"$1"
+}
+
+# Whether the running kernel is older than X.Y ("" is older than none).
+kpe_kernel_before() {
+	local have
+	have=$(uname -r | cut -d- -f1)
+	[ -n "$1" ] && [ "$(printf '%s\n%s\n' "$1" "$have" | sort -V | head -1)" != "$1" ]
+}
+
+# Whether the kernel has fprobe events: tracefs's README gives their syntax.
+kpe_have_fprobes() {
+	grep -qF 'f[:[<group>/][<event>]]' "$TRACEFS/README" 2>/dev/null
+}
+
 # "p:GRP/EVENT SYM ..." -> KPE_GROUP, KPE_EVENT, KPE_FILE (the tracefs file
 # the definition goes to), KPE_EVDIR and KPE_RETURN (1 for return probes).
 kpe_event_of() {

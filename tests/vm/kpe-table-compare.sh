@@ -22,15 +22,15 @@ accepted() {
 
 defs=()
 declare -A seen
-while IFS= read -r def; do
-	[[ -z $def || $def == \#* || $def == *@jiffies* ]] && continue
-	[[ $def =~ \(@[0-9]+\) ]] && continue
-	kpe_event_of "$def" 2>/dev/null || continue
+kpe_table_read "$table"
+for def in "${KPE_DEFS[@]}"; do
+	[[ $def == *@jiffies* || $def =~ \(@[0-9]+\) ]] && continue
+	kpe_event_of "$def" 2>/dev/null && [ -n "$KPE_EVENT" ] || continue
 	# the comparison tells events apart by name alone
 	[ -n "${seen[$KPE_EVENT]:-}" ] && continue
 	accepted "$def" || continue
 	seen[$KPE_EVENT]=1
 	defs+=("$def")
-done <"$table"
+done
 echo "table: ${#defs[@]} definitions the kernel accepts"
 exec "$HERE/kpe-compare.sh" -n 1 "${defs[@]}" -- "$workload"

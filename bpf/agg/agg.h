@@ -136,18 +136,19 @@ static __always_inline void pack_key_value(struct scratch *s, const struct ksnoo
 		bpf_probe_read_kernel(&s->key.data[off], have, &s->ev.data[src]);
 }
 
-/* A 64-bit mix of a stack's frames (and of which stack it is). */
+/*
+ * A 64-bit mix of a stack's frames (and of which stack it is): a multiply
+ * a frame, each step a bijection of the frame, so stacks that differ in
+ * one frame never meet; the last mix brings the high bits to the slot's.
+ */
 static __always_inline __u64 stack_hash(const struct ksnoop_stack *st, long len, __u64 flags)
 {
 	__u64 h = 0x9e3779b97f4a7c15ULL ^ flags;
-	__u32 i;
+	__u32 i, n = (__u32)len / 8;
 
-	for (i = 0; i < KSNOOP_STACK_DEPTH; i++) {
-		if (i * 8 >= len)
-			break;
+	for (i = 0; i < KSNOOP_STACK_DEPTH && i < n; i++)
 		h = (h ^ st->ips[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
+	h ^= h >> 32;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	return h ^ (h >> 29);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/ustack.h"
@@ -65,6 +66,8 @@ struct uobj {
 /* An executable mapping of a process. */
 struct umap {
 	unsigned long long start, end, pgoff;
+	unsigned int dev_major, dev_minor; /* of the file, as the maps line gives them */
+	unsigned long inode;
 	const char *path; /* interned; NULL for anonymous memory */
 	bool deleted;
 	bool failed; /* its file could not be read: no symbols, and no second try */
@@ -211,6 +214,9 @@ static int map_add(struct ustack_syms *u, const struct usym_map *m, struct umap 
 	um->start = m->start;
 	um->end = m->end;
 	um->pgoff = m->pgoff;
+	um->dev_major = m->dev_major;
+	um->dev_minor = m->dev_minor;
+	um->inode = m->inode;
 	um->deleted = m->deleted;
 	if (m->path && names_object(m->path)) {
 		um->path = intern(&u->strs, m->path, strlen(m->path));
@@ -703,6 +709,17 @@ static int obj_path(int pid, const struct umap *m, struct strbuf *path, int *mem
 		return -errno;
 	sb_reset(path);
 	sb_printf(path, "/proc/%d/root%s", pid, m->path);
+	if (!stat(sb_str(path), &st) || errno != ENOENT)
+		return 0;
+	/*
+	 * A process that has exited since its maps were read: the path as we
+	 * see it, when it is the very file the maps named.
+	 */
+	if (stat(m->path, &st) || st.st_ino != m->inode || major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor)
+		return -ENOENT;
+	sb_reset(path);
+	sb_printf(path, "%s", m->path);
 	return 0;
 }
 
@@ -940,4 +957,10 @@ void ustack_syms__prime(struct ustack_syms *u, const pid_t *pids, int nr)
 
 	for (i = 0; u && i < nr; i++)
 		prime_pid(u, pids[i]);
+}
+
+void ustack_syms__note(struct ustack_syms *u, int pid)
+{
+	if (u && pid > 0 && !pid_lookup(u, pid))
+		prime_pid(u, pid);
 }

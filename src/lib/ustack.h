@@ -65,6 +65,13 @@ void ustack_frame_format(const struct ustack_frame *f, bool with_object, struct 
  */
 void ustack_syms__prime(struct ustack_syms *u, const pid_t *pids, int nr);
 
+/*
+ * ustack_syms__prime for a process not cached yet: an event's, as the
+ * event arrives, while a short-lived one may still be there to read (its
+ * files are reached through /proc/PID/root). NULL-safe.
+ */
+void ustack_syms__note(struct ustack_syms *u, int pid);
+
 /* Forget pid's maps (it exited or exec'd); its objects' symbols stay cached. */
 void ustack_syms__forget(struct ustack_syms *u, int pid);
 

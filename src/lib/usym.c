@@ -472,8 +472,8 @@ bool usym_maps_parse(char *line, struct usym_map *m)
 	int pos = 0;
 
 	line[strcspn(line, "\n")] = '\0';
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %lu %n", &m->start, &m->end, perms, &m->pgoff,
-		   &m->inode, &pos) != 5 ||
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu %n", &m->start, &m->end, perms, &m->pgoff,
+		   &m->dev_major, &m->dev_minor, &m->inode, &pos) != 7 ||
 	    !pos)
 		return false;
 	m->exec = strlen(perms) > 2 && perms[2] == 'x';

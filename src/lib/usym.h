@@ -88,6 +88,7 @@ bool usym_read_line(FILE *f, char *buf, size_t size);
 /* A line of /proc/PID/maps: "start-end perms pgoff dev inode [path]". */
 struct usym_map {
 	unsigned long long start, end, pgoff;
+	unsigned int dev_major, dev_minor;
 	unsigned long inode;
 	bool exec;
 	bool deleted;	  /* the path ends in " (deleted)", which path keeps */

@@ -83,6 +83,7 @@ static int handle_event(void *ctx, const void *data, size_t size)
 	}
 	if (event_validate(ev, size, s->ses.nr))
 		return RING_MALFORMED;
+	output__arrived(s->out, ev);
 	if (s->chain && (wants_origin(s) || s->env->graph))
 		return chain__nested(s->chain, ev, size, outermost(s, ev));
 	if (s->chain)

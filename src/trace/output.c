@@ -37,6 +37,8 @@ struct output {
 	size_t nr_named, cap_named;
 	__s64 wall_offset_ns;	   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct ustack_syms *usyms; /* --ustack: processes' maps and objects' symbols */
+	/* An --errors chain's events: their one user stack goes under the origin. */
+	bool ustack_under_origin;
 };
 
 /* Whether fmt's only conversions are %s, which need no formatter. */
@@ -715,6 +717,15 @@ static void text_frame(void *ctx, const char *frame, int n)
 	fprintf(o->out, "%*s%s\n", NAME_INDENT, "", frame);
 }
 
+/* An event's stacks under it, as text. */
+static void text_frames(struct output *o, struct vrec_iter *it)
+{
+	if (o->ustack_under_origin)
+		for_each_frame(o, it, text_frame);
+	else
+		for_each_kernel_user_frame(o, it, text_frame);
+}
+
 static void json_frame(void *ctx, const char *frame, int n)
 {
 	struct output *o = ctx;
@@ -747,7 +758,7 @@ static void text_call(struct output *o, const struct ksnoop_event *ev, bool last
 		fprintf(o->out, "%s%*s duration = %llu ns", shown ? ",\n" : "", NAME_INDENT, "",
 			(unsigned long long)ev->duration_ns);
 	fprintf(o->out, "\n%*s);\n", CLOSE_INDENT, "");
-	for_each_kernel_user_frame(o, &it, text_frame);
+	text_frames(o, &it);
 	if (last)
 		fputc('\n', o->out);
 }
@@ -775,7 +786,7 @@ static void one_line_call(struct output *o, const struct ksnoop_event *ev)
 	sb_free(&sb);
 	while (next_shown(&it))
 		;
-	for_each_kernel_user_frame(o, &it, text_frame);
+	text_frames(o, &it);
 }
 
 static void text_event(struct output *o, const struct ksnoop_event *ev)
@@ -1032,6 +1043,11 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 							    .args_json = sb_str(&o->line) });
 }
 
+void output__arrived(struct output *o, const struct ksnoop_event *ev)
+{
+	ustack_syms__note(o->usyms, ev->tgid);
+}
+
 int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)
 {
 	if (event_validate(ev, size, o->nr))
@@ -1075,6 +1091,22 @@ static void origin_line(struct output *o, const char *label, const struct ksnoop
 	sb_free(&sb);
 }
 
+static void origin_uframe(void *ctx, const char *frame, int n)
+{
+	struct output *o = ctx;
+
+	fprintf(o->out, "%*s%s %s\n", NAME_INDENT, "",
+		n ? "             " : "  user stack:", frame);
+}
+
+/* Where user space made the call that failed: the outermost's user stack. */
+static void origin_ustack(struct output *o, const struct ksnoop_event *top)
+{
+	struct vrec_iter it = vrec_iter(&o->plans[top->func_id], top);
+
+	for_each_uframe(o, &it, origin_uframe);
+}
+
 void output__origin(struct output *o, const struct ksnoop_event *const *evs, const size_t *sizes,
 		    int n)
 {
@@ -1084,6 +1116,7 @@ void output__origin(struct output *o, const struct ksnoop_event *const *evs, con
 		if (event_validate(evs[i], sizes[i], o->nr))
 			return;
 	}
+	o->ustack_under_origin = n > 1;
 	for (i = 0; i < n; i++) {
 		if (o->chrome)
 			chrome_event(o, evs[i]);
@@ -1092,11 +1125,13 @@ void output__origin(struct output *o, const struct ksnoop_event *const *evs, con
 		else
 			text_event(o, evs[i]);
 	}
+	o->ustack_under_origin = false;
 	if (o->chrome || o->opts.json || n < 2)
 		return;
 	origin_line(o, "error origin:", evs[n - 1]);
 	for (i = n - 2; i >= 0; i--)
 		origin_line(o, "   called by:", evs[i]);
+	origin_ustack(o, evs[0]);
 	fputc('\n', o->out);
 }
 

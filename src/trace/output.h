@@ -45,6 +45,12 @@ void output__free(struct output *o);
 void output__header(struct output *o);
 /* Validates the record; returns 0, or -EINVAL for a malformed one. */
 int output__event(struct output *o, const struct ksnoop_event *ev, size_t size);
+/*
+ * A validated event as it arrives, before any is held for a chain or a
+ * tree: with --ustack, its process's maps are read while it is likely
+ * still there (one that exits at once would leave its frames unnamed).
+ */
+void output__arrived(struct output *o, const struct ksnoop_event *ev);
 
 /*
  * --errors: a failure's origin, outermost call first (chain.h); each

@@ -478,7 +478,44 @@ static void test_gone(void **state)
 	ustack_syms__free(u);
 }
 
-/* Forgotten maps are read again. */
+/*
+ * A process that exits once its maps were read: an object none of its
+ * frames needed yet is read from the path its maps named, the same file
+ * (its device and inode) as this process sees it.
+ */
+static void test_exited_objects(void **state)
+{
+	uintptr_t fn = libc_sym("malloc");
+	struct ustack_syms *u = syms_new();
+	struct ustack_frame f;
+	int go[2];
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		char c;
+
+		close(go[1]);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	close(go[0]);
+	resolve_ok(u, child, (uintptr_t)ustack_test_target, &f);
+	assert_string_equal(f.func, "ustack_test_target");
+	close(go[1]);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	resolve_ok(u, child, fn, &f);
+	assert_non_null(f.func);
+	assert_int_equal(f.off, 0);
+	assert_true(ends_with(f.object, "libc.so.6"));
+	assert_int_equal(ustack_syms__maps_reads(u), 1);
+	assert_int_equal(ustack_syms__objects_read(u), 2);
+	ustack_syms__free(u);
+}
+
+/* Forgotten maps are read again. */ /* Forgotten maps are read again. */
 static void test_forget(void **state)
 {
 	struct ustack_syms *u = syms_new();
@@ -724,9 +761,10 @@ int main(void)
 		cmocka_unit_test(test_deleted),	       cmocka_unit_test(test_reread),
 		cmocka_unit_test(test_shared_object),  cmocka_unit_test(test_file_key),
 		cmocka_unit_test(test_build_id_key),   cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_forget),	       cmocka_unit_test(test_evict),
-		cmocka_unit_test(test_debug_build_id), cmocka_unit_test(test_debuglink),
-		cmocka_unit_test(test_quiet),	       cmocka_unit_test(test_format),
+		cmocka_unit_test(test_exited_objects), cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_evict),	       cmocka_unit_test(test_debug_build_id),
+		cmocka_unit_test(test_debuglink),      cmocka_unit_test(test_quiet),
+		cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

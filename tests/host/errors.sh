@@ -425,9 +425,9 @@ said "--textfile '': names a directory" count --textfile '' ip_send_skb
 said "--textfile '/': names a directory" count --textfile / ip_send_skb
 said "--textfile '$tmp': names a directory" count --textfile "$tmp" ip_send_skb
 said "No such file or directory" count --textfile "$tmp/no/such/dir/k.prom" ip_send_skb
-# 664 MiB of maps the kernel allocates at attach: refused before loading
+# 720 MiB of maps the kernel allocates at attach: refused before loading
 if [ -r /sys/kernel/btf/vmlinux ]; then
-	said "--max-keys 1048576 with --by kstack takes 664 MiB of kernel memory at attach, over" \
+	said "--max-keys 1048576 with --by kstack takes 720 MiB of kernel memory at attach, over" \
 		count --by kstack --max-keys 1048576 ip_send_skb
 fi
 one graph

@@ -1177,7 +1177,7 @@ static void test_agg_memory(void **state UNUSED)
 	/* hist: the buckets alone */
 	l = (struct tracer_agg){ .mode = KSNOOP_AGG_HIST, .key_size = 40, .max_keys = 1 << 20 };
 	assert_true(agg_kernel_bytes(&l, 64) == M * 16);
-	/* 664 MiB: over the bound, whatever memory is free */
+	/* 720 MiB: over the bound, whatever memory is free */
 	l = (struct tracer_agg){ .mode = KSNOOP_AGG_COUNT,
 				 .by = KSNOOP_BY_KSTACK,
 				 .key_size = 40,

@@ -741,8 +741,10 @@ disk_full_test() {
 	n=$(sed -n 's/.*; \([0-9]*\) records were lost.*/\1/p' "$e")
 	sum=$(awk '/ DROP  [0-9]+ records? dropped$/ { s += $(NF - 2) } END { print s + 0 }' "$W/full.txt")
 	check "disk full: the DROP records count every lost record (${n:-?} = $sum)" [ "${n:-x}" = "$sum" ]
-	check "disk full: the last record is a DROP" grep -qE ' DROP  [0-9]+ records? dropped$' \
-		<(tail -n 1 "$W/full.txt")
+	# Not always the last record: records that fit in the rest of the
+	# file's last page are still written after it.
+	check "disk full: the loss is marked by a DROP record" grep -qE ' DROP  [1-9][0-9]* records? dropped$' \
+		"$W/full.txt"
 }
 
 # A recorder traced by a recorder would record its own writes forever.

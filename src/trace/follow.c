@@ -8,14 +8,7 @@
 
 #include "trace/follow.h"
 #include "lib/kbtf.h"
-#include "lib/kfeat.h"
 #include "lib/util.h"
-
-/*
- * Without kprobe attach cookies (before 5.15) every function loads a
- * program of its own: past this many, --follow-in must narrow them.
- */
-#define FOLLOW_MAX_WITHOUT_COOKIES 128
 
 /* Arguments in registers on x86-64 and arm64 alike, at entry and in a kretprobe's frame. */
 #define FOLLOW_REG_ARGS 6
@@ -246,14 +239,6 @@ static int plan_followers(struct session *s, const struct follow_opts *o,
 	n = collect(s, o, ot, s->plans[0].attach_name, &names);
 	if (n < 0)
 		return n;
-	if (n > FOLLOW_MAX_WITHOUT_COOKIES &&
-	    !kfeat_has(kfeat_probe(kbtf__vmlinux(s->kb)), KFEAT_KPROBE_COOKIE)) {
-		p_err("--follow %s: %d functions take struct %s *, and this kernel (before 5.15) "
-		      "loads a program for each: narrow them to %d with --follow-in",
-		      o->param, n, ot->name, FOLLOW_MAX_WITHOUT_COOKIES);
-		free(names);
-		return -E2BIG;
-	}
 	fpo.comm = NULL;
 	fpo.follow = true;
 	fpo.frames = false; /* entry events alone: no return program on thousands */

@@ -4,6 +4,7 @@
 #   path 0xADDR: udp_send_skb ip_send_skb ... __consume_stateless_skb
 #   copies: N     (lines "f(...) = 0xNEW" that made a followed copy)
 #   attached: K kprobe, F fentry   (with -d: the functions each attached)
+#   functions: K+F
 #   stray: N      (lines that name no followed object: must be 0)
 # A line belongs to a path when one of its values is an address of that
 # path (the start's, or a copy's).
@@ -21,15 +22,17 @@ trap 'rm -rf "$T"' EXIT
 
 printf -v cmd '%q ' "$@"
 # shellcheck disable=SC2086 # WORKLOAD-ARGS is a word list
-trace_bg --paused-workload "$wargs" --out "$T/out" --err "$T/err" --settle 1 --timeout 240 \
+trace_bg --paused-workload "$wargs" --out "$T/out" --err "$T/err" --settle 1 --timeout ${FOLLOW_TIMEOUT:-240} \
 	-- bash -c "exec ksnoop trace -p \$WPID $cmd"
 rc=$?
 echo "rc=$rc"
 grep -h -e Error -e Warning -e trace-bg "$T/err" | head -5
 # With -d among the arguments: how many functions each backend attached.
 if grep -q '^debug: ' "$T/err"; then
-	echo "attached: $(grep -c ': attached with kprobe$' "$T/err") kprobe," \
-		"$(grep -c ': attached with fentry$' "$T/err") fentry"
+	k=$(grep -c ': attached with kprobe$' "$T/err")
+	f=$(grep -c ': attached with fentry$' "$T/err")
+	echo "attached: $k kprobe, $f fentry"
+	echo "functions: $((k + f))"
 fi
 awk -v start="$start" -v param="$param" '
 function addrs(line, out,   n, m) {

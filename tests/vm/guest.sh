@@ -432,7 +432,7 @@ run_case() {
 	if check_case "$RC" >"$WORK/diag"; then
 		echo "ok - [$LABEL] $C_NAME"
 		# The slow cases, named in every run, for keeping CI short.
-		if [ $VERBOSE = 1 ] || [ "${SECS%%.*}" -ge 20 ]; then
+		if [ $VERBOSE = 1 ] || [ "${SECS%%.*}" -ge 10 ]; then
 			diag "took ${SECS}s"
 		fi
 		NPASS=$((NPASS + 1))

@@ -84,7 +84,8 @@ vm_arch() {
 			-chardev file,id=err,path=@W/stderr -device virtconsole,chardev=err)
 		OUT_PORTS="hvc0 hvc1"
 		GUEST_ROOT=initramfs
-		WANT_MODS=(virtio_mmio virtio_console)
+		# loop: as x86-64's
+		WANT_MODS=(virtio_mmio virtio_console loop)
 		LABEL_PREFIX="arm64 "
 		VM_KERNELS=${ARM64_KERNELS:-6.12 5.10 6.1}
 		if [ -n "${ARM64_CASES:-}" ]; then

@@ -13,7 +13,7 @@ kpid= dev=
 trap 'kill -KILL $kpid 2>/dev/null; [ -n "$dev" ] && losetup -d "$dev"; rm -rf "$T"' EXIT
 
 truncate -s 16M "$T/disk.img" || exit 125
-dev=$(losetup -f --show "$T/disk.img") || { echo "bio: losetup failed"; exit 125; }
+dev=$(loop_attach "$T/disk.img") || { echo "bio: losetup failed"; exit 125; }
 spawn ksnoop hist --latency --unit us --by comm --from "$from" --to "$to" >"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED
 tracing_ready "$T/k.err" $kpid

@@ -25,7 +25,7 @@ kpid= bpid= spid= dev=
 trap 'kill -KILL $kpid $bpid $spid 2>/dev/null; [ -n "$dev" ] && losetup -d "$dev"; rm -rf "$T"' EXIT
 
 truncate -s 16M "$T/disk.img" || exit 125
-dev=$(losetup -f --show "$T/disk.img") || { echo "bio: losetup failed"; exit 125; }
+dev=$(loop_attach "$T/disk.img") || { echo "bio: losetup failed"; exit 125; }
 
 spawn ksnoop hist --latency --unit us --by comm --from 'blk_mq_start_request(rq)' \
 	--to 'blk_mq_end_request(rq)' >"$T/k.out" 2>"$T/k.err"

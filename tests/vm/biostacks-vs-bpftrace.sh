@@ -22,7 +22,7 @@ trap 'kill -KILL $kpid $bpid 2>/dev/null; [ -n "$dev" ] && losetup -d "$dev"; rm
 rq=$(ksnoop info blk_account_io_start | sed -n 's/.*(struct request \*\([a-z_]*\)).*/\1/p')
 [ -n "$rq" ] || { echo "biostacks: no blk_account_io_start(struct request *)"; exit 125; }
 truncate -s 16M "$T/disk.img" || exit 125
-dev=$(losetup -f --show "$T/disk.img") || { echo "biostacks: losetup failed"; exit 125; }
+dev=$(loop_attach "$T/disk.img") || { echo "biostacks: losetup failed"; exit 125; }
 : >"$T/b.out"
 : >"$T/k.err"
 spawn bpftrace /usr/sbin/biostacks.bt >"$T/b.out" 2>"$T/b.err"

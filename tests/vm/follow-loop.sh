@@ -16,7 +16,7 @@ kpid= dev=
 trap 'kill -KILL $kpid 2>/dev/null; [ -n "$dev" ] && losetup -d "$dev"; rm -rf "$T"' EXIT
 
 truncate -s 16M "$T/disk.img" || exit 125
-dev=$(losetup -f --show "$T/disk.img") || { echo "follow-loop: losetup failed"; exit 125; }
+dev=$(loop_attach "$T/disk.img") || { echo "follow-loop: losetup failed"; exit 125; }
 : >"$T/k.out"
 spawn ksnoop trace "$@" --follow rq 'blk_mq_start_request(rq)' >"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED

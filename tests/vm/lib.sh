@@ -146,6 +146,15 @@ tracing_ready() {
 	return 1
 }
 
+# A loop device over FILE, its path on stdout. util-linux's losetup says
+# which it took (--show); the arm64 guests' busybox has no --show, and
+# takes the next free one, named by -f, in two steps.
+loop_attach() {
+	local dev
+	losetup -f --show "$1" 2>/dev/null && return 0
+	dev=$(losetup -f) && losetup "$dev" "$1" && echo "$dev"
+}
+
 # SIGINT ksnoop (pid $1) and bpftrace (pid $2) side by side, and wait for
 # both: ksnoop within 30 s; bpftrace 0.17 now and then sleeps on after a
 # SIGINT (as a user would, it gets another, up to 6).

@@ -29,7 +29,7 @@ mkdir "$cg" && mount -t cgroup2 cgroup2 "$cg" || exit 125
 echo +memory >"$cg/cgroup.subtree_control" && mkdir "$cg/swapin" &&
 	echo $((max << 20)) >"$cg/swapin/memory.max" || exit 125
 head -c $((max * 4 << 20)) /dev/zero >"$T/swap"
-dev=$(losetup -f --show "$T/swap") && mkswap "$dev" >/dev/null && swapon "$dev" || exit 125
+dev=$(loop_attach "$T/swap") && mkswap "$dev" >/dev/null && swapon "$dev" || exit 125
 
 : >"$T/k.err"
 : >"$T/b.out"

@@ -22,7 +22,7 @@ trap 'rm -rf "$T"' EXIT
 
 printf -v cmd '%q ' "$@"
 # shellcheck disable=SC2086 # WORKLOAD-ARGS is a word list
-trace_bg --paused-workload "$wargs" --out "$T/out" --err "$T/err" --settle 1 --timeout ${FOLLOW_TIMEOUT:-240} \
+trace_bg --paused-workload "$wargs" --out "$T/out" --err "$T/err" --settle 1 --timeout 240 \
 	-- bash -c "exec ksnoop trace -p \$WPID $cmd"
 rc=$?
 echo "rc=$rc"

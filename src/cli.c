@@ -179,6 +179,9 @@ int env_set_debug(void *ctx, const char *arg)
 {
 	(void)ctx;
 	(void)arg;
+	/* the second -d (-dd) adds libbpf's debug messages */
+	if (util_debug())
+		util_set_libbpf_debug(true);
 	util_set_debug(true);
 	return 0;
 }

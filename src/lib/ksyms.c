@@ -1017,7 +1017,11 @@ const char *ksyms__untraceable_reason(struct ksyms *ks, const char *name)
 	return NULL;
 }
 
-/* Every kallsyms entry counts, so two static clones of one name are ambiguous. */
+/*
+ * Every kallsyms entry counts, so two static clones of one name are
+ * ambiguous. A clone's cold part (foo.isra.0.cold) is not one: no call
+ * enters there.
+ */
 const char *ksyms__clone_of(struct ksyms *ks, const char *name)
 {
 	size_t len = strlen(name), i;
@@ -1027,7 +1031,7 @@ const char *ksyms__clone_of(struct ksyms *ks, const char *name)
 	for (i = 0; i < ks->nr; i++) {
 		const char *s = str_at(ks, ks->syms[i].name);
 
-		if (strncmp(s, name, len) || s[len] != '.')
+		if (strncmp(s, name, len) || s[len] != '.' || strstr(s + len, ".cold"))
 			continue;
 		if (found)
 			return NULL;

@@ -19,6 +19,7 @@
 
 /* Process-wide: p_err and friends have no context to carry them. */
 static bool debug_on;
+static bool libbpf_debug_on;
 static bool json_mode;
 static bool muted;
 
@@ -30,6 +31,11 @@ void util_mute(bool on)
 void util_set_debug(bool on)
 {
 	debug_on = on;
+}
+
+void util_set_libbpf_debug(bool on)
+{
+	libbpf_debug_on = on;
 }
 
 bool util_debug(void)
@@ -50,8 +56,13 @@ bool util_json(void)
 static int __attribute__((format(printf, 2, 0)))
 libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level;
-	if (!debug_on)
+	/*
+	 * libbpf's debug level narrates every relocation: some 23,000 lines
+	 * an object, which under emulation, an object a function, took -d
+	 * from seconds to many minutes. Its warnings (a verifier log among
+	 * them) are what -d is for.
+	 */
+	if (!debug_on || (level == LIBBPF_DEBUG && !libbpf_debug_on))
 		return 0;
 	/* libbpf's messages carry their own "libbpf: " prefix and newline. */
 	return vfprintf(stderr, fmt, ap);

@@ -29,6 +29,8 @@ void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when debug output is enabled, "debug: ...", escaped alike. */
 void p_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void util_set_debug(bool on);
+/* libbpf's own debug messages too (-dd), beside its warnings. */
+void util_set_libbpf_debug(bool on);
 /* While muted, p_err and p_warn print only with debug output on, as debug lines. */
 void util_mute(bool on);
 bool util_debug(void);

@@ -333,6 +333,15 @@ static void err_no_param(struct resolver *r, const char *name, const struct btf_
 	sb_free(&sb);
 }
 
+/* A function traced without BTF has no parameter or return value to read. */
+static int err_no_btf(struct resolver *r)
+{
+	p_err("%s: the kernel's BTF does not describe %s() (traced at %s): only current and "
+	      "comm can be read",
+	      r->what, r->plan->name, r->plan->attach_name);
+	return -ENOENT;
+}
+
 static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 {
 	const struct btf_param *params;
@@ -340,6 +349,8 @@ static int find_param(struct resolver *r, const char *name, __u32 *type_id)
 	int i, n, best_d = 3;
 	const char *best = NULL;
 
+	if (r->plan->no_btf)
+		return err_no_btf(r);
 	n = kbtf_func_params(r->btf, r->plan->func.id, &params, &variadic);
 	for (i = plan_first_param(r->plan); i < n; i++) {
 		const char *pn = btf__name_by_offset(r->btf, params[i].name_off);
@@ -414,6 +425,8 @@ static int resolve_base(struct resolver *r, const struct spec_path *p, struct lo
 		l->type_id = task_ptr_type(r);
 		if (l->type_id == 0)
 			return -ENOENT;
+	} else if (spec_path_is_return(p) && r->plan->no_btf) {
+		return err_no_btf(r);
 	} else if (spec_path_is_return(p)) {
 		v->base = KSNOOP_BASE_RET;
 		l->type_id = btf__type_by_id(r->btf, fn->type)->type;
@@ -1149,6 +1162,50 @@ static int no_return_refusals(const struct spec *spec, const struct plan_opts *o
 	return -EINVAL;
 }
 
+int plan_own_void_func(struct kbtf *kb, struct func_plan *plan, const char *name,
+		       const char *attach)
+{
+	struct btf *btf = btf__new_empty_split(kbtf__vmlinux(kb));
+	int id;
+
+	plan->own_btf = btf;
+	id = btf ? btf__add_func_proto(btf, 0) : -ENOMEM;
+	id = id > 0 ? btf__add_func(btf, name, BTF_FUNC_GLOBAL, id) : id;
+	free(plan->attach_name);
+	plan->attach_name = id > 0 ? strdup(attach) : NULL;
+	if (!plan->attach_name)
+		return p_err_nomem(name);
+	plan->func = (struct kbtf_func){ .btf = btf, .id = id };
+	return 0;
+}
+
+/*
+ * GCC may change a static function's signature in its clone (foo.isra.0),
+ * and pahole then leaves the function out of BTF: finish_task_switch on
+ * Debian's 6.12. Its arguments are unknown, but current and comm are
+ * not, which is all a span's end often needs: trace it by kprobe under a
+ * prototype of ksnoop's without parameters. 1 when kallsyms has no such
+ * function either.
+ */
+static int plan_without_btf(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
+			    struct func_plan *plan)
+{
+	const char *sym = NULL;
+
+	if (opts->ks && !strchr(spec->func, ':'))
+		sym = ksyms__has_func(opts->ks, spec->func) ? spec->func
+							    : ksyms__clone_of(opts->ks, spec->func);
+	if (!sym)
+		return 1;
+	if (plan_own_void_func(kb, plan, spec->func, sym))
+		return -ENOMEM;
+	plan->no_btf = true;
+	snprintf(plan->note, sizeof(plan->note),
+		 "%s has no BTF: traced by kprobe at %s, where only current and comm can be read",
+		 spec->func, sym);
+	return 0;
+}
+
 /* The BTF function spec names, into plan->func; errors said. */
 static int find_func(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
 		     struct func_plan *plan)
@@ -1163,6 +1220,12 @@ static int find_func(struct kbtf *kb, const struct spec *spec, const struct plan
 	if (spec->target == SPEC_PROFILE)
 		return no_return_refusals(spec, opts) ?: profile_plan(kb, spec, plan);
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
+	if (n == 0 && !opts->from_glob) {
+		n = plan_without_btf(kb, spec, opts, plan);
+		if (n <= 0)
+			return n;
+		n = 0;
+	}
 	if (n <= 0) {
 		/* A damaged module BTF has been reported already. */
 		if (n != -EBADMSG && !opts->from_glob)

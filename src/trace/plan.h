@@ -13,6 +13,7 @@
 #include "abi/trace.h"
 #include "lib/decode.h"
 #include "lib/kbtf.h"
+#include "lib/ksyms.h"
 #include "trace/spec.h"
 
 enum show_kind {
@@ -58,7 +59,9 @@ struct func_plan {
 		enum ksnoop_tp_syscall syscall;
 		int syscall_nr;
 	} tp;
-	int profile_hz;	     /* profile:HZ */
+	int profile_hz; /* profile:HZ */
+	/* a kernel function without BTF (only its clone in kallsyms): kprobe, no arguments */
+	bool no_btf;
 	struct btf *own_btf; /* a prototype of ksnoop's, split on vmlinux's BTF */
 	char note[160];	     /* a warning shown at start (clones, duplicates) */
 };
@@ -91,6 +94,8 @@ struct plan_opts {
 	int pid;   /* -p's one process, or 0: a user target is first what it maps */
 	/* count: a lone comparison only filters; its operand keys where listed */
 	bool cmp_hidden;
+	/* kallsyms: a function without BTF is traced for current and comm; NULL refuses it */
+	struct ksyms *ks;
 };
 
 static inline bool plan_is_user(const struct func_plan *p)
@@ -124,6 +129,13 @@ void plan_show_address(struct func_plan *plan, int i);
 /* The return value itself, not a member reached from it. */
 bool plan_value_is_ret(const struct plan_value *pv);
 
+/*
+ * plan->func becomes name(void), in a BTF of the plan's own split on
+ * vmlinux's, attached at attach: what a target without a BTF function of
+ * its own traces under. 0, or -ENOMEM said.
+ */
+int plan_own_void_func(struct kbtf *kb, struct func_plan *plan, const char *name,
+		       const char *attach);
 /* Errors are reported with p_err; returns 0 or a negative errno. */
 int plan_build(struct kbtf *kb, const struct spec *spec, const struct plan_opts *opts,
 	       struct func_plan *plan);

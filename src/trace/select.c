@@ -68,7 +68,7 @@ bool backend_wants_prog(const struct ksnoop_func_cfg *cfg, bool entry)
 bool backend_can_fentry(const struct func_plan *p)
 {
 	/* A clone's symbol has no BTF function of its own to attach to. */
-	return !strchr(p->attach_name, '.');
+	return !p->no_btf && !strchr(p->attach_name, '.');
 }
 
 /* The general programs need bpf_loop and bpf_get_func_arg; else COMPAT ones. */
@@ -141,7 +141,9 @@ static void set_tries(const struct select_env *e, const struct func_plan *p, str
 			continue;
 		}
 		if (k == BK_FENTRY && !backend_can_fentry(p)) {
-			s->no_fentry = "a compiler clone has no BTF function to attach to";
+			s->no_fentry =
+				p->no_btf ? "the kernel's BTF does not describe it"
+					  : "a compiler clone has no BTF function to attach to";
 			continue;
 		}
 		s->tries[s->nr_tries++] = k;

@@ -284,6 +284,7 @@ int session__plan(struct session *s, int argc, char **argv, const struct plan_op
 	if (!funcs)
 		return -ENOMEM;
 	s->spec_funcs = funcs;
+	popts.ks = s->ks;
 	for (i = first; i < first + argc && !err; i++) {
 		s->spec_funcs[i] = NULL;
 		s->nr_specs = i + 1;

@@ -216,6 +216,9 @@ static void test_can_fentry(void **state)
 	assert_true(backend_can_fentry(plan(c, "ip_send_skb")));
 	assert_false(backend_can_fentry(plan(c, "ip_send_skb.isra.0")));
 	assert_false(backend_can_fentry(plan(c, "six.constprop.0(a)")));
+	/* a name without BTF traced at its own symbol: a prototype of ksnoop's */
+	assert_false(
+		backend_can_fentry(&(struct func_plan){ .attach_name = "plain", .no_btf = true }));
 }
 
 static void test_multi_member(void **state UNUSED)

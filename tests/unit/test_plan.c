@@ -1019,6 +1019,53 @@ static void test_glob_name_unknown(void **state)
 	plan_err(c, "do_thingg", "did you mean 'do_thing'?");
 }
 
+/* In kallsyms, not in BTF: traced by kprobe for current and comm only. */
+static void test_without_btf(void **state)
+{
+	struct ctx *c = *state;
+	struct stderr_capture cap;
+	struct sym_files f;
+	struct ksyms *ks;
+	char out[256];
+
+	assert_int_equal(sym_files_write(&f,
+					 "ffffffff81001000 t hidden.isra.0\n"
+					 "ffffffff81001800 t hidden.isra.0.cold\n"
+					 "ffffffff81002000 t plain_only\n",
+					 "hidden.isra.0\nplain_only\n", ""),
+			 0);
+	ks = ksyms__load_from(f.kallsyms, f.filter, f.blacklist);
+	assert_non_null(ks);
+	/* without kallsyms, the name is unknown */
+	plan_err(c, "hidden(current->pid)", "function 'hidden' not found in kernel BTF");
+	c->opts.ks = ks;
+	plan_ok(c, "hidden(current->pid, comm)");
+	assert_true(c->plan.no_btf);
+	assert_string_equal(c->plan.attach_name, "hidden.isra.0");
+	assert_int_equal(c->plan.nr_args, 0);
+	assert_non_null(
+		strstr(c->plan.note, "hidden has no BTF: traced by kprobe at hidden.isra.0"));
+	VAL(c, 0, .name = "current->pid", .base = KSNOOP_BASE_CURRENT, .flags = E | R, .size = 4,
+	    .show = SHOW_MEMORY);
+	plan_ok(c, "plain_only");
+	assert_string_equal(c->plan.attach_name, "plain_only");
+	plan_ok(c, "hidden.isra.0(current->pid)");
+	assert_string_equal(c->plan.attach_name, "hidden.isra.0");
+	plan_err(c, "hidden(prev)", "hidden() (traced at hidden.isra.0): only current and comm");
+	plan_err(c, "hidden(return)", "does not describe hidden()");
+	plan_err(c, "hidden(current->pid == 1 && prev > 0)", "only current and comm can be read");
+	plan_err(c, "nowhere(current->pid)", "function 'nowhere' not found in kernel BTF");
+	/* a pattern's names stay silent, and BTF's */
+	c->opts.from_glob = true;
+	stderr_capture_begin(&cap);
+	assert_int_equal(build(c, "hidden"), -ENOENT);
+	stderr_capture_end(&cap, out, sizeof(out));
+	assert_string_equal(out, "");
+	c->opts.ks = NULL;
+	ksyms__free(ks);
+	sym_files_remove(&f);
+}
+
 static void test_resolve_path(void **state)
 {
 	struct ctx *c = *state;
@@ -1385,6 +1432,7 @@ int main(void)
 		T(test_errors_errno),
 		T(test_literal_range),
 		T(test_glob_name_unknown),
+		T(test_without_btf),
 		T(test_resolve_path),
 		T(test_agg_layout),
 		T(test_agg_memory),

@@ -167,7 +167,8 @@ WRAP_test_cli := cmd_info cmd_trace cmd_graph cmd_count cmd_hist cmd_feature cmd
 	cmd_probe cmd_kprobe_events
 WRAP_test_agg_run := session__open session__plan agg_layout_plans session__prepare session__attach \
 	session__report_open_spans session__close tracer__detach agg_reader__new agg_reader__prime \
-	agg_reader__free agg_read agg_tables_free agg_read_drops
+	agg_reader__free agg_reader__wait agg_reader__note_pending agg_read agg_tables_free \
+	agg_read_drops
 
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libksnoop.a
 	@mkdir -p $(dir $@) $(OUT)/deps/tests

@@ -262,6 +262,20 @@ struct ksnoop_agg_ustack {
 };
 
 /*
+ * count and hist --by ustack: the events ring carries one of these for
+ * each process whose first sample it is, so that user space reads the
+ * process's maps while it lives: its frames are named at the end even
+ * when it has exited by then.
+ */
+#define KSNOOP_TASK_NOTE 0x7461736b /* "task" */
+#define KSNOOP_TASK_NOTES_MAX 32768 /* processes noted; past them, named at the end only */
+
+struct ksnoop_task_note {
+	__u32 magic; /* KSNOOP_TASK_NOTE */
+	__u32 tgid;
+};
+
+/*
  * An open span of count or hist, under its key in the spans map. The map
  * holds its first KSNOOP_SPAN_HDR bytes without a key, and those and the
  * key's bytes in use with one.

@@ -79,6 +79,36 @@ struct {
 	__type(value, struct ksnoop_hist);
 } hist_zero SEC(".maps");
 
+/* --by ustack: the processes noted to user space (struct ksnoop_task_note). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1); /* KSNOOP_TASK_NOTES_MAX with --by ustack */
+	__type(key, __u32);
+	__type(value, __u8);
+} noted_tgids SEC(".maps");
+
+/*
+ * A process's first sample asks user space, at once, to read its maps;
+ * one whose note found the ring full is noted again by its next sample.
+ */
+static __always_inline void note_tgid(__u32 tgid)
+{
+	struct ksnoop_task_note *n;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(&noted_tgids, &tgid, &one, BPF_NOEXIST))
+		return;
+	n = bpf_ringbuf_reserve(&events, sizeof(*n), 0);
+	if (!n) {
+		bpf_map_delete_elem(&noted_tgids, &tgid);
+		return;
+	}
+	n->magic = KSNOOP_TASK_NOTE;
+	n->tgid = tgid;
+	bpf_ringbuf_submit(n, BPF_RB_FORCE_WAKEUP);
+}
+
 /*
  * A new key starts at zero on every CPU, from zero or else hist_zero:
  * looked up only for a new key, as it costs a call. Two CPUs may race to
@@ -223,6 +253,8 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 		u->ra = KSNOOP_IS_USER_ADDR(ra) ? ra : 0;
 		if (u->id < 0 && u->id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);
+		if (u->id >= 0)
+			note_tgid(k->tgid);
 	}
 	if (agg_by & KSNOOP_BY_CGROUP)
 		*(__u64 *)&k

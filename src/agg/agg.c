@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* count and hist: key layouts for BPF, and the kernel's maps into tables. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -312,7 +313,47 @@ struct agg_reader {
 	struct cgroup_names *cgroups; /* --by cgroup: ids to paths */
 	struct table_build *builds;
 	uint64_t drops[KSNOOP_DROP_NR];
+	/* --by ustack: processes the ring noted, to read while they live */
+	struct ring_buffer *notes;
+	pid_t pending[AGG_NOTES_BATCH];
+	int nr_pending;
 };
+
+/* A process's first sample: kept for agg_reader__note_pending. */
+static int on_note(void *ctx, void *data, size_t size)
+{
+	struct agg_reader *r = ctx;
+	const struct ksnoop_task_note *n = data;
+
+	if (size < sizeof(*n) || n->magic != KSNOOP_TASK_NOTE)
+		return 0;
+	r->pending[r->nr_pending++] = n->tgid;
+	/* full: libbpf stops at an error, the rest waiting in the ring */
+	return r->nr_pending == AGG_NOTES_BATCH ? -E2BIG : 0;
+}
+
+int agg_reader__wait(struct agg_reader *r, int timeout_ms)
+{
+	int err;
+
+	if (!r->notes) {
+		poll(NULL, 0, timeout_ms);
+		return 0;
+	}
+	if (r->nr_pending == AGG_NOTES_BATCH)
+		return 0;
+	err = ring_buffer__poll(r->notes, timeout_ms);
+	return err < 0 && err != -EINTR && err != -E2BIG ? err : 0;
+}
+
+void agg_reader__note_pending(struct agg_reader *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_pending; i++)
+		ustack_syms__note(r->usyms, r->pending[i]);
+	r->nr_pending = 0;
+}
 
 struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opts *a,
 				   const struct tracer_agg *layout)
@@ -335,12 +376,14 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 	}
 	r->ips = calloc(KSNOOP_STACK_DEPTH + 1, sizeof(*r->ips)); /* + restore_func's */
 	r->builds = calloc(s->nr_specs, sizeof(*r->builds));
-	if (a->by & KSNOOP_BY_USTACK)
+	if (a->by & KSNOOP_BY_USTACK) {
 		r->usyms = ustack_syms__new();
+		r->notes = ring_buffer__new(tracer__events_fd(s->tracer), on_note, r, NULL);
+	}
 	if (a->by & KSNOOP_BY_CGROUP)
 		r->cgroups = cgroup_names__new();
 	if (!r->values || !r->zeros || !r->ips || !r->builds ||
-	    ((a->by & KSNOOP_BY_USTACK) && !r->usyms) ||
+	    ((a->by & KSNOOP_BY_USTACK) && (!r->usyms || !r->notes)) ||
 	    ((a->by & KSNOOP_BY_CGROUP) && !r->cgroups)) {
 		agg_reader__free(r);
 		return NULL;
@@ -361,6 +404,7 @@ void agg_reader__free(struct agg_reader *r)
 	free(r->zeros);
 	free(r->done);
 	free(r->ips);
+	ring_buffer__free(r->notes);
 	ustack_syms__free(r->usyms);
 	cgroup_names__free(r->cgroups);
 	free(r->builds);

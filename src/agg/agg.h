@@ -40,6 +40,19 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 				   const struct tracer_agg *layout);
 /* --by ustack: these processes' maps are read now, for frames read after they exit. */
 void agg_reader__prime(struct agg_reader *r, const pid_t *pids, int nr);
+/* Processes noted in one poll at most; the rest wait in the ring. */
+#define AGG_NOTES_BATCH 256
+/*
+ * Up to timeout_ms for --by ustack's notes of processes first sampled
+ * (their maps are read by agg_reader__note_pending); without them, a
+ * sleep. 0, or a negative errno.
+ */
+int agg_reader__wait(struct agg_reader *r, int timeout_ms);
+/*
+ * Reads the noted processes' maps and symbols, while they may still run:
+ * under the lock that agg_read is called under.
+ */
+void agg_reader__note_pending(struct agg_reader *r);
 void agg_reader__free(struct agg_reader *r);
 /*
  * One table per FUNC argument; the caller frees them with agg_tables_free.

@@ -275,6 +275,8 @@ static int write_svg(struct agg_run *r)
 }
 
 #define TICK_MS 100
+/* Pages per CPU of --by ustack's ring: 4,096 notes a poll on two CPUs. */
+#define AGG_NOTE_PAGES 8
 /* How often --textfile is written without -i. */
 #define TEXTFILE_NS 5000000000ULL
 
@@ -289,7 +291,10 @@ static int wait_loop(struct agg_run *r)
 	int err = 0;
 
 	while (!stop_signal && !err) {
-		poll(NULL, 0, TICK_MS);
+		err = agg_reader__wait(r->reader, TICK_MS);
+		pthread_mutex_lock(&r->lock);
+		agg_reader__note_pending(r->reader);
+		pthread_mutex_unlock(&r->lock);
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (r->a->interval_ns && now - last >= r->a->interval_ns) {
 			last += r->a->interval_ns;
@@ -340,6 +345,10 @@ static int run(struct agg_run *r)
 	err = wait_loop(r);
 	/* The final tables are complete: nothing adds to them once detached. */
 	tracer__detach(r->ses.tracer);
+	/* the last processes noted, where they still run */
+	if (!err)
+		err = agg_reader__wait(r->reader, 0);
+	agg_reader__note_pending(r->reader);
 	prom_server__stop(r->prom);
 	r->prom = NULL;
 	if (r->a->textfile)
@@ -392,8 +401,11 @@ int agg_run__open(struct agg_run *r, struct env *env, int argc, char **argv, con
 	err = check_args(env, argc, cmd);
 	if (err)
 		return err;
-	/* No events flow: the ring is only there for the shared BPF object. */
-	env->pages = 1;
+	/*
+	 * No events flow: the ring is there for the shared BPF object, and
+	 * for --by ustack's notes of new processes (8 bytes each).
+	 */
+	env->pages = env->agg.by & KSNOOP_BY_USTACK ? AGG_NOTE_PAGES : 1;
 	env_session_opts(env, &so);
 	so.share = share;
 	return session__open(&r->ses, &so) ?: plan_all(r, env, argc, argv) ?:

@@ -239,7 +239,9 @@ static int size_agg_maps(const struct tracer_agg *a, int nr_funcs, struct trace_
 	       bpf_map__set_max_entries(skel->maps.func_counts,
 					a->mode == KSNOOP_AGG_COUNT ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.func_hists,
-					a->mode == KSNOOP_AGG_HIST ? slots : 1);
+					a->mode == KSNOOP_AGG_HIST ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.noted_tgids,
+					a->by & KSNOOP_BY_USTACK ? KSNOOP_TASK_NOTES_MAX : 1);
 }
 
 /* An open span of count or hist: its time, and its key up to the bytes in use. */

@@ -41,9 +41,10 @@
  *   workload-dyn resolve NAME COUNT   COUNT getaddrinfo(3) calls for NAME (the
  *                                     dynamic build only: static glibc's
  *                                     would load NSS modules behind our back)
- *   workload ucall COUNT              COUNT calls of workload_ucall(i, "item-i"),
+ *   workload ucall COUNT [MS]         COUNT calls of workload_ucall(i, "item-i"),
  *                                     which returns 2 * i + 1: a user function
- *                                     whose arguments and return tests know
+ *                                     whose arguments and return tests know;
+ *                                     then one nap of MS milliseconds
  *
  * With -S before the subcommand, workload stops itself (SIGSTOP) right after
  * printing its pid and runs on SIGCONT: a test learns the pid, starts a
@@ -525,7 +526,8 @@ __attribute__((noinline)) long workload_ucall(int i, const char *name)
 	return 2L * i + 1;
 }
 
-static int do_ucall(long n)
+/* Then a nap of nap_ms, if any: a tracer notes the process while it lives. */
+static int do_ucall(long n, char *nap_ms)
 {
 	char name[32];
 	long i, sum = 0;
@@ -535,7 +537,7 @@ static int do_ucall(long n)
 		sum += workload_ucall(i, name);
 	}
 	printf("ucall: %ld calls, sum %ld\n", n, sum);
-	return 0;
+	return nap_ms ? do_naps(1, &nap_ms) : 0;
 }
 
 #ifndef WORKLOAD_STATIC
@@ -567,7 +569,7 @@ static int usage(void)
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
 	      "                       read-file PATH | epoll-nest N |\n"
 	      "                       fork-signal | forks N | setuid UID | naps MS... |\n"
-	      "                       malloc SIZE... COUNT | ucall COUNT }\n",
+	      "                       malloc SIZE... COUNT | ucall COUNT [MS] }\n",
 	      stderr);
 	return 2;
 }
@@ -654,10 +656,10 @@ int main(int argc, char **argv)
 		return do_resolve(argv[2], a);
 	}
 #endif
-	if (!strcmp(argv[1], "ucall") && argc == 3) {
+	if (!strcmp(argv[1], "ucall") && (argc == 3 || argc == 4)) {
 		if (parse_count(argv[2], 0, 100000000, &a))
 			return 2;
-		return do_ucall(a);
+		return do_ucall(a, argc == 4 ? argv[3] : NULL);
 	}
 	if (!strcmp(argv[1], "epoll-nest") && argc == 3) {
 		if (parse_count(argv[2], 1, 1000000, &a))

@@ -7,6 +7,7 @@
 #include "env.h"
 #include "lib/json_writer.h"
 #include "lib/kbtf.h"
+#include "lib/ksyms.h"
 #include "lib/udwarf.h"
 #include "trace/spec.h"
 #include "trace/target.h"
@@ -117,23 +118,45 @@ static int find_tracepoint(struct kbtf *kb, const struct spec *spec, struct func
 	return err ?: 1;
 }
 
-static int find_funcs(struct kbtf *kb, const struct spec *spec, int pid, struct func_plan *plan,
-		      struct kbtf_func *funcs)
+/*
+ * A kernel function BTF leaves out but kallsyms has (only its compiler
+ * clone, often): no prototype, but trace can still reach it (plan.h's
+ * no_btf). Said, if so.
+ */
+static bool report_without_btf(const char *func)
+{
+	struct ksyms *ks = strchr(func, ':') ? NULL : ksyms__load();
+	const char *sym = NULL;
+
+	if (ks)
+		sym = ksyms__has_func(ks, func) ? func : ksyms__clone_of(ks, func);
+	if (sym)
+		p_err("function '%s' has no BTF, so no prototype: kallsyms has it as %s, which "
+		      "trace, count and hist trace by kprobe, reading current and comm only",
+		      func, sym);
+	ksyms__free(ks);
+	return sym != NULL;
+}
+
+static int find_funcs(struct kbtf *kb, const struct spec *spec, const struct env *env,
+		      struct func_plan *plan, struct kbtf_func *funcs)
 {
 	int n;
 
 	if (spec->target == SPEC_USER)
-		return find_user(kb, spec, pid, plan, funcs);
+		return find_user(kb, spec, env->nr_pids == 1 ? env->pids[0] : 0, plan, funcs);
 	if (spec->target == SPEC_TRACEPOINT)
 		return find_tracepoint(kb, spec, plan, funcs);
 	n = kbtf__find_funcs(kb, spec->func, funcs, KBTF_MAX_MATCHES);
-	/* a damaged module BTF's error is said when it was loaded */
+	/* a damaged module BTF's error is said when it was loaded; --btf's kernel is not this one */
+	if (n == 0 && !env->btf_path && report_without_btf(spec->func))
+		return -ENOENT;
 	if (n <= 0 && n != -EBADMSG)
 		kbtf__report_unknown(kb, spec->func);
 	return n ?: -ENOENT;
 }
 
-static int info_one(struct kbtf *kb, const char *arg, int pid)
+static int info_one(struct kbtf *kb, const char *arg, const struct env *env)
 {
 	struct kbtf_func funcs[KBTF_MAX_MATCHES];
 	struct func_plan plan = {};
@@ -150,7 +173,7 @@ static int info_one(struct kbtf *kb, const char *arg, int pid)
 		return -EINVAL;
 	}
 	spec.target = target_classify(spec.func);
-	n = find_funcs(kb, &spec, pid, &plan, funcs);
+	n = find_funcs(kb, &spec, env, &plan, funcs);
 	if (n < 0) {
 		plan_free(&plan);
 		spec_free(&spec);
@@ -194,7 +217,7 @@ int cmd_info(struct env *env, int argc, char **argv)
 	if (!kb)
 		return -ENOENT;
 	for (i = 0; i < argc; i++) {
-		if (info_one(kb, argv[i], env->nr_pids == 1 ? env->pids[0] : 0))
+		if (info_one(kb, argv[i], env))
 			err = -ENOENT;
 	}
 	udwarf_forget(); /* the last user function's DWARF, kept for the next */

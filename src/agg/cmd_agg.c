@@ -274,6 +274,16 @@ static int write_svg(struct agg_run *r)
 	return close_output(f, r->a->svg);
 }
 
+int agg_run__note_processes(struct agg_run *r, int timeout_ms)
+{
+	int err = agg_reader__wait(r->reader, timeout_ms);
+
+	pthread_mutex_lock(&r->lock);
+	agg_reader__note_pending(r->reader);
+	pthread_mutex_unlock(&r->lock);
+	return err;
+}
+
 #define TICK_MS 100
 /* Pages per CPU of --by ustack's ring: 4,096 notes a poll on two CPUs. */
 #define AGG_NOTE_PAGES 8
@@ -291,10 +301,7 @@ static int wait_loop(struct agg_run *r)
 	int err = 0;
 
 	while (!stop_signal && !err) {
-		err = agg_reader__wait(r->reader, TICK_MS);
-		pthread_mutex_lock(&r->lock);
-		agg_reader__note_pending(r->reader);
-		pthread_mutex_unlock(&r->lock);
+		err = agg_run__note_processes(r, TICK_MS);
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (r->a->interval_ns && now - last >= r->a->interval_ns) {
 			last += r->a->interval_ns;
@@ -346,9 +353,7 @@ static int run(struct agg_run *r)
 	/* The final tables are complete: nothing adds to them once detached. */
 	tracer__detach(r->ses.tracer);
 	/* the last processes noted, where they still run */
-	if (!err)
-		err = agg_reader__wait(r->reader, 0);
-	agg_reader__note_pending(r->reader);
+	err = err ?: agg_run__note_processes(r, 0);
 	prom_server__stop(r->prom);
 	r->prom = NULL;
 	if (r->a->textfile)

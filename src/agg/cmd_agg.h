@@ -38,6 +38,12 @@ int agg_run__open(struct agg_run *r, struct env *env, int argc, char **argv, con
 		  const struct session *share);
 /* Loads, attaches and starts reading. 0 or -errno after one error line. */
 int agg_run__attach(struct agg_run *r, const struct env *env);
+/*
+ * --by ustack: waits up to timeout_ms for processes first sampled, and
+ * reads their maps while they run (agg_reader__note_pending), under r's
+ * lock; else a sleep. 0 or -errno.
+ */
+int agg_run__note_processes(struct agg_run *r, int timeout_ms);
 /* The tables (agg_read's) and drops (d may be NULL), under r's lock. */
 int agg_run__read(struct agg_run *r, struct agg_table ***tables, int *nr, struct agg_drops *d);
 /* The functions planned, each one attached once agg_run__attach succeeded. */

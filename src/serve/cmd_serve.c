@@ -390,6 +390,18 @@ static int setup_signals(void)
 
 #define TICK_MS 100
 
+/* A tick's wait: the first metric's, the others' noted processes read at once. */
+static int note_processes(struct server *srv)
+{
+	int i, err = 0;
+
+	if (!srv->nr)
+		poll(NULL, 0, TICK_MS);
+	for (i = 0; i < srv->nr && !err; i++)
+		err = agg_run__note_processes(&srv->metrics[i]->run, i ? 0 : TICK_MS);
+	return err;
+}
+
 static int run(struct server *srv)
 {
 	unsigned long long last = clock_ns(CLOCK_MONOTONIC), now;
@@ -398,7 +410,7 @@ static int run(struct server *srv)
 	fprintf(stderr, "Serving %d metric%s from %s... SIGHUP reloads, Ctrl-C ends.\n", srv->nr,
 		srv->nr == 1 ? "" : "s", srv->path);
 	while (!stop_signal && !err) {
-		poll(NULL, 0, TICK_MS);
+		err = note_processes(srv);
 		if (reload_wanted) {
 			reload_wanted = 0;
 			reload(srv);

@@ -95,6 +95,13 @@ spec = tp:syscalls:sys_enter_nanosleep
 by = cgroup
 comm = workload
 
+[naps_by_stack_total]
+help = nanosleep calls of the workload, by user stack
+kind = count
+spec = tp:syscalls:sys_enter_nanosleep
+by = ustack
+comm = workload
+
 [open_result]
 help = openat's return value
 kind = hist
@@ -227,6 +234,8 @@ report A span_count 'nanosleep_span_seconds_count'
 report A span_over_32ms 'nanosleep_span_seconds_count - ignoring(le) nanosleep_span_seconds_bucket{le="0.032767999"}'
 report A naps_container "naps_total{container=\"$ctr\",pod=\"$pod\",cgroup=\"/ksnoop-$cg\"}"
 report A naps_no_container 'naps_total{container="",pod=""}'
+# each process's maps read at its first nap: named after it exited
+report A naps_stack_named 'sum(naps_by_stack_total{ustack=~".*__libc_start_call_main.*;syscall.*"})'
 report A open_below0 'open_result_bucket{le="-1"}'
 report A open_errors 'open_errors_total{ret="-2"}'
 if [ "$mode" = funcs ]; then

@@ -97,7 +97,9 @@ static __always_inline void note_tgid(__u32 tgid)
 	struct ksnoop_task_note *n;
 	__u8 one = 1;
 
-	if (bpf_map_update_elem(&noted_tgids, &tgid, &one, BPF_NOEXIST))
+	/* every sample asks: a lookup takes no lock, an insert attempt does */
+	if (bpf_map_lookup_elem(&noted_tgids, &tgid) ||
+	    bpf_map_update_elem(&noted_tgids, &tgid, &one, BPF_NOEXIST))
 		return;
 	n = bpf_ringbuf_reserve(&events, sizeof(*n), 0);
 	if (!n) {

@@ -340,8 +340,6 @@ int agg_reader__wait(struct agg_reader *r, int timeout_ms)
 		poll(NULL, 0, timeout_ms);
 		return 0;
 	}
-	if (r->nr_pending == AGG_NOTES_BATCH)
-		return 0;
 	err = ring_buffer__poll(r->notes, timeout_ms);
 	return err < 0 && err != -EINTR && err != -E2BIG ? err : 0;
 }

@@ -1040,6 +1040,11 @@ const char *ksyms__clone_of(struct ksyms *ks, const char *name)
 	return found;
 }
 
+const char *ksyms__symbol_or_clone(struct ksyms *ks, const char *name)
+{
+	return ksyms__has_func(ks, name) ? name : ksyms__clone_of(ks, name);
+}
+
 /* Whether a glob's match leaves name out: ksyms__match's test, or its converse. */
 typedef bool (*name_skip_fn)(const struct ksyms *ks, const char *name);
 

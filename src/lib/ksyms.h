@@ -93,6 +93,8 @@ int ksyms__match_untraceable(struct ksyms *ks, const char *glob, const char ***o
 
 /* The single compiler clone ("name.isra.0") of name, or NULL. */
 const char *ksyms__clone_of(struct ksyms *ks, const char *name);
+/* name's own text symbol if kallsyms has one, else its single clone, else NULL. */
+const char *ksyms__symbol_or_clone(struct ksyms *ks, const char *name);
 
 /* Every kallsyms symbol, read now; path NULL means /proc/kallsyms. NULL and errno on failure. */
 struct ksyms *ksyms__load_all(const char *path);

@@ -129,7 +129,7 @@ static bool report_without_btf(const char *func)
 	const char *sym = NULL;
 
 	if (ks)
-		sym = ksyms__has_func(ks, func) ? func : ksyms__clone_of(ks, func);
+		sym = ksyms__symbol_or_clone(ks, func);
 	if (sym)
 		p_err("function '%s' has no BTF, so no prototype: kallsyms has it as %s, which "
 		      "trace, count and hist trace by kprobe, reading current and comm only",

@@ -1193,8 +1193,7 @@ static int plan_without_btf(struct kbtf *kb, const struct spec *spec, const stru
 	const char *sym = NULL;
 
 	if (opts->ks && !strchr(spec->func, ':'))
-		sym = ksyms__has_func(opts->ks, spec->func) ? spec->func
-							    : ksyms__clone_of(opts->ks, spec->func);
+		sym = ksyms__symbol_or_clone(opts->ks, spec->func);
 	if (!sym)
 		return 1;
 	if (plan_own_void_func(kb, plan, spec->func, sym))

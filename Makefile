@@ -354,7 +354,7 @@ $(OUT)/fuzz/kdump_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/*/*.h)
 FUZZ_BTF_SRCS := tests/fuzz/btf_fuzz.c src/lib/btfcheck.c src/lib/kbtf.c src/lib/btfjson.c src/lib/json_writer.c \
 		 src/lib/ksyms.c src/lib/symcache.c src/lib/util.c src/lib/decode.c src/trace/plan.c src/trace/spec.c \
 		 src/trace/ufunc.c src/lib/usym.c src/lib/udwarf.c src/lib/archinfo.c \
-		 src/trace/tpoint.c src/trace/profile.c src/trace/ctype.c src/lib/bpfutil.c \
+		 src/trace/tpoint.c src/lib/ktp.c src/trace/profile.c src/trace/ctype.c src/lib/bpfutil.c \
 		 src/lib/errnames.c src/ktr/syscalls.c $(OUT)/ktr_systab.c
 .PHONY: fuzz-btf
 fuzz-btf: $(OUT)/fuzz/btf_fuzz

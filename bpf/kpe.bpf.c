@@ -21,8 +21,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile bool filter_tgid;   /* -p: only the tgids in kpe_tgids */
-const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
+const volatile bool filter_tgid;		  /* -p: only the tgids in kpe_tgids */
+const volatile __u32 kstack_bytes;		  /* --kstack: 8 a frame, 0 without */
+const volatile __u32 tprobe_def[KPE_MAX_TPROBES]; /* kpe_tprobeN's definition */
 
 _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the register copy");
 
@@ -53,6 +54,7 @@ struct scratch {
 	__u64 regs[KPE_NR_REGS];
 	__u64 acc;	/* the fetch program's accumulator */
 	__u64 tmp;	/* a sized memory read lands here */
+	__u64 rec;	/* e: the attached event's record */
 	__u32 faulted;	/* a load of the current argument failed */
 	__u32 no_entry; /* a return probe's call had no entry kept: its eargs fault */
 	__u64 eargs[KPE_MAX_EARGS];
@@ -157,6 +159,37 @@ static __always_inline __u64 finish_value(const struct kpe_insn *in, __u64 v)
 	return v;
 }
 
+/* An event probe's field, as the kernel's get_event_field reads it. */
+static __always_inline void load_field(struct scratch *s, const struct kpe_insn *in)
+{
+	__u64 at = s->rec + in->imm;
+	__u32 size = in->size, shift;
+
+	if (in->flags & KPE_F_ADDR) {
+		s->acc = at;
+		return;
+	}
+	s->tmp = 0;
+	if (in->flags & (KPE_F_DATA_LOC | KPE_F_REL_LOC))
+		size = 4;
+	if (size > 8)
+		size = 8;
+	if (bpf_probe_read_kernel(&s->tmp, size, (void *)at)) {
+		s->faulted = 1;
+		return;
+	}
+	if (in->flags & KPE_F_DATA_LOC) {
+		s->acc = s->rec + (s->tmp & 0xffff);
+	} else if (in->flags & KPE_F_REL_LOC) {
+		s->acc = at + 4 + (s->tmp & 0xffff);
+	} else if ((in->flags & KPE_F_SIGNED) && size < 8) {
+		shift = 64 - 8 * size;
+		s->acc = (__u64)((__s64)(s->tmp << (shift & 63)) >> (shift & 63));
+	} else {
+		s->acc = s->tmp;
+	}
+}
+
 static __always_inline void load_step(struct scratch *s, const struct kpe_insn *in)
 {
 	if (s->faulted)
@@ -178,6 +211,12 @@ static __always_inline void load_step(struct scratch *s, const struct kpe_insn *
 			s->faulted = 1;
 		else
 			s->acc = s->eargs[in->imm & (KPE_MAX_EARGS - 1)];
+		break;
+	case KPE_OP_FIELD:
+		load_field(s, in);
+		break;
+	case KPE_OP_TASK:
+		s->acc = (__u64)bpf_get_current_task() + in->imm;
 		break;
 	}
 }
@@ -441,7 +480,7 @@ static __always_inline void take_entry(struct scratch *s, __u32 id)
 
 /* ---- the probe ------------------------------------------------------- */
 
-static __always_inline void init_event(struct scratch *s, struct pt_regs *ctx, __u32 id,
+static __always_inline void init_event(struct scratch *s, __u64 ip, __u32 id,
 				       const struct kpe_def_cfg *cfg)
 {
 	struct kpe_event *ev = &s->ev;
@@ -452,10 +491,7 @@ static __always_inline void init_event(struct scratch *s, struct pt_regs *ctx, _
 	ev->tgid = pid_tgid >> 32;
 	ev->pid = (__u32)pid_tgid;
 	ev->ts = bpf_ktime_get_ns();
-	/* A kretprobe runs with ip already set to the return address. */
-	ev->ip = PT_REGS_IP(ctx);
-	if (!(cfg->flags & KPE_DEF_RETURN))
-		ev->ip -= KPROBE_IP_ADJ;
+	ev->ip = ip;
 	ev->nr_args = cfg->nr_args;
 	ev->flags = 0;
 	ev->data_len = 0;
@@ -472,9 +508,11 @@ static __always_inline void count_drop(__u32 why)
 		*drops += 1;
 }
 
-/* --kstack: the kernel stack after the data; returns its bytes. */
-static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event *ev,
-					   const struct kpe_def_cfg *cfg)
+/*
+ * --kstack: the kernel stack after the data; returns its bytes. entry_ra:
+ * a p probe's return address (see struct kpe_kstack), else 0.
+ */
+static __always_inline __u32 append_kstack(void *ctx, struct kpe_event *ev, __u64 entry_ra)
 {
 	__u32 off = ev->data_len;
 	struct kpe_kstack *ks;
@@ -491,7 +529,7 @@ static __always_inline __u32 append_kstack(struct pt_regs *ctx, struct kpe_event
 	}
 	ks->len = n;
 	ks->pad = 0;
-	ks->entry_ra = cfg->flags & KPE_DEF_RETURN ? 0 : kprobe_entry_ra(ctx);
+	ks->entry_ra = entry_ra;
 	ev->flags |= KPE_EV_KSTACK;
 	return sizeof(*ks) + n;
 }
@@ -506,21 +544,51 @@ static __always_inline void submit(struct kpe_event *ev, __u32 tail)
 		count_drop(KPE_DROP_RINGBUF);
 }
 
+/* Whether this task is one -p asked for, or there was no -p. */
+static __always_inline bool tgid_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return !filter_tgid || bpf_map_lookup_elem(&kpe_tgids, &tgid);
+}
+
+/* Definition id and the scratch space, for a task -p wants; false to return. */
+static __always_inline bool def_for_task(__u32 id, struct kpe_def_cfg **cfg, struct scratch **s)
+{
+	__u32 zero = 0;
+
+	if (!tgid_wanted())
+		return false;
+	*cfg = bpf_map_lookup_elem(&kpe_defs, &id);
+	*s = bpf_map_lookup_elem(&kpe_scratch, &zero);
+	return *cfg && *s;
+}
+
+/* Fetch, filter and send definition id's event; s->regs or s->rec are set. */
+static __always_inline void run_def(void *ctx, struct scratch *s, struct kpe_def_cfg *cfg, __u32 id,
+				    __u64 ip, __u64 entry_ra)
+{
+	struct loop_ctx c = { .cfg = cfg, .s = s };
+
+	init_event(s, ip, id, cfg);
+	s->no_entry = 0;
+	if (cfg->nr_eargs)
+		take_entry(s, id);
+	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
+	if (filter_pass(&c))
+		submit(&s->ev, kstack_bytes ? append_kstack(ctx, &s->ev, entry_ra) : 0);
+}
+
 SEC("kprobe")
 int kpe_probe(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 id = (__u32)cookie, zero = 0;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 cookie = bpf_get_attach_cookie(ctx), ip;
 	struct kpe_def_cfg *cfg;
-	struct loop_ctx c;
 	struct scratch *s;
+	__u32 id = cookie;
+	bool ret;
 
-	if (filter_tgid && !bpf_map_lookup_elem(&kpe_tgids, &tgid))
-		return 0;
-	cfg = bpf_map_lookup_elem(&kpe_defs, &id);
-	s = bpf_map_lookup_elem(&kpe_scratch, &zero);
-	if (!cfg || !s)
+	if (!def_for_task(id, &cfg, &s))
 		return 0;
 	/* %REG reads any register by index: copy them all once. */
 	bpf_probe_read_kernel(s->regs, sizeof(struct pt_regs), ctx);
@@ -528,14 +596,79 @@ int kpe_probe(struct pt_regs *ctx)
 		keep_entry(s, cfg, id);
 		return 0;
 	}
-	init_event(s, ctx, id, cfg);
-	s->no_entry = 0;
-	if (cfg->nr_eargs)
-		take_entry(s, id);
-	c.cfg = cfg;
-	c.s = s;
-	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
-	if (filter_pass(&c))
-		submit(&s->ev, kstack_bytes ? append_kstack(ctx, &s->ev, cfg) : 0);
+	/* A kretprobe runs with ip already set to the return address. */
+	ret = cfg->flags & KPE_DEF_RETURN;
+	ip = PT_REGS_IP(ctx) - (ret ? 0 : KPROBE_IP_ADJ);
+	run_def(ctx, s, cfg, id, ip, ret || !kstack_bytes ? 0 : kprobe_entry_ra(ctx));
 	return 0;
 }
+
+/* e: the attached event's record is the context; its fields are read from it. */
+static __always_inline int run_eprobe(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+	struct kpe_def_cfg *cfg;
+	struct scratch *s;
+
+	if (!def_for_task(id, &cfg, &s))
+		return 0;
+	s->rec = (__u64)ctx;
+	run_def(ctx, s, cfg, id, 0, 0);
+	return 0;
+}
+
+/* t: the tracepoint's arguments take the registers' place, $arg1 in regs[0]. */
+static __always_inline int run_tprobe(__u64 *ctx, __u32 slot)
+{
+	__u32 id = tprobe_def[slot & (KPE_MAX_TPROBES - 1)], n;
+	struct kpe_def_cfg *cfg;
+	struct scratch *s;
+
+	if (!def_for_task(id, &cfg, &s))
+		return 0;
+	n = cfg->nr_tp_args;
+	if (n > KPE_MAX_TP_ARGS)
+		n = KPE_MAX_TP_ARGS;
+	if (n)
+		bpf_probe_read_kernel(s->regs, n * 8, ctx);
+	run_def(ctx, s, cfg, id, 0, 0);
+	return 0;
+}
+
+/*
+ * A program runs once per trace event however often it is attached: e
+ * definitions on one event take one copy each.
+ */
+#define EPROBE(n)                       \
+	SEC("tracepoint")               \
+	int kpe_eprobe##n(void *ctx)    \
+	{                               \
+		return run_eprobe(ctx); \
+	}
+
+EPROBE(0)
+EPROBE(1)
+EPROBE(2)
+EPROBE(3)
+EPROBE(4)
+EPROBE(5)
+EPROBE(6)
+EPROBE(7)
+_Static_assert(KPE_MAX_EPROBES_PER_EVENT == 8, "one kpe_eprobeN for each");
+
+#define TPROBE(n)                          \
+	SEC("raw_tp")                      \
+	int kpe_tprobe##n(__u64 *ctx)      \
+	{                                  \
+		return run_tprobe(ctx, n); \
+	}
+
+TPROBE(0)
+TPROBE(1)
+TPROBE(2)
+TPROBE(3)
+TPROBE(4)
+TPROBE(5)
+TPROBE(6)
+TPROBE(7)
+_Static_assert(KPE_MAX_TPROBES == 8, "one kpe_tprobeN for each");

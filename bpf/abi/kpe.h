@@ -40,6 +40,8 @@ enum kpe_op {
 	KPE_OP_DEREF,	  /* acc = *(u64 *)(acc + imm), user or kernel by address */
 	KPE_OP_UDEREF,	  /* acc = *(u64 *)(acc + imm) from user memory */
 	KPE_OP_EARG,	  /* acc = the entry value kept in slot imm (return probes) */
+	KPE_OP_FIELD,	  /* e: acc = the attached event's field at record + imm (KPE_F_*) */
+	KPE_OP_TASK,	  /* acc = the current task's address + imm */
 	KPE_OP_ST_VAL,	  /* vals[arg] = acc, `size` bytes, then bitfield shifts */
 	KPE_OP_ST_MEM,	  /* vals[arg] = `size` bytes at acc + imm, then shifts */
 	KPE_OP_ST_ARRAY,  /* `count` elements of `size` bytes at acc + imm -> data */
@@ -50,6 +52,14 @@ enum kpe_op {
 
 enum kpe_insn_flags {
 	KPE_F_USER = 1 << 0, /* ST_MEM/ST_ARRAY/ST_STR: user memory only */
+	/*
+	 * OP_FIELD, as the kernel's event probes read a field: an integer of
+	 * `size` bytes, sign-extended when signed; a string field's address.
+	 */
+	KPE_F_SIGNED = 1 << 1,
+	KPE_F_ADDR = 1 << 2,	 /* char[N]: the field's own address */
+	KPE_F_DATA_LOC = 1 << 3, /* __data_loc: record + the low 16 bits of the u32 */
+	KPE_F_REL_LOC = 1 << 4,	 /* __rel_loc: the same, from the end of the u32 */
 };
 
 struct kpe_insn {
@@ -100,6 +110,18 @@ enum kpe_def_flags {
 };
 
 /*
+ * t: definitions run in raw tracepoint programs, which have attach cookies
+ * only since 6.10: one program each, told its definition before loading.
+ */
+#define KPE_MAX_TPROBES 8
+
+/* e definitions on one trace event, each in its own copy of the program. */
+#define KPE_MAX_EPROBES_PER_EVENT 8
+
+/* The arguments a raw tracepoint passes, at most (MAX_BPF_FUNC_ARGS). */
+#define KPE_MAX_TP_ARGS 12
+
+/*
  * An entry argument a return probe reads ($argN or a BTF parameter at
  * return, Linux 6.10): kept at entry from regs[reg], or from the 8 bytes
  * at regs[reg] + off for one passed on the stack.
@@ -129,7 +151,9 @@ struct kpe_def_cfg {
 	__u32 nr_insns;
 	__u32 nr_preds;
 	__u32 nr_filter_ops;
-	__u32 nr_eargs; /* a return probe's entry half keeps eargs[] */
+	__u32 nr_eargs;	  /* a return probe's entry half keeps eargs[] */
+	__u32 nr_tp_args; /* t: the tracepoint's arguments, copied to regs[] */
+	__u32 pad;
 	struct kpe_earg eargs[KPE_MAX_EARGS];
 	__u8 filter_ops[KPE_MAX_FILTER_OPS];
 	struct kpe_pred preds[KPE_MAX_PREDS];

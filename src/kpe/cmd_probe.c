@@ -69,8 +69,11 @@ static void probe_usage(FILE *f, const char *prog)
 		"  p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [FETCHARGS]\n"
 		"  r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [FETCHARGS]\n"
 		"  f[:[GRP/]EVENT] [MOD:]SYM[%%return] [FETCHARGS]\n"
+		"  t[:[GRP/]EVENT] TRACEPOINT [FETCHARGS]\n"
+		"  e[:[GRP/]EVENT] SYSTEM.EVENT [FETCHARGS]\n"
 		"FETCHARG := [NAME=]%%REG|@ADDR|@SYM[+|-offs]|$stackN|$stack|$argN|$arg*\n"
-		"            |$retval[->member]|$comm|+|-[u]OFFS(FETCHARG)|\\IMM|BTFARG[:TYPE]\n"
+		"            |$retval[->member]|$comm|$FIELD|+|-[u]OFFS(FETCHARG)|\\IMM\n"
+		"            |BTFARG[:TYPE]\n"
 		"\n"
 		"OPTIONS:\n"
 		"  -f, --filter EXPR   event filter for the DEF before it (all DEFs when first)\n"
@@ -290,11 +293,61 @@ static int parse_defs(struct kpe_session *s)
 	return err;
 }
 
+/*
+ * Where ftrace calls out of fn: the address available_filter_functions_addrs
+ * (6.5 and on) gives it; 0 without.
+ */
+static uint64_t ftrace_site(const char *fn)
+{
+	const char *tracefs = bpfutil_tracefs();
+	unsigned long long addr = 0, a;
+	char path[PATH_MAX], line[512], name[256];
+	FILE *f;
+
+	if (!tracefs)
+		return 0;
+	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", tracefs);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!addr && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %255s", &a, name) == 2 && !strcmp(name, fn))
+			addr = a;
+	}
+	fclose(f);
+	return addr;
+}
+
+/*
+ * t: the kernel's tracepoint probes are fprobes on the tracepoint's
+ * __probestub_TP and print where ftrace enters it; a raw tracepoint has
+ * no address of its own, so the event line shows the kernel's.
+ */
+static int tprobe_location(struct kpe_session *s, struct kpe_probe *p)
+{
+	uint64_t addr = 0, start, size, site;
+	const char *mod = NULL;
+
+	if (s->syms && !ksyms__restricted(s->syms) && !ksyms__addr_of(s->syms, p->func, &addr) &&
+	    ksyms__find(s->syms, addr, &start, &size, &mod)) {
+		site = ftrace_site(p->func);
+		if (site < start || site >= start + size)
+			site = start;
+		if (asprintf(&p->loc, "%s+0x%llx/0x%llx", p->func,
+			     (unsigned long long)(site - start), (unsigned long long)size) < 0)
+			p->loc = NULL;
+	} else {
+		p->loc = strdup(p->attach);
+	}
+	return p->loc ? 0 : -ENOMEM;
+}
+
 static int compile_defs(struct kpe_session *s)
 {
 	struct kpe_ctx ctx = { .kb = s->kb,
 			       .syms = s->syms,
-			       .btf_probe_args = kernel_btf_probe_args() };
+			       .btf_probe_args = kernel_btf_probe_args(),
+			       .tracefs = bpfutil_tracefs() };
 	struct kpe_error e;
 	int i, err = 0;
 
@@ -306,6 +359,8 @@ static int compile_defs(struct kpe_session *s)
 		err = kpe_compile(&ctx, &s->parsed[i], &s->probes[i], &e);
 		if (err == -EINVAL)
 			report("definition", s->defs[i], &e);
+		if (!err && s->probes[i].kind == 't')
+			err = tprobe_location(s, &s->probes[i]);
 		if (!err)
 			err = check_same_event(s, i);
 	}
@@ -362,6 +417,80 @@ static int check_kernel_features(const struct kpe_session *s)
 	return 0;
 }
 
+/* t's kpe_tprobeN, or e's kpe_eprobeN: the slot-th copy of the kind's program. */
+static struct bpf_program *copy_prog(const struct kpe_session *s, char kind, int slot)
+{
+	struct bpf_program *tprobes[] = {
+		s->skel->progs.kpe_tprobe0, s->skel->progs.kpe_tprobe1, s->skel->progs.kpe_tprobe2,
+		s->skel->progs.kpe_tprobe3, s->skel->progs.kpe_tprobe4, s->skel->progs.kpe_tprobe5,
+		s->skel->progs.kpe_tprobe6, s->skel->progs.kpe_tprobe7,
+	};
+	struct bpf_program *eprobes[] = {
+		s->skel->progs.kpe_eprobe0, s->skel->progs.kpe_eprobe1, s->skel->progs.kpe_eprobe2,
+		s->skel->progs.kpe_eprobe3, s->skel->progs.kpe_eprobe4, s->skel->progs.kpe_eprobe5,
+		s->skel->progs.kpe_eprobe6, s->skel->progs.kpe_eprobe7,
+	};
+
+	_Static_assert(ARRAY_SIZE(tprobes) == KPE_MAX_TPROBES, "every kpe_tprobeN");
+	_Static_assert(ARRAY_SIZE(eprobes) == KPE_MAX_EPROBES_PER_EVENT, "every kpe_eprobeN");
+	return kind == 't' ? tprobes[slot] : eprobes[slot];
+}
+
+/* e: how many definitions before i attach to i's event: i's copy of the program. */
+static int eprobe_slot(const struct kpe_session *s, int i)
+{
+	const struct kpe_probe *p = &s->probes[i];
+	int j, n = 0;
+
+	for (j = 0; j < i; j++) {
+		const struct kpe_probe *q = &s->probes[j];
+
+		n += q->kind == 'e' && !strcmp(q->system, p->system) &&
+		     !strcmp(q->attach, p->attach);
+	}
+	return n;
+}
+
+/*
+ * Only the programs the definitions need are loaded (each costs a
+ * verification): the kprobe one for p, r and f; for e a copy per
+ * definition on one event (a program runs once per event however often
+ * it is attached); and for each t a raw tracepoint program of its own,
+ * told its definition, as raw tracepoints have cookies only since 6.10.
+ */
+static int select_programs(struct kpe_session *s)
+{
+	bool kprobes = false;
+	int i, nr_t = 0;
+
+	for (i = 0; i < KPE_MAX_TPROBES; i++)
+		bpf_program__set_autoload(copy_prog(s, 't', i), false);
+	for (i = 0; i < KPE_MAX_EPROBES_PER_EVENT; i++)
+		bpf_program__set_autoload(copy_prog(s, 'e', i), false);
+	for (i = 0; i < s->nr; i++) {
+		struct kpe_probe *p = &s->probes[i];
+
+		kprobes |= p->kind == 'p' || p->kind == 'f';
+		if (p->kind != 't' && p->kind != 'e')
+			continue;
+		p->prog_slot = p->kind == 't' ? nr_t++ : eprobe_slot(s, i);
+		if (p->prog_slot >=
+		    (p->kind == 't' ? KPE_MAX_TPROBES : KPE_MAX_EPROBES_PER_EVENT)) {
+			p_err(p->kind == 't'
+				      ? "%s/%s: at most %d tracepoint probes (t) run in one ksnoop probe"
+				      : "%s/%s: at most %d event probes (e) on one event run in one ksnoop probe",
+			      p->group, p->event,
+			      p->kind == 't' ? KPE_MAX_TPROBES : KPE_MAX_EPROBES_PER_EVENT);
+			return -E2BIG;
+		}
+		if (p->kind == 't')
+			s->skel->rodata->tprobe_def[p->prog_slot] = i;
+		bpf_program__set_autoload(copy_prog(s, p->kind, p->prog_slot), true);
+	}
+	bpf_program__set_autoload(s->skel->progs.kpe_probe, kprobes);
+	return 0;
+}
+
 static bool wants_entry_halves(const struct kpe_session *s)
 {
 	int i;
@@ -387,6 +516,9 @@ static int load_bpf(struct kpe_session *s)
 		p_err("cannot open the kprobe_events BPF object: %s", strerror(errno));
 		return -EINVAL;
 	}
+	err = select_programs(s);
+	if (err)
+		return err;
 	s->skel->rodata->filter_tgid = s->env->nr_pids > 0;
 	/* kprobes unwind from the probed registers: no hidden frames to ask for. */
 	s->skel->rodata->kstack_bytes = 8 * s->env->kstack_depth;
@@ -435,7 +567,7 @@ static int check_probe_points(const struct kpe_session *s)
 	for (i = 0; i < s->nr; i++) {
 		const struct kpe_probe *p = &s->probes[i];
 
-		if (!p->offset || p->is_return)
+		if (!p->offset || p->is_return || p->kind == 't' || p->kind == 'e')
 			continue;
 		fd = bpfutil_kprobe_open(p->attach, p->offset, false);
 		if (fd >= 0)
@@ -461,6 +593,37 @@ static void attach_error(struct strbuf *sb, const struct kpe_probe *p, int err)
 		sb_printf(sb, "The symbol is not unique (EADDRNOTAVAIL)");
 	else
 		bpfutil_explain(sb, p->is_return ? "kretprobe" : "kprobe", BPFUTIL_ATTACH, err);
+}
+
+/* t: a raw tracepoint; e: the attached event, a perf tracepoint with a cookie. */
+static int attach_tracepoint(struct kpe_session *s, int i)
+{
+	const struct kpe_probe *p = &s->probes[i];
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
+	struct strbuf why;
+	int err;
+
+	if (p->kind == 't')
+		s->links[i] = bpf_program__attach_raw_tracepoint(copy_prog(s, 't', p->prog_slot),
+								 p->attach);
+	else
+		s->links[i] = bpf_program__attach_tracepoint_opts(copy_prog(s, 'e', p->prog_slot),
+								  p->system, p->attach, &opts);
+	if (s->links[i])
+		return 0;
+	err = -errno;
+	sb_init(&why);
+	if (p->kind == 'e' && (err == -EINVAL || err == -EOPNOTSUPP))
+		sb_printf(&why,
+			  "%s is a dynamic event; an event probe run by BPF attaches to "
+			  "the kernel's own trace events",
+			  p->func);
+	else
+		bpfutil_explain(&why, p->kind == 't' ? "raw tracepoint" : "tracepoint",
+				BPFUTIL_ATTACH, err);
+	p_err("cannot attach %s/%s to %s: %s", p->group, p->event, p->func, sb_str(&why));
+	sb_free(&why);
+	return err;
 }
 
 /* One kprobe of definition i: its own, or its entry half (entry_half). */
@@ -505,6 +668,12 @@ static int attach_all(struct kpe_session *s)
 			p_warn("r%d: MAXACTIVE cannot be set through BPF; the kernel's default applies",
 			       p->maxactive);
 			warned = true;
+		}
+		if (p->kind == 't' || p->kind == 'e') {
+			err = attach_tracepoint(s, i);
+			if (err)
+				return err;
+			continue;
 		}
 		/* The entry half first: no return of a call it did not see. */
 		err = (p->cfg->nr_eargs ? attach_one(s, i, true) : 0) ?: attach_one(s, i, false);

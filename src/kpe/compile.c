@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "lib/archinfo.h"
+#include "lib/bpfutil.h"
+#include "lib/ktp.h"
 #include "kpe/compile.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
@@ -33,12 +35,18 @@
 #define E_USED_ARG_NAME "This argument name is already used"
 #define E_ARGS_2LONG "$arg* failed because the argument list is too long"
 #define E_TOO_MANY_OPS "Dereference is too much nested"
+#define E_BAD_VAR "Invalid $-variable specified"
+#define E_NO_EVENT_FIELD "This event field is not found."
+#define E_BAD_ATTACH_EVENT "Attached event does not exist"
 
 #define MAX_LOADS (KPE_MAX_DEREFS + KSNOOP_MAX_STEPS + 2)
 
 /* Where one argument's value comes from, before it is stored. */
 struct chain {
-	__u8 src_op; /* KPE_OP_REG or KPE_OP_IMM */
+	__u8 src_op;		  /* KPE_OP_REG, KPE_OP_IMM, ... */
+	__u8 src_size, src_flags; /* KPE_OP_FIELD's */
+	bool direct;		  /* $comm and \"STR": stored as they are, no load */
+	bool is_field;		  /* e: a field's value, which a string type reads through */
 	__s64 src;
 	struct {
 		long long off;
@@ -66,6 +74,9 @@ struct compiler {
 	const struct arch *arch;
 	struct kbtf_func func; /* BTF of the probed function, if found */
 	bool has_func;
+	int param_skip;		  /* t: the stub's __data, before the tracepoint's arguments */
+	struct ktp_field *fields; /* e: the attached event's */
+	int nr_fields;
 	bool btf_checked;
 	__u32 strtab_len;
 };
@@ -144,7 +155,9 @@ static int emit(struct compiler *c, int pos, struct kpe_insn in)
 /* The source, then every load but the last as a pointer load. */
 static int emit_loads(struct compiler *c, int pos, const struct chain *ch, int keep_last)
 {
-	struct kpe_insn in = { .op = ch->src_op, .imm = ch->src };
+	struct kpe_insn in = {
+		.op = ch->src_op, .size = ch->src_size, .flags = ch->src_flags, .imm = ch->src
+	};
 	int i, err = emit(c, pos, in);
 
 	for (i = 0; i < ch->nr_loads - keep_last && !err; i++) {
@@ -177,9 +190,9 @@ static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot, con
 	struct kpe_insn st = { .arg = slot, .size = t->size, .count = t->count };
 	int n = ch->nr_loads, tpos = a->type_pos >= 0 ? a->type_pos : a->body_pos;
 
-	if (a->fetch.base == KPE_B_COMM)
+	if (ch->direct && a->fetch.base == KPE_B_COMM)
 		return emit(c, a->pos, (struct kpe_insn){ .op = KPE_OP_ST_COMM, .arg = slot });
-	if (a->fetch.base == KPE_B_IMMSTR) {
+	if (ch->direct) {
 		st.op = KPE_OP_ST_IMMSTR;
 		return add_strtab(c, a->pos, a->fetch.name, &st.imm) ?: emit(c, a->pos, st);
 	}
@@ -249,6 +262,12 @@ static int arg_source(struct compiler *c, int pos, int n, struct chain *ch)
 	const struct arch *a = c->arch;
 	struct kpe_earg e = { .reg = a->sp, .deref = 1, .off = 8 * (n - a->stack_arg_base) };
 
+	/* t: the raw tracepoint's arguments, in regs[] from 0 */
+	if (c->def->kind == 't') {
+		ch->src_op = KPE_OP_REG;
+		ch->src = n - 1;
+		return 0;
+	}
 	if (n > a->nr_reg_args && a->stack_arg_base < 0) {
 		ch->src_op = KPE_OP_IMM; /* no such argument: 0 */
 		ch->src = 0;
@@ -274,7 +293,10 @@ static int nr_params(struct compiler *c, const struct btf_param **params)
 	if (!c->has_func)
 		return 0;
 	n = kbtf_func_params(c->func.btf, c->func.id, params, &variadic);
-	return n < 0 ? 0 : n;
+	if (n < c->param_skip)
+		return 0;
+	*params += c->param_skip;
+	return n - c->param_skip;
 }
 
 /* BTF arguments need the function's BTF; say which part is missing. */
@@ -401,7 +423,7 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 		ch->src_op = KPE_OP_REG;
 		ch->src = c->arch->ret;
 	} else {
-		err = arg_source(c, a->body_pos, pp.v.arg + 1, ch);
+		err = arg_source(c, a->body_pos, pp.v.arg + 1 - c->param_skip, ch);
 	}
 	for (i = 0; i < pp.v.nr_steps && !err; i++)
 		err = add_load(c, a->body_pos, ch, pp.v.offs[i], false);
@@ -449,6 +471,75 @@ static int retval_source(struct compiler *c, const struct kpe_fetch *f, struct c
 	return 0;
 }
 
+static long long struct_path_off(const struct btf *btf, const char *sname, const char *path);
+
+static const struct ktp_field *find_field(const struct compiler *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nr_fields; i++) {
+		if (!c->fields[i].common && !strcmp(c->fields[i].name, name))
+			return &c->fields[i];
+	}
+	return NULL;
+}
+
+/*
+ * e: $FIELD as the kernel's event probes read it (get_event_field): an
+ * integer by its size and sign, a string field as its string's address
+ * (a char * as the pointer), anything else as the field's own address.
+ */
+static int field_source(struct compiler *c, const struct kpe_arg *a, const char *name,
+			struct chain *ch)
+{
+	const struct ktp_field *f = find_field(c, name);
+	bool chars;
+
+	if (!f)
+		return a->fetch.bare ? fail(c, a->body_pos, E_NO_EVENT_FIELD)
+				     : fail(c, a->pos, E_BAD_VAR);
+	chars = strstr(f->type, "char") != NULL;
+	ch->src_op = KPE_OP_FIELD;
+	ch->src = f->offset;
+	ch->src_size = f->size;
+	if (!strncmp(f->type, "__data_loc", 10) && chars)
+		ch->src_flags = KPE_F_DATA_LOC;
+	else if (!strncmp(f->type, "__rel_loc", 9) && chars)
+		ch->src_flags = KPE_F_REL_LOC;
+	else if ((strchr(f->type, '[') && chars) ||
+		 (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		ch->src_flags = KPE_F_ADDR;
+	else if (f->is_signed)
+		ch->src_flags = KPE_F_SIGNED;
+	ch->is_field = true;
+	return 0;
+}
+
+/*
+ * e: $comm is the event's field of that name where it has one; else the
+ * task's comm, a string by :string, and otherwise the address of the
+ * task's comm, as the kernel's event probes give it.
+ */
+static int event_comm(struct compiler *c, const struct kpe_arg *a, struct chain *ch)
+{
+	const struct btf *btf = c->ctx->kb ? kbtf__vmlinux(c->ctx->kb) : NULL;
+	long long off;
+
+	if (find_field(c, a->body + 1))
+		return field_source(c, a, a->body + 1, ch);
+	if (a->type.kind == KPE_T_STRING || a->type.kind == KPE_T_USTRING) {
+		ch->direct = true;
+		return 0;
+	}
+	off = btf ? struct_path_off(btf, "task_struct", "comm") : -1;
+	if (off < 0)
+		return fail(c, a->body_pos,
+			    "$comm's address needs the kernel's BTF of struct task_struct");
+	ch->src_op = KPE_OP_TASK;
+	ch->src = off;
+	return 0;
+}
+
 static int base_source(struct compiler *c, const struct argview *v, struct chain *ch)
 {
 	const struct kpe_fetch *f = &v->arg->fetch;
@@ -468,6 +559,9 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 		ch->nr_src_loads = 1;
 		return add_load(c, f->pos, ch, 8 * f->num, false);
 	case KPE_B_ARG:
+		/* a tracepoint has its arguments and no others */
+		if (c->def->kind == 't' && f->num > nr_params(c, &params))
+			return fail(c, v->arg->pos, E_NO_BTFARG);
 		/*
 		 * The kernel types an unnamed $argN from BTF, as it names it
 		 * after its parameter; a named one stays x64 (6.12 and 7.3).
@@ -494,8 +588,15 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 		return btf_source(c, v->arg,
 				  btf__name_by_offset(c->func.btf, params[v->param].name_off), ch);
 	case KPE_B_COMM:
+		if (c->def->kind == 'e')
+			return event_comm(c, v->arg, ch);
+		ch->direct = true;
+		return 0;
 	case KPE_B_IMMSTR:
-		return 0; /* stored directly */
+		ch->direct = true;
+		return 0;
+	case KPE_B_FIELD:
+		return field_source(c, v->arg, f->name, ch);
 	}
 	return -EINVAL;
 }
@@ -615,10 +716,14 @@ static int resolve_type(struct compiler *c, const struct kpe_arg *a, struct chai
 	*t = a->type;
 	if (t->kind == KPE_T_DENTRY || t->kind == KPE_T_FILE)
 		return dentry_name(c, a, ch, t);
-	if (a->fetch.base == KPE_B_COMM || a->fetch.base == KPE_B_IMMSTR) {
+	if (ch->direct) {
 		t->kind = KPE_T_STRING;
 		return 0;
 	}
+	/* An event probe's field holds the string's address: read it there. */
+	if ((t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING) && ch->is_field &&
+	    !a->fetch.nr_derefs)
+		return add_load(c, a->body_pos, ch, 0, t->kind == KPE_T_USTRING);
 	if (t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING)
 		return ch->btf ? btf_string(c, a, ch, t->kind == KPE_T_USTRING) : 0;
 	if (t->kind != KPE_T_NONE)
@@ -654,7 +759,8 @@ static char *arg_name(struct compiler *c, const struct argview *v, int idx)
 		return strdup(a->name);
 	if (v->param >= 0)
 		return strdup(btf__name_by_offset(c->func.btf, params[v->param].name_off));
-	if (a->fetch.base == KPE_B_BTF && kpe_good_name(a->body, strlen(a->body)))
+	if ((a->fetch.base == KPE_B_BTF || a->fetch.bare) &&
+	    kpe_good_name(a->body, strlen(a->body)))
 		return strdup(a->body);
 	if (c->ctx->btf_probe_args && a->fetch.base == KPE_B_ARG && !a->fetch.nr_derefs &&
 	    a->fetch.num <= n &&
@@ -740,6 +846,60 @@ static int expand_args(struct compiler *c, struct argview **out)
 	return n;
 }
 
+/* t: the tracepoint's stub names and types its arguments after __data. */
+static int set_tracepoint(struct compiler *c)
+{
+	const struct kpe_def *def = c->def;
+	struct kpe_probe *p = c->out;
+	int n;
+
+	if (!c->ctx->kb)
+		return fail(c, def->sym_pos, "a tracepoint probe needs the kernel's BTF");
+	n = ktp_find_stub(c->ctx->kb, def->symbol, &c->func);
+	if (n < 0)
+		return fail(c, def->sym_pos, "the BTF that has tracepoint %s is damaged",
+			    def->symbol);
+	if (n == 0)
+		return fail(c, def->sym_pos,
+			    "no tracepoint %s in this kernel (tracefs would wait for a module "
+			    "to add it; ksnoop attaches now)",
+			    def->symbol);
+	c->has_func = true;
+	c->param_skip = 1;
+	p->attach = strdup(def->symbol);
+	if (asprintf(&p->func, "__probestub_%s", def->symbol) < 0)
+		p->func = NULL;
+	return p->attach && p->func ? 0 : -ENOMEM;
+}
+
+/* e: the attached event's fields, from its tracefs format. */
+static int set_attached_event(struct compiler *c)
+{
+	const struct kpe_def *def = c->def;
+	const char *tracefs = c->ctx->tracefs;
+	struct kpe_probe *p = c->out;
+	int n;
+
+	if (!tracefs)
+		return fail(c, def->sym_pos, "an event probe needs tracefs, which is not mounted");
+	c->fields = calloc(KTP_MAX_FIELDS, sizeof(*c->fields));
+	if (!c->fields)
+		return -ENOMEM;
+	n = ktp_read_format(tracefs, def->system, def->symbol, c->fields, KTP_MAX_FIELDS);
+	if (n == -ENOENT || n == -ENOTDIR)
+		return fail(c, def->sym_pos, E_BAD_ATTACH_EVENT);
+	if (n < 0)
+		return fail(c, def->sym_pos, "cannot read the format of %s/%s: %s", def->system,
+			    def->symbol, strerror(-n));
+	c->nr_fields = n;
+	p->system = strdup(def->system);
+	p->attach = strdup(def->symbol);
+	if (asprintf(&p->func, "%s.%s", def->system, def->symbol) < 0)
+		p->func = NULL;
+	p->loc = p->func ? strdup(p->func) : NULL;
+	return p->system && p->attach && p->loc ? 0 : -ENOMEM;
+}
+
 static int set_point(struct compiler *c)
 {
 	const struct kpe_def *def = c->def;
@@ -750,6 +910,10 @@ static int set_point(struct compiler *c)
 	int n;
 
 	p->offset = def->offset;
+	if (def->kind == 't')
+		return set_tracepoint(c);
+	if (def->kind == 'e')
+		return set_attached_event(c);
 	if (def->symbol) {
 		if (syms) {
 			n = ksyms__count_text(syms, def->symbol, def->module, NULL);
@@ -787,7 +951,7 @@ static void find_btf_func(struct compiler *c)
 	char name[512];
 	int n;
 
-	if (!c->ctx->kb || !c->def->symbol)
+	if (!c->ctx->kb || !c->def->symbol || c->def->kind == 't' || c->def->kind == 'e')
 		return;
 	snprintf(name, sizeof(name), "%s%s%s", c->def->module ? c->def->module : "",
 		 c->def->module ? ":" : "", c->def->symbol);
@@ -816,24 +980,30 @@ int kpe_compile(const struct kpe_ctx *ctx, const struct kpe_def *def, struct kpe
 	out->event = strdup(def->event);
 	if (!out->cfg || !out->text || !out->group || !out->event)
 		return -ENOMEM;
+	out->kind = def->kind;
 	out->is_return = def->is_return;
 	out->maxactive = def->maxactive;
 	ret = set_point(&c);
-	if (ret)
-		return ret;
-	find_btf_func(&c);
-	n = expand_args(&c, &views);
-	if (n < 0)
+	if (!ret)
+		find_btf_func(&c);
+	n = ret ?: expand_args(&c, &views);
+	if (n < 0) {
+		free(c.fields);
 		return n;
+	}
 	/* one spare: a name made before its argument failed to compile */
 	out->fields = calloc(n + 1, sizeof(*out->fields));
 	if (!out->fields) {
 		free(views);
+		free(c.fields);
 		return -ENOMEM;
 	}
 	for (i = 0, ret = 0; i < n && !ret; i++)
 		ret = compile_arg(&c, &views[i], i);
 	free(views);
+	free(c.fields);
+	if (def->kind == 't')
+		out->cfg->nr_tp_args = nr_params(&c, &(const struct btf_param *){ NULL });
 	out->cfg->nr_args = out->nr_fields;
 	out->cfg->flags = def->is_return ? KPE_DEF_RETURN : 0;
 	return ret;
@@ -851,6 +1021,8 @@ void kpe_probe_free(struct kpe_probe *p)
 	free(p->group);
 	free(p->event);
 	free(p->attach);
+	free(p->system);
+	free(p->loc);
 	free(p->func);
 	memset(p, 0, sizeof(*p));
 }

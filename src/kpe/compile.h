@@ -23,6 +23,7 @@ struct kpe_ctx {
 	 * (CONFIG_PROBE_EVENTS_BTF_ARGS); before, they are x64 and "argN".
 	 */
 	bool btf_probe_args;
+	const char *tracefs; /* e: where the attached events' formats are; NULL: none */
 };
 
 /* One argument as it is stored and shown. */
@@ -36,8 +37,13 @@ struct kpe_probe {
 	char *text; /* the definition */
 	char *group;
 	char *event;
-	char *attach; /* "sym" or "mod:sym" */
-	char *func;   /* the probed function, for "(ret <- func)" */
+	char kind;    /* the definition's: 'p', 'f', 't' or 'e' */
+	char *attach; /* "sym" or "mod:sym"; t: the tracepoint; e: the EVENT */
+	char *system; /* e: the attached event's SYSTEM */
+	char *func;   /* the probed function, for "(ret <- func)"; t: its stub */
+	/* t and e: what the kernel prints where a probe prints its address */
+	char *loc;
+	int prog_slot; /* t: its program, kpe_tprobeN; e: its copy, kpe_eprobeN */
 	unsigned long long offset;
 	bool is_return;
 	int maxactive;

@@ -128,6 +128,16 @@ void kpe_format_value(struct strbuf *sb, const struct kpe_field *fd, const struc
 		format_scalar(sb, &fd->type, syms, ev->vals[i]);
 }
 
+/* Where the event fired: the probed address, or what a t or e probe names. */
+static void format_loc(struct strbuf *sb, const struct kpe_probe *p, const struct ksyms *syms,
+		       const struct kpe_event *ev)
+{
+	if (p->loc)
+		sb_printf(sb, "%s", p->loc);
+	else
+		format_sym(sb, syms, ev->ip, true);
+}
+
 void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct ksyms *syms,
 		      const struct kpe_event *ev)
 {
@@ -136,7 +146,7 @@ void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct
 	sb_printf(sb, "%16.16s-%-7u [%03u] %5llu.%06llu: %s: (", ev->comm, ev->pid, ev->cpu,
 		  (unsigned long long)(ev->ts / 1000000000ULL),
 		  (unsigned long long)(ev->ts % 1000000000ULL / 1000), p->event);
-	format_sym(sb, syms, ev->ip, true);
+	format_loc(sb, p, syms, ev);
 	if (p->is_return)
 		sb_printf(sb, " <- %s", p->func);
 	sb_putc(sb, ')');
@@ -162,6 +172,11 @@ void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struc
 		return;
 	memcpy(ips, ks->ips, ks->len);
 	n = ks->len / 8;
+	if (p->kind == 't' || p->kind == 'e') {
+		/* a tracepoint's stack starts in BPF's own frames: from the caller's */
+		ksyms__stack_frames(syms, ips, n, NULL, depth, fn, ctx);
+		return;
+	}
 	if (!p->is_return && !p->offset)
 		n = ksyms__restore_caller(syms, ips, n, p->func, ks->entry_ra);
 	ksyms__stack_frames(syms, ips, n, p->is_return ? NULL : p->func, depth, fn, ctx);
@@ -224,8 +239,8 @@ void kpe_json_event(struct strbuf *sb, struct strbuf *tmp, const struct kpe_prob
 	jw_kstrn(&w, "comm", ev->comm, sizeof(ev->comm));
 	jw_key(&w, "event");
 	jw_raw(&w, "\"%s/%s\"", p->group, p->event);
-	format_sym(tmp, syms, ev->ip, true);
-	jw_kstr(&w, "ip", sb_str(tmp));
+	format_loc(tmp, p, syms, ev);
+	jw_kstr(&w, p->kind == 'e' ? "attached_to" : "ip", sb_str(tmp));
 	if (p->is_return)
 		jw_kstr(&w, "return_from", p->func);
 	jw_key(&w, "args");

@@ -57,6 +57,12 @@
 #define E_NOSUP_BTFARG "BTF is not available or not supported"
 #define E_BAD_VAR_ARGS "$arg* must be an independent parameter without name etc."
 #define E_NOFENTRY_ARGS "$arg* can be used only on function entry"
+#define E_NO_EVENT_FIELD "This event field is not found."
+#define E_BAD_TP_NAME "Invalid character in tracepoint name"
+#define E_NO_EVENT_INFO "This requires both group and event name to attach"
+#define E_TP_STACK                                                                          \
+	"ksnoop reads a tracepoint's arguments, not the stack of the kernel's probe stub: " \
+	"$stack is not available in a tracepoint probe"
 #define E_DOUBLE_ARGS "$arg* can be used only once in the parameters"
 #define E_BAD_HYPHEN "Failed to parse single hyphen. Forgot '>'?"
 #define E_NEED_STRING_TYPE "$comm and immediate-string only accepts string type"
@@ -232,24 +238,21 @@ static int parse_head(struct parser *p, struct span t)
 	long long v;
 	int i = 1;
 
-	if (kind == 't')
-		return fail(
-			p, t.pos,
-			"tracepoint probes ('t') are not supported; ksnoop probe runs p, r and f definitions");
 	if (kind == '-')
 		return fail(p, t.pos,
 			    "'-:EVENT' deletes a tracefs event; ksnoop probe has none to delete");
-	if (kind != 'p' && kind != 'r' && kind != 'f')
-		return fail(p, t.pos, "unknown probe type '%c': use p, r or f", kind);
-	def->kind = kind == 'f' ? 'f' : 'p';
+	if (!strchr("prfte", kind))
+		return fail(p, t.pos, "unknown probe type '%c': use p, r, f, t or e", kind);
+	def->kind = kind == 'r' ? 'p' : kind;
 	def->is_return = kind == 'r';
 	while (i < t.len && t.s[i] != ':')
 		i++;
-	if (i > 1) {
+	/* The kernel's event probes skip whatever comes before the colon. */
+	if (i > 1 && kind != 'e') {
 		if (kind == 'p')
 			return fail(p, t.pos + 1, E_BAD_MAXACT_TYPE);
-		/* fprobes take none: the kernel calls the number invalid */
-		if (kind == 'f')
+		/* fprobes and tracepoint probes take none: the number is invalid */
+		if (kind == 'f' || kind == 't')
 			return fail(p, t.pos + 1, E_BAD_MAXACT);
 		if (span_number(sub(t, 1, i - 1), 0, false, &v) || v > 0xffffffffLL)
 			return fail(p, t.pos + 1, E_BAD_MAXACT);
@@ -262,6 +265,37 @@ static int parse_head(struct parser *p, struct span t)
 	return 0;
 }
 
+/* t: "TRACEPOINT", a C name: the kernel has no module prefix or suffix here. */
+static int parse_tracepoint(struct parser *p, struct span t)
+{
+	int pct = find(t, '%'), i;
+
+	if (pct >= 0)
+		return fail(p, t.pos + pct, E_BAD_ADDR_SUFFIX);
+	for (i = 0; i < t.len; i++) {
+		if (!isalnum((unsigned char)t.s[i]) && t.s[i] != '_')
+			return fail(p, t.pos + i, E_BAD_TP_NAME);
+	}
+	p->def->symbol = dup_span(t);
+	return p->def->symbol ? 0 : -ENOMEM;
+}
+
+/* e: "SYSTEM.EVENT" or "SYSTEM/EVENT", the trace event to attach to. */
+static int parse_attached_event(struct parser *p, struct span t)
+{
+	struct kpe_def *def = p->def;
+	int sep = strcspn(t.s, "./");
+	struct span ev = sub(t, sep + 1, t.len - sep - 1);
+
+	if (sep == 0 || sep >= t.len - 1 || find(ev, '.') >= 0 || find(ev, '/') >= 0)
+		return fail(p, t.pos, E_NO_EVENT_INFO);
+	if (!kpe_good_name(t.s, sep) || !kpe_good_name(ev.s, ev.len))
+		return fail(p, t.pos, E_NO_EVENT_INFO);
+	def->system = dup_span(sub(t, 0, sep));
+	def->symbol = dup_span(ev);
+	return def->system && def->symbol ? 0 : -ENOMEM;
+}
+
 /* "MEMADDR", or "[MOD:]SYM[+offs][%return]". */
 static int parse_target(struct parser *p, struct span t)
 {
@@ -271,6 +305,10 @@ static int parse_target(struct parser *p, struct span t)
 	long long v;
 
 	def->sym_pos = t.pos;
+	if (def->kind == 't')
+		return parse_tracepoint(p, t);
+	if (def->kind == 'e')
+		return parse_attached_event(p, t);
 	/* An address if it reads as one, else a symbol ("9p:v9fs_lookup"). */
 	if (!span_number(t, 0, false, &v)) {
 		if (def->kind == 'f')
@@ -329,17 +367,33 @@ static void fprobe_exit_by_retval(struct kpe_def *def, const struct span *w, int
 	}
 }
 
-/* As the kernel names unnamed probes: p_SYM_OFFS, r_SYM_0, SYM__entry. */
+static const char *default_group(char kind)
+{
+	switch (kind) {
+	case 'f':
+		return "fprobes";
+	case 't':
+		return "tracepoints";
+	case 'e':
+		return "eprobes";
+	}
+	return "kprobes";
+}
+
+/* As the kernel names unnamed probes: p_SYM_OFFS, r_SYM_0, SYM__entry, TP, EVENT. */
 static int name_event(struct kpe_def *def)
 {
 	char buf[KPE_MAX_EVENT_NAME + 1];
 	char *s;
 
 	if (!def->group)
-		def->group = strdup(def->kind == 'f' ? "fprobes" : "kprobes");
+		def->group = strdup(default_group(def->kind));
 	if (def->event)
 		return def->group ? 0 : -ENOMEM;
-	if (def->kind == 'f')
+	/* tracepoint and event probes take the name of what they attach to */
+	if (def->kind == 't' || def->kind == 'e')
+		snprintf(buf, sizeof(buf), "%s", def->symbol);
+	else if (def->kind == 'f')
 		snprintf(buf, sizeof(buf), "%s%s%s__%s", def->module ? def->module : "",
 			 def->module ? "_" : "", def->symbol, def->is_return ? "exit" : "entry");
 	else if (def->symbol)
@@ -367,12 +421,23 @@ static bool at_entry(const struct kpe_def *def)
 
 static int parse_retval_members(struct parser *p, struct span e, struct kpe_fetch *f);
 
+/* An event probe's $-variables are the attached event's fields. */
+static int event_field(struct parser *p, struct span v, struct kpe_fetch *f)
+{
+	(void)p;
+	f->base = KPE_B_FIELD;
+	f->name = dup_span(v);
+	return f->name ? 0 : -ENOMEM;
+}
+
 static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 {
 	const struct kpe_def *def = p->def;
 	struct span v = sub(e, 1, e.len - 1);
 	long long n;
 
+	if (def->kind == 'e' && !span_is(v, "comm") && !span_is(v, "COMM"))
+		return event_field(p, v, f);
 	if (span_is(v, "retval")) {
 		if (!def->is_return)
 			return fail(p, e.pos, E_RETVAL_ON_PROBE);
@@ -385,6 +450,8 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 		f->base = KPE_B_COMM;
 		return 0;
 	}
+	if (def->kind == 't' && v.len >= 5 && !strncmp(v.s, "stack", 5))
+		return fail(p, e.pos, "%s", E_TP_STACK);
 	if (span_is(v, "stack")) {
 		f->base = KPE_B_STACKP;
 		return 0;
@@ -420,8 +487,8 @@ static int parse_reg(struct parser *p, struct span e, struct kpe_fetch *f)
 	struct span r = sub(e, 1, e.len - 1);
 	int slot;
 
-	/* fprobe events have no full register set (ftrace_regs). */
-	if (p->def->kind == 'f')
+	/* fprobe, tracepoint and event probes have no full register set. */
+	if (p->def->kind != 'p')
 		return fail(p, e.pos, E_BAD_VAR);
 	slot = arch_reg(native, r.s, r.len);
 	if (slot >= 0) {
@@ -577,6 +644,15 @@ static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
 	const struct kpe_def *def = p->def;
 	int err;
 
+	/* An event probe takes a field's name without '$' too (7.x). */
+	if (def->kind == 'e') {
+		if (!kpe_good_name(e.s, e.len))
+			return fail(p, e.pos, E_NO_EVENT_FIELD);
+		f->base = KPE_B_FIELD;
+		f->bare = true;
+		f->name = dup_span(e);
+		return f->name ? 0 : -ENOMEM;
+	}
 	if (def->is_return ? !def->symbol : !at_entry(def))
 		return fail(p, e.pos, E_NOSUP_BTFARG);
 	err = check_members(p, e, 0);
@@ -724,6 +800,8 @@ static int parse_arg(struct parser *p, struct span a, struct kpe_arg *arg)
 
 	arg->pos = a.pos;
 	arg->type_pos = -1;
+	if (a.len >= 5 && !strncmp(a.s, "$arg*", 5) && p->def->kind == 'e')
+		return fail(p, a.pos, E_BAD_VAR); /* an event has fields, not arguments */
 	if (a.len >= 5 && !strncmp(a.s, "$arg*", 5)) {
 		if (a.len != 5)
 			return fail(p, a.pos, E_BAD_VAR_ARGS);
@@ -766,7 +844,8 @@ static int parse_arg(struct parser *p, struct span a, struct kpe_arg *arg)
 	/* $comm and "strings" are strings, whatever else was asked. */
 	comm_like = span_is(body, "$comm") || span_is(body, "$COMM") ||
 		    (body.len >= 2 && !strncmp(body.s, "\\\"", 2));
-	if (comm_like &&
+	/* An event probe's $comm is a field, or an address: any type goes. */
+	if (comm_like && p->def->kind != 'e' &&
 	    (arg->type.count || (arg->type.kind != KPE_T_NONE && arg->type.kind != KPE_T_STRING)))
 		return fail(p, arg->type_pos >= 0 ? arg->type_pos : body.pos, E_NEED_STRING_TYPE);
 	arg->body = dup_span(body);
@@ -871,6 +950,7 @@ void kpe_def_free(struct kpe_def *def)
 	free(def->group);
 	free(def->event);
 	free(def->module);
+	free(def->system);
 	free(def->symbol);
 	memset(def, 0, sizeof(*def));
 }

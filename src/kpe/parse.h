@@ -7,6 +7,8 @@
  *   r[MAXACTIVE][:[GRP/|GRP.]EVENT] [MOD:]SYM[+0] [FETCHARGS]
  *   p ... SYM%return ...                     (a return probe too)
  *   f[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[%return] [FETCHARGS]
+ *   t[:[GRP/][EVENT]] TRACEPOINT [FETCHARGS]  (args: the tracepoint's, by BTF)
+ *   e[:[GRP/][EVENT]] SYSTEM.EVENT|SYSTEM/EVENT [FETCHARGS] ($FIELD: the event's)
  *
  *   FETCHARG := [NAME=]BODY[:TYPE]
  *   BODY := %REG | @ADDR | @SYM[+|-offs] | $stackN | $stack | $argN
@@ -44,6 +46,7 @@ enum kpe_base {
 	KPE_B_SYM,	/* @SYM[+|-offs]: memory at SYM + offs */
 	KPE_B_BTF,	/* skb, skb->len: a BTF parameter and its members */
 	KPE_B_ARGS_ALL, /* $arg*: every parameter, expanded with BTF */
+	KPE_B_FIELD,	/* e: $FIELD, a field of the attached event */
 };
 
 enum kpe_type_kind {
@@ -82,6 +85,7 @@ struct kpe_fetch {
 	struct kpe_deref derefs[KPE_MAX_DEREFS]; /* innermost first */
 	int nr_derefs;
 	bool retval; /* a BTF expression on $retval: name is "return->..." */
+	bool bare;   /* e: a field named without '$' */
 };
 
 struct kpe_arg {
@@ -96,13 +100,15 @@ struct kpe_arg {
 
 struct kpe_def {
 	char *text; /* the definition as given */
-	char kind;  /* 'p' (kprobe, also 'r') or 'f' (fprobe) */
+	/* 'p' (kprobe, also 'r'), 'f' (fprobe), 't' (tracepoint probe), 'e' (event probe) */
+	char kind;
 	bool is_return;
 	int maxactive; /* r<N>, 0 for the default */
 	char *group;
 	char *event;		 /* given or generated */
 	char *module;		 /* MOD: or NULL */
-	char *symbol;		 /* NULL for MEMADDR */
+	char *system;		 /* e: the attached event's SYSTEM */
+	char *symbol;		 /* NULL for MEMADDR; t: the tracepoint; e: the EVENT */
 	unsigned long long addr; /* MEMADDR */
 	long long offset;
 	int sym_pos;

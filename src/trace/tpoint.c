@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/bpfutil.h"
+#include "lib/ktp.h"
 #include "lib/util.h"
 #include "ktr/systab.h"
 #include "trace/ctype.h"
@@ -16,13 +17,11 @@
 
 #define TP_PREFIX "tp:"
 #define RAWTP_PREFIX "rawtp:"
-#define STUB_PREFIX "__bpf_trace_"
-#define PROBESTUB_PREFIX "__probestub_"
 #define TYPEDEF_PREFIX "btf_trace_"
-#define TP_NAME_MAX 128 /* categories and events; the kernel's longest are near 60 */
+#define TP_NAME_MAX KTP_NAME_MAX
 #define SYS_ENTER_PREFIX "sys_enter_"
 #define SYS_EXIT_PREFIX "sys_exit_"
-#define FIELD_MAX 96 /* a syscall field's type or name */
+#define FIELD_MAX KTP_FIELD_MAX
 
 bool tpoint_is(const char *func)
 {
@@ -133,104 +132,6 @@ static int report_unknown(const char *func, const struct tp_name *n, bool has_st
 	return -ENOENT;
 }
 
-/* The FUNC_PROTO behind btf_trace_EVENT, the tracepoint's typedef (5.5 and on); 0 if none. */
-static __u32 typedef_proto(const struct btf *btf, const char *event)
-{
-	char name[sizeof(TYPEDEF_PREFIX) + TP_NAME_MAX];
-	const struct btf_type *t;
-	int id;
-
-	snprintf(name, sizeof(name), TYPEDEF_PREFIX "%s", event);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return 0;
-	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-	if (!t || !btf_is_ptr(t))
-		return 0;
-	t = btf__type_by_id(btf, t->type);
-	return t && btf_is_func_proto(t) ? btf__type_by_id(btf, id)->type : 0;
-}
-
-/* Whether FUNC id's parameters have the types of the prototype proto_ptr points to. */
-static bool same_params(const struct btf *btf, __u32 id, __u32 proto_ptr)
-{
-	const struct btf_type *a = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-	const struct btf_type *b = btf__type_by_id(btf, btf__type_by_id(btf, proto_ptr)->type);
-	const struct btf_param *pa, *pb;
-	int i;
-
-	if (!a || !btf_is_func_proto(a) || btf_vlen(a) != btf_vlen(b))
-		return false;
-	pa = btf_params(a);
-	pb = btf_params(b);
-	for (i = 0; i < btf_vlen(a); i++) {
-		if (pa[i].type != pb[i].type)
-			return false;
-	}
-	return true;
-}
-
-static size_t common_prefix(const char *a, const char *b)
-{
-	size_t n = 0;
-
-	while (a[n] && a[n] == b[n])
-		n++;
-	return n;
-}
-
-/*
- * Before 6.4 an event of a class (DEFINE_EVENT) has no stub of its own:
- * its class's serves it, under the class's name (sched_wakeup's is
- * sched_wakeup_template's), which the kernel records nowhere a reader can
- * see. The event's typedef has the types: of the stubs with them, the one
- * whose name is most like the event's. vmlinux's only.
- */
-static int class_stub(const struct btf *btf, const char *event, struct kbtf_func *out)
-{
-	__u32 proto = typedef_proto(btf, event), id, nr = btf__type_cnt(btf);
-	size_t plen = strlen(STUB_PREFIX), best = 0;
-
-	if (!proto)
-		return 0;
-	for (id = 1; id < nr; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name = btf__name_by_offset(btf, t->name_off);
-		size_t score;
-
-		if (!btf_is_func(t) || !name || strncmp(name, STUB_PREFIX, plen) ||
-		    !same_params(btf, id, proto))
-			continue;
-		score = common_prefix(name + plen, event) + 1;
-		if (score > best) {
-			best = score;
-			*out = (struct kbtf_func){ .btf = (struct btf *)btf, .id = id };
-		}
-	}
-	return best ? 1 : 0;
-}
-
-/*
- * The function whose parameters name the tracepoint's arguments, after
- * __data: __probestub_EVENT (6.4 and on, each event's own), else the
- * stub __bpf_trace_EVENT of a TRACE_EVENT, else its class's.
- */
-static int find_stub(struct kbtf *kb, const char *event, struct kbtf_func *out)
-{
-	static const char *const prefixes[] = { PROBESTUB_PREFIX, STUB_PREFIX };
-	char name[sizeof(PROBESTUB_PREFIX) + TP_NAME_MAX];
-	size_t i;
-	int n;
-
-	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
-		snprintf(name, sizeof(name), "%s%s", prefixes[i], event);
-		n = kbtf__find_funcs(kb, name, out, 1);
-		if (n != 0)
-			return n; /* found, or a module's damaged BTF (said when read) */
-	}
-	return class_stub(kbtf__vmlinux(kb), event, out);
-}
-
 /*
  * Where BTF has the tracepoint's typedef but no stub (Debian's 5.10: its
  * pahole left static functions out), a function of the typedef's types,
@@ -241,7 +142,7 @@ static int find_stub(struct kbtf *kb, const char *event, struct kbtf_func *out)
 static int typedef_func(struct kbtf *kb, const char *event, struct func_plan *plan)
 {
 	struct btf *vm = kbtf__vmlinux(kb), *btf;
-	__u32 ptr = typedef_proto(vm, event), types[KSNOOP_MAX_ARGS + 1];
+	__u32 ptr = ktp_typedef_proto(vm, event), types[KSNOOP_MAX_ARGS + 1];
 	char name[sizeof(TYPEDEF_PREFIX) + TP_NAME_MAX];
 	const struct btf_type *proto;
 	int i, n, id, err = 0;
@@ -276,49 +177,22 @@ struct sys_field {
 	char type[FIELD_MAX], name[FIELD_MAX];
 };
 
-/* "\tfield:const char * filename;\toffset:24;..." into f; false for another line. */
-static bool parse_field(const char *line, struct sys_field *f)
-{
-	const char *decl = strstr(line, "field:"), *end, *sp;
-
-	if (!decl)
-		return false;
-	decl += strlen("field:");
-	end = strchr(decl, ';');
-	for (sp = end; sp && sp > decl && sp[-1] != ' ';)
-		sp--;
-	if (!end || !sp || sp == decl || (size_t)(sp - 1 - decl) >= sizeof(f->type) ||
-	    (size_t)(end - sp) >= sizeof(f->name))
-		return false;
-	memcpy(f->type, decl, sp - 1 - decl);
-	f->type[sp - 1 - decl] = '\0';
-	memcpy(f->name, sp, end - sp);
-	f->name[end - sp] = '\0';
-	return true;
-}
-
 /* The event's fields past __syscall_nr, from its tracefs format; how many, or -errno. */
 static int format_fields(const char *tracefs, const char *event, struct sys_field *f, int max)
 {
-	char path[PATH_MAX], line[512];
+	struct ktp_field all[KTP_MAX_FIELDS];
+	int n = ktp_read_format(tracefs, "syscalls", event, all, KTP_MAX_FIELDS), i, k = 0;
 	bool past_nr = false;
-	int n = 0;
-	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/events/syscalls/%s/format", tracefs, event);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	while (n < max && fgets(line, sizeof(line), fp)) {
-		if (!parse_field(line, &f[n]))
-			continue;
-		if (past_nr)
-			n++;
-		else
-			past_nr = !strcmp(f[n].name, "__syscall_nr");
+	for (i = 0; i < n && k < max; i++) {
+		if (past_nr) {
+			snprintf(f[k].type, sizeof(f[k].type), "%s", all[i].type);
+			snprintf(f[k].name, sizeof(f[k].name), "%s", all[i].name);
+			k++;
+		}
+		past_nr = past_nr || !strcmp(all[i].name, "__syscall_nr");
 	}
-	fclose(fp);
-	return n;
+	return n < 0 ? n : k;
 }
 
 /* Without tracefs, the prototypes ksnoop was built with (ktrace's table). */
@@ -471,7 +345,7 @@ int tpoint_plan(struct kbtf *kb, const struct spec *spec, struct func_plan *plan
 				  plan->tp.syscall == KSNOOP_TP_SYS_EXIT ? "sys_exit" : "sys_enter",
 				  plan);
 	}
-	found = find_stub(kb, n.event, &stub);
+	found = ktp_find_stub(kb, n.event, &stub);
 	if (found == -EBADMSG)
 		return found;
 	if (found > 0) {

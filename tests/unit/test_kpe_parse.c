@@ -354,9 +354,9 @@ static void test_ksnoop_errors(void **state)
 	parse_err("r:e f x=$retval->2a", 17, "Invalid fetch argument");
 	parse_err("p:e f x=+0(%di):u8[2]x", 21, "Array has wrong suffix");
 	parse_err("p:e f x=+0(%di):u8[0]", 19, "Invalid array size");
-	parse_err("t:e f", 0, "tracepoint probes ('t') are not supported");
 	parse_err("-:e", 0, "'-:EVENT' deletes a tracefs event");
 	parse_err("q:e f", 0, "unknown probe type 'q'");
+	parse_err("t:e sched_switch $stack0", 17, "ksnoop reads a tracepoint's arguments");
 	parse_err("p:e", 3, "Invalid probed address or symbol");
 	parse_err("", 0, "empty definition");
 	parse_err("p: f", 2, "Event name is not specified");
@@ -420,14 +420,85 @@ static void test_free_is_idempotent(void **state)
 	assert_memory_equal(&d, &zero, sizeof(d));
 }
 
+/* t: a tracepoint and its arguments, named and grouped as the kernel's (7.3). */
+static void test_tracepoint_probes(void **state)
+{
+	struct kpe_def d;
+
+	(void)state;
+	parse_ok("t sched_switch prev->pid $arg2 $comm", &d);
+	assert_int_equal(d.kind, 't');
+	assert_false(d.is_return);
+	assert_string_equal(d.group, "tracepoints");
+	assert_string_equal(d.event, "sched_switch");
+	assert_string_equal(d.symbol, "sched_switch");
+	assert_int_equal(d.args[0].fetch.base, KPE_B_BTF);
+	assert_int_equal(d.args[1].fetch.base, KPE_B_ARG);
+	assert_int_equal(d.args[1].fetch.num, 2);
+	assert_int_equal(d.args[2].fetch.base, KPE_B_COMM);
+	kpe_def_free(&d);
+	parse_ok("t:grp/ sched_wakeup $arg*", &d);
+	assert_string_equal(d.group, "grp");
+	assert_string_equal(d.event, "sched_wakeup");
+	kpe_def_free(&d);
+	/* the kernel's columns, from error_log */
+	parse_err("t5:a/x sched_switch", 1, "Invalid maxactive number");
+	parse_err("t:a/rr sched_switch%return", 19, "Invalid probed address suffix");
+	parse_err("t:a/off sched_switch+4", 20, "Invalid character in tracepoint name");
+	parse_err("t:a/mod loop:block_rq_issue", 12, "Invalid character in tracepoint name");
+	parse_err("t:a/r1 sched_switch %ax", 20, "Invalid $-variable specified");
+	parse_err("t:a/rt sched_switch $retval", 20, "$retval is not available on probe");
+	parse_err("t:a/a0 sched_switch $arg0", 20, "Invalid argument number");
+}
+
+/* e: SYSTEM.EVENT and its fields, with or without '$' (7.x). */
+static void test_event_probes(void **state)
+{
+	struct kpe_def d;
+
+	(void)state;
+	parse_ok("e syscalls/sys_enter_openat $filename fn=+0($filename):ustring", &d);
+	assert_int_equal(d.kind, 'e');
+	assert_string_equal(d.group, "eprobes");
+	assert_string_equal(d.event, "sys_enter_openat");
+	assert_string_equal(d.system, "syscalls");
+	assert_string_equal(d.symbol, "sys_enter_openat");
+	assert_int_equal(d.args[0].fetch.base, KPE_B_FIELD);
+	assert_string_equal(d.args[0].fetch.name, "filename");
+	assert_int_equal(d.args[1].fetch.nr_derefs, 1);
+	kpe_def_free(&d);
+	/* what comes before the colon is ignored, as the kernel ignores it */
+	parse_ok("e5:grp/ev sched.sched_switch prev_pid $comm x=$comm:u32 $retval", &d);
+	assert_string_equal(d.event, "ev");
+	assert_true(d.args[0].fetch.bare);
+	assert_int_equal(d.args[1].fetch.base, KPE_B_COMM);
+	assert_int_equal(d.args[2].type.kind, KPE_T_U);
+	assert_int_equal(d.args[3].fetch.base, KPE_B_FIELD); /* no such field: the compiler says */
+	kpe_def_free(&d);
+	parse_err("e:a/b sched_switch", 6, "This requires both group and event name to attach");
+	parse_err("e:a/b sched.", 6, "This requires both group and event name to attach");
+	parse_err("e:a/b .sched_switch", 6, "This requires both group and event name to attach");
+	parse_err("e:a/b sched.sched_switch.x", 6, "This requires both group and event name");
+	parse_err("e:a/b sched.sched_switch %ax", 25, "Invalid $-variable specified");
+	parse_err("e:a/b sched.sched_switch $arg*", 25, "Invalid $-variable specified");
+	parse_err("e:a/b sched.sched_switch prev_pid->foo", 25, "This event field is not found.");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_heads),	      cmocka_unit_test(test_generated_names),
-		cmocka_unit_test(test_fetchargs),     cmocka_unit_test(test_retval_members),
-		cmocka_unit_test(test_types),	      cmocka_unit_test(test_kernel_errors),
-		cmocka_unit_test(test_ksnoop_errors), cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_limits_7),      cmocka_unit_test(test_free_is_idempotent),
+		cmocka_unit_test(test_heads),
+		cmocka_unit_test(test_generated_names),
+		cmocka_unit_test(test_fetchargs),
+		cmocka_unit_test(test_retval_members),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_kernel_errors),
+		cmocka_unit_test(test_ksnoop_errors),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_limits_7),
+		cmocka_unit_test(test_free_is_idempotent),
+		cmocka_unit_test(test_tracepoint_probes),
+		cmocka_unit_test(test_event_probes),
 	};
 
 	return cmocka_run_group_tests_name("kpe_parse", tests, NULL, NULL);

@@ -54,7 +54,7 @@ kpe_event_of() {
 	KPE_GROUP=${name%%/*}
 	KPE_EVENT=${name#*/}
 	KPE_FILE=$TRACEFS/kprobe_events
-	[[ $head == f* ]] && KPE_FILE=$TRACEFS/dynamic_events
+	[[ $head == [fte]* ]] && KPE_FILE=$TRACEFS/dynamic_events
 	KPE_RETURN=0
 	[[ $head == r* || $1 == *%return* ]] && KPE_RETURN=1
 	KPE_EVDIR=$TRACEFS/events/$KPE_GROUP/$KPE_EVENT

@@ -14,7 +14,8 @@
 # then "verdicts: N same, D differ, W worded otherwise, M beyond this
 # kernel (A accepted, R refused by the kernel)". What the kernel lacks (a
 # definition marked with a newer kernel, as the table's header says, or an
-# fprobe where it has no fprobe events) is held to its section instead:
+# fprobe or tracepoint probe where it has no fprobe events) is held to its
+# section instead:
 # ksnoop accepts it, or refuses it with a column.
 #
 #   tests/vm/kpe-verdict.sh TABLE
@@ -36,7 +37,7 @@ refusal() {
 
 kernel_verdict() {
 	local file=$TRACEFS/kprobe_events
-	[[ $1 == f* ]] && file=$TRACEFS/dynamic_events
+	[[ $1 == [fte]* ]] && file=$TRACEFS/dynamic_events
 	echo >"$TRACEFS/error_log"
 	if echo "$1" >>"$file" 2>/dev/null; then
 		echo >"$file"
@@ -78,7 +79,7 @@ ksnoop_verdict() {
 fprobes=no
 kpe_have_fprobes && fprobes=yes
 beyond_kernel() {
-	kpe_kernel_before "${KPE_SINCE[$1]}" || [[ $fprobes == no && ${KPE_DEFS[$1]} == f* ]]
+	kpe_kernel_before "${KPE_SINCE[$1]}" || [[ $fprobes == no && ${KPE_DEFS[$1]} == [ft]* ]]
 }
 
 kpe_table_read "$table"

@@ -62,16 +62,18 @@ static size_t common_prefix(const char *a, const char *b)
  * its class's serves it, under the class's name (sched_wakeup's is
  * sched_wakeup_template's), which the kernel records nowhere a reader can
  * see. The event's typedef has the types: of the stubs with them, the one
- * whose name is most like the event's. vmlinux's only.
+ * whose name is most like the event's, in vmlinux's BTF or the module's.
  */
 static int class_stub(const struct btf *btf, const char *event, struct kbtf_func *out)
 {
-	__u32 proto = ktp_typedef_proto(btf, event), id, nr = btf__type_cnt(btf);
+	const struct btf *base = btf__base_btf(btf);
+	__u32 proto = ktp_typedef_proto(btf, event), nr = btf__type_cnt(btf);
+	__u32 id = base ? btf__type_cnt(base) : 1; /* a module's own types only */
 	size_t plen = strlen(STUB_PREFIX), best = 0;
 
 	if (!proto)
 		return 0;
-	for (id = 1; id < nr; id++) {
+	for (; id < nr; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *name = btf__name_by_offset(btf, t->name_off);
 		size_t score;
@@ -101,7 +103,19 @@ int ktp_find_stub(struct kbtf *kb, const char *event, struct kbtf_func *out)
 		if (n != 0)
 			return n; /* found, or a module's damaged BTF (said when read) */
 	}
-	return class_stub(kbtf__vmlinux(kb), event, out);
+	if (class_stub(kbtf__vmlinux(kb), event, out))
+		return 1;
+	/* a module's event of a class: its typedef and stubs are in its BTF */
+	for (i = 0; (int)i < kbtf__nr_modules(kb); i++) {
+		const char *mod = NULL;
+		const struct btf *btf = kbtf__module(kb, i, &mod);
+
+		if (btf && class_stub(btf, event, out)) {
+			out->module = mod;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* "\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;" */

@@ -18,7 +18,8 @@
 /*
  * The function whose parameters, after __data, are tracepoint event's
  * arguments: __probestub_EVENT (6.4 and on), else __bpf_trace_EVENT, else
- * (before 6.4, an event of a class) its class's. 1 when found, 0 when not,
+ * (before 6.4, an event of a class) its class's, in vmlinux's or a loaded
+ * module's BTF. 1 when found, 0 when not,
  * -EBADMSG for a module's damaged BTF (said when it was read).
  */
 int ktp_find_stub(struct kbtf *kb, const char *event, struct kbtf_func *out);

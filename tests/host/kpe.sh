@@ -57,7 +57,17 @@ bad "a bad filter" "invalid filter 'x ~ 1' for kprobes/a: Illegal operation for 
 	probe 'p:a ip_send_skb x=%di' --filter 'x ~ 1'
 bad "a filter before every definition must fit each" "Field not found" \
 	probe --filter 'x > 1' 'p:a ip_send_skb x=%di' 'p:b ip_send_skb y=%di'
-bad "tracepoint probes" "tracepoint probes" probe 't:a sched/sched_switch'
+bad "a tracepoint probe names a tracepoint, a C name" "Invalid character in tracepoint name \(at offset 9\)" \
+	probe 't:a sched/sched_switch'
+bad "a tracepoint probe at no tracepoint" "no tracepoint no_such_tp_ksnoop in this kernel" \
+	probe 't:a no_such_tp_ksnoop'
+bad "a tracepoint probe's \$stack" "\\\$stack is not available in a tracepoint probe" \
+	probe 't:a sched_switch $stack0'
+bad "an event probe needs SYSTEM.EVENT" "This requires both group and event name to attach \(at offset 4\)" \
+	probe 'e:a sched_switch'
+bad "an event probe at no event" "Attached event does not exist" probe 'e:a sched.no_such_event_ksnoop'
+bad "an event probe's unknown field" "Invalid \\\$-variable specified \(at offset 23\)" \
+	probe 'e:a sched.sched_switch x=$nope'
 bad "no definition" "probe needs at least one" probe
 bad "unknown option" "unknown option '--nope' for probe" probe --nope 'p:a f'
 bad "ambiguous option" "ambiguous option '--p' for probe" probe --p 1 'p:a f'
@@ -101,6 +111,42 @@ if [ -n "$text" ] && [ "$text" != 0x0000000000000000 ]; then
 	fi
 else
 	echo "ok - kpe: addresses outside text # SKIP no kallsyms addresses"
+fi
+
+# t: and e: attach raw tracepoint and tracepoint programs, which this host
+# has even where it has no kprobes: the values of a child's exec.
+tp_run() {
+	local label=$1 want=$2
+	shift 2
+	: >"$tmp/out"
+	timeout -k 5 30 "$KS" probe "$@" --filter 'comm == "true"' >"$tmp/out" 2>"$tmp/err" &
+	local pid=$! i
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^#' "$tmp/out" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	/bin/true
+	sleep 1
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	st=$?
+	if [ $st = 0 ] && grep -qE "$want" "$tmp/out" && ! grep -qE 'Sanitizer|runtime error' "$tmp/err"; then
+		ok "$label"
+	else
+		echo "# exit $st" >>"$tmp/err"
+		notok "$label" "$tmp/out" "$tmp/err"
+	fi
+}
+if [ -r /sys/kernel/btf/vmlinux ] && [ "$(id -u)" = 0 ] && grep -q sched_process_exec /proc/kallsyms; then
+	tp_run "a tracepoint probe: an exec's arguments by BTF name" \
+		'^ +true-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: sched_process_exec: \([a-z_]*sched_process_exec[+/0-9a-fx]*\) pid=[0-9]+ old_pid=[0-9]+ fn="/bin/true" c="true"$' \
+		't sched_process_exec pid=p->pid old_pid fn=bprm->filename:string c=$comm'
+	tp_run "an event probe: an exec's fields, a string and \$comm's address" \
+		'^ +true-[0-9]+ .*: ex: \(sched\.sched_process_exec\) fn="/bin/true" old=0x[0-9a-f]+ c=0x[0-9a-f]+ cs="true"$' \
+		'e:ep/ex sched.sched_process_exec fn=$filename:string old=$old_pid c=$comm cs=$comm:string'
+else
+	echo "ok - kpe: t: and e: on this host # SKIP needs root and the kernel's BTF"
 fi
 
 # kprobe-events

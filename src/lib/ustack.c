@@ -10,6 +10,7 @@
  * through usym.c's ELF reader, which checks every table against the
  * file: a damaged object leaves names unknown, never a crash.
  */
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -61,6 +62,10 @@ struct uobj {
 	struct ufunc *funcs; /* by address, one per address */
 	size_t nr_funcs;
 	struct strbuf names;
+	/* a file with the object's DWARF line table (its own, or its debug file's), or -1 */
+	int lines_fd;
+	Dwarf *dw; /* lines_fd's, opened at the first line asked for */
+	bool dw_tried;
 };
 
 /* An executable mapping of a process. */
@@ -105,6 +110,7 @@ struct ustack_syms {
 	unsigned long long tick;
 	unsigned long serial;
 	unsigned long maps_reads, objects_read;
+	bool want_lines;
 };
 
 static uint64_t str_hash(const char *s, size_t len)
@@ -391,6 +397,9 @@ static void obj_free(struct uobj *o)
 	free(o->loads);
 	free(o->funcs);
 	sb_free(&o->names);
+	dwarf_end(o->dw);
+	if (o->lines_fd >= 0)
+		close(o->lines_fd);
 	free(o);
 }
 
@@ -560,6 +569,18 @@ static int funcs_finish(struct collect *c)
 	return 0;
 }
 
+/*
+ * Keeps a descriptor of ef when it has a DWARF line table, for the
+ * frames' file:line: the file itself may be gone by then, or reached
+ * through a /proc/PID/root that has gone.
+ */
+static void keep_lines(struct uobj *o, const struct usym_elf *ef)
+{
+	if (o->lines_fd < 0 && usym_elf_has_section(ef, SHT_PROGBITS, ".debug_line") &&
+	    usym_elf_has_section(ef, SHT_PROGBITS, ".debug_info"))
+		o->lines_fd = fcntl(ef->fd, F_DUPFD_CLOEXEC, 3);
+}
+
 /* The symbols of o's debug file dbg into c, when it has a .symtab. */
 static int debug_symbols(void *ctx, struct usym_elf *dbg)
 {
@@ -574,6 +595,8 @@ static int debug_symbols(void *ctx, struct usym_elf *dbg)
 	c->ef = dbg;
 	ok = !usym_elf_for_each_func(dbg, add_func, c);
 	c->ef = main_ef;
+	if (ok)
+		keep_lines(c->o, dbg);
 	return ok;
 }
 
@@ -596,6 +619,7 @@ static int obj_read_funcs(struct uobj *o, int pid, const struct umap *m, const s
 	struct collect c = { .o = o, .ef = ef };
 	int err;
 
+	keep_lines(o, ef);
 	err = usym_elf_for_each_func(ef, add_func, &c);
 	/* Neither table: no names, but the object is known. */
 	if (err == -ENODATA)
@@ -624,6 +648,7 @@ static struct uobj *obj_from_elf(struct ustack_syms *u, int pid, const struct um
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
+	o->lines_fd = -1;
 	sb_init(&o->names);
 	memcpy(o->build_id, id, id_len);
 	o->build_id_len = id_len;
@@ -813,9 +838,39 @@ static const struct ufunc *func_at(const struct uobj *o, unsigned long long vadd
 	return lo && vaddr < o->funcs[lo - 1].end ? &o->funcs[lo - 1] : NULL;
 }
 
-/* out's function, for addr in m. */
-static void frame_func(struct ustack_syms *u, int pid, struct umap *m, unsigned long long addr,
+/* out's source file and line, for vaddr in o: from its DWARF, when it has one. */
+static void frame_line(struct ustack_syms *u, struct uobj *o, unsigned long long vaddr,
 		       struct ustack_frame *out)
+{
+	const char *src;
+	Dwarf_Line *l;
+	Dwarf_Die cu;
+	int line;
+
+	if (o->lines_fd < 0)
+		return;
+	if (!o->dw_tried) {
+		o->dw_tried = true;
+		o->dw = dwarf_begin(o->lines_fd, DWARF_C_READ);
+		if (!o->dw)
+			p_dbg("user stacks: no DWARF lines: %s", dwarf_errmsg(-1));
+	}
+	if (!o->dw || !dwarf_addrdie(o->dw, vaddr, &cu))
+		return;
+	l = dwarf_getsrc_die(&cu, vaddr);
+	src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!src || dwarf_lineno(l, &line) || line <= 0)
+		return;
+	out->file = intern(&u->strs, src, strlen(src));
+	out->line = out->file ? line : 0;
+}
+
+/*
+ * out's function, for addr in m; and where lines are wanted, its line,
+ * of the call before a return address.
+ */
+static void frame_func(struct ustack_syms *u, int pid, struct umap *m, unsigned long long addr,
+		       bool return_address, struct ustack_frame *out)
 {
 	struct uobj *o = map_object(u, pid, m);
 	unsigned long long vaddr;
@@ -824,6 +879,8 @@ static void frame_func(struct ustack_syms *u, int pid, struct umap *m, unsigned 
 
 	if (!o || !obj_vaddr(o, addr - m->start + m->pgoff, &vaddr))
 		return;
+	if (u->want_lines)
+		frame_line(u, o, vaddr - (return_address && vaddr), out);
 	f = func_at(o, vaddr);
 	if (!f)
 		return;
@@ -835,6 +892,18 @@ static void frame_func(struct ustack_syms *u, int pid, struct umap *m, unsigned 
 
 int ustack_syms__resolve(struct ustack_syms *u, int pid, unsigned long long addr,
 			 struct ustack_frame *out)
+{
+	return ustack_syms__resolve_frame(u, pid, addr, false, out);
+}
+
+void ustack_syms__want_lines(struct ustack_syms *u, bool on)
+{
+	if (u)
+		u->want_lines = on;
+}
+
+int ustack_syms__resolve_frame(struct ustack_syms *u, int pid, unsigned long long addr,
+			       bool return_address, struct ustack_frame *out)
 {
 	struct umap *m;
 	struct upid *p;
@@ -850,7 +919,7 @@ int ustack_syms__resolve(struct ustack_syms *u, int pid, unsigned long long addr
 		return p->gone ? -ESRCH : 0;
 	out->object = m->path;
 	if (m->path)
-		frame_func(u, pid, m, addr, out);
+		frame_func(u, pid, m, addr, return_address, out);
 	return 0;
 }
 
@@ -874,6 +943,13 @@ void ustack_frame_format(const struct ustack_frame *f, bool with_object, struct 
 		sb_write(sb, " (", 2);
 		sb_put_printable(sb, f->object);
 		sb_putc(sb, ')');
+	}
+	if (f->file) {
+		const char *base = strrchr(f->file, '/');
+
+		sb_write(sb, " at ", 4);
+		sb_put_printable(sb, base ? base + 1 : f->file);
+		sb_printf(sb, ":%d", f->line);
 	}
 }
 

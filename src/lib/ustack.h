@@ -35,6 +35,9 @@ struct ustack_frame {
 	 * or NULL for anonymous memory / no map.
 	 */
 	const char *object;
+	/* With ustack_syms__want_lines: the source file and line, from DWARF; or NULL and 0. */
+	const char *file;
+	int line;
 };
 
 /*
@@ -50,8 +53,24 @@ int ustack_syms__resolve(struct ustack_syms *u, int pid, unsigned long long addr
 			 struct ustack_frame *out);
 
 /*
+ * The same for a frame of a stack: a return address (every frame but the
+ * innermost) takes the line of the call before it.
+ */
+int ustack_syms__resolve_frame(struct ustack_syms *u, int pid, unsigned long long addr,
+			       bool return_address, struct ustack_frame *out);
+
+/*
+ * Frames get their source file and line where the object, or its debug
+ * file, has a DWARF line table (as perf's srcline): off by default, as a
+ * table of folded stacks wants functions.
+ */
+void ustack_syms__want_lines(struct ustack_syms *u, bool on);
+
+/*
  * Appended to sb: "malloc+0x1a (/usr/lib/x86_64-linux-gnu/libc.so.6)" with
- * with_object, "malloc+0x1a" without; off 0 prints no "+0x0"; unknown:
+ * with_object, "malloc+0x1a" without; off 0 prints no "+0x0"; then
+ * " at malloc.c:3287" where the frame has a line (the file's base name);
+ * unknown:
  * "[unknown] 0x7f1234567890", with " (object)" when the map is known,
  * with_object or not: an address alone does not say where it is.
  * Bytes outside printable ASCII (a name is untrusted input) show as '?'.

@@ -162,6 +162,8 @@ struct output *output__new(const struct output_opts *opts, const struct func_pla
 		goto err;
 	if (opts->ustack_depth && !(o->usyms = ustack_syms__new()))
 		goto err;
+	/* a trace's frames show their source line, as perf script's srcline */
+	ustack_syms__want_lines(o->usyms, true);
 	ustack_syms__prime(o->usyms, opts->pids, opts->nr_pids);
 	return o;
 err:
@@ -693,7 +695,7 @@ static void for_each_uframe(struct output *o, struct vrec_iter *it,
 	n = ustack_restore_caller(vr, ips);
 	sb_init(&sb);
 	for (i = 0; i < n && i < (__u32)o->opts.ustack_depth; i++) {
-		ustack_syms__resolve(o->usyms, it->ev->tgid, ips[i], &f);
+		ustack_syms__resolve_frame(o->usyms, it->ev->tgid, ips[i], i > 0, &f);
 		sb_reset(&sb);
 		ustack_frame_format(&f, true, &sb);
 		fn(o, sb_str(&sb), i);

@@ -127,6 +127,77 @@ static void test_self(void **state)
 	ustack_syms__free(u);
 }
 
+/* "FILE:LINE" addr2line gives for vaddr of exe, FILE's base name ("" without binutils). */
+static void addr2line(const char *exe, unsigned long long vaddr, char *out, size_t size)
+{
+	char cmd[PATH_MAX + 64], *nl;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' %llx 2>/dev/null", exe, vaddr);
+	out[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (!fgets(out, size, p))
+		out[0] = '\0';
+	pclose(p);
+	nl = strpbrk(out, " \n");
+	if (nl)
+		*nl = '\0';
+	nl = strrchr(out, '/');
+	if (nl)
+		memmove(out, nl + 1, strlen(nl + 1) + 1);
+}
+
+/* f's "FILE:LINE", FILE's base name. */
+static void frame_line(const struct ustack_frame *f, char *out, size_t size)
+{
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+
+	snprintf(out, size, "%s:%d", base ? base + 1 : f->file ? f->file : "", f->line);
+}
+
+/*
+ * Source lines, wanted: this binary's own (built with -g) as addr2line
+ * has them, at an address and, for a return address, at the byte before.
+ */
+static void test_lines(void **state)
+{
+	uintptr_t addr = (uintptr_t)ustack_test_target + 5;
+	struct ustack_syms *u = syms_new();
+	char exe[PATH_MAX], want[PATH_MAX + 32], got[PATH_MAX + 32];
+	struct ustack_frame f;
+	struct strbuf sb;
+	Dl_info dl;
+	int ret;
+
+	(void)state;
+	self_exe(exe, sizeof(exe));
+	assert_true(dladdr((void *)ustack_test_target, &dl));
+	addr2line(exe, addr - (uintptr_t)dl.dli_fbase, want, sizeof(want));
+	if (!strchr(want, ':') || strstr(want, "?"))
+		skip();
+	resolve_ok(u, getpid(), addr, &f);
+	assert_null(f.file); /* not wanted */
+	ustack_syms__want_lines(u, true);
+	resolve_ok(u, getpid(), addr, &f);
+	assert_non_null(f.file);
+	frame_line(&f, got, sizeof(got));
+	assert_string_equal(got, want);
+	sb_init(&sb);
+	ustack_frame_format(&f, false, &sb);
+	snprintf(want, sizeof(want), "ustack_test_target+0x5 at test_ustack.c:%d", f.line);
+	assert_string_equal(sb_str(&sb), want);
+	sb_free(&sb);
+	/* a return address: the call's line, the byte before */
+	ret = ustack_syms__resolve_frame(u, getpid(), addr + 1, true, &f);
+	assert_int_equal(ret, 0);
+	frame_line(&f, got, sizeof(got));
+	addr2line(exe, addr - (uintptr_t)dl.dli_fbase, want, sizeof(want));
+	assert_string_equal(got, want);
+	ustack_syms__free(u);
+}
+
 /* malloc, or an alias the loader finds at its address (never a local name). */
 static void test_libc(void **state)
 {
@@ -733,11 +804,14 @@ static void expect_format(const struct ustack_frame *f, bool with_object, const 
 static void test_format(void **state)
 {
 	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-	struct ustack_frame known = { 0x7f1234567890, "malloc", 0x1a, libc };
-	struct ustack_frame at = { 0x7f1234567890, "malloc", 0, libc };
-	struct ustack_frame unknown = { 0x7f1234567890, NULL, 0, libc };
-	struct ustack_frame nomap = { 0x7f1234567890, NULL, 0, NULL };
-	struct ustack_frame nasty = { 1, "a\033[31m\n", 0, "/tmp/\001x" };
+	struct ustack_frame known = { 0x7f1234567890, "malloc", 0x1a, libc, NULL, 0 };
+	struct ustack_frame at = { 0x7f1234567890, "malloc", 0, libc, NULL, 0 };
+	struct ustack_frame unknown = { 0x7f1234567890, NULL, 0, libc, NULL, 0 };
+	struct ustack_frame nomap = { 0x7f1234567890, NULL, 0, NULL, NULL, 0 };
+	struct ustack_frame nasty = { 1, "a\033[31m\n", 0, "/tmp/\001x", "/s/x\033.c", 7 };
+	struct ustack_frame lined = {
+		1, "malloc", 0x1a, libc, "/build/glibc/malloc/malloc.c", 3287
+	};
 
 	(void)state;
 	expect_format(&known, true, "malloc+0x1a (/usr/lib/x86_64-linux-gnu/libc.so.6)");
@@ -750,21 +824,24 @@ static void test_format(void **state)
 		      "[unknown] 0x7f1234567890 (/usr/lib/x86_64-linux-gnu/libc.so.6)");
 	expect_format(&nomap, true, "[unknown] 0x7f1234567890");
 	expect_format(&nomap, false, "[unknown] 0x7f1234567890");
-	expect_format(&nasty, true, "a?[31m? (/tmp/?x)");
+	expect_format(&nasty, true, "a?[31m? (/tmp/?x) at x?.c:7");
+	expect_format(&lined, true,
+		      "malloc+0x1a (/usr/lib/x86_64-linux-gnu/libc.so.6) at malloc.c:3287");
+	expect_format(&lined, false, "malloc+0x1a at malloc.c:3287");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_self),	       cmocka_unit_test(test_libc),
-		cmocka_unit_test(test_anon),	       cmocka_unit_test(test_vdso),
-		cmocka_unit_test(test_deleted),	       cmocka_unit_test(test_reread),
-		cmocka_unit_test(test_shared_object),  cmocka_unit_test(test_file_key),
-		cmocka_unit_test(test_build_id_key),   cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_exited_objects), cmocka_unit_test(test_forget),
-		cmocka_unit_test(test_evict),	       cmocka_unit_test(test_debug_build_id),
-		cmocka_unit_test(test_debuglink),      cmocka_unit_test(test_quiet),
-		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_self),	       cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_libc),	       cmocka_unit_test(test_anon),
+		cmocka_unit_test(test_vdso),	       cmocka_unit_test(test_deleted),
+		cmocka_unit_test(test_reread),	       cmocka_unit_test(test_shared_object),
+		cmocka_unit_test(test_file_key),       cmocka_unit_test(test_build_id_key),
+		cmocka_unit_test(test_gone),	       cmocka_unit_test(test_exited_objects),
+		cmocka_unit_test(test_forget),	       cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_debug_build_id), cmocka_unit_test(test_debuglink),
+		cmocka_unit_test(test_quiet),	       cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,3 +104,10 @@ const char *arch_arg_reg(const struct arch *a, int idx)
 	}
 	return NULL;
 }
+
+bool arch_is_user_addr(const struct arch *a, unsigned long long addr)
+{
+	if (a->kernel_addr_bit >= 0)
+		return !(addr >> a->kernel_addr_bit & 1);
+	return addr < a->user_addr_end;
+}

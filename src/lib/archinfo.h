@@ -10,6 +10,8 @@
 #ifndef KSNOOP_LIB_ARCHINFO_H
 #define KSNOOP_LIB_ARCHINFO_H
 
+#include <stdbool.h>
+
 struct arch_reg {
 	const char *name;
 	int slot; /* u64 index into struct pt_regs */
@@ -42,6 +44,9 @@ struct arch {
 
 /* The architecture ksnoop was built for. */
 const struct arch *arch_native(void);
+
+/* Whether addr is user memory on a (see kernel_addr_bit). */
+bool arch_is_user_addr(const struct arch *a, unsigned long long addr);
 /* The other one, to recognise its register names in errors. */
 const struct arch *arch_foreign(void);
 

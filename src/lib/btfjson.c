@@ -69,11 +69,10 @@ static void json_pointer(struct jw *jw, const struct btf *btf, const struct btf_
 			 const struct btfjson_opts *o)
 {
 	const struct btf_type *to = btf__type_by_id(btf, btf_skip_mods(btf, t->type));
-	uint64_t start = 0;
 	const char *sym;
 
-	sym = to && btf_is_func_proto(to) && o->ks ? ksyms__addr_name(o->ks, v, &start) : NULL;
-	if (sym && start == v)
+	sym = to && btf_is_func_proto(to) && o->function_at ? o->function_at(o->ctx, v) : NULL;
+	if (sym)
 		jw_raw(jw, "\"0x%llx <%s>\"", (unsigned long long)v, sym);
 	else
 		jw_raw(jw, "\"0x%llx\"", (unsigned long long)v);

@@ -7,11 +7,12 @@
 #include <bpf/btf.h>
 
 #include "lib/json_writer.h"
-#include "lib/ksyms.h"
 
 struct btfjson_opts {
-	int max_depth;	  /* nested structs beyond this become a marker */
-	struct ksyms *ks; /* symbolises function pointers; may be NULL */
+	int max_depth; /* nested structs beyond this become a marker */
+	/* the function starting at addr, naming function pointers; may be NULL */
+	const char *(*function_at)(void *ctx, unsigned long long addr);
+	void *ctx;
 };
 
 /* The value of BTF type id stored in data (len bytes available). */

@@ -582,6 +582,41 @@ static int void_ptr(struct conv *c)
 	return c->void_ptr;
 }
 
+/*
+ * A function type, what a function pointer points at: its prototype, so
+ * that output knows the pointer for one (and names the function). A type
+ * past the bounds is void * there.
+ */
+static int subroutine_type(struct conv *c, Dwarf_Die *die, int depth)
+{
+	int ret = target_id(c, die, depth), ids[MAX_PARAMS], n = 0, r, id, i, err = 0;
+	bool variadic = false;
+	Dwarf_Die d;
+
+	if (ret < 0)
+		return ret;
+	if (ret == NONE)
+		ret = void_ptr(c);
+	for (r = dwarf_child(die, &d); r == 0 && n < MAX_PARAMS; r = dwarf_siblingof(&d, &d)) {
+		if (dwarf_tag(&d) == DW_TAG_unspecified_parameters)
+			variadic = true;
+		if (dwarf_tag(&d) != DW_TAG_formal_parameter)
+			continue;
+		id = target_id(c, &d, depth);
+		if (id < 0)
+			return id;
+		ids[n++] = id == 0 || id == NONE ? void_ptr(c) : id;
+	}
+	if (r < 0)
+		return libdw_damaged(c);
+	id = added(c, btf__add_func_proto(c->btf, ret));
+	for (i = 0; id >= 0 && !err && i < n; i++)
+		err = btf__add_func_param(c->btf, NULL, ids[i]);
+	if (id >= 0 && !err && variadic)
+		err = btf__add_func_param(c->btf, NULL, 0);
+	return id < 0 || !err ? id : added(c, err);
+}
+
 static int convert(struct conv *c, Dwarf_Die *die, int depth)
 {
 	switch (dwarf_tag(die)) {
@@ -609,9 +644,8 @@ static int convert(struct conv *c, Dwarf_Die *die, int depth)
 		return enum_type(c, die);
 	case DW_TAG_array_type:
 		return array_type(c, die, depth);
-	/* a function, what function pointers point at: void */
 	case DW_TAG_subroutine_type:
-		return 0;
+		return subroutine_type(c, die, depth);
 	default:
 		return opaque(c, die);
 	}

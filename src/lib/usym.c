@@ -1126,3 +1126,69 @@ int usym_find(const char *path, const char *pattern, struct usym *out, int max)
 	usym_elf_close(&ef);
 	return err;
 }
+
+/*
+ * ef's DT_NEEDED libraries, in order, into names (each up to NAME_MAX), at
+ * most max: how many.
+ */
+static int needed_libs(const struct usym_elf *ef, char names[][NAME_MAX + 1], int max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	Elf_Data *d;
+	int n = 0;
+	size_t i;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !usym_elf_in_file(ef, &sh))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize && n < max; i++) {
+			const char *name;
+
+			if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(ef->elf, sh.sh_link, dyn.d_un.d_val);
+			if (name && strlen(name) <= NAME_MAX && !strchr(name, '/'))
+				snprintf(names[n++], NAME_MAX + 1, "%s", name);
+		}
+		break;
+	}
+	return n;
+}
+
+#define NEEDED_MAX 16
+
+int usym_find_linked(const char *path, const char *pattern, struct usym *out, int max, char *def,
+		     size_t size)
+{
+	char needed[NEEDED_MAX][NAME_MAX + 1], lib[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct usym_elf ef;
+	int n, i, found = -ENOENT;
+
+	util_mute(true);
+	n = usym_find(path, pattern, out, max);
+	util_mute(false);
+	if (n >= 0)
+		return snprintf(def, size, "%s", path) < (int)size ? n : -ENAMETOOLONG;
+	if (n == -ENOENT && !strpbrk(pattern, "*?[") && slash && !usym_elf_open(&ef, path, p_dbg)) {
+		n = needed_libs(&ef, needed, NEEDED_MAX);
+		for (i = 0; i < n && found < 0; i++) {
+			if (snprintf(lib, sizeof(lib), "%.*s/%s", (int)(slash - path), path,
+				     needed[i]) >= (int)sizeof(lib) ||
+			    access(lib, R_OK))
+				continue;
+			util_mute(true);
+			found = usym_find(lib, pattern, out, max);
+			util_mute(false);
+		}
+	}
+	usym_elf_close(&ef);
+	if (found > 0)
+		return snprintf(def, size, "%s", lib) < (int)size ? found : -ENAMETOOLONG;
+	/* as usym_find says it, for path */
+	return usym_find(path, pattern, out, max);
+}

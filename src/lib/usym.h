@@ -74,6 +74,17 @@ int usym_resolve_lib(const char *root, const char *target, char *path, size_t si
 int usym_find(const char *path, const char *pattern, struct usym *out, int max);
 
 /*
+ * usym_find, and where the library at path has no function of that name
+ * (not a glob), the first of the libraries it needs (DT_NEEDED, in its
+ * folder) that has it: the definition a program linked against path
+ * binds to (glibc 2.34 moved libpthread's functions into libc, leaving
+ * libpthread.so.0 a stub that needs libc.so.6). The file that has the
+ * function goes to def (size bytes). Errors as usym_find's for path.
+ */
+int usym_find_linked(const char *path, const char *pattern, struct usym *out, int max, char *def,
+		     size_t size);
+
+/*
  * The pieces ustack.c (the symbolizer of user stacks) shares: one reader
  * of /proc/PID/maps lines and one of ELF files, so that every file either
  * reads is checked the same way.

@@ -11,6 +11,7 @@
 #include "lib/btfjson.h"
 #include "trace/chain.h"
 #include "trace/output.h"
+#include "lib/archinfo.h"
 #include "lib/ustack.h"
 #include "lib/util.h"
 
@@ -39,6 +40,7 @@ struct output {
 	struct ustack_syms *usyms; /* --ustack: processes' maps and objects' symbols */
 	/* An --errors chain's events: their one user stack goes under the origin. */
 	bool ustack_under_origin;
+	int tgid; /* the event being printed: --symbolize names user functions in it */
 };
 
 /* Whether fmt's only conversions are %s, which need no formatter. */
@@ -142,6 +144,21 @@ static int new_dumps(struct output *o)
 	return 0;
 }
 
+/*
+ * A user function's values with --symbolize or in JSON: a function pointer
+ * is named in its process, whose maps are read as its first event arrives.
+ */
+static bool names_user_functions(const struct output *o)
+{
+	int i;
+
+	for (i = 0; (o->opts.symbolize || o->opts.json) && i < o->nr; i++) {
+		if (o->plans[i].target == SPEC_USER)
+			return true;
+	}
+	return false;
+}
+
 struct output *output__new(const struct output_opts *opts, const struct func_plan *plans, int nr,
 			   FILE *out, struct ksyms *ks)
 {
@@ -160,7 +177,7 @@ struct output *output__new(const struct output_opts *opts, const struct func_pla
 		goto err;
 	if (opts->chrome && !(o->chrome = chrome__new(out)))
 		goto err;
-	if (opts->ustack_depth && !(o->usyms = ustack_syms__new()))
+	if ((opts->ustack_depth || names_user_functions(o)) && !(o->usyms = ustack_syms__new()))
 		goto err;
 	/* a trace's frames show their source line, as perf script's srcline */
 	ustack_syms__want_lines(o->usyms, true);
@@ -312,18 +329,37 @@ static int line_indent(const char *s)
 }
 
 /*
+ * The function starting at addr: a kernel one, or at a user address one
+ * of the event's process, as it maps its objects now; NULL for none.
+ */
+static const char *function_at(void *ctx, unsigned long long addr)
+{
+	struct output *o = ctx;
+	struct ustack_frame f;
+	uint64_t start = 0;
+	const char *sym;
+
+	if (!arch_is_user_addr(arch_native(), addr)) {
+		sym = o->ks ? ksyms__addr_name(o->ks, addr, &start) : NULL;
+		return sym && start == addr ? sym : NULL;
+	}
+	if (!o->usyms && !(o->usyms = ustack_syms__new()))
+		return NULL;
+	ustack_syms__resolve(o->usyms, o->tgid, addr, &f);
+	return f.func && !f.off ? f.func : NULL;
+}
+
+/*
  * --symbolize: btf_dump prints a function pointer as "(ret (*)(args))0xaddr";
- * append " <symbol>" when the address starts a kernel function.
+ * append " <symbol>" when the address starts a function.
  */
 static void write_line(struct output *o, const char *line, size_t len)
 {
-	const char *p = line, *hex = NULL;
+	const char *p = line, *hex = NULL, *sym;
 	unsigned long long addr;
-	uint64_t start = 0;
-	const char *sym;
 	char *end;
 
-	if (o->opts.symbolize && o->ks && memmem(line, len, "(*)(", 4)) {
+	if (o->opts.symbolize && memmem(line, len, "(*)(", 4)) {
 		while ((p = memmem(p, len - (p - line), "))0x", 4)))
 			hex = p += 2;
 	}
@@ -332,9 +368,9 @@ static void write_line(struct output *o, const char *line, size_t len)
 		return;
 	}
 	addr = strtoull(hex, &end, 16);
-	sym = ksyms__addr_name(o->ks, addr, &start);
+	sym = function_at(o, addr);
 	fwrite(line, 1, end - line, o->out);
-	if (sym && start == addr)
+	if (sym)
 		fprintf(o->out, " <%s>", sym);
 	fwrite(end, 1, len - (end - line), o->out);
 }
@@ -744,6 +780,7 @@ static void text_call(struct output *o, const struct ksnoop_event *ev, bool last
 	const struct ksnoop_vrec *vr;
 	int shown = 0;
 
+	o->tgid = ev->tgid;
 	print_lead(o, ev, ev->ts);
 	fprintf(o->out, "%s(\n", plan->name);
 	while ((vr = next_shown(&it))) {
@@ -841,7 +878,8 @@ static void json_value_of(struct output *o, const struct plan_value *pv,
 			  const struct ksnoop_vrec *vr, struct jw *w)
 {
 	struct btfjson_opts jo = { .max_depth = o->opts.max_depth > 0 ? o->opts.max_depth : 64,
-				   .ks = o->ks };
+				   .function_at = function_at,
+				   .ctx = o };
 	const void *data = vr + 1;
 
 	if (pv->show == SHOW_STRING) {
@@ -926,6 +964,7 @@ static void json_members(struct output *o, const struct ksnoop_event *ev, bool o
 	struct jw *w = &o->jw;
 	const struct ksnoop_vrec *vr;
 
+	o->tgid = ev->tgid;
 	jw_kuint(w, "ts", ev->ts);
 	if (o->opts.wallclock)
 		jw_kint(w, "wall_ns", (long long)ev->ts + (long long)o->wall_offset_ns);
@@ -1015,6 +1054,7 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 
 	if (ev->kind == KSNOOP_EV_ENTRY)
 		return; /* a call shows once it returned */
+	o->tgid = ev->tgid;
 	snprintf(name, sizeof(name), "%s%s%s", start ? o->plans[start->func_id].name : "",
 		 start ? " -> " : "", plan->name);
 	chrome_thread(o, on);
@@ -1184,6 +1224,7 @@ static void node_call(struct output *o, const struct ksnoop_event *ev, struct st
 	const struct ksnoop_vrec *vr;
 	int n = 0;
 
+	o->tgid = ev->tgid;
 	sb_printf(sb, "%s(", plan->name);
 	while ((vr = next_shown(&it))) {
 		const struct plan_value *pv = &plan->values[vr->idx];

@@ -223,18 +223,22 @@ static int split_target(const char *func, char *target, size_t size, const char 
 
 int ufunc_plan(struct kbtf *kb, const struct spec *spec, int pid, struct func_plan *plan)
 {
-	char target[PATH_MAX], path[PATH_MAX];
+	char target[PATH_MAX], lib[PATH_MAX], path[PATH_MAX];
 	struct usym us;
 	const char *sym;
 	int n;
 
 	n = split_target(spec->func, target, sizeof(target), &sym)
-		    ?: usym_resolve(target, pid, path, sizeof(path));
+		    ?: usym_resolve(target, pid, lib, sizeof(lib));
 	if (n)
 		return n;
-	n = usym_find(path, sym, &us, 1);
+	n = usym_find_linked(lib, sym, &us, 1, path, sizeof(path));
 	if (n < 0)
 		return n;
+	if (strcmp(lib, path))
+		p_warn("%s: %s has no %s of its own: traced in %s, which it links against, "
+		       "where programs that use it find it",
+		       spec->func, lib, sym, path);
 	if (us.ifunc) {
 		p_err("%s: %s's %s is an IFUNC resolver, run once when the program loads: "
 		      "trace the implementation it chose instead",

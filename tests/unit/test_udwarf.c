@@ -313,10 +313,13 @@ static void test_struct(void **state)
 	m = member(btf, st, "ratio", 704, 0);
 	ty = type_of(btf, m->type, BTF_KIND_FLOAT, NULL);
 	assert_int_equal(ty->size, 8);
-	/* a function pointer: void * */
+	/* a function pointer: a pointer to its prototype, which output names it by */
 	m = member(btf, st, "cb", 768, 0);
 	ty = type_of(btf, m->type, BTF_KIND_PTR, NULL);
-	assert_int_equal(ty->type, 0);
+	ty = type_of(btf, ty->type, BTF_KIND_FUNC_PROTO, NULL);
+	assert_int_equal(ty->type, 0); /* void (*cb)(int) */
+	assert_int_equal(btf_vlen(ty), 1);
+	assert_int_equal(btf_params(ty)[0].type, b.int_t);
 
 	/* the second parameter's struct is the first's: converted once */
 	ty = type_of(btf, param(btf, fn, 1, &nr)->type, BTF_KIND_PTR, NULL);

@@ -41,6 +41,12 @@
  *   workload-dyn resolve NAME COUNT   COUNT getaddrinfo(3) calls for NAME (the
  *                                     dynamic build only: static glibc's
  *                                     would load NSS modules behind our back)
+ *   workload-dyn threads COUNT [MS]   COUNT threads, one after another, each
+ *                                     started at workload_thread and joined
+ *                                     (the dynamic build: libc.so's
+ *                                     pthread_create, which libpthread's
+ *                                     stub leads to since glibc 2.34); then
+ *                                     one nap of MS milliseconds
  *   workload ucall COUNT [MS]         COUNT calls of workload_ucall(i, "item-i"),
  *                                     which returns 2 * i + 1: a user function
  *                                     whose arguments and return tests know;
@@ -560,6 +566,31 @@ static int do_resolve(const char *name, long n)
 	printf("resolve: %ld lookups of %s\n", n, name);
 	return 0;
 }
+
+#include <pthread.h>
+
+/* Not static: the start routine a tracer names by its symbol. */
+__attribute__((noinline)) void *workload_thread(void *arg)
+{
+	__asm__ volatile("" : : "r"(arg) : "memory");
+	return arg;
+}
+
+/* Then a nap of nap_ms, if any: a tracer names the start routine while the process lives. */
+static int do_threads(long n, char *nap_ms)
+{
+	pthread_t t;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, workload_thread, (void *)i) || pthread_join(t, NULL)) {
+			fail("thread %ld", i);
+			return 1;
+		}
+	}
+	printf("threads: %ld\n", n);
+	return nap_ms ? do_naps(1, &nap_ms) : 0;
+}
 #endif
 
 static int usage(void)
@@ -654,6 +685,11 @@ int main(int argc, char **argv)
 		if (parse_count(argv[3], 0, 100000, &a))
 			return 2;
 		return do_resolve(argv[2], a);
+	}
+	if (!strcmp(argv[1], "threads") && (argc == 3 || argc == 4)) {
+		if (parse_count(argv[2], 0, 1000, &a))
+			return 2;
+		return do_threads(a, argc == 4 ? argv[3] : NULL);
 	}
 #endif
 	if (!strcmp(argv[1], "ucall") && (argc == 3 || argc == 4)) {

@@ -1,0 +1,69 @@
+#!/bin/bash
+# bpftrace's sslsnoop.bt (its libssl probes) beside ksnoop trace -j of libssl's SSL_read,
+# SSL_write and SSL_do_handshake with their returns, in one boot: openssl's
+# s_server and s_client on loopback, a fresh P-256 certificate, N client
+# connections that each send one HTTP request (s_server -www answers).
+# Prints, per function, "FUNC ksnoop=K bpftrace=B same=yes|no": the calls
+# of the openssl processes each printed, and whether both saw the same
+# return values (sorted); then each tool's errors.
+#
+#   tests/vm/sslsnoop-vs-bpftrace.sh N
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+n=$1
+T=$(mktemp -d /tmp/sslsnoop.XXXXXX) || exit 125
+kpid= bpid= spid=
+trap 'kill -KILL $kpid $bpid $spid 2>/dev/null; rm -rf "$T"' EXIT
+command -v openssl >/dev/null || { echo "sslsnoop: no openssl"; exit 125; }
+port=$((20000 + $$ % 20000))
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
+	-days 2 -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null || { echo "sslsnoop: no cert"; exit 125; }
+: >"$T/k.out"
+: >"$T/b.out"
+# sslsnoop.bt's probes on libssl, each naming its function itself: the
+# tool's own "func" names a return's function by its address at print time,
+# which for a client gone by then is the bare address (bpftrace 0.17)
+prog='BEGIN { printf("Tracing\n"); }'
+for f in SSL_read SSL_write SSL_do_handshake; do
+	prog+=" uprobe:libssl:$f { @start_$f[tid] = nsecs; }
+uretprobe:libssl:$f /@start_$f[tid] != 0/ { printf(\"%-10u %-8d %-8s %7u %5d $f\\n\",
+	elapsed / 1000, tid, comm, (nsecs - @start_$f[tid]) / 1000, retval); delete(@start_$f[tid]); }"
+done
+spawn bpftrace -e "$prog" >"$T/b.out" 2>"$T/b.err"
+bpid=$SPAWNED
+tracing_ready "$T/b.out" $bpid
+spawn ksnoop -j trace 'ssl:SSL_read(int return)' 'ssl:SSL_write(int return)' \
+	'ssl:SSL_do_handshake(int return)' >"$T/k.out" 2>"$T/k.err"
+kpid=$SPAWNED
+wait_polling $kpid
+spawn openssl s_server -quiet -www -accept "127.0.0.1:$port" -cert "$T/cert.pem" -key "$T/key.pem" \
+	>/dev/null 2>&1
+spid=$SPAWNED
+for ((i = 0; i < 100; i++)); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+	sleep_s 0.1
+done
+for ((i = 0; i < n; i++)); do
+	printf 'GET / HTTP/1.0\r\n\r\n' |
+		run_timeout 30 openssl s_client -quiet -connect "127.0.0.1:$port" >/dev/null 2>&1
+done
+sleep_s 1
+{
+	kill -KILL $spid
+	wait $spid
+} 2>/dev/null
+spid=
+sleep_s 0.5
+stop_beside_bpftrace $kpid $bpid
+for f in SSL_read SSL_write SSL_do_handshake; do
+	grep '"comm":"openssl"' "$T/k.out" | grep -F "\"function\":\"ssl:$f\"" |
+		sed -n 's/.*"name":"return","type":"int","value":\(-\{0,1\}[0-9]*\).*/\1/p' | sort -n >"$T/k.$f"
+	awk -v f="$f" '$3 == "openssl" && $6 == f { print $5 }' "$T/b.out" | sort -n >"$T/b.$f"
+	same=no
+	cmp -s "$T/k.$f" "$T/b.$f" && same=yes
+	echo "$f ksnoop=$(wc -l <"$T/k.$f") bpftrace=$(wc -l <"$T/b.$f") same=$same"
+done
+grep -h -e Error -e Warning "$T/k.err" | head -3
+grep -h -i error "$T/b.err" | grep -v RLIMIT_MEMLOCK | head -3
+exit 0

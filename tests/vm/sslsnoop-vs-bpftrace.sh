@@ -5,15 +5,18 @@
 # connections that each send one HTTP request (s_server -www answers).
 # Prints, per function, "FUNC ksnoop=K bpftrace=B same=yes|no": the calls
 # of the openssl processes each printed, and whether both saw the same
-# return values (sorted); then each tool's errors.
+# return values (sorted); and "FUNC latency count=H calls=B": the calls
+# ksnoop hist --latency --comm openssl (ssllatency) timed, beside
+# bpftrace's; then each
+# tool's errors.
 #
 #   tests/vm/sslsnoop-vs-bpftrace.sh N
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 n=$1
 T=$(mktemp -d /tmp/sslsnoop.XXXXXX) || exit 125
-kpid= bpid= spid=
-trap 'kill -KILL $kpid $bpid $spid 2>/dev/null; rm -rf "$T"' EXIT
+kpid= bpid= spid= hpid=
+trap 'kill -KILL $kpid $bpid $spid $hpid 2>/dev/null; rm -rf "$T"' EXIT
 command -v openssl >/dev/null || { echo "sslsnoop: no openssl"; exit 125; }
 port=$((20000 + $$ % 20000))
 
@@ -36,7 +39,11 @@ tracing_ready "$T/b.out" $bpid
 spawn ksnoop -j trace 'ssl:SSL_read(int return)' 'ssl:SSL_write(int return)' \
 	'ssl:SSL_do_handshake(int return)' >"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED
+spawn ksnoop hist --latency --unit us --comm openssl 'ssl:SSL_read' 'ssl:SSL_write' \
+	'ssl:SSL_do_handshake' >"$T/h.out" 2>"$T/h.err"
+hpid=$SPAWNED
 wait_polling $kpid
+tracing_ready "$T/h.err" $hpid
 spawn openssl s_server -quiet -www -accept "127.0.0.1:$port" -cert "$T/cert.pem" -key "$T/key.pem" \
 	>/dev/null 2>&1
 spid=$SPAWNED
@@ -55,6 +62,9 @@ sleep_s 1
 } 2>/dev/null
 spid=
 sleep_s 0.5
+kill -INT $hpid
+now
+wait_until $hpid $((NOW + 30000000))
 stop_beside_bpftrace $kpid $bpid
 for f in SSL_read SSL_write SSL_do_handshake; do
 	grep '"comm":"openssl"' "$T/k.out" | grep -F "\"function\":\"ssl:$f\"" |
@@ -63,7 +73,9 @@ for f in SSL_read SSL_write SSL_do_handshake; do
 	same=no
 	cmp -s "$T/k.$f" "$T/b.$f" && same=yes
 	echo "$f ksnoop=$(wc -l <"$T/k.$f") bpftrace=$(wc -l <"$T/b.$f") same=$same"
+	echo "$f latency count=$(awk -v f="ssl:$f: latency (us)" '$0 == f { getline
+		sub(",", "", $2); n = $2 } END { print n + 0 }' "$T/h.out") calls=$(wc -l <"$T/b.$f")"
 done
-grep -h -e Error -e Warning "$T/k.err" | head -3
+grep -h -e Error -e Warning "$T/k.err" "$T/h.err" | head -3
 grep -h -i error "$T/b.err" | grep -v RLIMIT_MEMLOCK | head -3
 exit 0

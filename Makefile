@@ -220,7 +220,16 @@ $(OUT)/tests/workload-dyn: tests/vm/workload.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@
 
-workload: $(OUT)/tests/workload $(OUT)/tests/workload-dyn
+# The same, static, without frame pointers in its own code (Debian's
+# libc.a has none either): --call-graph dwarf unwinds it by CFI, and its
+# stacks are compared with gdb's.
+$(OUT)/tests/workload-nofp: tests/vm/workload.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE -DWORKLOAD_STATIC \
+		-static $< -o $@
+
+workload: $(OUT)/tests/workload $(OUT)/tests/workload-dyn $(OUT)/tests/workload-nofp
 
 # Packages per purpose (scripts/deps.sh): plain make installs nothing.
 deps: deps-test

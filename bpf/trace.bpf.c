@@ -27,6 +27,8 @@ const volatile bool chain_mode;
 const volatile __u64 min_duration_ns;
 const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
 const volatile __u32 ustack_bytes; /* --ustack: the same */
+/* --call-graph dwarf: user stack bytes copied (a multiple of 8), 0 without */
+const volatile __u32 ustack_dump_bytes;
 const volatile __u64 wakeup_bytes; /* see wakeup_flag(); 0 wakes per event */
 const volatile bool want_comm;	   /* the event header carries comm (JSON shows it) */
 
@@ -56,6 +58,8 @@ const volatile struct ksnoop_func_cfg the_cfg;
  */
 const volatile bool task_storage = true;
 const volatile bool kprobe_cookie = true;
+/* Without bpf_task_pt_regs (5.15), user registers are found at KSNOOP_THREAD_SIZE. */
+const volatile bool task_pt_regs = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -95,6 +95,10 @@ void usage(FILE *f, const char *prog)
 		"      --kstack          the kernel stack under each event\n"
 		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
 		"      --ustack          the user stack under each event, by frame pointers\n"
+		"      --call-graph MODE  how --ustack unwinds: fp (frame pointers, the\n"
+		"                        default) or dwarf[,BYTES] (copies BYTES of stack,\n"
+		"                        default and most %d, and unwinds it with the\n"
+		"                        objects' CFI); either implies --ustack\n"
 		"      --errors          only calls that fail (an errno, NULL or ERR_PTR return),\n"
 		"                        with the error's origin when FUNCs nest\n"
 		"      --errno LIST      only failures with these errnos (ENOENT,EACCES,13;\n"
@@ -116,7 +120,8 @@ void usage(FILE *f, const char *prog)
 		"      --format FMT      text (the default) or chrome: Chrome Trace Event JSON\n"
 		"                        for Perfetto, one complete event per call\n"
 		"  -o, --output FILE     write events to FILE instead of stdout\n",
-		prog, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX, KSNOOP_DEFAULT_MAX_SPANS);
+		prog, KSNOOP_KSTACK_MAX, KSNOOP_KSTACK_MAX, KSNOOP_USTACK_DUMP_MAX,
+		KSNOOP_DEFAULT_MAX_SPANS);
 }
 
 int env_add_pid(void *ctx, const char *arg)
@@ -165,6 +170,7 @@ void env_tracer_opts(const struct env *env, struct tracer_opts *o)
 		.want_comm = util_json() || env->chrome || env->show_comm,
 		.kstack_depth = env->kstack_depth,
 		.ustack_depth = env->ustack_depth,
+		.ustack_dump_bytes = env->ustack_dump_bytes,
 		.min_duration_ns = env->min_duration_ns,
 		.errno_filter = env->errno_filter,
 		.spans = span_wanted(&env->spans),
@@ -282,6 +288,29 @@ int env_set_ustack(void *ctx, const char *arg)
 {
 	(void)arg;
 	((struct env *)ctx)->ustack_depth = KSNOOP_USTACK_MAX;
+	return 0;
+}
+
+/* perf's --call-graph: "fp", "dwarf" or "dwarf,BYTES". */
+int env_set_call_graph(void *ctx, const char *arg)
+{
+	struct env *env = ctx;
+	char clip[CLIP_BUF];
+	int bytes = KSNOOP_USTACK_DUMP_MAX;
+
+	env->ustack_depth = KSNOOP_USTACK_MAX;
+	if (!strcmp(arg, "fp")) {
+		env->ustack_dump_bytes = 0;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		p_err("invalid --call-graph '%s': use fp or dwarf[,BYTES]", str_clip(arg, clip));
+		return -EINVAL;
+	}
+	if (arg[5] &&
+	    opts_int(arg + 6, "--call-graph dwarf's BYTES", 8, KSNOOP_USTACK_DUMP_MAX, &bytes))
+		return -EINVAL;
+	env->ustack_dump_bytes = (bytes + 7) & ~7;
 	return 0;
 }
 
@@ -426,6 +455,7 @@ const struct opt env_opts[] = {
 	OPT_CALL("kstack", 0, false, env_set_kstack),
 	OPT_CALL("kstack-depth", 0, true, env_set_kstack_depth),
 	OPT_CALL("ustack", 0, false, env_set_ustack),
+	OPT_CALL("call-graph", 0, true, env_set_call_graph),
 	OPT_FLAG("errors", 0, struct env, errors),
 	OPT_INT("max-nodes", 0, struct env, max_nodes, 1, 65536),
 	OPT_CALL("format", 0, true, set_format),

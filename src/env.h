@@ -33,6 +33,7 @@ struct env {
 	int max_bytes;			    /* --max-bytes per value, 0 = default */
 	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
 	int ustack_depth;		    /* --ustack frames, 0 = no user stacks */
+	int ustack_dump_bytes;		    /* --call-graph dwarf, 0 = frame pointers */
 	bool errors;			    /* --errors: failing calls only */
 	bool graph;			    /* ksnoop graph: call trees under ENTRY */
 	bool chrome;			    /* --format=chrome: Chrome Trace Event JSON */
@@ -74,6 +75,7 @@ int env_set_json(void *env, const char *arg);	      /* -j, --json */
 int env_set_kstack(void *env, const char *arg);	      /* --kstack */
 int env_set_kstack_depth(void *env, const char *arg); /* --kstack-depth N */
 int env_set_ustack(void *env, const char *arg);	      /* --ustack */
+int env_set_call_graph(void *env, const char *arg);   /* --call-graph */
 
 /* ksnoop's own options, and count's and hist's, which come first. */
 extern const struct opt env_opts[];

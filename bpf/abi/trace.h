@@ -373,7 +373,15 @@ enum ksnoop_vrec_flags {
  */
 #define KSNOOP_VREC_USTACK 0xfd
 #define KSNOOP_USTACK_MAX 64 /* frames */
-#define KSNOOP_SPAN_DATA 768 /* a start's records, at most */
+/*
+ * --call-graph dwarf, in place of KSNOOP_VREC_USTACK: the task's user
+ * registers (KSNOOP_UREGS_SIZE bytes, lib/arch.h), then a copy of its user
+ * stack from sp upwards; raw is that sp. User space unwinds it with the
+ * mapped objects' CFI, as perf does a PERF_SAMPLE_STACK_USER sample.
+ */
+#define KSNOOP_VREC_USTACK_DUMP 0xfc
+#define KSNOOP_USTACK_DUMP_MAX 8192 /* bytes of stack, as perf's default */
+#define KSNOOP_SPAN_DATA 768	    /* a start's records, at most */
 #define KSNOOP_SPAN_EVENT_MAX (__builtin_offsetof(struct ksnoop_event, data) + KSNOOP_SPAN_DATA)
 #define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */
 
@@ -403,7 +411,8 @@ struct ksnoop_event {
 	/* A lite event (KSNOOP_EV_LITE) stops here: its vrecs follow at once. */
 	__u64 duration_ns; /* return events: time since entry */
 	__u64 chain_id;	   /* -s: entry time of the chain's first call */
-	__u8 data[KSNOOP_DATA_MAX + KSNOOP_VALUE_MAX + 64];
+	__u8 data[KSNOOP_DATA_MAX + KSNOOP_VALUE_MAX + 64 + KSNOOP_UREGS_SIZE_MAX +
+		  KSNOOP_USTACK_DUMP_MAX];
 };
 
 enum ksnoop_drop_reason {
@@ -483,5 +492,13 @@ _Static_assert(16 + KSNOOP_KSTACK_MAX * 8 + 16 + 1023 <= KSNOOP_VALUE_MAX + 64,
 	       "room for a kstack and a ustack (its size masked to 1023)");
 _Static_assert(KSNOOP_USTACK_MAX * 8 <= 1023, "the ustack's mask holds it");
 _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_USTACK, "the ustack idx is no value's");
+_Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_USTACK_DUMP, "the dump idx is no value's");
+/* A dump goes where a ustack would, after at most KSNOOP_DATA_MAX bytes of values and a kstack. */
+_Static_assert(KSNOOP_DATA_MAX + 16 + KSNOOP_KSTACK_MAX * 8 + 16 + KSNOOP_UREGS_SIZE_MAX +
+			       KSNOOP_USTACK_DUMP_MAX <=
+		       sizeof(((struct ksnoop_event *)0)->data),
+	       "room for a kstack and a stack dump");
+_Static_assert(KSNOOP_UREGS_SIZE_MAX + KSNOOP_USTACK_DUMP_MAX <= 0xffff,
+	       "a vrec's len holds a dump");
 
 #endif

@@ -51,6 +51,30 @@
 #define KSNOOP_PT_REGS_RET_OFF 80 /* ax */
 #endif
 
+/*
+ * --call-graph dwarf: the user registers as BPF copies them, in the ptrace
+ * layout (x86-64's struct pt_regs; arm64's struct user_pt_regs: x0..x30,
+ * sp, pc, pstate), and where sp and pc are in it. archinfo.c maps them to
+ * DWARF's register numbers.
+ */
+#ifdef KSNOOP_ARCH_ARM64
+#define KSNOOP_UREGS_SIZE 272
+#define KSNOOP_UREGS_SP_OFF 248
+#define KSNOOP_UREGS_PC_OFF 256
+#else
+#define KSNOOP_UREGS_SIZE 168
+#define KSNOOP_UREGS_SP_OFF 152
+#define KSNOOP_UREGS_PC_OFF 128
+#endif
+#define KSNOOP_UREGS_SIZE_MAX 272
+
+/*
+ * Where a task's user registers sit without bpf_task_pt_regs (5.15): at
+ * the top of its kernel stack, THREAD_SIZE bytes on both architectures as
+ * Debian builds them (no KASAN), with no padding above on x86-64.
+ */
+#define KSNOOP_THREAD_SIZE 16384
+
 /* TASK_COMM_LEN, which user space cannot include. */
 #define KSNOOP_COMM_LEN 16
 

@@ -172,13 +172,88 @@ static __always_inline void append_ustack(void *ctx, struct ksnoop_event *ev, __
 	ev->nr_vrecs++;
 }
 
+#define PF_KTHREAD_FLAG 0x00200000
+
+/* The current task's saved user registers, or NULL for a kernel thread. */
+static __always_inline const void *current_user_regs(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD_FLAG)
+		return NULL;
+	if (task_pt_regs)
+		return (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return (const void *)((long)BPF_CORE_READ(task, stack) + KSNOOP_THREAD_SIZE -
+			      sizeof(struct pt_regs));
+}
+
+/*
+ * The user stack from sp up, ustack_dump_bytes of it where it is mapped
+ * that far, else up to a page boundary: a read that crosses the top of
+ * the stack fails as a whole. How many bytes were copied.
+ */
+static __always_inline __u32 copy_user_stack(void *dst, __u64 sp)
+{
+	__u32 head = 4096 - (sp & 4095), n;
+	int k;
+
+	if (!bpf_probe_read_user(dst, ustack_dump_bytes & (KSNOOP_USTACK_DUMP_MAX * 2 - 1),
+				 (void *)sp))
+		return ustack_dump_bytes;
+#pragma unroll
+	for (k = KSNOOP_USTACK_DUMP_MAX / 4096; k >= 0; k--) {
+		n = head + k * 4096;
+		if (n >= ustack_dump_bytes)
+			continue;
+		if (!bpf_probe_read_user(dst, n & (KSNOOP_USTACK_DUMP_MAX - 1), (void *)sp))
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * --call-graph dwarf: the user registers and a copy of the stack, for
+ * user space to unwind with CFI where frame pointers are gone. Nothing is
+ * recorded for a kernel thread or a stack that cannot be read.
+ */
+static __always_inline void append_ustack_dump(struct ksnoop_event *ev)
+{
+	__u32 off = ev->data_len, n;
+	const void *regs = current_user_regs();
+	struct ksnoop_vrec *vr;
+	__u8 *d;
+	__u64 sp;
+
+	if (!regs || off > USTACK_OFF_MAX)
+		return;
+	barrier_var(off);
+	if (off > USTACK_OFF_MAX)
+		return;
+	vr = (void *)&ev->data[off];
+	d = (__u8 *)(vr + 1);
+	if (bpf_probe_read_kernel(d, KSNOOP_UREGS_SIZE, regs))
+		return;
+	sp = *(__u64 *)(d + KSNOOP_UREGS_SP_OFF);
+	n = copy_user_stack(d + KSNOOP_UREGS_SIZE, sp);
+	if (!n)
+		return;
+	vr->raw = sp;
+	vr->len = KSNOOP_UREGS_SIZE + n;
+	vr->idx = KSNOOP_VREC_USTACK_DUMP;
+	vr->flags = 0;
+	ev->data_len = off + sizeof(*vr) + ((vr->len + 7) & ~7);
+	ev->nr_vrecs++;
+}
+
 /* --kstack, --ustack: the event's stacks, its last records. */
 static __always_inline void append_stacks(void *ctx, struct ksnoop_event *ev, __u64 ra,
 					  bool trampoline)
 {
 	if (kstack_bytes)
 		append_kstack(ctx, ev, ra, trampoline);
-	if (ustack_bytes)
+	if (ustack_dump_bytes)
+		append_ustack_dump(ev);
+	else if (ustack_bytes)
 		append_ustack(ctx, ev, ra);
 }
 

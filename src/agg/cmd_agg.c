@@ -65,6 +65,12 @@ static int check_trace_only(const struct env *env, const char *cmd)
 		p_err("-s chains work with trace only, not %s", cmd);
 		return -EINVAL;
 	}
+	if (env->ustack_dump_bytes) {
+		p_err("--call-graph dwarf unwinds trace's events in user space; %s counts "
+		      "frame-pointer stacks with --by ustack",
+		      cmd);
+		return -EINVAL;
+	}
 	if (env->kstack_depth || env->ustack_depth) {
 		p_err("--%cstack puts stacks on trace's events; %s counts them with --by kstack",
 		      env->kstack_depth ? 'k' : 'u', cmd);

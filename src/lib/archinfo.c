@@ -31,6 +31,10 @@ static const struct arch x86_64 = {
 	.nr_reg_args = 6,
 	.sp = 19,
 	.ret = 10,
+	.pc = 16,
+	/* ax dx cx bx si di bp sp r8..r15 ip */
+	.dwarf_slots = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16 },
+	.nr_dwarf = 17,
 	/* regs_get_kernel_argument: the 7th is $stack1, past the return address */
 	.stack_arg_base = 6,
 	.arg_hint = "%di, %si, %dx, %cx, %r8, %r9",
@@ -50,6 +54,11 @@ static const struct arch arm64 = {
 	.nr_reg_args = 8,
 	.sp = 31,
 	.ret = 0,
+	.pc = 32,
+	/* x0..x30, sp */
+	.dwarf_slots = { 0,  1,	 2,  3,	 4,  5,	 6,  7,	 8,  9,	 10, 11, 12, 13, 14, 15,
+			 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 },
+	.nr_dwarf = 32,
 	.stack_arg_base = -1, /* arm64 reads arguments past x7 as 0 */
 	.arg_hint = "%x0 to %x7",
 	.tramp_args_why = "arm64 BPF trampolines take at most 8",

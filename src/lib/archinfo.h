@@ -24,6 +24,13 @@ struct arch {
 	int arg_slots[8]; /* $arg1.. in registers */
 	int nr_reg_args;
 	int sp, ret; /* $stack, $retval */
+	int pc;	     /* the slot of the user pc, as --call-graph dwarf copies pt_regs */
+	/*
+	 * --call-graph dwarf: DWARF register n (the psABI's numbering, which
+	 * libdw's unwinder takes) is in slot dwarf_slots[n], for n < nr_dwarf.
+	 */
+	signed char dwarf_slots[32];
+	int nr_dwarf;
 	/* $argN past the registers: *(sp + 8 * (N - stack_arg_base)), or 0 */
 	int stack_arg_base;
 	const char *arg_hint; /* "%di, %si, ..." for messages */

@@ -30,6 +30,14 @@ static const struct kfeat_desc descs[KFEAT_NR] = {
 		.enum_name = "bpf_func_id",
 		.value = "BPF_FUNC_get_attach_cookie",
 	},
+	[KFEAT_TASK_PT_REGS] = {
+		.name = "bpf_task_pt_regs",
+		.since = "5.15",
+		.fallback = "--call-graph dwarf finds a task's user registers at the top of its "
+			    "16 KiB kernel stack",
+		.enum_name = "bpf_func_id",
+		.value = "BPF_FUNC_task_pt_regs",
+	},
 	[KFEAT_LOOP] = {
 		.name = "bpf_loop",
 		.since = "5.17",

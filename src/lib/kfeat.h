@@ -15,6 +15,7 @@ struct btf;
 enum kfeat {
 	KFEAT_TASK_STORAGE,  /* BPF_MAP_TYPE_TASK_STORAGE, bpf_get_current_task_btf: 5.11 */
 	KFEAT_KPROBE_COOKIE, /* bpf_get_attach_cookie: 5.15 */
+	KFEAT_TASK_PT_REGS,  /* bpf_task_pt_regs: 5.15 */
 	KFEAT_LOOP,	     /* bpf_loop: 5.17 */
 	KFEAT_FUNC_ARG,	     /* bpf_get_func_arg, bpf_get_func_ret: 5.17 */
 	KFEAT_FENTRY_COOKIE, /* attach cookies on fentry/fexit links: 5.19 */

@@ -118,7 +118,10 @@ static int kstack_bytes_of(const struct tracer_opts *o)
 /* --ustack's record, header included, beside the kstack's bytes. */
 static int stacks_bytes_of(const struct tracer_opts *o)
 {
-	return kstack_bytes_of(o) + (o->ustack_depth ? 16 + 8 * o->ustack_depth : 0);
+	int ustack = o->ustack_dump_bytes ? KSNOOP_UREGS_SIZE + o->ustack_dump_bytes
+					  : 8 * o->ustack_depth;
+
+	return kstack_bytes_of(o) + (o->ustack_depth ? 16 + ustack : 0);
 }
 
 unsigned long ringbuf_size_unplanned(int pages_per_cpu, int nr_cpus)
@@ -318,6 +321,8 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	skel->rodata->min_duration_ns = t->opts.graph ? 0 : t->opts.min_duration_ns;
 	skel->rodata->kstack_bytes = kstack_bytes_of(&t->opts);
 	skel->rodata->ustack_bytes = 8 * t->opts.ustack_depth;
+	skel->rodata->ustack_dump_bytes = t->opts.ustack_depth ? t->opts.ustack_dump_bytes : 0;
+	skel->rodata->task_pt_regs = kfeat_has(t->feat, KFEAT_TASK_PT_REGS);
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
 	skel->rodata->want_comm = want_comm(t);

@@ -141,6 +141,7 @@ static void output_opts_of(const struct env *env, struct output_opts *o)
 		.max_nodes = env->max_nodes,
 		.kstack_depth = env->kstack_depth,
 		.ustack_depth = env->ustack_depth,
+		.ustack_dwarf = env->ustack_dump_bytes > 0,
 		.pids = env->pids,
 		.nr_pids = env->nr_pids,
 		.min_duration_ns = env->min_duration_ns,

@@ -13,6 +13,7 @@
 #include "trace/output.h"
 #include "lib/archinfo.h"
 #include "lib/ustack.h"
+#include "lib/uunwind.h"
 #include "lib/util.h"
 
 /* Columns of ksnoop(8)'s layout. */
@@ -38,6 +39,7 @@ struct output {
 	size_t nr_named, cap_named;
 	__s64 wall_offset_ns;	   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct ustack_syms *usyms; /* --ustack: processes' maps and objects' symbols */
+	struct uunwind *unwind;	   /* --call-graph dwarf: their CFI */
 	/* An --errors chain's events: their one user stack goes under the origin. */
 	bool ustack_under_origin;
 	int tgid; /* the event being printed: --symbolize names user functions in it */
@@ -179,6 +181,8 @@ struct output *output__new(const struct output_opts *opts, const struct func_pla
 		goto err;
 	if ((opts->ustack_depth || names_user_functions(o)) && !(o->usyms = ustack_syms__new()))
 		goto err;
+	if (opts->ustack_dwarf && !(o->unwind = uunwind__new()))
+		goto err;
 	/* a trace's frames show their source line, as perf script's srcline */
 	ustack_syms__want_lines(o->usyms, true);
 	ustack_syms__prime(o->usyms, opts->pids, opts->nr_pids);
@@ -196,6 +200,7 @@ void output__free(struct output *o)
 		return;
 	output__finish(o);
 	ustack_syms__free(o->usyms);
+	uunwind__free(o->unwind);
 	for (i = 0; o->dumps && i < o->nr; i++) {
 		if (o->dumps[i] && dump_of_btf(o, i, o->plans[i].func.btf) != o->dumps[i])
 			btf_dump__free(o->dumps[i]);
@@ -241,9 +246,17 @@ static int span_start_validate(const struct ksnoop_vrec *vr, int nr_funcs)
 	return event_validate(start, vr->len, nr_funcs);
 }
 
-/* A kstack, then a ustack, as an event's last records (before a span's start). */
+static bool is_ustack(const struct ksnoop_vrec *vr)
+{
+	return vr->idx == KSNOOP_VREC_USTACK || vr->idx == KSNOOP_VREC_USTACK_DUMP;
+}
+
+/* A kstack, then a ustack or its dump, as an event's last records (before a span's start). */
 static bool stack_invalid(const struct ksnoop_vrec *vr, __u32 i, __u32 last, int stacks)
 {
+	if (vr->idx == KSNOOP_VREC_USTACK_DUMP)
+		return i + 1 != last || vr->len < KSNOOP_UREGS_SIZE ||
+		       vr->len > KSNOOP_UREGS_SIZE + KSNOOP_USTACK_DUMP_MAX;
 	if (vr->len % 8)
 		return true;
 	if (vr->idx == KSNOOP_VREC_USTACK)
@@ -273,7 +286,7 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 			if (i + 1 != ev->nr_vrecs || ev->kind != KSNOOP_EV_SPAN ||
 			    span_start_validate(vr, nr_funcs))
 				return -EINVAL;
-		} else if (vr->idx == KSNOOP_VREC_KSTACK || vr->idx == KSNOOP_VREC_USTACK) {
+		} else if (vr->idx == KSNOOP_VREC_KSTACK || is_ustack(vr)) {
 			/* stacks are the last records, the kernel's first, whole frames only */
 			if (stack_invalid(vr, i, last, stacks))
 				return -EINVAL;
@@ -654,7 +667,7 @@ static const struct ksnoop_vrec *next_shown(struct vrec_iter *it)
 			continue;
 		if (vr->idx == KSNOOP_VREC_KSTACK)
 			it->kstack = vr;
-		else if (vr->idx == KSNOOP_VREC_USTACK)
+		else if (is_ustack(vr))
 			it->ustack = vr;
 		else if (!pv->hidden && pv->name)
 			return vr;
@@ -711,6 +724,26 @@ static __u32 ustack_restore_caller(const struct ksnoop_vrec *vr, __u64 *ips)
 	return out;
 }
 
+/* The frames of a --call-graph dwarf record, unwound in pid with CFI. */
+static __u32 ustack_unwind(struct output *o, const struct ksnoop_vrec *vr, int pid, __u64 *ips)
+{
+	struct uunwind_sample s = {
+		.regs = vr + 1,
+		.sp = vr->raw,
+		.stack = (const char *)(vr + 1) + KSNOOP_UREGS_SIZE,
+		.stack_len = vr->len - KSNOOP_UREGS_SIZE,
+	};
+	unsigned long long frames[KSNOOP_USTACK_MAX + 1];
+	int i, n;
+
+	if (!o->unwind && !(o->unwind = uunwind__new()))
+		return 0;
+	n = uunwind__frames(o->unwind, pid, &s, frames, ARRAY_SIZE(frames));
+	for (i = 0; i < n; i++)
+		ips[i] = frames[i];
+	return n;
+}
+
 /*
  * Each user frame of the event's --ustack, innermost first, named in the
  * process as it is mapped now ([unknown] once it has gone).
@@ -728,7 +761,10 @@ static void for_each_uframe(struct output *o, struct vrec_iter *it,
 	vr = it->ustack;
 	if (!vr || !o->usyms)
 		return;
-	n = ustack_restore_caller(vr, ips);
+	if (vr->idx == KSNOOP_VREC_USTACK_DUMP)
+		n = ustack_unwind(o, vr, it->ev->tgid, ips);
+	else
+		n = ustack_restore_caller(vr, ips);
 	sb_init(&sb);
 	for (i = 0; i < n && i < (__u32)o->opts.ustack_depth; i++) {
 		ustack_syms__resolve_frame(o->usyms, it->ev->tgid, ips[i], i > 0, &f);
@@ -1088,6 +1124,7 @@ static void chrome_event(struct output *o, const struct ksnoop_event *ev)
 void output__arrived(struct output *o, const struct ksnoop_event *ev)
 {
 	ustack_syms__note(o->usyms, ev->tgid);
+	uunwind__note(o->unwind, ev->tgid);
 }
 
 int output__event(struct output *o, const struct ksnoop_event *ev, size_t size)

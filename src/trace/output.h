@@ -28,7 +28,8 @@ struct output_opts {
 	int max_depth;	/* struct nesting shown, 0 = unbounded */
 	int max_nodes;	/* graph: calls per tree */
 	int kstack_depth;
-	int ustack_depth; /* --ustack: symbolized in user space */
+	int ustack_depth;  /* --ustack: symbolized in user space */
+	bool ustack_dwarf; /* --call-graph dwarf: unwound in user space too */
 	/* -p's processes: their maps are read at start (for frames printed after they exit) */
 	const pid_t *pids;
 	int nr_pids;

@@ -41,6 +41,8 @@ struct tracer_opts {
 	bool want_comm;	    /* events carry the task's comm (JSON, chrome) */
 	int kstack_depth;   /* frames per event; 0: no stacks */
 	int ustack_depth;   /* user frames per event; 0: none */
+	/* --call-graph dwarf: user stack bytes copied per event; 0: frame pointers */
+	int ustack_dump_bytes;
 	unsigned long long min_duration_ns;
 	bool errno_filter;
 	unsigned long long errno_mask[TRACER_ERRNO_WORDS];

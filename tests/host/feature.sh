@@ -38,6 +38,7 @@ expect=(
 	# the BPF features past 5.10's (lib/kfeat.h), read from BTF
 	"^task storage: $kfeat\$"
 	"^kprobe attach cookies: $kfeat\$"
+	"^bpf_task_pt_regs: $kfeat\$"
 	"^bpf_loop: $kfeat\$"
 	"^bpf_get_func_arg: $kfeat\$"
 	"^fentry attach cookies: $kfeat\$"

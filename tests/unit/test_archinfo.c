@@ -5,6 +5,7 @@
  * and classify addresses with: the two must describe the same machine.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
 
@@ -77,12 +78,47 @@ static void test_trampolines(void **state UNUSED)
 	assert_true(x86->user_addr_end == KSNOOP_X86_USER_ADDR_END);
 }
 
+/*
+ * --call-graph dwarf's registers: each DWARF number names the slot of the
+ * register the psABI gives it, and the copy BPF takes holds sp and pc
+ * where user space looks.
+ */
+static void test_dwarf_registers(void **state UNUSED)
+{
+	const struct arch *x86 = by_name("x86-64"), *arm64 = by_name("arm64");
+	const struct arch *a = arch_native();
+	static const char *const x86_dwarf[] = { "ax",	"dx",  "cx",  "bx",  "si",  "di",
+						 "bp",	"sp",  "r8",  "r9",  "r10", "r11",
+						 "r12", "r13", "r14", "r15", "ip" };
+	char name[8];
+	int i;
+
+	assert_int_equal(x86->nr_dwarf, ARRAY_SIZE(x86_dwarf));
+	for (i = 0; i < x86->nr_dwarf; i++)
+		assert_int_equal(x86->dwarf_slots[i],
+				 arch_reg(x86, x86_dwarf[i], strlen(x86_dwarf[i])));
+	assert_int_equal(x86->pc, arch_reg(x86, "ip", 2));
+	assert_int_equal(arm64->nr_dwarf, 32);
+	for (i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "x%d", i);
+		assert_int_equal(arm64->dwarf_slots[i], arch_reg(arm64, name, strlen(name)));
+	}
+	assert_int_equal(arm64->dwarf_slots[30], arch_reg(arm64, "lr", 2));
+	assert_int_equal(arm64->dwarf_slots[31], arch_reg(arm64, "sp", 2));
+	assert_int_equal(arm64->pc, arch_reg(arm64, "pc", 2));
+	assert_int_equal(a->sp * 8, KSNOOP_UREGS_SP_OFF);
+	assert_int_equal(a->pc * 8, KSNOOP_UREGS_PC_OFF);
+	assert_true(a->dwarf_slots[a->nr_dwarf - 1] * 8 < KSNOOP_UREGS_SIZE);
+	assert_true(KSNOOP_UREGS_SIZE <= KSNOOP_UREGS_SIZE_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_native_matches_bpf),
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_trampolines),
+		cmocka_unit_test(test_dwarf_registers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

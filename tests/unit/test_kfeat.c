@@ -17,8 +17,10 @@ static struct btf *kernel_btf(enum level lv)
 		assert_int_equal(btf__add_enum_value(btf, "BPF_MAP_TYPE_TASK_STORAGE", 29), 0);
 	assert_true(btf__add_enum(btf, "bpf_func_id", 4) > 0);
 	assert_int_equal(btf__add_enum_value(btf, "BPF_FUNC_ringbuf_output", 130), 0);
-	if (lv >= K515)
+	if (lv >= K515) {
 		assert_int_equal(btf__add_enum_value(btf, "BPF_FUNC_get_attach_cookie", 174), 0);
+		assert_int_equal(btf__add_enum_value(btf, "BPF_FUNC_task_pt_regs", 175), 0);
+	}
 	if (lv >= K517) {
 		assert_int_equal(btf__add_enum_value(btf, "BPF_FUNC_loop", 181), 0);
 		assert_int_equal(btf__add_enum_value(btf, "BPF_FUNC_get_func_arg", 183), 0);
@@ -38,7 +40,8 @@ static void test_levels(void **state)
 {
 	static const kfeat_set want[] = {
 		[K510] = 0,
-		[K515] = 1U << KFEAT_TASK_STORAGE | 1U << KFEAT_KPROBE_COOKIE,
+		[K515] = 1U << KFEAT_TASK_STORAGE | 1U << KFEAT_KPROBE_COOKIE |
+			 1U << KFEAT_TASK_PT_REGS,
 		[K517] = KFEAT_ALL & ~(1U << KFEAT_FENTRY_COOKIE | 1U << KFEAT_MEM_ALLOC),
 		[K519] = KFEAT_ALL & ~(1U << KFEAT_MEM_ALLOC),
 		[K61] = KFEAT_ALL,

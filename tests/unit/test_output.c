@@ -715,6 +715,64 @@ static void test_kstack_malformed(void **state)
 	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1), 0);
 }
 
+/*
+ * --call-graph dwarf: the registers and the stack copy. A process that is
+ * gone (no pid is this high) still shows its pc, as an unknown frame.
+ */
+static void dump_event(struct ctx *c, size_t stack_len)
+{
+	static __u8 dump[KSNOOP_UREGS_SIZE + 64];
+	__u64 pc = 0x401000, sp = 0x7ffc0000;
+
+	memset(dump, 0, sizeof(dump));
+	memcpy(dump + KSNOOP_UREGS_PC_OFF, &pc, sizeof(pc));
+	memcpy(dump + KSNOOP_UREGS_SP_OFF, &sp, sizeof(sp));
+	return_event(c, 3);
+	c->ev.tgid = 0x7fffffff;
+	ev_add(&c->ev, KSNOOP_VREC_USTACK_DUMP, sp, dump, KSNOOP_UREGS_SIZE + stack_len, 0);
+}
+
+static void test_ustack_dump(void **state)
+{
+	struct ctx *c = *state;
+
+	c->oo.ustack_depth = KSNOOP_USTACK_MAX;
+	c->oo.ustack_dwarf = true;
+	dump_event(c, 20);
+	/* clang-format off */
+	expect_output(c, HEAD
+		      NAME "return = \n"
+		      DUMP "(int)3"
+		      "\n                               );\n"
+		      "                                  [unknown] 0x401000\n\n");
+	/* clang-format on */
+}
+
+/* A dump holds the registers whole, its stack at most KSNOOP_USTACK_DUMP_MAX, and comes last. */
+static void test_ustack_dump_malformed(void **state)
+{
+	struct ctx *c = *state;
+	size_t size;
+
+	dump_event(c, 0);
+	c->ev.data_len -= 16 + KSNOOP_UREGS_SIZE;
+	c->ev.nr_vrecs--;
+	ev_add(&c->ev, KSNOOP_VREC_USTACK_DUMP, 0, c->ev.data, KSNOOP_UREGS_SIZE - 8, 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	dump_event(c, 0);
+	((struct ksnoop_vrec *)&c->ev.data[c->ev.data_len - 16 - KSNOOP_UREGS_SIZE])->len =
+		KSNOOP_UREGS_SIZE + KSNOOP_USTACK_DUMP_MAX + 8;
+	size = sizeof(c->ev);
+	assert_int_equal(event_validate(&c->ev, size, 1), -EINVAL);
+	dump_event(c, 0);
+	ev_add(&c->ev, c->ret_idx, 3, NULL, 0, 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	dump_event(c, 12);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1), 0);
+}
+
 static void test_malformed(void **state)
 {
 	struct ctx *c = *state;
@@ -877,6 +935,8 @@ int main(void)
 		cmocka_unit_test_setup(test_kstack, reset),
 		cmocka_unit_test_setup(test_json_kstack_depth, reset),
 		cmocka_unit_test_setup(test_kstack_malformed, reset),
+		cmocka_unit_test_setup(test_ustack_dump, reset),
+		cmocka_unit_test_setup(test_ustack_dump_malformed, reset),
 		cmocka_unit_test_setup(test_plans_share_dump, reset),
 	};
 

@@ -288,6 +288,7 @@ job_initramfs() {
 	strip_to "$out/ksnoop" "$p/ksnoop"
 	# whole: user-function cases read its symbols and DWARF (a few hundred KiB)
 	mkdir -p "$p/build/tests" && cp "$out/tests/workload" "$p/build/tests/workload"
+	[ -x "$out/tests/workload-nofp" ] && cp "$out/tests/workload-nofp" "$p/build/tests/"
 	# ktrace's traced program, when built (make ARCH=arm64 ktrace-target).
 	[ -x "$out/ktrace_target" ] && strip_to "$out/ktrace_target" "$p/build/tests/ktrace_target"
 	mkdir -p "$p/tests"

@@ -277,6 +277,20 @@ strip_to() {
 	aarch64-linux-gnu-strip -o "$2" "$1" 2>/dev/null || cp "$1" "$2"
 }
 
+# Debian's own arm64 libc (libc6:arm64, which scripts/arm64.sh's
+# libc6-dev:arm64 brings) where Debian puts it, with the dynamic workload:
+# user-function cases probe libc.so.6 as they do on x86-64, where the
+# guest sees the host's root.
+ARM64_LIBC=/usr/lib/aarch64-linux-gnu
+arm64_libc() {
+	local out=$1 lib=$WORK/payload/lib
+	[ -x "$out/tests/workload-dyn" ] && [ -r "$ARM64_LIBC/libc.so.6" ] || return 0
+	mkdir -p "$lib/aarch64-linux-gnu"
+	cp "$ARM64_LIBC/ld-linux-aarch64.so.1" "$ARM64_LIBC/libc.so.6" "$lib/aarch64-linux-gnu/"
+	ln -s aarch64-linux-gnu/ld-linux-aarch64.so.1 "$lib/ld-linux-aarch64.so.1"
+	cp "$out/tests/workload-dyn" "$WORK/payload/ksnoop/build/tests/"
+}
+
 # The arm64 guest gets this run's binaries, scripts and job as a second
 # archive; the kernel unpacks concatenated archives in order.
 job_initramfs() {
@@ -289,6 +303,7 @@ job_initramfs() {
 	# whole: user-function cases read its symbols and DWARF (a few hundred KiB)
 	mkdir -p "$p/build/tests" && cp "$out/tests/workload" "$p/build/tests/workload"
 	[ -x "$out/tests/workload-nofp" ] && cp "$out/tests/workload-nofp" "$p/build/tests/"
+	arm64_libc "$out"
 	# ktrace's traced program, when built (make ARCH=arm64 ktrace-target).
 	[ -x "$out/ktrace_target" ] && strip_to "$out/ktrace_target" "$p/build/tests/ktrace_target"
 	mkdir -p "$p/tests"

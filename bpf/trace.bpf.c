@@ -207,7 +207,11 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 		}
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
+	/* funccount's calls need no clock: a count in the kernel has no time in it */
+	now = 0;
+	if (uses_frame(cfg, trampoline) || agg_mode == KSNOOP_AGG_NONE || !cfg->agg.fast ||
+	    (spans_mode && (cfg->flags & KSNOOP_CFG_SPAN)))
+		now = bpf_ktime_get_ns();
 	if (uses_frame(cfg, trampoline)) {
 		ts = task_state_get(true);
 		if (!ts)

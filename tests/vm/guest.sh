@@ -36,7 +36,8 @@
 #                      background alongside it
 #   PAUSED_WORKLOAD args   with TRACE: build/tests/workload -S args is
 #                      started (stopped) before the tracer, whose command
-#                      can use its pid as $WPID, and let go once READY
+#                      can use its pid as $WPID, and let go once READY;
+#                      "@PROG args" starts PROG (on PATH) instead
 #   EXPECT regex       some stdout line matches (grep -E); repeatable.
 #                      Every case needs at least one positive check (EXPECT,
 #                      EXPECT_EXACT, EXPECT_STDERR, EXPECT_LINES n > 0): a

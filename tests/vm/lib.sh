@@ -292,7 +292,8 @@ tracer_ready() {
 #          --out FILE --err FILE [--wout FILE] -- TRACER [ARGS...]
 #
 #  1. With --paused-workload, start build/tests/workload -S ARGS first: it
-#     prints pid=N and stops itself; N is in $WPID for the tracer.
+#     prints pid=N and stops itself; N is in $WPID for the tracer. ARGS
+#     "@PROG ..." start PROG, a build of the workload on PATH, instead.
 #  2. Start TRACER (own process group, SIGINT at its default), stdout to
 #     --out, stderr to --err.
 #  3. Wait for a stdout line matching --ready (default '^ *TIME( |$)':
@@ -347,8 +348,13 @@ trace_bg() {
 
 	tpid=
 	if [ -n "$paused" ]; then
+		local prog=$TEST_WORKLOAD
+		if [[ $paused == @* ]]; then
+			prog=${paused%% *} paused=${paused#* }
+			prog=$(command -v "${prog#@}") || { _tb_fail 125 "no ${paused%% *} on PATH"; return; }
+		fi
 		# shellcheck disable=SC2086 # a word list by design
-		spawn "$TEST_WORKLOAD" -S $paused >>"$wout" 2>&1
+		spawn "$prog" -S $paused >>"$wout" 2>&1
 		wpid=$SPAWNED
 		until proc_state "$wpid" T; do
 			if ! kill -0 "$wpid" 2>/dev/null || proc_state "$wpid" Z; then

@@ -299,6 +299,7 @@ int env_set_call_graph(void *ctx, const char *arg)
 	int bytes = KSNOOP_USTACK_DUMP_MAX;
 
 	env->ustack_depth = KSNOOP_USTACK_MAX;
+	env->call_graph = true;
 	if (!strcmp(arg, "fp")) {
 		env->ustack_dump_bytes = 0;
 		return 0;

@@ -34,6 +34,7 @@ struct env {
 	int kstack_depth;		    /* --kstack frames, 0 = no stacks */
 	int ustack_depth;		    /* --ustack frames, 0 = no user stacks */
 	int ustack_dump_bytes;		    /* --call-graph dwarf, 0 = frame pointers */
+	bool call_graph;		    /* --call-graph given */
 	bool errors;			    /* --errors: failing calls only */
 	bool graph;			    /* ksnoop graph: call trees under ENTRY */
 	bool chrome;			    /* --format=chrome: Chrome Trace Event JSON */

@@ -339,6 +339,14 @@ enum ksnoop_event_kind {
 	 */
 	KSNOOP_EV_SPAN = 5,
 	/*
+	 * count and hist --by ustack with --call-graph dwarf: a sample for
+	 * user space to add to the maps once it has unwound its stack
+	 * (src/agg/agg.c). Its records: the key (KSNOOP_VREC_AGG_KEY, raw the
+	 * hist's value, flags KSNOOP_VR_SIGNED when it is signed), then the
+	 * user stack's dump (KSNOOP_VREC_USTACK_DUMP).
+	 */
+	KSNOOP_EV_AGG_SAMPLE = 6,
+	/*
 	 * ORed into an entry or return kind: the event has the short header
 	 * of KSNOOP_LITE_HDR_SIZE bytes, with no duration and no chain. Lite
 	 * events need neither, and the 16 bytes they spare keep the default
@@ -352,6 +360,7 @@ enum ksnoop_vrec_flags {
 	KSNOOP_VR_TRUNCATED = 1 << 1,  /* only part of the value fit */
 	KSNOOP_VR_NULL = 1 << 2,       /* a pointer along the path was NULL */
 	KSNOOP_VR_TRAMPOLINE = 1 << 3, /* a kstack taken in a BPF trampoline */
+	KSNOOP_VR_SIGNED = 1 << 4,     /* an agg sample's value is signed */
 };
 
 /*
@@ -381,7 +390,11 @@ enum ksnoop_vrec_flags {
  */
 #define KSNOOP_VREC_USTACK_DUMP 0xfc
 #define KSNOOP_USTACK_DUMP_MAX 8192 /* bytes of stack, as perf's default */
-#define KSNOOP_SPAN_DATA 768	    /* a start's records, at most */
+/* A KSNOOP_EV_AGG_SAMPLE's key: a struct ksnoop_agg_key whole. */
+#define KSNOOP_VREC_AGG_KEY 0xfb
+/* Its ustack id until user space has unwound the stack: ENODATA. */
+#define KSNOOP_USTACK_UNWIND (-61)
+#define KSNOOP_SPAN_DATA 768 /* a start's records, at most */
 #define KSNOOP_SPAN_EVENT_MAX (__builtin_offsetof(struct ksnoop_event, data) + KSNOOP_SPAN_DATA)
 #define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */
 
@@ -493,6 +506,7 @@ _Static_assert(16 + KSNOOP_KSTACK_MAX * 8 + 16 + 1023 <= KSNOOP_VALUE_MAX + 64,
 _Static_assert(KSNOOP_USTACK_MAX * 8 <= 1023, "the ustack's mask holds it");
 _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_USTACK, "the ustack idx is no value's");
 _Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_USTACK_DUMP, "the dump idx is no value's");
+_Static_assert(16 + sizeof(struct ksnoop_agg_key) <= KSNOOP_DATA_MAX, "an agg sample's key fits");
 /* A dump goes where a ustack would, after at most KSNOOP_DATA_MAX bytes of values and a kstack. */
 _Static_assert(KSNOOP_DATA_MAX + 16 + KSNOOP_KSTACK_MAX * 8 + 16 + KSNOOP_UREGS_SIZE_MAX +
 			       KSNOOP_USTACK_DUMP_MAX <=

@@ -11,6 +11,7 @@
 #define KSNOOP_AGG_BPF_H
 
 #include "lib/bucket.h"
+#include "lib/stackhash.h"
 
 const volatile __u32 agg_mode; /* enum ksnoop_agg_mode: count/hist, not events */
 const volatile __u32 agg_by;   /* enum ksnoop_agg_by */
@@ -169,23 +170,6 @@ static __always_inline void pack_key_value(struct scratch *s, const struct ksnoo
 }
 
 /*
- * A 64-bit mix of a stack's frames (and of which stack it is): a multiply
- * a frame, each step a bijection of the frame, so stacks that differ in
- * one frame never meet; the last mix brings the high bits to the slot's.
- */
-static __always_inline __u64 stack_hash(const struct ksnoop_stack *st, long len, __u64 flags)
-{
-	__u64 h = 0x9e3779b97f4a7c15ULL ^ flags;
-	__u32 i, n = (__u32)len / 8;
-
-	for (i = 0; i < KSNOOP_STACK_DEPTH && i < n; i++)
-		h = (h ^ st->ips[i]) * 0xff51afd7ed558ccdULL;
-	h ^= h >> 32;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 29);
-}
-
-/*
  * The stack's slot in the stacks map, kept there on its first sample, as
  * bpf_get_stackid's id: -EFAULT where there is none (a kernel thread's
  * user stack, a user-mode sample's kernel one), else -errno when it could
@@ -203,7 +187,7 @@ static __always_inline __s32 stack_id(void *ctx, __u64 flags)
 	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
 	if (len <= 0)
 		return len ? len : -14 /* EFAULT */;
-	st->hash = stack_hash(st, len, flags);
+	st->hash = ksnoop_stack_hash(st->ips, (__u32)len / 8, flags);
 	for (i = 0; i < KSNOOP_STACK_PROBES; i++) {
 		id = (st->hash + i) & 0x7fffffff;
 		old = bpf_map_lookup_elem(&stacks, &id);
@@ -247,8 +231,11 @@ static __always_inline void key_header(void *ctx, struct ksnoop_agg_key *k, __u3
 		if (k->stack_id < 0 && k->stack_id != -14 /* EFAULT */)
 			count_drop(KSNOOP_DROP_STACK);
 	}
+	/* --call-graph dwarf: user space unwinds the stack and sets the id (agg_sample) */
+	if ((agg_by & KSNOOP_BY_USTACK) && ustack_dump_bytes)
+		((struct ksnoop_agg_ustack *)k->data)->id = KSNOOP_USTACK_UNWIND;
 	/* A kernel thread has no user stack: its key says so (-EFAULT), nothing is lost. */
-	if (agg_by & KSNOOP_BY_USTACK) {
+	else if (agg_by & KSNOOP_BY_USTACK) {
 		struct ksnoop_agg_ustack *u = (void *)k->data;
 
 		u->id = stack_id(ctx, BPF_F_USER_STACK);
@@ -317,14 +304,23 @@ static __always_inline void hist_add_value(struct ksnoop_agg_key *k, __u32 fid, 
 	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
 }
 
+/* The value a hist sample adds: its duration in the unit, or its value item's. */
+static __always_inline __u64 hist_value_of(const struct ksnoop_agg_cfg *a, __u64 raw,
+					   __u64 duration_ns, bool *is_signed)
+{
+	*is_signed = a->hist_value != KSNOOP_AGG_LATENCY && a->hist_signed;
+	if (a->hist_value == KSNOOP_AGG_LATENCY)
+		return duration_ns / (latency_div ?: 1);
+	return sign_extend(raw, a->hist_width, a->hist_signed);
+}
+
 static __always_inline void hist_add(struct ksnoop_agg_key *k, __u32 fid,
 				     const struct ksnoop_agg_cfg *a, __u64 raw, __u64 duration_ns)
 {
-	if (a->hist_value == KSNOOP_AGG_LATENCY)
-		hist_add_value(k, fid, duration_ns / (latency_div ?: 1), false);
-	else
-		hist_add_value(k, fid, sign_extend(raw, a->hist_width, a->hist_signed),
-			       a->hist_signed);
+	bool is_signed;
+	__u64 v = hist_value_of(a, raw, duration_ns, &is_signed);
+
+	hist_add_value(k, fid, v, is_signed);
 }
 
 static __always_inline void count_add(struct ksnoop_agg_key *k, __u32 fid)
@@ -336,13 +332,43 @@ static __always_inline void count_add(struct ksnoop_agg_key *k, __u32 fid)
 		*n += 1;
 }
 
+/*
+ * --by ustack with --call-graph dwarf: the sample goes to user space
+ * whole, its key, its value and its user stack, to be added to the maps
+ * once the stack is unwound there.
+ */
+static __always_inline void agg_sample(struct scratch *s, __u64 v, bool is_signed)
+{
+	struct ksnoop_event *ev = &s->ev;
+	struct ksnoop_vrec *vr = (void *)ev->data;
+
+	ev->kind = KSNOOP_EV_AGG_SAMPLE;
+	ev->nr_vrecs = 1;
+	vr->raw = v;
+	vr->len = sizeof(s->key);
+	vr->idx = KSNOOP_VREC_AGG_KEY;
+	vr->flags = is_signed ? KSNOOP_VR_SIGNED : 0;
+	__builtin_memcpy(vr + 1, &s->key, sizeof(s->key));
+	ev->data_len = sizeof(*vr) + ((sizeof(s->key) + 7) & ~7);
+	append_ustack_dump(ev);
+	submit(ev);
+}
+
 static __always_inline void aggregate(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
 				      __u64 ra)
 {
 	__u32 vi = cfg->agg.hist_value & (KSNOOP_MAX_VALUES - 1);
+	bool is_signed = false;
+	__u64 v = 0;
 
 	if (!agg_keyless)
 		build_key(ctx, s, cfg, ra);
+	if ((agg_by & KSNOOP_BY_USTACK) && ustack_dump_bytes) {
+		if (agg_mode == KSNOOP_AGG_HIST)
+			v = hist_value_of(&cfg->agg, s->scalars[vi], s->ev.duration_ns, &is_signed);
+		agg_sample(s, v, is_signed);
+		return;
+	}
 	if (agg_mode == KSNOOP_AGG_HIST)
 		hist_add(&s->key, s->ev.func_id, &cfg->agg, s->scalars[vi], s->ev.duration_ns);
 	else

@@ -10,8 +10,11 @@
 
 #include "agg/agg.h"
 #include "lib/cgroup.h"
+#include "lib/bucket.h"
+#include "lib/stackhash.h"
 #include "lib/ustack.h"
 #include "lib/util.h"
+#include "lib/uunwind.h"
 
 /* What a key value or a hist value may be: an integer the BPF side can hold. */
 static const struct btf_type *scalar_type(const struct plan_value *pv)
@@ -199,7 +202,7 @@ int agg_layout_plans(struct session *s, const struct agg_opts *a, struct tracer_
 		if (p->cfg.flags & KSNOOP_CFG_SPAN)
 			p->cfg.agg.fast = p->cfg.agg.fast && used <= KSNOOP_AGG_FAST_DATA;
 		/* the general path keys a user function's caller, in no frame at its entry */
-		if ((a->by & KSNOOP_BY_USTACK) && plan_is_user(p))
+		if ((a->by & KSNOOP_BY_USTACK) && (plan_is_user(p) || a->ustack_dump_bytes))
 			p->cfg.agg.fast = false;
 		fast += p->cfg.agg.fast;
 	}
@@ -317,17 +320,140 @@ struct agg_reader {
 	struct ring_buffer *notes;
 	pid_t pending[AGG_NOTES_BATCH];
 	int nr_pending;
+	/*
+	 * --call-graph dwarf: the samples' stacks, unwound here as they
+	 * arrive (the ring's thread only: agg_read takes none of these).
+	 */
+	struct uunwind *unwind;
+	void *sample_values; /* one map value per possible CPU */
+	uint64_t sample_drops[KSNOOP_DROP_NR];
+	unsigned long long sample_ips[KSNOOP_STACK_DEPTH];
 };
 
-/* A process's first sample: kept for agg_reader__note_pending. */
+static bool pending_has(const struct agg_reader *r, pid_t tgid)
+{
+	int i;
+
+	for (i = 0; i < r->nr_pending; i++) {
+		if (r->pending[i] == tgid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The stack's slot in the stacks map, as the BPF side picks one
+ * (bpf/agg/agg.h stack_id), so that equal stacks share a slot: its id,
+ * or -errno when the map has no room for it.
+ */
+static __s32 stack_intern(struct agg_reader *r, const unsigned long long *ips, int n)
+{
+	struct ksnoop_stack st = {}, old;
+	__u32 id;
+	int i;
+
+	for (i = 0; i < n && i < KSNOOP_STACK_DEPTH; i++)
+		st.ips[i] = ips[i];
+	st.hash = ksnoop_stack_hash(st.ips, i, BPF_F_USER_STACK);
+	for (i = 0; i < KSNOOP_STACK_PROBES; i++) {
+		id = (st.hash + i) & 0x7fffffff;
+		if (!bpf_map_update_elem(r->stacks_fd, &id, &st, BPF_NOEXIST))
+			return id;
+		if (errno != EEXIST)
+			return -errno;
+		if (!bpf_map_lookup_elem(r->stacks_fd, &id, &old) && old.hash == st.hash)
+			return id;
+	}
+	return -EEXIST;
+}
+
+/* v into a hist's slot, as bpf/agg/agg.h's hist_add_value adds it. */
+static void hist_slot_add(const struct agg_reader *r, struct ksnoop_hist *h, __u64 v,
+			  bool is_signed)
+{
+	const struct tracer_agg *l = r->layout;
+	__u64 step = l->step > 0 ? l->step : 1;
+	__u32 nr = l->linear ? (l->hi - l->lo) / step : 0;
+
+	if (!h->count || (is_signed ? (__s64)v < (__s64)h->min : v < h->min))
+		h->min = v;
+	if (!h->count || (is_signed ? (__s64)h->max < (__s64)v : h->max < v))
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->buckets[hist_bucket(v, is_signed, l->linear, l->lo, step, nr) &
+		   (KSNOOP_HIST_BUCKETS - 1)]++;
+}
+
+/* One sample into the key's slot of CPU 0: BPF adds to the others. */
+static void sample_add(struct agg_reader *r, const struct ksnoop_agg_key *key,
+		       const struct ksnoop_vrec *vr)
+{
+	if (bpf_map_lookup_elem(r->map_fd, key, r->sample_values))
+		memset(r->sample_values, 0, r->nr_cpus * r->value_size);
+	if (r->a->mode == KSNOOP_AGG_HIST)
+		hist_slot_add(r, r->sample_values, vr->raw, vr->flags & KSNOOP_VR_SIGNED);
+	else
+		(*(__u64 *)r->sample_values)++;
+	if (bpf_map_update_elem(r->map_fd, key, r->sample_values, BPF_ANY))
+		r->sample_drops[KSNOOP_DROP_KEYS]++;
+}
+
+/*
+ * --call-graph dwarf: a sample whose user stack is unwound here, then
+ * added to the maps as BPF adds the others (KSNOOP_EV_AGG_SAMPLE).
+ */
+static void on_sample(struct agg_reader *r, const struct ksnoop_event *ev, size_t size)
+{
+	const struct ksnoop_vrec *vr = (const void *)ev->data, *dump;
+	struct uunwind_sample us;
+	struct ksnoop_agg_ustack *u;
+	struct ksnoop_agg_key key;
+	int n;
+
+	if (size < KSNOOP_EVENT_HDR_SIZE + sizeof(*vr) + sizeof(key) ||
+	    ev->data_len > size - KSNOOP_EVENT_HDR_SIZE || !ev->nr_vrecs ||
+	    vr->idx != KSNOOP_VREC_AGG_KEY || vr->len != sizeof(key))
+		return;
+	memcpy(&key, vr + 1, sizeof(key));
+	u = (struct ksnoop_agg_ustack *)key.data;
+	u->id = -EFAULT; /* a kernel thread's, with no user stack */
+	u->ra = 0;
+	dump = (const void *)((const char *)vr + KSNOOP_VREC_SIZE(vr->len));
+	if (ev->nr_vrecs > 1 &&
+	    ev->data_len >= KSNOOP_VREC_SIZE(vr->len) + sizeof(*dump) + KSNOOP_UREGS_SIZE &&
+	    dump->idx == KSNOOP_VREC_USTACK_DUMP && dump->len >= KSNOOP_UREGS_SIZE &&
+	    dump->len <= ev->data_len - KSNOOP_VREC_SIZE(vr->len) - sizeof(*dump)) {
+		us = (struct uunwind_sample){
+			.regs = dump + 1,
+			.sp = dump->raw,
+			.stack = (const char *)(dump + 1) + KSNOOP_UREGS_SIZE,
+			.stack_len = dump->len - KSNOOP_UREGS_SIZE,
+		};
+		n = uunwind__frames(r->unwind, key.tgid, &us, r->sample_ips, KSNOOP_STACK_DEPTH);
+		u->id = stack_intern(r, r->sample_ips, n);
+		if (u->id < 0)
+			r->sample_drops[KSNOOP_DROP_STACK]++;
+	}
+	sample_add(r, &key, vr);
+	if (u->id >= 0 && !pending_has(r, key.tgid) && r->nr_pending < AGG_NOTES_BATCH)
+		r->pending[r->nr_pending++] = key.tgid;
+}
+
+/* A process's first sample: kept for agg_reader__note_pending; or a sample to unwind. */
 static int on_note(void *ctx, void *data, size_t size)
 {
 	struct agg_reader *r = ctx;
 	const struct ksnoop_task_note *n = data;
+	const struct ksnoop_event *ev = data;
 
-	if (size < sizeof(*n) || n->magic != KSNOOP_TASK_NOTE)
+	/* a sample notes no more processes than there is room for */
+	if (size >= KSNOOP_EVENT_HDR_SIZE && ev->kind == KSNOOP_EV_AGG_SAMPLE && r->unwind) {
+		on_sample(r, ev, size);
 		return 0;
-	r->pending[r->nr_pending++] = n->tgid;
+	}
+	if (size >= sizeof(*n) && n->magic == KSNOOP_TASK_NOTE)
+		r->pending[r->nr_pending++] = n->tgid;
 	/* full: libbpf stops at an error, the rest waiting in the ring */
 	return r->nr_pending == AGG_NOTES_BATCH ? -E2BIG : 0;
 }
@@ -341,6 +467,9 @@ int agg_reader__wait(struct agg_reader *r, int timeout_ms)
 		return 0;
 	}
 	err = ring_buffer__poll(r->notes, timeout_ms);
+	/* samples batched below the wakeup size wait for no wakeup (and at the end, for none) */
+	if (r->unwind && (err >= 0 || err == -EINTR))
+		err = ring_buffer__consume(r->notes);
 	return err < 0 && err != -EINTR && err != -E2BIG ? err : 0;
 }
 
@@ -378,6 +507,14 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 		r->usyms = ustack_syms__new();
 		r->notes = ring_buffer__new(tracer__events_fd(s->tracer), on_note, r, NULL);
 	}
+	if ((a->by & KSNOOP_BY_USTACK) && a->ustack_dump_bytes && r->nr_cpus > 0) {
+		r->unwind = uunwind__new();
+		r->sample_values = calloc(r->nr_cpus, r->value_size);
+		if (!r->unwind || !r->sample_values) {
+			agg_reader__free(r);
+			return NULL;
+		}
+	}
 	if (a->by & KSNOOP_BY_CGROUP)
 		r->cgroups = cgroup_names__new();
 	if (!r->values || !r->zeros || !r->ips || !r->builds ||
@@ -403,6 +540,8 @@ void agg_reader__free(struct agg_reader *r)
 	free(r->done);
 	free(r->ips);
 	ring_buffer__free(r->notes);
+	uunwind__free(r->unwind);
+	free(r->sample_values);
 	ustack_syms__free(r->usyms);
 	cgroup_names__free(r->cgroups);
 	free(r->builds);
@@ -1077,7 +1216,7 @@ int agg_read_drops(struct agg_reader *r, struct agg_drops *d)
 	int i, err = tracer__read_drops(r->s->tracer, raw);
 
 	for (i = 0; i < KSNOOP_DROP_NR; i++)
-		r->drops[i] = err ? 0 : raw[i];
+		r->drops[i] = (err ? 0 : raw[i]) + r->sample_drops[i];
 	d->names = tracer_drop_names;
 	d->counts = r->drops;
 	d->nr = KSNOOP_DROP_NR;

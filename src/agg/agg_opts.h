@@ -29,6 +29,7 @@ struct agg_opts {
 	const char *svg;			/* --svg FILE: a flame graph */
 	const char *prometheus;			/* --prometheus HOST:PORT */
 	const char *textfile;			/* --textfile FILE */
+	int ustack_dump_bytes; /* --by ustack with --call-graph dwarf: unwound here */
 };
 
 #endif

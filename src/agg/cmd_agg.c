@@ -65,13 +65,7 @@ static int check_trace_only(const struct env *env, const char *cmd)
 		p_err("-s chains work with trace only, not %s", cmd);
 		return -EINVAL;
 	}
-	if (env->ustack_dump_bytes) {
-		p_err("--call-graph dwarf unwinds trace's events in user space; %s counts "
-		      "frame-pointer stacks with --by ustack",
-		      cmd);
-		return -EINVAL;
-	}
-	if (env->kstack_depth || env->ustack_depth) {
+	if (env->kstack_depth || (env->ustack_depth && !env->call_graph)) {
 		p_err("--%cstack puts stacks on trace's events; %s counts them with --by kstack",
 		      env->kstack_depth ? 'k' : 'u', cmd);
 		return -EINVAL;
@@ -293,6 +287,8 @@ int agg_run__note_processes(struct agg_run *r, int timeout_ms)
 #define TICK_MS 100
 /* Pages per CPU of --by ustack's ring: 4,096 notes a poll on two CPUs. */
 #define AGG_NOTE_PAGES 8
+/* With --call-graph dwarf: 1 MiB per CPU, a hundred samples and more. */
+#define AGG_SAMPLE_PAGES 256
 /* How often --textfile is written without -i. */
 #define TEXTFILE_NS 5000000000ULL
 
@@ -400,6 +396,27 @@ static int plan_all(struct agg_run *r, const struct env *env, int argc, char **a
 	return session__plan(&r->ses, argc, argv, &po);
 }
 
+/*
+ * --call-graph says how --by ustack's stacks are unwound: dwarf's go to
+ * user space with each sample (agg.c on_sample).
+ */
+static int take_call_graph(struct env *env)
+{
+	if (!env->call_graph)
+		return 0;
+	if (!(env->agg.by & KSNOOP_BY_USTACK)) {
+		p_err("--call-graph says how --by ustack unwinds user stacks: add --by ustack");
+		return -EINVAL;
+	}
+	if (env->ustack_dump_bytes && span_wanted(&env->spans)) {
+		p_err("--call-graph dwarf: a span keeps its start's user stack by frame pointers");
+		return -EINVAL;
+	}
+	env->agg.ustack_dump_bytes = env->ustack_dump_bytes;
+	env->ustack_depth = 0;
+	return 0;
+}
+
 int agg_run__open(struct agg_run *r, struct env *env, int argc, char **argv, const char *cmd,
 		  const struct session *share)
 {
@@ -409,14 +426,17 @@ int agg_run__open(struct agg_run *r, struct env *env, int argc, char **argv, con
 	memset(r, 0, sizeof(*r));
 	r->a = &env->agg;
 	pthread_mutex_init(&r->lock, NULL);
-	err = check_args(env, argc, cmd);
+	err = check_args(env, argc, cmd) ?: take_call_graph(env);
 	if (err)
 		return err;
 	/*
-	 * No events flow: the ring is there for the shared BPF object, and
-	 * for --by ustack's notes of new processes (8 bytes each).
+	 * No events flow: the ring is there for the shared BPF object, for
+	 * --by ustack's notes of new processes (8 bytes each), and for
+	 * --call-graph dwarf's samples (each with its stack, 8 KiB).
 	 */
-	env->pages = env->agg.by & KSNOOP_BY_USTACK ? AGG_NOTE_PAGES : 1;
+	env->pages = env->agg.ustack_dump_bytes	      ? AGG_SAMPLE_PAGES
+		     : env->agg.by & KSNOOP_BY_USTACK ? AGG_NOTE_PAGES
+						      : 1;
 	env_session_opts(env, &so);
 	so.share = share;
 	return session__open(&r->ses, &so) ?: plan_all(r, env, argc, argv) ?:

@@ -321,7 +321,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	skel->rodata->min_duration_ns = t->opts.graph ? 0 : t->opts.min_duration_ns;
 	skel->rodata->kstack_bytes = kstack_bytes_of(&t->opts);
 	skel->rodata->ustack_bytes = 8 * t->opts.ustack_depth;
-	skel->rodata->ustack_dump_bytes = t->opts.ustack_depth ? t->opts.ustack_dump_bytes : 0;
+	skel->rodata->ustack_dump_bytes = t->opts.ustack_dump_bytes;
 	skel->rodata->task_pt_regs = kfeat_has(t->feat, KFEAT_TASK_PT_REGS);
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;

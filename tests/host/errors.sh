@@ -667,7 +667,8 @@ said "--svg: it needs --by kstack or ustack" count --svg /tmp/x.svg profile:99
 said "invalid --call-graph 'lbr': use fp or dwarf[,BYTES]" trace --call-graph lbr "tp:syscalls:sys_enter_openat"
 said "invalid --call-graph dwarf's BYTES '4': need a number from 8 to 8192" trace --call-graph dwarf,4 "tp:syscalls:sys_enter_openat"
 said "invalid --call-graph dwarf's BYTES '65536'" trace --call-graph dwarf,65536 "tp:syscalls:sys_enter_openat"
-said "--call-graph dwarf unwinds trace's events in user space" count --call-graph dwarf "tp:syscalls:sys_enter_openat"
+said "--call-graph says how --by ustack unwinds user stacks: add --by ustack" count --call-graph dwarf "tp:syscalls:sys_enter_openat"
+said "--call-graph dwarf: a span keeps its start's user stack by frame pointers" count --by ustack --call-graph dwarf --from "tp:syscalls:sys_enter_nanosleep(current->pid)" --to "tp:syscalls:sys_exit_nanosleep(current->pid)"
 said "--svg: it draws count's stacks" hist --by kstack --svg /tmp/x.svg "profile:99(current->pid)"
 said "--svg: it draws the whole run" count -i 1 --by kstack --svg /tmp/x.svg profile:99
 said "/nonexistent/dir/f.svg" count --by kstack --svg /nonexistent/dir/f.svg profile:99

@@ -751,13 +751,14 @@ static void test_ustack_dump(void **state)
 /* A dump holds the registers whole, its stack at most KSNOOP_USTACK_DUMP_MAX, and comes last. */
 static void test_ustack_dump_malformed(void **state)
 {
+	static const __u8 regs[KSNOOP_UREGS_SIZE];
 	struct ctx *c = *state;
 	size_t size;
 
 	dump_event(c, 0);
 	c->ev.data_len -= 16 + KSNOOP_UREGS_SIZE;
 	c->ev.nr_vrecs--;
-	ev_add(&c->ev, KSNOOP_VREC_USTACK_DUMP, 0, c->ev.data, KSNOOP_UREGS_SIZE - 8, 0);
+	ev_add(&c->ev, KSNOOP_VREC_USTACK_DUMP, 0, regs, KSNOOP_UREGS_SIZE - 8, 0);
 	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
 			 -EINVAL);
 	dump_event(c, 0);

@@ -177,6 +177,8 @@ void agg_usage(FILE *f, const char *prog)
 		"                        the maps would take over 512 MiB or a quarter of\n"
 		"                        MemAvailable (count's table, --by kstack's stacks)\n"
 
+		"      --call-graph dwarf[,BYTES]  --by ustack's stacks unwound by ksnoop with\n"
+		"                        the objects' CFI, as trace's (default: frame pointers)\n"
 		"      --folded          stacks as folded lines for flame graphs (--by kstack,\n"
 		"                        ustack or both)\n"
 		"      --svg FILE        write the stacks' flame graph to FILE at the end (count)\n"

@@ -288,6 +288,10 @@ arm64_libc() {
 	mkdir -p "$lib/aarch64-linux-gnu"
 	cp "$ARM64_LIBC/ld-linux-aarch64.so.1" "$ARM64_LIBC/libc.so.6" "$lib/aarch64-linux-gnu/"
 	ln -s aarch64-linux-gnu/ld-linux-aarch64.so.1 "$lib/ld-linux-aarch64.so.1"
+	# getaddrinfo's answer for localhost, from the file alone: there is no network
+	mkdir -p "$WORK/payload/etc"
+	printf '127.0.0.1 localhost\n::1 localhost\n' >"$WORK/payload/etc/hosts"
+	printf 'hosts: files\n' >"$WORK/payload/etc/nsswitch.conf"
 	cp "$out/tests/workload-dyn" "$WORK/payload/ksnoop/build/tests/"
 }
 

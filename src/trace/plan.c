@@ -1028,6 +1028,14 @@ static void set_fast_paths(struct func_plan *plan, const struct plan_opts *opts)
 								 : KSNOOP_SIDE_RETURN;
 
 		cfg->side[side][cfg->nr_side[side]++] = i;
+		/*
+		 * A return event of its own has no entry values to compare
+		 * (they are in the scratch of the CPU the entry ran on): comm
+		 * and current, --comm's operand, are read again there.
+		 */
+		if (side == KSNOOP_SIDE_ENTRY && side_neutral(&cfg->values[i]) &&
+		    (cfg->emit & KSNOOP_EMIT_RETURN))
+			cfg->side[KSNOOP_SIDE_RETURN][cfg->nr_side[KSNOOP_SIDE_RETURN]++] = i;
 	}
 	if (cfg->nr_pred_ops)
 		all_fast = !build_pred_tree(cfg, &t) && collect_fast(cfg, &t, t.root);

@@ -51,6 +51,10 @@
  *                                     which returns 2 * i + 1: a user function
  *                                     whose arguments and return tests know;
  *                                     then one nap of MS milliseconds
+ *   workload migrate COUNT            COUNT calls of workload_migrate(i), each
+ *                                     moving the process to another CPU before
+ *                                     it returns: a return on another CPU than
+ *                                     its entry (at least 2 CPUs)
  *
  * With -S before the subcommand, workload stops itself (SIGSTOP) right after
  * printing its pid and runs on SIGCONT: a test learns the pid, starts a
@@ -71,6 +75,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -532,6 +537,32 @@ __attribute__((noinline)) long workload_ucall(int i, const char *name)
 	return 2L * i + 1;
 }
 
+/* Not static, never inlined: entered on one CPU, left on another. */
+__attribute__((noinline)) int workload_migrate(int i)
+{
+	int cpu = sched_getcpu(), to;
+	cpu_set_t set;
+
+	for (to = 0; to < CPU_SETSIZE; to++) {
+		CPU_ZERO(&set);
+		CPU_SET(to, &set);
+		if (to != cpu && !sched_setaffinity(0, sizeof(set), &set))
+			break;
+	}
+	__asm__ volatile("" : : "r"(i) : "memory");
+	return to < CPU_SETSIZE && sched_getcpu() == to ? 0 : -1;
+}
+
+static int do_migrate(long n)
+{
+	long i, moved = 0;
+
+	for (i = 0; i < n; i++)
+		moved += !workload_migrate(i);
+	printf("migrate: %ld of %ld calls returned on another CPU\n", moved, n);
+	return moved == n ? 0 : fail("migrate: %ld of %ld calls did not move", n - moved, n);
+}
+
 /* Then a nap of nap_ms, if any: a tracer notes the process while it lives. */
 static int do_ucall(long n, char *nap_ms)
 {
@@ -600,7 +631,7 @@ static int usage(void)
 	      "                       open-missing PATH | open-mixed PATH N | getppid-loop N |\n"
 	      "                       read-file PATH | epoll-nest N |\n"
 	      "                       fork-signal | forks N | setuid UID | naps MS... |\n"
-	      "                       malloc SIZE... COUNT | ucall COUNT [MS] }\n",
+	      "                       malloc SIZE... COUNT | ucall COUNT [MS] | migrate COUNT }\n",
 	      stderr);
 	return 2;
 }
@@ -692,6 +723,11 @@ int main(int argc, char **argv)
 		return do_threads(a, argc == 4 ? argv[3] : NULL);
 	}
 #endif
+	if (!strcmp(argv[1], "migrate") && argc == 3) {
+		if (parse_count(argv[2], 1, 1000000, &a))
+			return 2;
+		return do_migrate(a);
+	}
 	if (!strcmp(argv[1], "ucall") && (argc == 3 || argc == 4)) {
 		if (parse_count(argv[2], 0, 100000000, &a))
 			return 2;

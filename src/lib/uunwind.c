@@ -11,18 +11,20 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/arch.h"
 #include "lib/archinfo.h"
 #include "lib/uunwind.h"
 #include "lib/util.h"
 
+/* An address no module covers reads the maps again, at most this often. */
+#define REPORT_EVERY_NS 1000000000ULL
+
 struct uproc {
 	pid_t pid;
-	Dwfl *dwfl; /* NULL: its maps could not be read */
-	time_t reported;
-	unsigned long used; /* u->tick when last used */
+	Dwfl *dwfl;			/* NULL: its maps could not be read */
+	unsigned long long reported_ns; /* CLOCK_MONOTONIC */
+	unsigned long used;		/* u->tick when last used */
 };
 
 struct uunwind {
@@ -136,7 +138,7 @@ static void proc_report(struct uunwind *u, struct uproc *p)
 	Dwfl *dwfl;
 
 	proc_drop(p);
-	p->reported = time(NULL);
+	p->reported_ns = clock_ns(CLOCK_MONOTONIC);
 	dwfl = dwfl_begin(&proc_callbacks);
 	if (!dwfl)
 		return;
@@ -201,7 +203,8 @@ int uunwind__frames(struct uunwind *u, pid_t pid, const struct uunwind_sample *s
 		return 0;
 	pc = reg_slot(s, u->arch->pc);
 	p = proc_get(u, pid);
-	if ((!p->dwfl || !dwfl_addrmodule(p->dwfl, pc)) && time(NULL) != p->reported)
+	if ((!p->dwfl || !dwfl_addrmodule(p->dwfl, pc)) &&
+	    clock_ns(CLOCK_MONOTONIC) - p->reported_ns >= REPORT_EVERY_NS)
 		proc_report(u, p);
 	u->s = s;
 	u->ips = ips;

@@ -404,6 +404,29 @@ int ksnoop_kretmulti(struct pt_regs *ctx)
 	return on_return(ctx, &r, PK_KRETPROBE, MODERN);
 }
 
+/*
+ * The user functions of one binary, on one uprobe.multi link each way
+ * (6.6): sections of ksnoop's own, as libbpf 1.1 knows no uprobe.multi
+ * (backend.c registers them).
+ */
+SEC("ksnoop.umulti")
+int ksnoop_umulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_entry(ctx, &r, PK_KPROBE, MODERN);
+}
+
+SEC("ksnoop.uretmulti")
+int ksnoop_uretmulti(struct pt_regs *ctx)
+{
+	struct regs r;
+
+	save_regs(ctx, &r);
+	return on_return(ctx, &r, PK_KRETPROBE, MODERN);
+}
+
 /* The COMPAT builds (see enum prog_build), one function each. */
 SEC("ksnoop.fentry")
 int ksnoop_fentry_compat(void *ctx)

@@ -61,6 +61,13 @@ static const struct kfeat_desc descs[KFEAT_NR] = {
 		.struct_name = "bpf_tramp_link",
 		.member = "cookie",
 	},
+	[KFEAT_UPROBE_MULTI] = {
+		.name = "uprobe.multi",
+		.since = "6.6",
+		.fallback = "a uprobe per user function",
+		.enum_name = "bpf_attach_type",
+		.value = "BPF_TRACE_UPROBE_MULTI",
+	},
 	[KFEAT_MEM_ALLOC] = {
 		.name = "hash maps in perf event programs",
 		.since = "6.1",
@@ -71,7 +78,7 @@ static const struct kfeat_desc descs[KFEAT_NR] = {
 	},
 };
 
-static bool enum_has(const struct btf *btf, const char *ename, const char *vname)
+long long btf_enum_value(const struct btf *btf, const char *ename, const char *vname)
 {
 	const struct btf_type *t;
 	const struct btf_enum *e;
@@ -79,14 +86,19 @@ static bool enum_has(const struct btf *btf, const char *ename, const char *vname
 
 	id = btf__find_by_name_kind(btf, ename, BTF_KIND_ENUM);
 	if (id < 0)
-		return false;
+		return -1;
 	t = btf__type_by_id(btf, id);
 	e = btf_enum(t);
 	for (i = 0; i < btf_vlen(t); i++, e++) {
 		if (!strcmp(btf__name_by_offset(btf, e->name_off), vname))
-			return true;
+			return e->val;
 	}
-	return false;
+	return -1;
+}
+
+static bool enum_has(const struct btf *btf, const char *ename, const char *vname)
+{
+	return btf_enum_value(btf, ename, vname) >= 0;
 }
 
 bool btf_struct_has_member(const struct btf *btf, const char *sname, const char *mname)

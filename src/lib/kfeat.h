@@ -20,6 +20,7 @@ enum kfeat {
 	KFEAT_FUNC_ARG,	     /* bpf_get_func_arg, bpf_get_func_ret: 5.17 */
 	KFEAT_FENTRY_COOKIE, /* attach cookies on fentry/fexit links: 5.19 */
 	KFEAT_MEM_ALLOC,     /* any hash map in perf event programs (bpf_mem_alloc): 6.1 */
+	KFEAT_UPROBE_MULTI,  /* BPF_TRACE_UPROBE_MULTI links: 6.6 */
 	KFEAT_NR,
 };
 
@@ -40,6 +41,9 @@ static inline bool kfeat_has(kfeat_set set, enum kfeat f)
 const char *kfeat_name(enum kfeat f);
 const char *kfeat_since(enum kfeat f);
 const char *kfeat_fallback(enum kfeat f);
+
+/* The value of enumerator vname of enum ename in btf, or -1 where it has none. */
+long long btf_enum_value(const struct btf *btf, const char *ename, const char *vname);
 
 /* Whether btf's struct sname has a member mname: kernel features show so too. */
 bool btf_struct_has_member(const struct btf *btf, const char *sname, const char *mname);

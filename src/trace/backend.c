@@ -50,8 +50,10 @@ struct tracer {
 	struct func_state *fs;
 	struct trace_bpf *owner;
 	int kprobe_load_err; /* why the owner has no kprobe programs */
-	bool has_multi;	     /* kprobe.multi programs loaded */
+	bool has_multi;	     /* kprobe.multi (and uprobe.multi) programs loaded */
 	struct bpf_link *multi_entry, *multi_ret;
+	int *umulti_fds; /* uprobe.multi links: per binary, each way */
+	int nr_umulti_fds;
 	struct bpf_link *exit_link;
 	/* what the kernel skipped, kept at detach: its counts go with the links */
 	__u64 missed_at_detach;
@@ -379,6 +381,23 @@ static bool multi_member(const struct tracer *t, int i)
 	return t->sel[i].multi;
 }
 
+/* A member of a binary's uprobe.multi link; multi_member too. */
+static bool umulti_member(const struct tracer *t, int i)
+{
+	return t->sel[i].multi && t->sel[i].user;
+}
+
+static bool wants_umulti(const struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (umulti_member(t, i))
+			return true;
+	}
+	return false;
+}
+
 static bool wants_multi(const struct tracer *t)
 {
 	int i;
@@ -448,7 +467,31 @@ static int load_deferred(struct bpf_program *prog, struct bpf_prog_load_opts *op
 	return 0;
 }
 
-static int register_fentry_sections(void)
+/* BPF_TRACE_UPROBE_MULTI (6.6), which libbpf 1.1's UAPI headers predate. */
+#define UPROBE_MULTI_ATTACH 48
+#define UPROBE_MULTI_RETURN 1 /* BPF_F_UPROBE_MULTI_RETURN */
+
+/*
+ * uprobe.multi's programs are kprobe programs expecting that attach type:
+ * its value as the running kernel's BTF names it (the UAPI's, unless a
+ * kernel differs).
+ */
+static int register_umulti_sections(const struct btf *vmlinux)
+{
+	long long type =
+		vmlinux ? btf_enum_value(vmlinux, "bpf_attach_type", "BPF_TRACE_UPROBE_MULTI") : -1;
+	int err;
+
+	if (type < 0)
+		type = UPROBE_MULTI_ATTACH;
+	err = libbpf_register_prog_handler("ksnoop.umulti", BPF_PROG_TYPE_KPROBE, type, NULL);
+	if (err >= 0)
+		err = libbpf_register_prog_handler("ksnoop.uretmulti", BPF_PROG_TYPE_KPROBE, type,
+						   NULL);
+	return err < 0 ? err : 0;
+}
+
+static int register_own_sections(const struct btf *vmlinux)
 {
 	LIBBPF_OPTS(libbpf_prog_handler_opts, opts, .prog_prepare_load_fn = load_deferred);
 	static int err = 1;
@@ -459,9 +502,11 @@ static int register_fentry_sections(void)
 		if (err >= 0)
 			err = libbpf_register_prog_handler("ksnoop.fexit", BPF_PROG_TYPE_TRACING,
 							   BPF_TRACE_FEXIT, &opts);
+		if (err >= 0)
+			err = register_umulti_sections(vmlinux);
 		err = err < 0 ? err : 0;
 		if (err)
-			p_err("libbpf refused ksnoop's fentry sections: %s", strerror(-err));
+			p_err("libbpf refused ksnoop's own sections: %s", strerror(-err));
 	}
 	return err;
 }
@@ -543,6 +588,10 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 	bpf_program__set_autoload(skel->progs.ksnoop_kretprobe, progs & OWN_KPROBE);
 	bpf_program__set_autoload(skel->progs.ksnoop_kmulti, progs & OWN_MULTI);
 	bpf_program__set_autoload(skel->progs.ksnoop_kretmulti, progs & OWN_MULTI);
+	bpf_program__set_autoload(skel->progs.ksnoop_umulti,
+				  (progs & OWN_MULTI) && wants_umulti(t));
+	bpf_program__set_autoload(skel->progs.ksnoop_uretmulti,
+				  (progs & OWN_MULTI) && wants_umulti(t));
 	bpf_program__set_autoload(skel->progs.ksnoop_task_exit, needs_exit_cleanup(t));
 	*err = progs & OWN_FENTRY ? set_owner_fentry(t, skel) : 0;
 	if (!*err && ring_ready(t) >= 0)
@@ -1472,7 +1521,9 @@ static int attach_kind(struct tracer *t, int func, enum backend_kind kind, enum 
 /* A user function's kprobe programs run as uprobes. */
 static const char *kind_name(const struct tracer *t, int func, enum backend_kind kind)
 {
-	return t->sel[func].user ? "uprobe" : backend_name(kind);
+	if (t->sel[func].user)
+		return kind == BK_KPROBE_MULTI ? "uprobe.multi" : "uprobe";
+	return backend_name(kind);
 }
 
 static int try_kind(struct tracer *t, int func, enum backend_kind kind, struct strbuf *why)
@@ -1577,11 +1628,14 @@ static int attach_multi_link(struct tracer *t, bool modules)
 		goto out;
 	}
 	for (i = 0; i < t->nr; i++) {
-		if (!multi_member(t, i) || (!modules && t->plans[i].func.module))
+		if (!multi_member(t, i) || umulti_member(t, i) ||
+		    (!modules && t->plans[i].func.module))
 			continue;
 		syms[n] = t->plans[i].attach_name;
 		cookies[n++] = i;
 	}
+	if (!n)
+		goto out;
 	for (i = 0; i < n; i++) {
 		if (!backend_wants_prog(&t->plans[cookies[i]].cfg, false))
 			continue;
@@ -1623,6 +1677,112 @@ out:
 	free(syms);
 	free(cookies);
 	return err;
+}
+
+/*
+ * One uprobe.multi link (6.6) for nr of a binary's functions, at entry or
+ * at return, in -p's process alone where there is one: its fd, or -errno.
+ * libbpf 1.1 has no API for it, so the attr is laid out here as the UAPI
+ * lays out union bpf_attr's link_create.
+ */
+static int umulti_link(const struct tracer *t, int prog_fd, const char *path,
+		       const unsigned long *offsets, const __u64 *cookies, int nr, bool ret)
+{
+	struct {
+		__u32 prog_fd, target_fd, attach_type, flags;
+		__u64 path, offsets, ref_ctr_offsets, cookies;
+		__u32 cnt, flags2, pid;
+	} * lc;
+	union bpf_attr attr;
+	int fd;
+
+	_Static_assert(sizeof(*lc) <= sizeof(attr), "link_create fits bpf_attr");
+	memset(&attr, 0, sizeof(attr));
+	lc = (void *)&attr;
+	lc->prog_fd = prog_fd;
+	lc->attach_type = bpf_program__expected_attach_type(t->owner->progs.ksnoop_umulti);
+	lc->path = (uintptr_t)path;
+	lc->offsets = (uintptr_t)offsets;
+	lc->cookies = (uintptr_t)cookies;
+	lc->cnt = nr;
+	lc->flags2 = ret ? UPROBE_MULTI_RETURN : 0;
+	lc->pid = t->opts.nr_pids == 1 ? t->opts.pids[0] : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+static int umulti_keep(struct tracer *t, int fd)
+{
+	int *fds = realloc(t->umulti_fds, (t->nr_umulti_fds + 1) * sizeof(*fds));
+
+	if (!fds) {
+		close(fd);
+		return -ENOMEM;
+	}
+	t->umulti_fds = fds;
+	fds[t->nr_umulti_fds++] = fd;
+	return 0;
+}
+
+/*
+ * The members of path from first on, each way: the return side first, as
+ * for kprobe.multi (attach_kprobe). Returns how many are attached.
+ */
+static int attach_umulti_path(struct tracer *t, int first, unsigned long *offsets, __u64 *cookies)
+{
+	const char *path = t->plans[first].user.path;
+	int i, n = 0, nr_ret = 0, fd = 0;
+
+	for (i = first; i < t->nr; i++) {
+		if (!umulti_member(t, i) || t->fs[i].attached ||
+		    strcmp(t->plans[i].user.path, path))
+			continue;
+		offsets[n] = t->plans[i].user.offset;
+		cookies[n++] = i;
+	}
+	for (i = 0; i < n; i++) {
+		if (!backend_wants_prog(&t->plans[cookies[i]].cfg, false))
+			continue;
+		offsets[n + nr_ret] = offsets[i];
+		cookies[n + nr_ret++] = cookies[i];
+	}
+	if (nr_ret)
+		fd = umulti_link(t, bpf_program__fd(t->owner->progs.ksnoop_uretmulti), path,
+				 offsets + n, cookies + n, nr_ret, true);
+	if (fd >= 0 && nr_ret)
+		fd = umulti_keep(t, fd);
+	if (fd >= 0)
+		fd = umulti_link(t, bpf_program__fd(t->owner->progs.ksnoop_umulti), path, offsets,
+				 cookies, n, false);
+	if (fd < 0 || umulti_keep(t, fd)) {
+		p_dbg("uprobe.multi for %d functions of %s failed: %s; attaching one by one", n,
+		      path, strerror(fd < 0 ? -fd : ENOMEM));
+		if (nr_ret && t->nr_umulti_fds)
+			close(t->umulti_fds[--t->nr_umulti_fds]);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		t->fs[cookies[i]].kind = BK_KPROBE_MULTI;
+		t->fs[cookies[i]].attached = true;
+	}
+	p_dbg("uprobe.multi: attached %d functions of %s with one link %s", n, path,
+	      nr_ret == n ? "each way" : "at entry");
+	return n;
+}
+
+/* Each binary's user functions (see umulti_member): one uprobe.multi link each way. */
+static void attach_umulti(struct tracer *t)
+{
+	unsigned long *offsets = calloc(2 * t->nr, sizeof(*offsets));
+	__u64 *cookies = calloc(2 * t->nr, sizeof(*cookies));
+	int i;
+
+	for (i = 0; offsets && cookies && i < t->nr; i++) {
+		if (umulti_member(t, i) && !t->fs[i].attached)
+			attach_umulti_path(t, i, offsets, cookies);
+	}
+	free(offsets);
+	free(cookies);
 }
 
 static bool has_module_member(const struct tracer *t)
@@ -1772,6 +1932,8 @@ static int attach_all(struct tracer *t)
 
 	if (t->has_multi && wants_multi(t))
 		attach_multi(t);
+	if (t->has_multi && wants_umulti(t))
+		attach_umulti(t);
 	err = attach_each(t);
 	if (err)
 		return err;
@@ -1899,8 +2061,9 @@ int tracer__attach(struct tracer *t)
 		return p_err_nomem("cannot attach");
 	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
-	if (check_compat_patterns(t) || check_profile_support(t) || register_fentry_sections() ||
-	    load_owner(t) || fill_maps(t) || set_cgroup(t) || attach_all(t)) {
+	if (check_compat_patterns(t) || check_profile_support(t) ||
+	    register_own_sections(t->plans[0].func.btf) || load_owner(t) || fill_maps(t) ||
+	    set_cgroup(t) || attach_all(t)) {
 		tracer__detach(t);
 		return -EINVAL;
 	}
@@ -1924,6 +2087,8 @@ static __u64 kernel_missed(const struct tracer *t)
 		  bpfutil_blink_missed(t->multi_entry) + bpfutil_blink_missed(t->multi_ret);
 	int i, side;
 
+	for (i = 0; i < t->nr_umulti_fds; i++)
+		n += bpfutil_link_missed(t->umulti_fds[i]);
 	for (i = 0; t->fs && i < t->nr; i++) {
 		const struct func_state *fs = &t->fs[i];
 
@@ -1948,6 +2113,9 @@ void tracer__detach(struct tracer *t)
 	bpf_link__destroy(t->multi_ret);
 	bpf_link__destroy(t->multi_entry);
 	t->multi_ret = t->multi_entry = NULL;
+	for (i = 0; i < t->nr_umulti_fds; i++)
+		close(t->umulti_fds[i]);
+	t->nr_umulti_fds = 0;
 	for (i = 0; t->fs && i < t->nr; i++)
 		detach_func(t, &t->fs[i]);
 	/* Last: a task that exits inside a traced call still cleans up. */
@@ -1960,6 +2128,7 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	tracer__detach(t);
+	free(t->umulti_fds);
 	free(t->left_out_why);
 	if (t->fentry_tmpl != t->owner)
 		trace_bpf__destroy(t->fentry_tmpl);

@@ -214,6 +214,16 @@ static void set_fentry_loads(const struct select_env *e, const struct func_plan 
 	}
 }
 
+/*
+ * A user function joins its binary's uprobe.multi link (6.6) where the
+ * shared programs tell functions apart by their attach cookies.
+ */
+static bool umulti_ok(const struct select_env *e)
+{
+	return kfeat_has(e->feat, KFEAT_UPROBE_MULTI) && kfeat_has(e->feat, KFEAT_KPROBE_COOKIE) &&
+	       kfeat_has(e->feat, KFEAT_LOOP);
+}
+
 void select_funcs(const struct select_env *e, const struct func_plan *plans, int nr,
 		  struct select_func *out)
 {
@@ -226,8 +236,8 @@ void select_funcs(const struct select_env *e, const struct func_plan *plans, int
 
 		memset(s, 0, sizeof(*s));
 		s->user = plan_is_user(p);
-		s->multi = !s->user && plan_returns(p) &&
-			   backend_multi_member(e->opts->backend, nr, p);
+		s->multi = plan_returns(p) && backend_multi_member(e->opts->backend, nr, p) &&
+			   (!s->user || umulti_ok(e));
 		set_tries(e, p, s);
 		/* also for a multi member: it goes alone if the link fails */
 		straight[BK_FENTRY] = straight_ok(e, p, STRAIGHT_TRAMPOLINE);
@@ -271,7 +281,7 @@ void select_describe(const struct select_func *s, struct strbuf *sb)
 	int i, k;
 
 	if (s->multi)
-		sb_printf(sb, "kprobe.multi, else ");
+		sb_printf(sb, "%s, else ", s->user ? "uprobe.multi" : "kprobe.multi");
 	for (i = 0; i < s->nr_tries; i++) {
 		k = s->tries[i];
 		sb_printf(sb, "%s%s: entry %s, return %s%s", i ? "; then " : "",

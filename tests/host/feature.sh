@@ -43,6 +43,7 @@ expect=(
 	"^bpf_get_func_arg: $kfeat\$"
 	"^fentry attach cookies: $kfeat\$"
 	"^hash maps in perf event programs: $kfeat\$"
+	"^uprobe\\.multi: $kfeat\$"
 )
 ok=0
 [ "$(wc -l <"$t/out")" = ${#expect[@]} ] || ok=1
@@ -80,7 +81,7 @@ for b in r['backends']:
 for f in r['features']:
     assert text[f['name']].startswith('yes') == f['available'], f
     assert f['available'] or text[f['name']] == 'no (Linux %s; instead: %s)' % (f['since'], f['instead']), f
-assert len(r["features"]) == 6
+assert len(r["features"]) == 8
 for l in lines[1:]:
     assert list(json.loads(l)) == ['error'], l
 PY

@@ -51,7 +51,8 @@
 #   REQUIRES feat...   skip unless every feature holds; "!feat" negates:
 #                      btf, btf:MODULE, module_btf, func:NAME (a
 #                      function in vmlinux's BTF), fentry, kprobe,
-#                      uprobe, kprobe.multi, kprobe_events, fprobe_events,
+#                      uprobe, uprobe.multi, kprobe.multi, kprobe_events,
+#                      fprobe_events,
 #                      bpf_loop, func_arg, attach_cookie, task_storage,
 #                      perf_link (the BPF features past 5.10's, from
 #                      BTF), vm,
@@ -152,7 +153,7 @@ load_btf_names() {
 	: >"$WORK/btf-names"
 	[ -r /sys/kernel/btf/vmlinux ] || return
 	tr '\000' '\n' </sys/kernel/btf/vmlinux >"$WORK/btf-names"
-	BTF_NAMES=$'\n'$(grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE|BPF_LINK_TYPE_PERF_EVENT' "$WORK/btf-names")$'\n'
+	BTF_NAMES=$'\n'$(grep -xE 'BPF_FUNC_(loop|get_func_arg|get_attach_cookie)|BPF_MAP_TYPE_TASK_STORAGE|BPF_LINK_TYPE_PERF_EVENT|BPF_TRACE_UPROBE_MULTI' "$WORK/btf-names")$'\n'
 }
 
 btf_names() {
@@ -217,6 +218,7 @@ have() {
 	kprobe) [ -r /sys/bus/event_source/devices/kprobe/type ] ;;
 	uprobe) [ -r /sys/bus/event_source/devices/uprobe/type ] ;;
 	kprobe.multi) have kprobe && config_has CONFIG_FPROBE ;;
+	uprobe.multi) have uprobe && btf_names BPF_TRACE_UPROBE_MULTI ;;
 	kprobe_events) [ -w /sys/kernel/tracing/kprobe_events ] ;;
 	fprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_FPROBE_EVENTS ;;
 	bpf_loop) btf_names BPF_FUNC_loop ;;
@@ -232,7 +234,7 @@ have() {
 	esac
 }
 
-FEATURES=(btf module_btf fentry kprobe uprobe kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
+FEATURES=(btf module_btf fentry kprobe uprobe uprobe.multi kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
 	attach_cookie task_storage perf_link vm root slow)
 
 # ---- one case -----------------------------------------------------------

@@ -387,26 +387,25 @@ static bool umulti_member(const struct tracer *t, int i)
 	return t->sel[i].multi && t->sel[i].user;
 }
 
-static bool wants_umulti(const struct tracer *t)
+static bool any_func(const struct tracer *t, bool (*is)(const struct tracer *t, int i))
 {
 	int i;
 
 	for (i = 0; i < t->nr; i++) {
-		if (umulti_member(t, i))
+		if (is(t, i))
 			return true;
 	}
 	return false;
 }
 
+static bool wants_umulti(const struct tracer *t)
+{
+	return any_func(t, umulti_member);
+}
+
 static bool wants_multi(const struct tracer *t)
 {
-	int i;
-
-	for (i = 0; i < t->nr; i++) {
-		if (multi_member(t, i))
-			return true;
-	}
-	return false;
+	return any_func(t, multi_member);
 }
 
 enum owner_progs { OWN_KPROBE = 1, OWN_MULTI = 2, OWN_FENTRY = 4 };

@@ -38,7 +38,6 @@ _Static_assert(KPE_CMP_EQ == INTCMP_EQ && KPE_CMP_NE == INTCMP_NE && KPE_CMP_LT 
 		       KPE_CMP_GE == INTCMP_GE && KPE_CMP_BAND == INTCMP_BAND,
 	       "kprobe_events' comparisons are intcmp's");
 
-/* Per-CPU: kprobe programs do not nest on one CPU (bpf_prog_active). */
 /* Filter evaluation state, carried across bpf_loop steps. */
 struct filter_state {
 	__u32 k;       /* comparison being evaluated */
@@ -75,12 +74,36 @@ struct {
 	__uint(max_entries, 4096 * 64); /* resized by user space */
 } kpe_events SEC(".maps");
 
+/*
+ * A slot for each program running on the CPU: kprobe and tracepoint
+ * programs exclude each other (bpf_prog_active), but raw tracepoint
+ * programs do not take it, so a kprobe in an interrupt, or another raw
+ * tracepoint, can run in the middle of a t: definition's event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KPE_SCRATCH_NEST);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} kpe_scratch SEC(".maps");
+
+/*
+ * Per-CPU: the programs claiming each of kpe_scratch's slots. Not a stack
+ * depth: a t: program on a system call's tracepoint can be preempted
+ * (7.3 skips thousands of such a program's own recursions under a few
+ * parallel getppid loops), so programs on a CPU need not end in the
+ * reverse order they began.
+ */
+struct kpe_claims {
+	__u32 n[KPE_SCRATCH_NEST];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct scratch);
-} kpe_scratch SEC(".maps");
+	__type(value, struct kpe_claims);
+} kpe_nest SEC(".maps");
 
 /* Events, or their stacks, lost: by enum kpe_drop. */
 struct {
@@ -504,8 +527,9 @@ static __always_inline void count_drop(__u32 why)
 {
 	__u64 *drops = bpf_map_lookup_elem(&kpe_drops, &why);
 
+	/* Atomic: a program that interrupts this one on the CPU counts too. */
 	if (drops)
-		*drops += 1;
+		__sync_fetch_and_add(drops, 1);
 }
 
 /*
@@ -552,16 +576,61 @@ static __always_inline bool tgid_wanted(void)
 	return !filter_tgid || bpf_map_lookup_elem(&kpe_tgids, &tgid);
 }
 
-/* Definition id and the scratch space, for a task -p wants; false to return. */
-static __always_inline bool def_for_task(__u32 id, struct kpe_def_cfg **cfg, struct scratch **s)
+/*
+ * A free scratch slot of the CPU, claimed; NULL, the event counted lost,
+ * when the programs this one interrupted or preempted hold them all. A
+ * claim is an atomic add that then reads 1: whatever ran in between,
+ * only one program can see its own add alone. An atomic add without
+ * fetch, as the BPF of every kernel here (and clang's -mcpu=v1) has.
+ * Unrolled, so that each slot is a constant the verifier need not bound.
+ */
+static __always_inline struct scratch *scratch_get(__u32 **claim)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, k, slot;
+	struct kpe_claims *c;
+	struct scratch *s;
+	__u32 *n;
 
+	c = bpf_map_lookup_elem(&kpe_nest, &zero);
+	if (!c)
+		return NULL;
+#pragma unroll
+	for (k = 0; k < KPE_SCRATCH_NEST; k++) {
+		n = &c->n[k];
+		__sync_fetch_and_add(n, 1);
+		if (*(volatile __u32 *)n == 1) {
+			slot = k;
+			s = bpf_map_lookup_elem(&kpe_scratch, &slot);
+			if (s) {
+				*claim = n;
+				return s;
+			}
+		}
+		__sync_fetch_and_add(n, -1);
+	}
+	count_drop(KPE_DROP_NEST);
+	return NULL;
+}
+
+static __always_inline void scratch_put(__u32 *claim)
+{
+	__sync_fetch_and_add(claim, -1);
+}
+
+/*
+ * Definition id and a scratch slot, for a task -p wants; false to return.
+ * On true the caller owes scratch_put(*claim) on every way out.
+ */
+static __always_inline bool def_for_task(__u32 id, struct kpe_def_cfg **cfg, struct scratch **s,
+					 __u32 **claim)
+{
 	if (!tgid_wanted())
 		return false;
 	*cfg = bpf_map_lookup_elem(&kpe_defs, &id);
-	*s = bpf_map_lookup_elem(&kpe_scratch, &zero);
-	return *cfg && *s;
+	if (!*cfg)
+		return false;
+	*s = scratch_get(claim);
+	return *s;
 }
 
 /* Fetch, filter and send definition id's event; s->regs or s->rec are set. */
@@ -585,46 +654,48 @@ int kpe_probe(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx), ip;
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
-	__u32 id = cookie;
+	__u32 id = cookie, *claim;
 	bool ret;
 
-	if (!def_for_task(id, &cfg, &s))
+	if (!def_for_task(id, &cfg, &s, &claim))
 		return 0;
 	/* %REG reads any register by index: copy them all once. */
 	bpf_probe_read_kernel(s->regs, sizeof(struct pt_regs), ctx);
 	if (cookie & KPE_COOKIE_ENTRY) {
 		keep_entry(s, cfg, id);
-		return 0;
+	} else {
+		/* A kretprobe runs with ip already set to the return address. */
+		ret = cfg->flags & KPE_DEF_RETURN;
+		ip = PT_REGS_IP(ctx) - (ret ? 0 : KPROBE_IP_ADJ);
+		run_def(ctx, s, cfg, id, ip, ret || !kstack_bytes ? 0 : kprobe_entry_ra(ctx));
 	}
-	/* A kretprobe runs with ip already set to the return address. */
-	ret = cfg->flags & KPE_DEF_RETURN;
-	ip = PT_REGS_IP(ctx) - (ret ? 0 : KPROBE_IP_ADJ);
-	run_def(ctx, s, cfg, id, ip, ret || !kstack_bytes ? 0 : kprobe_entry_ra(ctx));
+	scratch_put(claim);
 	return 0;
 }
 
 /* e: the attached event's record is the context; its fields are read from it. */
 static __always_inline int run_eprobe(void *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id = bpf_get_attach_cookie(ctx), *claim;
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
 
-	if (!def_for_task(id, &cfg, &s))
+	if (!def_for_task(id, &cfg, &s, &claim))
 		return 0;
 	s->rec = (__u64)ctx;
 	run_def(ctx, s, cfg, id, 0, 0);
+	scratch_put(claim);
 	return 0;
 }
 
 /* t: the tracepoint's arguments take the registers' place, $arg1 in regs[0]. */
 static __always_inline int run_tprobe(__u64 *ctx, __u32 slot)
 {
-	__u32 id = tprobe_def[slot & (KPE_MAX_TPROBES - 1)], n;
+	__u32 id = tprobe_def[slot & (KPE_MAX_TPROBES - 1)], n, *claim;
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
 
-	if (!def_for_task(id, &cfg, &s))
+	if (!def_for_task(id, &cfg, &s, &claim))
 		return 0;
 	n = cfg->nr_tp_args;
 	if (n > KPE_MAX_TP_ARGS)
@@ -632,6 +703,7 @@ static __always_inline int run_tprobe(__u64 *ctx, __u32 slot)
 	if (n)
 		bpf_probe_read_kernel(s->regs, n * 8, ctx);
 	run_def(ctx, s, cfg, id, 0, 0);
+	scratch_put(claim);
 	return 0;
 }
 

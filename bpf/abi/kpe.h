@@ -30,6 +30,7 @@
 #define KPE_KSTACK_MAX 127    /* --kstack frames: trace's KSNOOP_KSTACK_MAX */
 #define KPE_MAX_EARGS 8	      /* entry arguments a return probe reads */
 #define KPE_EARG_DEPTH 16     /* nested calls of one function whose entry values are kept */
+#define KPE_SCRATCH_NEST 4    /* programs one CPU can have begun and not ended */
 
 /* The cookie of a return probe's entry half: bit 32 over the definition's index. */
 #define KPE_COOKIE_ENTRY (1ULL << 32)
@@ -199,6 +200,7 @@ enum kpe_drop {
 	KPE_DROP_RINGBUF, /* ring buffer full */
 	KPE_DROP_STACK,	  /* --kstack: the stack was not taken (shown without it) */
 	KPE_DROP_KERNEL, /* calls the kernel skipped, counted by the kernel (user space reads them) */
+	KPE_DROP_NEST, /* every scratch slot of the CPU held by programs it interrupted or preempted */
 	KPE_DROP_NR,
 };
 

@@ -708,6 +708,7 @@ static const char *const drop_names[KPE_DROP_NR] = {
 	[KPE_DROP_RINGBUF] = "ring buffer full",
 	[KPE_DROP_STACK] = "kernel stack not taken",
 	[KPE_DROP_KERNEL] = "calls the kernel skipped: a probe already running on the CPU",
+	[KPE_DROP_NEST] = "probes nested too deep on one CPU",
 };
 
 /* What the kernel counted of the calls it made without running ours (lib/bpfutil.h). */

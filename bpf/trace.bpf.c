@@ -183,6 +183,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 	struct task_state *ts = NULL;
 	struct ksnoop_func_cfg *cfg;
 	struct capture_ctx c;
+	__u32 *claim;
 	__u64 now;
 
 	if (lite_only)
@@ -233,7 +234,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 			agg_fast(ctx, regs, cfg, id, func_args, 0);
 		return 0;
 	}
-	c.s = scratch_get();
+	c.s = scratch_get(&claim);
 	if (!c.s) {
 		f->flags |= FRAME_SKIP;
 		return 0;
@@ -260,7 +261,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 				: 0,
 			trampoline);
 out:
-	scratch_put();
+	scratch_put(claim);
 	return 0;
 }
 
@@ -290,6 +291,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	struct ksnoop_func_cfg *cfg;
 	struct capture_ctx c;
 	struct frame f = {};
+	__u32 *claim;
 	__u64 now;
 
 	if (lite_only)
@@ -329,7 +331,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 			 f.entry_ts ? bpf_ktime_get_ns() - f.entry_ts : 0);
 		return 0;
 	}
-	c.s = scratch_get();
+	c.s = scratch_get(&claim);
 	if (!c.s)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -351,7 +353,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	} else if (ends_chain)
 		chain_end(c.s, id, &f, now);
 out:
-	scratch_put();
+	scratch_put(claim);
 	return 0;
 }
 

@@ -85,12 +85,13 @@ static __always_inline bool call_failed(void *ctx, struct regs *regs, struct ksn
 
 static __always_inline void send_chain_end(__u32 id, struct frame *f)
 {
-	struct scratch *s = scratch_get();
+	__u32 *claim;
+	struct scratch *s = scratch_get(&claim);
 
 	if (!s)
 		return;
 	chain_end(s, id, f, bpf_ktime_get_ns());
-	scratch_put();
+	scratch_put(claim);
 }
 
 /*

@@ -56,11 +56,21 @@ struct {
 	__type(value, struct scratch);
 } scratch_map SEC(".maps");
 
+/*
+ * Per-CPU: the programs claiming each of scratch_map's slots. Not a stack
+ * depth: a raw tracepoint program can be preempted (7.3's system call
+ * tracepoints are), so programs on one CPU need not end in the reverse
+ * order they began, and a depth would hand one slot to two of them.
+ */
+struct scratch_claims {
+	__u32 n[KSNOOP_SCRATCH_LEVELS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct scratch_claims);
 } nesting SEC(".maps");
 
 /*
@@ -171,8 +181,9 @@ static __always_inline void count_drop(__u32 reason)
 {
 	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
 
+	/* Atomic: a program that interrupts or preempts this one counts too. */
 	if (n)
-		*n += 1;
+		__sync_fetch_and_add(n, 1);
 }
 
 /* The current thread's frames; created on the first call it makes. */
@@ -212,33 +223,44 @@ static __always_inline bool pass_filters(void)
 	return true;
 }
 
-/* Per-CPU scratch, one slot per nesting level (an IRQ may interrupt us). */
-static __always_inline struct scratch *scratch_get(void)
+/*
+ * A free per-CPU scratch slot, claimed (an interrupt or a preempting task
+ * may run programs in the middle of ours); NULL, counted, when they hold
+ * them all. A claim is an atomic add that then reads 1: whatever ran in
+ * between, only one program sees its own add alone. Atomic adds without
+ * fetch, which every kernel's BPF here has; unrolled, so that each slot
+ * is a constant to the verifier. The caller owes scratch_put(*claim).
+ */
+static __always_inline struct scratch *scratch_get(__u32 **claim)
 {
-	__u32 zero = 0, level;
-	__u32 *depth = bpf_map_lookup_elem(&nesting, &zero);
+	__u32 zero = 0, k, slot;
+	struct scratch_claims *c = bpf_map_lookup_elem(&nesting, &zero);
 	struct scratch *s;
+	__u32 *n;
 
-	if (!depth)
+	if (!c)
 		return NULL;
-	level = *depth;
-	if (level >= KSNOOP_SCRATCH_LEVELS) {
-		count_drop(KSNOOP_DROP_NESTING);
-		return NULL;
+#pragma unroll
+	for (k = 0; k < KSNOOP_SCRATCH_LEVELS; k++) {
+		n = &c->n[k];
+		__sync_fetch_and_add(n, 1);
+		if (*(volatile __u32 *)n == 1) {
+			slot = k;
+			s = bpf_map_lookup_elem(&scratch_map, &slot);
+			if (s) {
+				*claim = n;
+				return s;
+			}
+		}
+		__sync_fetch_and_add(n, -1);
 	}
-	s = bpf_map_lookup_elem(&scratch_map, &level);
-	if (s)
-		*depth = level + 1;
-	return s;
+	count_drop(KSNOOP_DROP_NESTING);
+	return NULL;
 }
 
-static __always_inline void scratch_put(void)
+static __always_inline void scratch_put(__u32 *claim)
 {
-	__u32 zero = 0;
-	__u32 *depth = bpf_map_lookup_elem(&nesting, &zero);
-
-	if (depth && *depth > 0)
-		*depth -= 1;
+	__sync_fetch_and_add(claim, -1);
 }
 
 static __always_inline long read_any(void *dst, __u32 size, __u64 addr)

@@ -45,6 +45,8 @@ TEST_PKGS=(
 	mandoc            # tests/host/manlint.sh: mandoc -Tlint on every man page
 	bpftrace          # VM cases: bpftrace's own tools beside ksnoop, same boot
 	libc6-dbg         # libc's debug file: tests name its functions and parameters
+	gdb               # VM cases: --call-graph dwarf's stacks beside gdb's backtrace
+	openssl           # VM cases: a TLS server and client on loopback, for sslsnoop
 	chromium          # tests/host/flame.sh: --svg's flame graph, searched and zoomed in a browser
 	libxml2-utils     # tests/host/flame.sh: xmllint checks the SVG
 )

@@ -32,6 +32,7 @@ _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the regi
 
 #include "lib/glob.h"
 #include "lib/intcmp.h"
+#include "lib/claim.h"
 
 _Static_assert(KPE_CMP_EQ == INTCMP_EQ && KPE_CMP_NE == INTCMP_NE && KPE_CMP_LT == INTCMP_LT &&
 		       KPE_CMP_LE == INTCMP_LE && KPE_CMP_GT == INTCMP_GT &&
@@ -87,13 +88,7 @@ struct {
 	__type(value, struct scratch);
 } kpe_scratch SEC(".maps");
 
-/*
- * Per-CPU: the programs claiming each of kpe_scratch's slots. Not a stack
- * depth: a t: program on a system call's tracepoint can be preempted
- * (7.3 skips thousands of such a program's own recursions under a few
- * parallel getppid loops), so programs on a CPU need not end in the
- * reverse order they began.
- */
+/* Per-CPU: the programs claiming each of kpe_scratch's slots (lib/claim.h). */
 struct kpe_claims {
 	__u32 n[KPE_SCRATCH_NEST];
 };
@@ -576,45 +571,19 @@ static __always_inline bool tgid_wanted(void)
 	return !filter_tgid || bpf_map_lookup_elem(&kpe_tgids, &tgid);
 }
 
-/*
- * A free scratch slot of the CPU, claimed; NULL, the event counted lost,
- * when the programs this one interrupted or preempted hold them all. A
- * claim is an atomic add that then reads 1: whatever ran in between,
- * only one program can see its own add alone. An atomic add without
- * fetch, as the BPF of every kernel here (and clang's -mcpu=v1) has.
- * Unrolled, so that each slot is a constant the verifier need not bound.
- */
+/* A scratch slot of the CPU (lib/claim.h); NULL, the event counted lost, when all are held. */
 static __always_inline struct scratch *scratch_get(__u32 **claim)
 {
-	__u32 zero = 0, k, slot;
-	struct kpe_claims *c;
-	struct scratch *s;
-	__u32 *n;
+	struct scratch *s = slot_claim(&kpe_nest, &kpe_scratch, KPE_SCRATCH_NEST, claim);
 
-	c = bpf_map_lookup_elem(&kpe_nest, &zero);
-	if (!c)
-		return NULL;
-#pragma unroll
-	for (k = 0; k < KPE_SCRATCH_NEST; k++) {
-		n = &c->n[k];
-		__sync_fetch_and_add(n, 1);
-		if (*(volatile __u32 *)n == 1) {
-			slot = k;
-			s = bpf_map_lookup_elem(&kpe_scratch, &slot);
-			if (s) {
-				*claim = n;
-				return s;
-			}
-		}
-		__sync_fetch_and_add(n, -1);
-	}
-	count_drop(KPE_DROP_NEST);
-	return NULL;
+	if (!s)
+		count_drop(KPE_DROP_NEST);
+	return s;
 }
 
 static __always_inline void scratch_put(__u32 *claim)
 {
-	__sync_fetch_and_add(claim, -1);
+	slot_release(claim);
 }
 
 /*

@@ -15,6 +15,7 @@
 
 #include "abi/trace.h"
 #include "lib/arch.h"
+#include "lib/claim.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

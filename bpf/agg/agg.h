@@ -11,6 +11,7 @@
 #define KSNOOP_AGG_BPF_H
 
 #include "lib/bucket.h"
+#include "lib/histadd.h"
 #include "lib/stackhash.h"
 
 const volatile __u32 agg_mode; /* enum ksnoop_agg_mode: count/hist, not events */
@@ -281,11 +282,6 @@ static __always_inline __u64 sign_extend(__u64 v, __u32 width, bool is_signed)
 	return is_signed ? (__u64)((__s64)(v << shift) >> shift) : (v << shift) >> shift;
 }
 
-static __always_inline bool less(__u64 a, __u64 b, bool is_signed)
-{
-	return is_signed ? (__s64)a < (__s64)b : a < b;
-}
-
 /* k is not read when agg_keyless. */
 static __always_inline void hist_add_value(struct ksnoop_agg_key *k, __u32 fid, __u64 v,
 					   bool is_signed)
@@ -293,15 +289,8 @@ static __always_inline void hist_add_value(struct ksnoop_agg_key *k, __u32 fid, 
 	struct ksnoop_hist *h;
 
 	h = agg_slot(agg_keyless ? (void *)&func_hists : (void *)&agg_hists, k, fid, NULL);
-	if (!h)
-		return;
-	if (!h->count || less(v, h->min, is_signed))
-		h->min = v;
-	if (!h->count || less(h->max, v, is_signed))
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	h->buckets[bucket_of(v, is_signed) & (KSNOOP_HIST_BUCKETS - 1)]++;
+	if (h)
+		hist_slot_add(h, v, is_signed, bucket_of(v, is_signed));
 }
 
 /* The value a hist sample adds: its duration in the unit, or its value item's. */

@@ -56,12 +56,7 @@ struct {
 	__type(value, struct scratch);
 } scratch_map SEC(".maps");
 
-/*
- * Per-CPU: the programs claiming each of scratch_map's slots. Not a stack
- * depth: a raw tracepoint program can be preempted (7.3's system call
- * tracepoints are), so programs on one CPU need not end in the reverse
- * order they began, and a depth would hand one slot to two of them.
- */
+/* Per-CPU: the programs claiming each of scratch_map's slots (lib/claim.h). */
 struct scratch_claims {
 	__u32 n[KSNOOP_SCRATCH_LEVELS];
 };
@@ -223,44 +218,19 @@ static __always_inline bool pass_filters(void)
 	return true;
 }
 
-/*
- * A free per-CPU scratch slot, claimed (an interrupt or a preempting task
- * may run programs in the middle of ours); NULL, counted, when they hold
- * them all. A claim is an atomic add that then reads 1: whatever ran in
- * between, only one program sees its own add alone. Atomic adds without
- * fetch, which every kernel's BPF here has; unrolled, so that each slot
- * is a constant to the verifier. The caller owes scratch_put(*claim).
- */
+/* A scratch slot of the CPU (lib/claim.h); NULL, counted, when all are held. */
 static __always_inline struct scratch *scratch_get(__u32 **claim)
 {
-	__u32 zero = 0, k, slot;
-	struct scratch_claims *c = bpf_map_lookup_elem(&nesting, &zero);
-	struct scratch *s;
-	__u32 *n;
+	struct scratch *s = slot_claim(&nesting, &scratch_map, KSNOOP_SCRATCH_LEVELS, claim);
 
-	if (!c)
-		return NULL;
-#pragma unroll
-	for (k = 0; k < KSNOOP_SCRATCH_LEVELS; k++) {
-		n = &c->n[k];
-		__sync_fetch_and_add(n, 1);
-		if (*(volatile __u32 *)n == 1) {
-			slot = k;
-			s = bpf_map_lookup_elem(&scratch_map, &slot);
-			if (s) {
-				*claim = n;
-				return s;
-			}
-		}
-		__sync_fetch_and_add(n, -1);
-	}
-	count_drop(KSNOOP_DROP_NESTING);
-	return NULL;
+	if (!s)
+		count_drop(KSNOOP_DROP_NESTING);
+	return s;
 }
 
 static __always_inline void scratch_put(__u32 *claim)
 {
-	__sync_fetch_and_add(claim, -1);
+	slot_release(claim);
 }
 
 static __always_inline long read_any(void *dst, __u32 size, __u64 addr)

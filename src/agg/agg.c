@@ -11,6 +11,7 @@
 #include "agg/agg.h"
 #include "lib/cgroup.h"
 #include "lib/bucket.h"
+#include "lib/histadd.h"
 #include "lib/stackhash.h"
 #include "lib/ustack.h"
 #include "lib/util.h"
@@ -367,32 +368,27 @@ static __s32 stack_intern(struct agg_reader *r, const unsigned long long *ips, i
 	return -EEXIST;
 }
 
-/* v into a hist's slot, as bpf/agg/agg.h's hist_add_value adds it. */
-static void hist_slot_add(const struct agg_reader *r, struct ksnoop_hist *h, __u64 v,
-			  bool is_signed)
+/* v's bucket, as the BPF side numbers it (backend.c sets its rodata alike). */
+static __u32 sample_bucket(const struct agg_reader *r, __u64 v, bool is_signed)
 {
 	const struct tracer_agg *l = r->layout;
 	__u64 step = l->step > 0 ? l->step : 1;
-	__u32 nr = l->linear ? (l->hi - l->lo) / step : 0;
 
-	if (!h->count || (is_signed ? (__s64)v < (__s64)h->min : v < h->min))
-		h->min = v;
-	if (!h->count || (is_signed ? (__s64)h->max < (__s64)v : h->max < v))
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	h->buckets[hist_bucket(v, is_signed, l->linear, l->lo, step, nr) &
-		   (KSNOOP_HIST_BUCKETS - 1)]++;
+	return hist_bucket(v, is_signed, l->linear, l->lo, step,
+			   l->linear ? (l->hi - l->lo) / step : 0);
 }
 
 /* One sample into the key's slot of CPU 0: BPF adds to the others. */
 static void sample_add(struct agg_reader *r, const struct ksnoop_agg_key *key,
 		       const struct ksnoop_vrec *vr)
 {
+	bool is_signed = vr->flags & KSNOOP_VR_SIGNED;
+
 	if (bpf_map_lookup_elem(r->map_fd, key, r->sample_values))
 		memset(r->sample_values, 0, r->nr_cpus * r->value_size);
 	if (r->a->mode == KSNOOP_AGG_HIST)
-		hist_slot_add(r, r->sample_values, vr->raw, vr->flags & KSNOOP_VR_SIGNED);
+		hist_slot_add(r->sample_values, vr->raw, is_signed,
+			      sample_bucket(r, vr->raw, is_signed));
 	else
 		(*(__u64 *)r->sample_values)++;
 	if (bpf_map_update_elem(r->map_fd, key, r->sample_values, BPF_ANY))

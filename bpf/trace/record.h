@@ -184,7 +184,7 @@ static __always_inline const void *current_user_regs(void)
 	if (task_pt_regs)
 		return (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	return (const void *)((long)BPF_CORE_READ(task, stack) + KSNOOP_THREAD_SIZE -
-			      sizeof(struct pt_regs));
+			      bpf_core_type_size(struct pt_regs));
 }
 
 /*

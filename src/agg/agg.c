@@ -326,7 +326,8 @@ struct agg_reader {
 	 * arrive (the ring's thread only: agg_read takes none of these).
 	 */
 	struct uunwind *unwind;
-	void *sample_values; /* one map value per possible CPU */
+	void *sample_values;	      /* one map value per possible CPU */
+	__u64 sample_step, sample_nr; /* the layout's buckets, as BPF's rodata has them */
 	uint64_t sample_drops[KSNOOP_DROP_NR];
 	unsigned long long sample_ips[KSNOOP_STACK_DEPTH];
 };
@@ -368,14 +369,11 @@ static __s32 stack_intern(struct agg_reader *r, const unsigned long long *ips, i
 	return -EEXIST;
 }
 
-/* v's bucket, as the BPF side numbers it (backend.c sets its rodata alike). */
+/* v's bucket, as the BPF side numbers it. */
 static __u32 sample_bucket(const struct agg_reader *r, __u64 v, bool is_signed)
 {
-	const struct tracer_agg *l = r->layout;
-	__u64 step = l->step > 0 ? l->step : 1;
-
-	return hist_bucket(v, is_signed, l->linear, l->lo, step,
-			   l->linear ? (l->hi - l->lo) / step : 0);
+	return hist_bucket(v, is_signed, r->layout->linear, r->layout->lo, r->sample_step,
+			   r->sample_nr);
 }
 
 /* One sample into the key's slot of CPU 0: BPF adds to the others. */
@@ -506,6 +504,8 @@ struct agg_reader *agg_reader__new(const struct session *s, const struct agg_opt
 	if ((a->by & KSNOOP_BY_USTACK) && a->ustack_dump_bytes && r->nr_cpus > 0) {
 		r->unwind = uunwind__new();
 		r->sample_values = calloc(r->nr_cpus, r->value_size);
+		r->sample_step = tracer_agg_step(layout);
+		r->sample_nr = tracer_agg_nr_linear(layout);
 		if (!r->unwind || !r->sample_values) {
 			agg_reader__free(r);
 			return NULL;

@@ -30,6 +30,7 @@ struct uproc {
 struct uunwind {
 	struct uproc procs[UUNWIND_MAX_PIDS];
 	int nr;
+	int last; /* the entry found last: events come in runs from one process */
 	unsigned long tick;
 	const struct arch *arch;
 	/* The sample being unwound, and where its frames go. */
@@ -159,9 +160,14 @@ static struct uproc *proc_get(struct uunwind *u, pid_t pid)
 	int i;
 
 	u->tick++;
+	if (u->last < u->nr && u->procs[u->last].pid == pid) {
+		u->procs[u->last].used = u->tick;
+		return &u->procs[u->last];
+	}
 	for (i = 0; i < u->nr; i++) {
 		if (u->procs[i].pid == pid) {
 			u->procs[i].used = u->tick;
+			u->last = i;
 			return &u->procs[i];
 		}
 		if (!p || u->procs[i].used < p->used)
@@ -169,6 +175,7 @@ static struct uproc *proc_get(struct uunwind *u, pid_t pid)
 	}
 	if (u->nr < UUNWIND_MAX_PIDS)
 		p = &u->procs[u->nr++];
+	u->last = p - u->procs;
 	proc_drop(p);
 	*p = (struct uproc){ .pid = pid, .used = u->tick };
 	proc_report(u, p);

@@ -217,8 +217,8 @@ static void set_agg_rodata(const struct tracer_agg *a, struct trace_bpf *skel)
 	skel->rodata->agg_epochs = a->epochs;
 	skel->rodata->hist_linear = a->linear;
 	skel->rodata->hist_lo = a->lo;
-	skel->rodata->hist_step = a->step > 0 ? a->step : 1;
-	skel->rodata->hist_nr = a->linear ? (a->hi - a->lo) / skel->rodata->hist_step : 0;
+	skel->rodata->hist_step = tracer_agg_step(a);
+	skel->rodata->hist_nr = tracer_agg_nr_linear(a);
 	skel->rodata->latency_div = a->unit_ns ? a->unit_ns : 1;
 }
 
@@ -1727,7 +1727,8 @@ static int umulti_keep(struct tracer *t, int fd)
  * The members of path from first on, each way: the return side first, as
  * for kprobe.multi (attach_kprobe). Returns how many are attached.
  */
-static int attach_umulti_path(struct tracer *t, int first, unsigned long *offsets, __u64 *cookies)
+static int attach_umulti_path(struct tracer *t, int first, unsigned long *offsets, __u64 *cookies,
+			      bool *tried)
 {
 	const char *path = t->plans[first].user.path;
 	int i, n = 0, nr_ret = 0, fd = 0;
@@ -1736,6 +1737,8 @@ static int attach_umulti_path(struct tracer *t, int first, unsigned long *offset
 		if (!umulti_member(t, i) || t->fs[i].attached ||
 		    strcmp(t->plans[i].user.path, path))
 			continue;
+		/* A refused link is not tried again for the path's other members. */
+		tried[i] = true;
 		offsets[n] = t->plans[i].user.offset;
 		cookies[n++] = i;
 	}
@@ -1774,14 +1777,16 @@ static void attach_umulti(struct tracer *t)
 {
 	unsigned long *offsets = calloc(2 * t->nr, sizeof(*offsets));
 	__u64 *cookies = calloc(2 * t->nr, sizeof(*cookies));
+	bool *tried = calloc(t->nr, sizeof(*tried));
 	int i;
 
-	for (i = 0; offsets && cookies && i < t->nr; i++) {
-		if (umulti_member(t, i) && !t->fs[i].attached)
-			attach_umulti_path(t, i, offsets, cookies);
+	for (i = 0; offsets && cookies && tried && i < t->nr; i++) {
+		if (umulti_member(t, i) && !t->fs[i].attached && !tried[i])
+			attach_umulti_path(t, i, offsets, cookies, tried);
 	}
 	free(offsets);
 	free(cookies);
+	free(tried);
 }
 
 static bool has_module_member(const struct tracer *t)

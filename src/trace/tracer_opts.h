@@ -27,6 +27,18 @@ struct tracer_agg {
 	bool epochs;		    /* two epochs, flipped and cleared per interval */
 };
 
+/* A linear layout's bucket width, never 0. */
+static inline unsigned long long tracer_agg_step(const struct tracer_agg *a)
+{
+	return a->step > 0 ? a->step : 1;
+}
+
+/* A linear layout's bucket count (0 for log2), as BPF and user space number them. */
+static inline unsigned long long tracer_agg_nr_linear(const struct tracer_agg *a)
+{
+	return a->linear ? (a->hi - a->lo) / tracer_agg_step(a) : 0;
+}
+
 struct tracer_opts {
 	enum backend_choice backend;
 	const pid_t *pids; /* -p: these processes only */

@@ -61,6 +61,8 @@ const volatile bool task_storage = true;
 const volatile bool kprobe_cookie = true;
 /* Without bpf_task_pt_regs (5.15), user registers are found at KSNOOP_THREAD_SIZE. */
 const volatile bool task_pt_regs = true;
+/* --ustack: each event also carries its frames' mappings (KSNOOP_VREC_UMAPS). */
+const volatile bool ustack_maps;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -101,10 +103,10 @@ static __always_inline bool plan_filters_pass(struct ksnoop_func_cfg *cfg)
 /* An event into the ring, or a sample into the aggregates. */
 
 static __always_inline void deliver(void *ctx, struct scratch *s, struct ksnoop_func_cfg *cfg,
-				    __u64 ra, bool trampoline)
+				    __u64 ra, bool trampoline, enum prog_build b)
 {
 	if (agg_mode == KSNOOP_AGG_NONE)
-		append_stacks(ctx, &s->ev, ra, trampoline);
+		append_stacks(ctx, &s->ev, ra, trampoline, b);
 	if (agg_mode == KSNOOP_AGG_NONE)
 		submit(&s->ev);
 	else
@@ -260,7 +262,7 @@ static __always_inline int on_entry(void *ctx, struct regs *regs, enum prog_kind
 			kstack_bytes || ustack_bytes || (agg_by & KSNOOP_BY_USTACK)
 				? call_ra(kind, regs)
 				: 0,
-			trampoline);
+			trampoline, b);
 out:
 	scratch_put(claim);
 	return 0;
@@ -350,7 +352,7 @@ static __always_inline int on_return(void *ctx, struct regs *regs, enum prog_kin
 	if (c.s->ev.duration_ns >= min_duration_ns && preds_pass(cfg, c.s, false, b)) {
 		if (follow_mode && (cfg->flags & KSNOOP_CFG_FOLLOW_CLONE))
 			follow_clone(&c, func_args, now);
-		deliver(ctx, c.s, cfg, 0, trampoline);
+		deliver(ctx, c.s, cfg, 0, trampoline, b);
 	} else if (ends_chain)
 		chain_end(c.s, id, &f, now);
 out:

@@ -6,8 +6,10 @@
 #                                install the cross compiler, the :arm64
 #                                libraries and qemu-system-arm
 #   scripts/arm64.sh userland    print the directory holding the guest's
-#                                static arm64 busybox and bash (downloaded
-#                                and unpacked once into the cache)
+#                                static arm64 busybox and bash, and the
+#                                Debian bash, openssl and libssl the user
+#                                space cases probe (downloaded and unpacked
+#                                once into the cache)
 #   scripts/arm64.sh btf NAME FILE   write kernel NAME's (6.1, 6.12) raw
 #                                vmlinux BTF to FILE
 #
@@ -40,7 +42,9 @@ PKGS=(
 	cpio                   # initramfs packing
 	xz-utils               # 6.12 ships .ko.xz modules
 )
-USERLAND_PKGS=(busybox-static bash-static)
+# The guest's shell and tools, then what the user-space cases probe: Debian's
+# own bash (readline) and openssl with libssl, dynamic on the payload's libc.
+USERLAND_PKGS=(busybox-static bash-static bash libtinfo6 openssl libssl3)
 
 deps() {
 	local missing=() p
@@ -61,7 +65,8 @@ deps() {
 
 fetch_userland() {
 	local dir=$CACHE/userland p deb
-	[ -f "$dir/.unpacked" ] && return 0
+	# the marker names the packages: a changed list unpacks anew
+	[ "$(cat "$dir/.unpacked" 2>/dev/null)" = "${USERLAND_PKGS[*]}" ] && return 0
 	mkdir -p "$CACHE/deb"
 	for p in "${USERLAND_PKGS[@]}"; do
 		compgen -G "$CACHE/deb/${p}_*_arm64.deb" >/dev/null && continue
@@ -75,9 +80,10 @@ fetch_userland() {
 			dpkg-deb -x "$deb" "$dir"
 		done
 	done
-	[ -x "$dir/bin/busybox" ] && [ -x "$dir/bin/bash-static" ] ||
-		die "the userland packages lack bin/busybox or bin/bash-static"
-	touch "$dir/.unpacked"
+	[ -x "$dir/bin/busybox" ] && [ -x "$dir/bin/bash-static" ] && [ -x "$dir/bin/bash" ] &&
+		[ -x "$dir/usr/bin/openssl" ] ||
+		die "the userland packages lack bin/busybox, bin/bash-static, bin/bash or usr/bin/openssl"
+	echo "${USERLAND_PKGS[*]}" >"$dir/.unpacked"
 }
 
 # The arm64 package ships a raw Image (no ELF sections, no System.map), but

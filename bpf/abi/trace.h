@@ -394,6 +394,34 @@ enum ksnoop_vrec_flags {
 #define KSNOOP_VREC_AGG_KEY 0xfb
 /* Its ustack id until user space has unwound the stack: ENODATA. */
 #define KSNOOP_USTACK_UNWIND (-61)
+/*
+ * After a KSNOOP_VREC_USTACK, where the kernel has bpf_find_vma (5.17):
+ * the file mappings its frames are in, as the kernel has them at the
+ * event, struct ksnoop_umap each. A process that exits before ksnoop
+ * reads its /proc/PID/maps still has its frames named.
+ */
+#define KSNOOP_VREC_UMAPS 0xfa
+#define KSNOOP_UMAPS_MAX 8   /* mappings, each of one file */
+#define KSNOOP_UMAP_PATH 128 /* bytes of a mapping's path components */
+#define KSNOOP_UMAP_DEPTH 16 /* components of a path, at most */
+
+struct ksnoop_umap {
+	__u64 start, end; /* the mapping's addresses */
+	__u64 pgoff;	  /* the file offset start maps, in pages */
+	__u64 ino;
+	__u32 dev;   /* the file system's, as the kernel encodes it: major << 20 | minor */
+	__u16 depth; /* components in path; 0 when none could be read */
+	__u16 flags; /* KSNOOP_UMAP_* */
+	/*
+	 * The file's name, then each directory's up to its file system's
+	 * root (the leaf first), each ending in a NUL.
+	 */
+	char path[KSNOOP_UMAP_PATH];
+};
+
+enum ksnoop_umap_flags {
+	KSNOOP_UMAP_TRUNCATED = 1 << 0, /* the path goes on above its last component */
+};
 #define KSNOOP_SPAN_DATA 768 /* a start's records, at most */
 #define KSNOOP_SPAN_EVENT_MAX (__builtin_offsetof(struct ksnoop_event, data) + KSNOOP_SPAN_DATA)
 #define KSNOOP_KSTACK_MAX 127 /* frames, as the kernel's perf_event_max_stack */
@@ -512,6 +540,16 @@ _Static_assert(KSNOOP_DATA_MAX + 16 + KSNOOP_KSTACK_MAX * 8 + 16 + KSNOOP_UREGS_
 			       KSNOOP_USTACK_DUMP_MAX <=
 		       sizeof(((struct ksnoop_event *)0)->data),
 	       "room for a kstack and a stack dump");
+/* The mappings go after a ustack, in the room a dump would have taken. */
+_Static_assert(KSNOOP_DATA_MAX + 16 + KSNOOP_KSTACK_MAX * 8 + 16 + 1023 + 16 +
+			       KSNOOP_UMAPS_MAX * sizeof(struct ksnoop_umap) <=
+		       sizeof(((struct ksnoop_event *)0)->data),
+	       "room for a kstack, a ustack and its mappings");
+_Static_assert(sizeof(struct ksnoop_umap) % 8 == 0 &&
+		       (KSNOOP_UMAP_PATH & (KSNOOP_UMAP_PATH - 1)) == 0 &&
+		       (KSNOOP_UMAPS_MAX & (KSNOOP_UMAPS_MAX - 1)) == 0,
+	       "masks bound the mappings' indexes");
+_Static_assert(KSNOOP_MAX_VALUES <= KSNOOP_VREC_UMAPS, "the mappings' idx is no value's");
 _Static_assert(KSNOOP_UREGS_SIZE_MAX + KSNOOP_USTACK_DUMP_MAX <= 0xffff,
 	       "a vrec's len holds a dump");
 

@@ -148,7 +148,111 @@ static __always_inline void append_kstack(void *ctx, struct ksnoop_event *ev, __
  * user address) its caller is in no frame yet: raw keeps it, as a kstack's
  * does.
  */
-static __always_inline void append_ustack(void *ctx, struct ksnoop_event *ev, __u64 ra)
+struct umaps_ctx {
+	struct ksnoop_umap *maps; /* in the event, after its ustack */
+	const __u64 *ips;
+	__u32 nr_ips, nr;
+};
+
+/* The components of file's path, leaf first, up to its file system's root. */
+static __always_inline void umap_path(struct ksnoop_umap *m, struct file *file)
+{
+	struct dentry *d = BPF_CORE_READ(file, f_path.dentry), *parent;
+	__u32 off = 0, k;
+	long n;
+
+	for (k = 0; k < KSNOOP_UMAP_DEPTH; k++) {
+		parent = BPF_CORE_READ(d, d_parent);
+		if (!parent || parent == d)
+			return;
+		if (off >= KSNOOP_UMAP_PATH - 1)
+			break;
+		n = bpf_probe_read_kernel_str(&m->path[off & (KSNOOP_UMAP_PATH - 1)],
+					      KSNOOP_UMAP_PATH - (off & (KSNOOP_UMAP_PATH - 1)),
+					      BPF_CORE_READ(d, d_name.name));
+		if (n <= 1 || off + n >= KSNOOP_UMAP_PATH)
+			break;
+		off += n;
+		m->depth = k + 1;
+		d = parent;
+	}
+	m->flags |= KSNOOP_UMAP_TRUNCATED;
+}
+
+/* bpf_find_vma's callback: the mapping holding a frame, when a file is mapped there. */
+static long umap_take(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct umaps_ctx *c = arg;
+	struct ksnoop_umap *m = &c->maps[c->nr & (KSNOOP_UMAPS_MAX - 1)];
+	struct file *file = BPF_CORE_READ(vma, vm_file);
+
+	if (!file)
+		return 0;
+	m->start = BPF_CORE_READ(vma, vm_start);
+	m->end = BPF_CORE_READ(vma, vm_end);
+	m->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	m->ino = BPF_CORE_READ(file, f_inode, i_ino);
+	m->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	m->depth = 0;
+	m->flags = 0;
+	umap_path(m, file);
+	c->nr++;
+	return 0;
+}
+
+/* bpf_loop's step: frame i's mapping, unless an earlier frame's holds it. */
+static int umap_frame(__u32 i, void *arg)
+{
+	struct umaps_ctx *c = arg;
+	__u64 ip = c->ips[i & (KSNOOP_USTACK_MAX - 1)];
+	__u32 k;
+
+	for (k = 0; k < KSNOOP_UMAPS_MAX; k++) {
+		if (k >= c->nr)
+			break;
+		if (ip >= c->maps[k].start && ip < c->maps[k].end)
+			return 0;
+	}
+	if (c->nr >= KSNOOP_UMAPS_MAX)
+		return 1;
+	bpf_find_vma(bpf_get_current_task_btf(), ip, umap_take, c, 0);
+	return 0;
+}
+
+/*
+ * After the ustack record: its frames' mappings, read in the kernel at
+ * the event (KSNOOP_VREC_UMAPS), for a process gone before user space can
+ * read its maps. MODERN programs only: bpf_find_vma came with bpf_loop.
+ */
+static __always_inline void append_umaps(struct ksnoop_event *ev, const __u64 *ips, __u32 nr_ips)
+{
+	__u32 off = ev->data_len;
+	struct ksnoop_vrec *vr;
+	struct umaps_ctx c;
+
+	if (off > USTACK_OFF_MAX + 16 + 1024)
+		return;
+	barrier_var(off);
+	if (off > USTACK_OFF_MAX + 16 + 1024)
+		return;
+	vr = (void *)&ev->data[off];
+	c.maps = (void *)(vr + 1);
+	c.ips = ips;
+	c.nr_ips = nr_ips;
+	c.nr = 0;
+	bpf_loop(nr_ips, umap_frame, &c, 0);
+	if (!c.nr)
+		return;
+	vr->raw = 0;
+	vr->len = (c.nr & (KSNOOP_UMAPS_MAX * 2 - 1)) * sizeof(struct ksnoop_umap);
+	vr->idx = KSNOOP_VREC_UMAPS;
+	vr->flags = 0;
+	ev->data_len = off + sizeof(*vr) + vr->len;
+	ev->nr_vrecs++;
+}
+
+static __always_inline void append_ustack(void *ctx, struct ksnoop_event *ev, __u64 ra,
+					  enum prog_build b)
 {
 	__u32 off = ev->data_len;
 	struct ksnoop_vrec *vr;
@@ -170,6 +274,8 @@ static __always_inline void append_ustack(void *ctx, struct ksnoop_event *ev, __
 	vr->flags = 0;
 	ev->data_len = off + sizeof(*vr) + ((n + 7) & ~7);
 	ev->nr_vrecs++;
+	if (b == MODERN && ustack_maps)
+		append_umaps(ev, (const __u64 *)(vr + 1), n / 8);
 }
 
 #define PF_KTHREAD_FLAG 0x00200000
@@ -247,14 +353,14 @@ static __always_inline void append_ustack_dump(struct ksnoop_event *ev)
 
 /* --kstack, --ustack: the event's stacks, its last records. */
 static __always_inline void append_stacks(void *ctx, struct ksnoop_event *ev, __u64 ra,
-					  bool trampoline)
+					  bool trampoline, enum prog_build b)
 {
 	if (kstack_bytes)
 		append_kstack(ctx, ev, ra, trampoline);
 	if (ustack_dump_bytes)
 		append_ustack_dump(ev);
 	else if (ustack_bytes)
-		append_ustack(ctx, ev, ra);
+		append_ustack(ctx, ev, ra, b);
 }
 
 #endif /* KSNOOP_TRACE_RECORD_H */

@@ -26,10 +26,16 @@ const char *bpfutil_errno_name(int err, char *buf, size_t size)
 }
 
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe/"
+#define UPROBE_PMU "/sys/bus/event_source/devices/uprobe/"
 
 bool bpfutil_have_kprobe_pmu(void)
 {
 	return !access(KPROBE_PMU "type", R_OK);
+}
+
+bool bpfutil_have_uprobe_pmu(void)
+{
+	return !access(UPROBE_PMU "type", R_OK);
 }
 
 const char *bpfutil_tracefs(void)
@@ -75,12 +81,18 @@ static int read_sysfs_int(const char *path, const char *prefix, long max)
 	return v;
 }
 
-int bpfutil_kprobe_open(const char *func, unsigned long long offset, bool retprobe)
+/* A probe on PMU (its sysfs folder): name and offset as config1 and config2. */
+static int probe_open(const char *pmu, const char *name, unsigned long long offset, bool retprobe)
 {
-	int type = read_sysfs_int(KPROBE_PMU "type", "", INT32_MAX);
-	int bit = retprobe ? read_sysfs_int(KPROBE_PMU "format/retprobe", "config:", 63) : 0;
 	struct perf_event_attr attr;
-	int fd;
+	char path[128];
+	int type, bit = 0, fd;
+
+	snprintf(path, sizeof(path), "%stype", pmu);
+	type = read_sysfs_int(path, "", INT32_MAX);
+	snprintf(path, sizeof(path), "%sformat/retprobe", pmu);
+	if (retprobe)
+		bit = read_sysfs_int(path, "config:", 63);
 
 	if (type < 0 || bit < 0)
 		return -EOPNOTSUPP;
@@ -88,10 +100,20 @@ int bpfutil_kprobe_open(const char *func, unsigned long long offset, bool retpro
 	attr.size = sizeof(attr);
 	attr.type = type;
 	attr.config = retprobe ? 1ULL << bit : 0;
-	attr.config1 = (uintptr_t)func; /* kprobe_func */
+	attr.config1 = (uintptr_t)name; /* kprobe_func, uprobe_path */
 	attr.config2 = offset;		/* probe_offset */
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int bpfutil_kprobe_open(const char *func, unsigned long long offset, bool retprobe)
+{
+	return probe_open(KPROBE_PMU, func, offset, retprobe);
+}
+
+int bpfutil_uprobe_open(const char *path, unsigned long long offset, bool retprobe)
+{
+	return probe_open(UPROBE_PMU, path, offset, retprobe);
 }
 
 int bpfutil_perf_attach(int prog_fd, int perf_fd)

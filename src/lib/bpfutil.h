@@ -54,6 +54,12 @@ bool bpfutil_have_kprobe_pmu(void);
  */
 int bpfutil_kprobe_open(const char *func, unsigned long long offset, bool retprobe);
 
+/* Whether perf has a uprobe PMU, which bpfutil_uprobe_open() needs. */
+bool bpfutil_have_uprobe_pmu(void);
+
+/* The same on the uprobe PMU: the file at path, at file offset offset, in every process. */
+int bpfutil_uprobe_open(const char *path, unsigned long long offset, bool retprobe);
+
 /*
  * Attaches a program to a perf event: the BPF link's fd, or 0 where the
  * kernel has no perf links (before 5.15) and the event holds the program

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/cgroup.h"
+#include "lib/mounts.h"
 #include "lib/util.h"
 
 /* Walks deeper than this, or past this many cgroups, stop: a bound on time and memory. */
@@ -33,20 +34,18 @@ struct cgroup_names {
 	bool walked;
 };
 
-/* The first cgroup2 mount in /proc/self/mountinfo: "... MOUNTPOINT ... - cgroup2 ...". */
+/* The first cgroup2 mount in /proc/self/mountinfo. */
 static void find_root(struct cgroup_names *c)
 {
-	char line[8192], mnt[4096], *sep;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct mount_entry e;
+	char line[8192];
 
 	while (f && fgets(line, sizeof(line), f)) {
-		sep = strstr(line, " - cgroup2 ");
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-			continue;
-		/* mountinfo escapes blanks as \040: such a root is not worth unescaping */
-		if (!strchr(mnt, '\\'))
-			snprintf(c->root, sizeof(c->root), "%s", mnt);
-		break;
+		if (mountinfo_parse(line, &e) && !strcmp(e.fstype, "cgroup2")) {
+			snprintf(c->root, sizeof(c->root), "%s", e.point);
+			break;
+		}
 	}
 	if (f)
 		fclose(f);

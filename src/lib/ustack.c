@@ -610,6 +610,9 @@ static void debug_funcs(struct collect *c, int pid, const struct umap *m)
 	char root[32];
 
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	/* a process gone: its object was found as we see it (obj_path), and so is the debug file */
+	if (access(root, X_OK))
+		root[0] = '\0';
 	usym_debug_find(c->ef, root, m->path[0] == '/' ? m->path : "", debug_symbols, c);
 }
 
@@ -1039,4 +1042,68 @@ void ustack_syms__note(struct ustack_syms *u, int pid)
 {
 	if (u && pid > 0 && !pid_lookup(u, pid))
 		prime_pid(u, pid);
+}
+
+bool ustack_syms__gone(struct ustack_syms *u, int pid)
+{
+	struct upid *p;
+	bool fresh;
+
+	if (!u || pid <= 0)
+		return false;
+	p = pid_get(u, pid, &fresh);
+	return p && p->gone;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct umap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void ustack_syms__learn(struct ustack_syms *u, int pid, const struct usym_map *maps, size_t nr)
+{
+	struct umap *all;
+	struct upid *p;
+	size_t n, i, kept;
+	bool fresh;
+
+	if (!u || pid <= 0 || !nr)
+		return;
+	p = pid_get(u, pid, &fresh);
+	if (!p || !p->gone)
+		return;
+	n = p->nr_maps;
+	all = calloc(n + nr, sizeof(*all));
+	if (!all)
+		return;
+	if (n)
+		memcpy(all, p->maps, n * sizeof(*all));
+	for (i = 0; i < nr; i++) {
+		const struct usym_map *m = &maps[i];
+
+		if (!m->exec || !m->path || m->end <= m->start || map_search(p, m->start))
+			continue;
+		all[n] = (struct umap){ .start = m->start,
+					.end = m->end,
+					.pgoff = m->pgoff,
+					.dev_major = m->dev_major,
+					.dev_minor = m->dev_minor,
+					.inode = m->inode,
+					.path = intern(&u->strs, m->path, strlen(m->path)) };
+		if (all[n].path)
+			n++;
+	}
+	qsort(all, n, sizeof(*all), cmp_map);
+	/* the kernel gave each mapping once; of two that overlap, the first stands */
+	for (i = 0, kept = 0; i < n; i++) {
+		if (kept && all[i].start < all[kept - 1].end)
+			continue;
+		all[kept++] = all[i];
+	}
+	free(p->maps);
+	p->maps = all;
+	p->nr_maps = kept;
+	p->cap_maps = n + nr;
 }

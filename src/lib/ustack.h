@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "lib/util.h"
+#include "lib/usym.h"
 
 /* What is cached: at most this many processes' maps and objects' symbol tables. */
 #define USTACK_MAX_PIDS 4096
@@ -90,6 +91,20 @@ void ustack_syms__prime(struct ustack_syms *u, const pid_t *pids, int nr);
  * files are reached through /proc/PID/root). NULL-safe.
  */
 void ustack_syms__note(struct ustack_syms *u, int pid);
+
+/*
+ * Whether pid's maps cannot be read (it has exited): its frames need
+ * mappings from elsewhere (ustack_syms__learn). NULL-safe: false.
+ */
+bool ustack_syms__gone(struct ustack_syms *u, int pid);
+
+/*
+ * Mappings of pid as an event recorded them in the kernel, each with the
+ * path of its file as seen here (the very file: dev and inode match): a
+ * process that has exited has its frames named from them. Only mappings
+ * no maps read before hold are taken. NULL-safe.
+ */
+void ustack_syms__learn(struct ustack_syms *u, int pid, const struct usym_map *maps, size_t nr);
 
 /* Forget pid's maps (it exited or exec'd); its objects' symbols stay cached. */
 void ustack_syms__forget(struct ustack_syms *u, int pid);

@@ -72,6 +72,7 @@ struct tracer {
 	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
 	bool compat;			 /* the COMPAT programs: no bpf_loop or bpf_get_func_arg */
 	bool kprobe_pmu;		 /* perf has a kprobe PMU (Linux 4.17) */
+	bool uprobe_pmu;		 /* and a uprobe PMU */
 	struct trace_bpf *fentry_tmpl;	 /* first fentry instance, for the rest */
 	struct trace_bpf *clone_tmpl[2]; /* by fentry: the first one-function instance */
 	int owner_fentry;		 /* function whose fentry programs the owner holds, or -1 */
@@ -120,8 +121,10 @@ static int kstack_bytes_of(const struct tracer_opts *o)
 /* --ustack's record, header included, beside the kstack's bytes. */
 static int stacks_bytes_of(const struct tracer_opts *o)
 {
-	int ustack = o->ustack_dump_bytes ? KSNOOP_UREGS_SIZE + o->ustack_dump_bytes
-					  : 8 * o->ustack_depth;
+	int ustack = o->ustack_dump_bytes
+			     ? KSNOOP_UREGS_SIZE + o->ustack_dump_bytes
+			     : 8 * o->ustack_depth + 16 +
+				       KSNOOP_UMAPS_MAX * (int)sizeof(struct ksnoop_umap);
 
 	return kstack_bytes_of(o) + (o->ustack_depth ? 16 + ustack : 0);
 }
@@ -324,6 +327,7 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	skel->rodata->kstack_bytes = kstack_bytes_of(&t->opts);
 	skel->rodata->ustack_bytes = 8 * t->opts.ustack_depth;
 	skel->rodata->ustack_dump_bytes = t->opts.ustack_dump_bytes;
+	skel->rodata->ustack_maps = t->opts.ustack_depth && !t->opts.ustack_dump_bytes;
 	skel->rodata->task_pt_regs = kfeat_has(t->feat, KFEAT_TASK_PT_REGS);
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
@@ -995,13 +999,16 @@ static void straight_env_of(const struct tracer *t, struct straight_env *env)
 	env->want_comm = want_comm(t);
 }
 
-/* side's program, attached to a new perf event on the kprobe PMU. */
+/* side's program, attached to a new perf event on the kprobe (or uprobe) PMU. */
 static int attach_kprobe_fd(struct tracer *t, int func, int side, int prog_fd)
 {
+	const struct func_plan *p = &t->plans[func];
 	struct func_state *fs = &t->fs[func];
+	bool ret = side == KSNOOP_SIDE_RETURN;
 	int fd;
 
-	fd = bpfutil_kprobe_open(t->plans[func].attach_name, 0, side == KSNOOP_SIDE_RETURN);
+	fd = plan_is_user(p) ? bpfutil_uprobe_open(p->user.path, p->user.offset, ret)
+			     : bpfutil_kprobe_open(p->attach_name, 0, ret);
 	if (fd < 0)
 		return fd;
 	fs->perf_fds[side] = fd;
@@ -2028,7 +2035,10 @@ static int check_profile_support(const struct tracer *t)
 /* The decision of select.c for every function, shown with -d. */
 static int select_all(struct tracer *t)
 {
-	struct select_env e = { .opts = &t->opts, .feat = t->feat, .kprobe_pmu = t->kprobe_pmu };
+	struct select_env e = { .opts = &t->opts,
+				.feat = t->feat,
+				.kprobe_pmu = t->kprobe_pmu,
+				.uprobe_pmu = t->uprobe_pmu };
 	struct strbuf sb;
 	int i;
 
@@ -2061,6 +2071,7 @@ int tracer__attach(struct tracer *t)
 	if (t->compat)
 		p_dbg("the kernel lacks bpf_loop or bpf_get_func_arg: one COMPAT instance per function");
 	t->kprobe_pmu = bpfutil_have_kprobe_pmu();
+	t->uprobe_pmu = bpfutil_have_uprobe_pmu();
 	if (select_all(t))
 		return p_err_nomem("cannot attach");
 	t->owner_fentry = first_fentry_func(t);

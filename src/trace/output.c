@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "trace/chain.h"
 #include "trace/output.h"
 #include "lib/archinfo.h"
+#include "lib/mounts.h"
 #include "lib/ustack.h"
 #include "lib/uunwind.h"
 #include "lib/util.h"
@@ -40,6 +42,7 @@ struct output {
 	__s64 wall_offset_ns;	   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct ustack_syms *usyms; /* --ustack: processes' maps and objects' symbols */
 	struct uunwind *unwind;	   /* --call-graph dwarf: their CFI */
+	struct mounts *mounts;	   /* --ustack: the kernel's paths of mapped files, here */
 	/* An --errors chain's events: their one user stack goes under the origin. */
 	bool ustack_under_origin;
 	int tgid; /* the event being printed: --symbolize names user functions in it */
@@ -183,6 +186,8 @@ struct output *output__new(const struct output_opts *opts, const struct func_pla
 		goto err;
 	if (opts->ustack_dwarf && !(o->unwind = uunwind__new()))
 		goto err;
+	if (opts->ustack_depth && !(o->mounts = mounts__new()))
+		goto err;
 	/* a trace's frames show their source line, as perf script's srcline */
 	ustack_syms__want_lines(o->usyms, true);
 	ustack_syms__prime(o->usyms, opts->pids, opts->nr_pids);
@@ -201,6 +206,7 @@ void output__free(struct output *o)
 	output__finish(o);
 	ustack_syms__free(o->usyms);
 	uunwind__free(o->unwind);
+	mounts__free(o->mounts);
 	for (i = 0; o->dumps && i < o->nr; i++) {
 		if (o->dumps[i] && dump_of_btf(o, i, o->plans[i].func.btf) != o->dumps[i])
 			btf_dump__free(o->dumps[i]);
@@ -251,24 +257,40 @@ static bool is_ustack(const struct ksnoop_vrec *vr)
 	return vr->idx == KSNOOP_VREC_USTACK || vr->idx == KSNOOP_VREC_USTACK_DUMP;
 }
 
-/* A kstack, then a ustack or its dump, as an event's last records (before a span's start). */
-static bool stack_invalid(const struct ksnoop_vrec *vr, __u32 i, __u32 last, int stacks)
+static bool is_stack(const struct ksnoop_vrec *vr)
 {
+	return vr->idx == KSNOOP_VREC_KSTACK || vr->idx == KSNOOP_VREC_UMAPS || is_ustack(vr);
+}
+
+/*
+ * A kstack, then a ustack (and its mappings) or its dump, as an event's
+ * last records (before a span's start); prev is the record before.
+ */
+static bool stack_invalid(const struct ksnoop_vrec *vr, __u32 i, __u32 last, int stacks, int prev)
+{
+	/* one user stack, after the kernel's */
+	if (is_ustack(vr) && (prev == KSNOOP_VREC_USTACK || prev == KSNOOP_VREC_USTACK_DUMP ||
+			      prev == KSNOOP_VREC_UMAPS))
+		return true;
 	if (vr->idx == KSNOOP_VREC_USTACK_DUMP)
 		return i + 1 != last || vr->len < KSNOOP_UREGS_SIZE ||
 		       vr->len > KSNOOP_UREGS_SIZE + KSNOOP_USTACK_DUMP_MAX;
+	if (vr->idx == KSNOOP_VREC_UMAPS)
+		return i + 1 != last || prev != KSNOOP_VREC_USTACK || !vr->len ||
+		       vr->len % sizeof(struct ksnoop_umap) ||
+		       vr->len > KSNOOP_UMAPS_MAX * sizeof(struct ksnoop_umap);
 	if (vr->len % 8)
 		return true;
 	if (vr->idx == KSNOOP_VREC_USTACK)
-		return i + 1 != last || vr->len > KSNOOP_USTACK_MAX * 8;
-	return stacks || i + 2 < last || vr->len > KSNOOP_KSTACK_MAX * 8;
+		return i + 2 < last || vr->len > KSNOOP_USTACK_MAX * 8;
+	return stacks || i + 3 < last || vr->len > KSNOOP_KSTACK_MAX * 8;
 }
 
 int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 {
 	const __u8 *p, *end;
+	int stacks = 0, prev = -1;
 	__u32 i;
-	int stacks = 0;
 
 	if (size < KSNOOP_EVENT_HDR_SIZE || ev->func_id >= (__u32)nr_funcs ||
 	    ev->data_len > size - KSNOOP_EVENT_HDR_SIZE)
@@ -286,14 +308,15 @@ int event_validate(const struct ksnoop_event *ev, size_t size, int nr_funcs)
 			if (i + 1 != ev->nr_vrecs || ev->kind != KSNOOP_EV_SPAN ||
 			    span_start_validate(vr, nr_funcs))
 				return -EINVAL;
-		} else if (vr->idx == KSNOOP_VREC_KSTACK || is_ustack(vr)) {
+		} else if (is_stack(vr)) {
 			/* stacks are the last records, the kernel's first, whole frames only */
-			if (stack_invalid(vr, i, last, stacks))
+			if (stack_invalid(vr, i, last, stacks, prev))
 				return -EINVAL;
 			stacks++;
 		} else if (vr->idx >= KSNOOP_MAX_VALUES || stacks) {
 			return -EINVAL;
 		}
+		prev = vr->idx;
 		p += KSNOOP_VREC_SIZE(vr->len);
 		if (p > end)
 			return -EINVAL;
@@ -634,6 +657,7 @@ struct vrec_iter {
 	const __u8 *p;
 	const struct ksnoop_vrec *kstack; /* once the walk has reached it */
 	const struct ksnoop_vrec *ustack; /* the same */
+	const struct ksnoop_vrec *umaps;  /* the same */
 };
 
 /* A validated span's start event, its last record; NULL for other events. */
@@ -669,6 +693,8 @@ static const struct ksnoop_vrec *next_shown(struct vrec_iter *it)
 			it->kstack = vr;
 		else if (is_ustack(vr))
 			it->ustack = vr;
+		else if (vr->idx == KSNOOP_VREC_UMAPS)
+			it->umaps = vr;
 		else if (!pv->hidden && pv->name)
 			return vr;
 	}
@@ -744,9 +770,51 @@ static __u32 ustack_unwind(struct output *o, const struct ksnoop_vrec *vr, int p
 	return n;
 }
 
+/* A mapping the kernel recorded at the event, with its file's path here; false when it has none. */
+static bool umap_decode(struct output *o, const struct ksnoop_umap *km, struct usym_map *m,
+			char *path, size_t size)
+{
+	unsigned int major = km->dev >> 20, minor = km->dev & 0xfffff;
+	char fs_path[KSNOOP_UMAP_PATH + 1];
+
+	if ((km->flags & KSNOOP_UMAP_TRUNCATED) ||
+	    fs_path_from_leaf(km->path, sizeof(km->path), km->depth, fs_path, sizeof(fs_path)) ||
+	    mounts__path(o->mounts, major, minor, fs_path, km->ino, path, size))
+		return false;
+	*m = (struct usym_map){ .start = km->start,
+				.end = km->end,
+				.pgoff = km->pgoff * (unsigned long long)sysconf(_SC_PAGESIZE),
+				.dev_major = major,
+				.dev_minor = minor,
+				.inode = km->ino,
+				.exec = true,
+				.path = path };
+	return true;
+}
+
+/*
+ * A process gone before its maps could be read: its frames are named from
+ * the mappings the event carried (KSNOOP_VREC_UMAPS).
+ */
+static void ustack_learn(struct output *o, const struct ksnoop_vrec *vr, int pid)
+{
+	const struct ksnoop_umap *km = (const void *)(vr + 1);
+	struct usym_map maps[KSNOOP_UMAPS_MAX];
+	char paths[KSNOOP_UMAPS_MAX][PATH_MAX];
+	size_t i, n = 0;
+
+	if (!ustack_syms__gone(o->usyms, pid))
+		return;
+	for (i = 0; i < vr->len / sizeof(*km) && i < KSNOOP_UMAPS_MAX; i++) {
+		if (umap_decode(o, &km[i], &maps[n], paths[n], sizeof(paths[n])))
+			n++;
+	}
+	ustack_syms__learn(o->usyms, pid, maps, n);
+}
+
 /*
  * Each user frame of the event's --ustack, innermost first, named in the
- * process as it is mapped now ([unknown] once it has gone).
+ * process as it is mapped now, else as the event's mappings say.
  */
 static void for_each_uframe(struct output *o, struct vrec_iter *it,
 			    void (*fn)(void *o, const char *frame, int n))
@@ -761,6 +829,8 @@ static void for_each_uframe(struct output *o, struct vrec_iter *it,
 	vr = it->ustack;
 	if (!vr || !o->usyms)
 		return;
+	if (it->umaps)
+		ustack_learn(o, it->umaps, it->ev->tgid);
 	if (vr->idx == KSNOOP_VREC_USTACK_DUMP)
 		n = ustack_unwind(o, vr, it->ev->tgid, ips);
 	else

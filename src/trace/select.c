@@ -90,12 +90,14 @@ static bool straight_ok(const struct select_env *e, const struct func_plan *p,
 	const struct tracer_opts *o = e->opts;
 	int side;
 
-	if (o->nr_pids || o->cpu >= 0 || o->cgroup || plan_is_user(p) || !plan_returns(p))
+	if (o->nr_pids || o->cpu >= 0 || o->cgroup || !plan_returns(p))
+		return false;
+	if (plan_is_user(p) && (ctx != STRAIGHT_KPROBE || !e->uprobe_pmu))
 		return false;
 	if (ctx == STRAIGHT_TRAMPOLINE && (p->func.module || !backend_can_fentry(p) ||
 					   !kfeat_has(e->feat, KFEAT_FUNC_ARG) || o->offline_btf))
 		return false;
-	if (ctx == STRAIGHT_KPROBE && !e->kprobe_pmu)
+	if (ctx == STRAIGHT_KPROBE && !plan_is_user(p) && !e->kprobe_pmu)
 		return false;
 	for (side = KSNOOP_SIDE_ENTRY; side <= KSNOOP_SIDE_RETURN; side++) {
 		if (backend_wants_prog(&p->cfg, side == KSNOOP_SIDE_ENTRY) &&

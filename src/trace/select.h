@@ -45,6 +45,7 @@ struct select_env {
 	const struct tracer_opts *opts;
 	kfeat_set feat;
 	bool kprobe_pmu; /* kprobes as perf events, not tracefs kprobe_events */
+	bool uprobe_pmu; /* uprobes the same */
 };
 
 struct select_func {

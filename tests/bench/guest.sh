@@ -40,6 +40,8 @@ set -uo pipefail
 SECTIONS=${BENCH_SECTIONS:-percall agg spans wherefrom predicate startup_icount startup throughput ktrace serve attach countglob}
 CALLS=${BENCH_CALLS:-20000}
 BURST=${BENCH_BURST:-100000}
+# the user section's paused burst: 2,000 events fit bpftrace 0.17's perf buffers
+UBURST=${BENCH_USER_BURST:-2000}
 ROUNDS=${BENCH_ROUNDS:-3}
 STARTUP_ROUNDS=${BENCH_STARTUP_ROUNDS:-5}
 ATTACH_COUNTS=${BENCH_ATTACH:-1 50 500}
@@ -170,7 +172,7 @@ BEGIN { printf("READY\n"); }'
 # Events of one pid in a tracer's output, by output format.
 count_events() { # FORMAT FILE PID
 	case $1 in
-	text) awk -v p="$3" '$3 == p && $4 ~ /^[a-z_0-9]+\($/ { n++ } END { print n + 0 }' "$2" ;;
+	text) awk -v p="$3" '$3 == p && $4 ~ /^[^ ]+\($/ { n++ } END { print n + 0 }' "$2" ;;
 	json) grep -c "\"tid\":$3," "$2" ;;
 	bpftrace) awk -v p="$3" '$3 == p { n++ } END { print n + 0 }' "$2" ;;
 	none) echo 0 ;;
@@ -456,6 +458,7 @@ section_user() {
 	SEC=user
 	: >"$T/$SEC.runs"
 	result user.calls "$CALLS"
+	result user.burst_calls "$UBURST"
 	for r in $(seq 1 "$ROUNDS"); do
 		ROUND=$r
 		plain_loop base "$w"
@@ -467,14 +470,21 @@ section_user() {
 		plain_loop base "$w"
 		traced_loop bpftrace-count-arg bpftrace '^READY' 0 "$w" -- bpftrace -e "$BT_UCOUNT_ARG"
 		plain_loop base "$w"
-		traced_loop ksnoop-json json 'uprobe:"tid":' 1 "$w" -- $KSNOOP -j trace "$UFUNC(long i)"
+		# each event also with its reader stopped: what the traced process
+		# pays, over a burst both buffers hold (bpftrace's printf loses
+		# most events at full rate, and a lost one costs it no printing)
+		PAUSED=1 PAUSED_WORK="ucall $UBURST" traced_loop ksnoop-text text 'FUNCTION/ARGS' 1 \
+			"$w" -- $KSNOOP trace "$UFUNC(long i)"
 		plain_loop base "$w"
-		traced_loop bpftrace-printf bpftrace 'uprobe:bench_ucall' 1 "$w" -- \
-			bpftrace -e "$BT_UPRINT"
+		PAUSED=1 PAUSED_WORK="ucall $UBURST" traced_loop ksnoop-json json 'uprobe:"tid":' 1 \
+			"$w" -- $KSNOOP -j trace "$UFUNC(long i)"
+		plain_loop base "$w"
+		PAUSED=1 PAUSED_WORK="ucall $UBURST" traced_loop bpftrace-printf bpftrace \
+			'uprobe:bench_ucall' 1 "$w" -- bpftrace -e "$BT_UPRINT"
 		plain_loop base "$w"
 	done
-	summarize ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-json \
-		bpftrace-printf
+	summarize ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-text \
+		ksnoop-json bpftrace-printf ksnoop-text-paused ksnoop-json-paused bpftrace-printf-paused
 }
 
 # ----------------------------------------------------------------------

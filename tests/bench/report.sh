@@ -207,7 +207,14 @@ table() {
 			floor_section("user",
 				sprintf("\nUser space: uprobes on bench_ucall(i), %s calls per run",
 					g("user.calls")),
-				"ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-json bpftrace-printf")
+				"ksnoop-count bpftrace-count ksnoop-count-arg bpftrace-count-arg ksnoop-text ksnoop-json bpftrace-printf")
+		if ("user.burst_calls" in v) {
+			printf "Reader paused (SIGSTOP): a burst of %s calls, the BPF side alone\n", g("user.burst_calls")
+			hdr()
+			row("user", "ksnoop-text-paused", "ksnoop-text", "-")
+			row("user", "ksnoop-json-paused", "ksnoop-json", "-")
+			row("user", "bpftrace-printf-paused", "bpftrace-printf", "-")
+		}
 		if ("tracepoint.calls" in v)
 			floor_section("tracepoint",
 				sprintf("\nTracepoints: raw_syscalls:sys_enter of getppid, %s calls per run",

@@ -10,9 +10,17 @@
  * Every expected string is written out in full.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "lib/kbtf.h"
+#include "lib/mounts.h"
+#include "lib/usym.h"
 #include "trace/output.h"
 #include "trace/plan.h"
 #include "trace/spec.h"
@@ -204,7 +212,8 @@ static void return_event(struct ctx *c, int ret)
 }
 
 /* What output.c writes for c->ev under c->oo. */
-static void expect_output(struct ctx *c, const char *want)
+/* What output prints for c's event; the caller frees it. */
+static char *output_of(struct ctx *c)
 {
 	struct output *o;
 	char *buf = NULL;
@@ -217,6 +226,13 @@ static void expect_output(struct ctx *c, const char *want)
 	assert_int_equal(output__event(o, &c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len), 0);
 	output__free(o);
 	fclose(f);
+	return buf;
+}
+
+static void expect_output(struct ctx *c, const char *want)
+{
+	char *buf = output_of(c);
+
 	if (strcmp(buf, want))
 		print_error("got:\n%s\nwant:\n%s\n", buf, want);
 	assert_string_equal(buf, want);
@@ -774,6 +790,144 @@ static void test_ustack_dump_malformed(void **state)
 	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1), 0);
 }
 
+/* A function of this binary, for a frame that a mapping the kernel recorded names. */
+__attribute__((noinline)) void umaps_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The mount of this process that holds path: the longest mount point before it on its device. */
+static void own_mount(const char *path, dev_t dev, struct mount_entry *best, char *keep,
+		      size_t size)
+{
+	char line[8192];
+	struct mount_entry e;
+	size_t n, best_n = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!mountinfo_parse(line, &e) || e.major != major(dev) || e.minor != minor(dev))
+			continue;
+		n = strcmp(e.point, "/") ? strlen(e.point) : 0;
+		if (strncmp(path, e.point, n) || (path[n] && path[n] != '/') || n < best_n ||
+		    (best_n && !n))
+			continue;
+		best_n = n;
+		snprintf(keep, size, "%s", strcmp(e.root, "/") ? e.root : "");
+		snprintf(keep + strlen(keep) + 1, size - strlen(keep) - 1, "%s", path + n);
+		*best = e;
+	}
+	fclose(f);
+}
+
+/*
+ * The KSNOOP_VREC_UMAPS the kernel would record for addr in this binary:
+ * its exec mapping, device, inode and path from its file system's root,
+ * components leaf first.
+ */
+static void own_umap(unsigned long long addr, struct ksnoop_umap *km)
+{
+	char line[4096 + 128], exe[4096], keep[8192], fs_path[16384], *comp;
+	struct mount_entry mnt = {};
+	struct usym_map m;
+	struct stat st;
+	size_t off = 0;
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	assert_non_null(f);
+	while (!found && usym_read_line(f, line, sizeof(line)))
+		found = usym_maps_parse(line, &m) && m.exec && m.start <= addr && addr < m.end;
+	fclose(f);
+	assert_true(found);
+	assert_non_null(realpath("/proc/self/exe", exe));
+	assert_int_equal(stat(exe, &st), 0);
+	keep[0] = '\0';
+	own_mount(exe, st.st_dev, &mnt, keep, sizeof(keep));
+	snprintf(fs_path, sizeof(fs_path), "%s%s", keep, keep + strlen(keep) + 1);
+	memset(km, 0, sizeof(*km));
+	km->start = m.start;
+	km->end = m.end;
+	km->pgoff = m.pgoff / sysconf(_SC_PAGESIZE);
+	km->ino = st.st_ino;
+	km->dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	while ((comp = strrchr(fs_path, '/'))) {
+		size_t n = strlen(comp + 1);
+
+		if (n && off + n + 1 <= sizeof(km->path)) {
+			memcpy(km->path + off, comp + 1, n + 1);
+			off += n + 1;
+			km->depth++;
+		}
+		*comp = '\0';
+	}
+}
+
+/*
+ * A process gone before its maps were read (no pid is this high): its
+ * frame is named from the mapping the event carried.
+ */
+static void test_ustack_umaps(void **state)
+{
+	struct ctx *c = *state;
+	__u64 ip = (__u64)(uintptr_t)umaps_target;
+	struct ksnoop_umap km;
+	char *out;
+
+	own_umap(ip, &km);
+	c->oo.ustack_depth = KSNOOP_USTACK_MAX;
+	return_event(c, 3);
+	c->ev.tgid = 0x7fffffff;
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	ev_add(&c->ev, KSNOOP_VREC_UMAPS, 0, &km, sizeof(km), 0);
+	out = output_of(c);
+	if (!strstr(out, " umaps_target ("))
+		fail_msg("no frame named from the event's mapping:\n%s", out);
+	free(out);
+	/* without the mapping, the address alone */
+	return_event(c, 3);
+	c->ev.tgid = 0x7fffffff;
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	out = output_of(c);
+	assert_non_null(strstr(out, "[unknown] 0x"));
+	free(out);
+}
+
+/* The mappings come right after a ustack, whole entries, at most KSNOOP_UMAPS_MAX. */
+static void test_ustack_umaps_malformed(void **state)
+{
+	static struct ksnoop_umap km[KSNOOP_UMAPS_MAX + 1];
+	struct ctx *c = *state;
+	__u64 ip = 0x401000;
+
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_UMAPS, 0, km, sizeof(km[0]), 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	ev_add(&c->ev, KSNOOP_VREC_UMAPS, 0, km, sizeof(km[0]) - 8, 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	ev_add(&c->ev, KSNOOP_VREC_UMAPS, 0, km, sizeof(km), 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	/* a second user stack after the mappings */
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	ev_add(&c->ev, KSNOOP_VREC_UMAPS, 0, km, sizeof(km[0]), 0);
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1),
+			 -EINVAL);
+	return_event(c, 3);
+	ev_add(&c->ev, KSNOOP_VREC_USTACK, 0, &ip, sizeof(ip), 0);
+	ev_add(&c->ev, KSNOOP_VREC_UMAPS, 0, km, 2 * sizeof(km[0]), 0);
+	assert_int_equal(event_validate(&c->ev, KSNOOP_EVENT_HDR_SIZE + c->ev.data_len, 1), 0);
+}
+
 static void test_malformed(void **state)
 {
 	struct ctx *c = *state;
@@ -938,6 +1092,8 @@ int main(void)
 		cmocka_unit_test_setup(test_kstack_malformed, reset),
 		cmocka_unit_test_setup(test_ustack_dump, reset),
 		cmocka_unit_test_setup(test_ustack_dump_malformed, reset),
+		cmocka_unit_test_setup(test_ustack_umaps, reset),
+		cmocka_unit_test_setup(test_ustack_umaps_malformed, reset),
 		cmocka_unit_test_setup(test_plans_share_dump, reset),
 	};
 

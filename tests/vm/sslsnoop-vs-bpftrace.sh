@@ -13,15 +13,15 @@
 #   tests/vm/sslsnoop-vs-bpftrace.sh N
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ssl-lib.sh"
 n=$1
 T=$(mktemp -d /tmp/sslsnoop.XXXXXX) || exit 125
-kpid= bpid= spid= hpid=
-trap 'kill -KILL $kpid $bpid $spid $hpid 2>/dev/null; rm -rf "$T"' EXIT
+kpid= bpid= hpid=
+trap 'kill -KILL $kpid $bpid $hpid 2>/dev/null; rm -rf "$T"' EXIT
 command -v openssl >/dev/null || { echo "sslsnoop: no openssl"; exit 125; }
 port=$((20000 + $$ % 20000))
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
-	-days 2 -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null || { echo "sslsnoop: no cert"; exit 125; }
+ssl_cert "$T" || exit 125
 : >"$T/k.out"
 : >"$T/b.out"
 # sslsnoop.bt's probes on libssl, each naming its function itself: the
@@ -44,23 +44,7 @@ spawn ksnoop hist --latency --unit us --comm openssl 'ssl:SSL_read' 'ssl:SSL_wri
 hpid=$SPAWNED
 wait_polling $kpid
 tracing_ready "$T/h.err" $hpid
-spawn openssl s_server -quiet -www -accept "127.0.0.1:$port" -cert "$T/cert.pem" -key "$T/key.pem" \
-	>/dev/null 2>&1
-spid=$SPAWNED
-for ((i = 0; i < 100; i++)); do
-	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-	sleep_s 0.1
-done
-for ((i = 0; i < n; i++)); do
-	printf 'GET / HTTP/1.0\r\n\r\n' |
-		run_timeout 30 openssl s_client -quiet -connect "127.0.0.1:$port" >/dev/null 2>&1
-done
-sleep_s 1
-{
-	kill -KILL $spid
-	wait $spid
-} 2>/dev/null
-spid=
+ssl_traffic "$T" $port $n
 sleep_s 0.5
 kill -INT $hpid
 now

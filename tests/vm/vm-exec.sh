@@ -293,6 +293,22 @@ arm64_libc() {
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$WORK/payload/etc/hosts"
 	printf 'hosts: files\n' >"$WORK/payload/etc/nsswitch.conf"
 	cp "$out/tests/workload-dyn" "$WORK/payload/ksnoop/build/tests/"
+	arm64_userland_tools "$lib/aarch64-linux-gnu"
+}
+
+# Debian's dynamic bash (readline) and openssl (libssl), where x86-64's
+# guests see the host's: bashreadline's and sslsnoop's cases probe them.
+arm64_userland_tools() {
+	local lib=$1 bin=$WORK/payload/usr/bin u
+	u=$("$REPO/scripts/$ARCH.sh" userland) || exit 125
+	[ -x "$u/bin/bash" ] && [ -x "$u/usr/bin/openssl" ] || return 0
+	mkdir -p "$bin"
+	cp "$u/bin/bash" "$u/usr/bin/openssl" "$bin/"
+	# openssl req reads its configuration, or fails
+	mkdir -p "$WORK/payload/usr/lib/ssl"
+	cp "$u/etc/ssl/openssl.cnf" "$WORK/payload/usr/lib/ssl/"
+	cp "$u/lib/aarch64-linux-gnu/libtinfo.so.6" "$u/usr/lib/aarch64-linux-gnu/libssl.so.3" \
+		"$u/usr/lib/aarch64-linux-gnu/libcrypto.so.3" "$lib/"
 }
 
 # The arm64 guest gets this run's binaries, scripts and job as a second
@@ -312,7 +328,7 @@ job_initramfs() {
 	[ -x "$out/ktrace_target" ] && strip_to "$out/ktrace_target" "$p/build/tests/ktrace_target"
 	mkdir -p "$p/tests"
 	cp -r "$REPO/tests/vm" "$REPO/tests/arm64" "$p/tests/"
-	JOB_PATH=/ksnoop:/ksnoop/build/tests:/bin
+	JOB_PATH=/ksnoop:/ksnoop/build/tests:/bin:/usr/bin
 	write_job "$p/.job.sh" "/boot/config-$KVER" /ksnoop "$@"
 	(cd "$WORK/payload" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$WORK/payload.cpio.gz" ||
 		die "cannot pack the payload"

@@ -997,6 +997,9 @@ static void straight_env_of(const struct tracer *t, struct straight_env *env)
 	env->wake_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	env->wake_ns = KSNOOP_WAKE_INTERVAL_NS;
 	env->want_comm = want_comm(t);
+	env->counts_fd = bpf_map__fd(o->maps.func_counts);
+	env->epochs = t->opts.agg.epochs;
+	env->epoch_off = (const char *)&o->bss->agg_epoch - (const char *)o->bss;
 }
 
 /* side's program, attached to a new perf event on the kprobe (or uprobe) PMU. */
@@ -1039,7 +1042,9 @@ static int attach_straight(struct tracer *t, int func, enum straight_ctx ctx, en
 		if (!backend_wants_prog(cfg, side == KSNOOP_SIDE_ENTRY))
 			continue;
 		*op = BPFUTIL_LOAD;
-		n = straight_emit(cfg, side, ctx, func, &env, insns, STRAIGHT_MAX_INSNS);
+		n = t->opts.agg.mode == KSNOOP_AGG_COUNT
+			    ? straight_emit_count(func, &env, insns, STRAIGHT_MAX_INSNS)
+			    : straight_emit(cfg, side, ctx, func, &env, insns, STRAIGHT_MAX_INSNS);
 		if (n < 0)
 			return n;
 		if (!kprobe) {

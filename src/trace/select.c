@@ -99,6 +99,10 @@ static bool straight_ok(const struct select_env *e, const struct func_plan *p,
 		return false;
 	if (ctx == STRAIGHT_KPROBE && !plan_is_user(p) && !e->kprobe_pmu)
 		return false;
+	if (o->agg.mode == KSNOOP_AGG_COUNT)
+		return o->agg.keyless && straight_count_ok(&p->cfg);
+	if (o->agg.mode != KSNOOP_AGG_NONE)
+		return false;
 	for (side = KSNOOP_SIDE_ENTRY; side <= KSNOOP_SIDE_RETURN; side++) {
 		if (backend_wants_prog(&p->cfg, side == KSNOOP_SIDE_ENTRY) &&
 		    !straight_side_ok(&p->cfg, side, ctx))

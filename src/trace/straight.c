@@ -368,3 +368,39 @@ int straight_emit(const struct ksnoop_func_cfg *cfg, int side, enum straight_ctx
 	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	return resolve(&e);
 }
+
+bool straight_count_ok(const struct ksnoop_func_cfg *cfg)
+{
+	return cfg->agg.fast && !cfg->nr_preds && !cfg->nr_fast_preds &&
+	       !(cfg->flags & (KSNOOP_CFG_FRAME | KSNOOP_CFG_SPAN | KSNOOP_CFG_FOLLOW)) &&
+	       cfg->emit == KSNOOP_EMIT_ENTRY;
+}
+
+int straight_emit_count(__u32 func_id, const struct straight_env *env, struct bpf_insn *insns,
+			int max)
+{
+	struct emitter e = { .insn = insns, .max = max };
+	int out = label(&e);
+
+	if (env->epochs) {
+		ld_imm64(&e, R1, BPF_PSEUDO_MAP_VALUE, env->bss_fd, env->epoch_off);
+		load(&e, BPF_W, R2, R1, 0);
+		alu_imm(&e, BPF_AND, R2, 1);
+		alu_imm(&e, BPF_ADD, R2, (__s32)(func_id * 2));
+		store(&e, BPF_W, FP, STACK_KEY, R2);
+	} else {
+		store_imm(&e, BPF_W, FP, STACK_KEY, (__s32)func_id);
+	}
+	mov(&e, R2, FP);
+	alu_imm(&e, BPF_ADD, R2, STACK_KEY);
+	ld_imm64(&e, R1, BPF_PSEUDO_MAP_FD, env->counts_fd, 0);
+	call(&e, BPF_FUNC_map_lookup_elem);
+	jump(&e, BPF_JEQ | BPF_K, R0, 0, 0, out);
+	load(&e, BPF_DW, R1, R0, 0);
+	alu_imm(&e, BPF_ADD, R1, 1);
+	store(&e, BPF_DW, R0, 0, R1);
+	here(&e, out);
+	mov_imm(&e, R0, 0);
+	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	return resolve(&e);
+}

@@ -26,6 +26,10 @@ struct straight_env {
 	__u64 wake_bytes; /* the wakeup mark, a power of two; 0 wakes per event */
 	__u64 wake_ns;	  /* at most this long without a forced wakeup */
 	bool want_comm;	  /* the header carries comm */
+	/* count: the per-CPU array of keyless counts, and -i's epoch in .bss */
+	int counts_fd;
+	bool epochs;
+	__u32 epoch_off; /* agg_epoch's offset in .bss */
 };
 
 /* The programs' context: fentry/fexit's argument array, or a kprobe's registers. */
@@ -52,5 +56,21 @@ bool straight_side_ok(const struct ksnoop_func_cfg *cfg, int side, enum straight
  */
 int straight_emit(const struct ksnoop_func_cfg *cfg, int side, enum straight_ctx ctx, __u32 func_id,
 		  const struct straight_env *env, struct bpf_insn *insns, int max);
+
+/*
+ * Whether cfg counts calls with no key beyond the function (funccount) in
+ * a way a straight-line program does: at entry alone, no predicate, no
+ * frame. The session's count mode and keyless layout are the caller's.
+ */
+bool straight_count_ok(const struct ksnoop_func_cfg *cfg);
+
+/*
+ * The entry program of function func_id's keyless count, as bpf/agg/agg.h's
+ * count_add: its slot (func_id, or func_id * 2 + the epoch with -i) of
+ * the per-CPU counts array, plus one. Returns how many instructions, or
+ * -E2BIG.
+ */
+int straight_emit_count(__u32 func_id, const struct straight_env *env, struct bpf_insn *insns,
+			int max);
 
 #endif

@@ -20,6 +20,7 @@
 #define RING_FD 7
 #define DROPS_FD 8
 #define BSS_FD 9
+#define COUNTS_FD 10
 
 /* A lite plan whose entry reads these sizes (0: a register value) and whose return is a scalar. */
 static void make_cfg(struct ksnoop_func_cfg *cfg, const int *sizes, int n)
@@ -36,7 +37,11 @@ struct machine {
 	__u64 args[8], ret;
 	__u64 regs[32]; /* a kprobe's struct pt_regs */
 	bool ring_full, read_fails;
-	__u64 drops, last_wake, now;
+	__u64 drops, last_wake;
+	__u64 epoch; /* at .bss offset 72, after last_wake's 64 */
+	__u64 now;
+	__u64 counts[16]; /* the keyless counts' per-CPU array, this CPU's */
+	bool no_count_slot;
 	__u64 submitted_flags;
 	int reserved, submitted, reads_user, reads_kernel, lookups;
 	__u32 reserve_size;
@@ -72,6 +77,10 @@ static __u64 helper(int id, __u64 *r)
 		M->submitted_flags = r[2];
 		return 0;
 	case BPF_FUNC_map_lookup_elem:
+		if (r[1] == 0xf00d0000 + COUNTS_FD) {
+			assert_true(*(__u32 *)r[2] < ARRAY_SIZE(M->counts));
+			return M->no_count_slot ? 0 : (__u64)&M->counts[*(__u32 *)r[2]];
+		}
 		assert_int_equal(r[1], 0xf00d0000 + DROPS_FD);
 		assert_int_equal(*(__u32 *)r[2], KSNOOP_DROP_RINGBUF);
 		M->lookups++;
@@ -216,6 +225,8 @@ static struct straight_env ENV = {
 	.wake_off = 64,
 	.wake_bytes = 1 << 12,
 	.wake_ns = 10000000,
+	.counts_fd = COUNTS_FD,
+	.epoch_off = 72,
 };
 
 static int setup(void **state)
@@ -455,6 +466,59 @@ static void test_eligible(void **state UNUSED)
 	assert_false(straight_side_ok(&cfg, KSNOOP_SIDE_RETURN, STRAIGHT_TRAMPOLINE));
 }
 
+/*
+ * funccount's program: one more in the function's slot per call, or with
+ * -i in its slot of the epoch .bss names (func_id * 2 + epoch); a slot
+ * missing counts nothing and faults nothing.
+ */
+static void test_count(void **state UNUSED)
+{
+	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
+	struct straight_env env = ENV;
+	int n;
+
+	n = straight_emit_count(5, &env, insns, STRAIGHT_MAX_INSNS);
+	assert_true(n > 0);
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(M->counts[5], 2);
+	env.epochs = true;
+	M->epoch = 3;
+	n = straight_emit_count(5, &env, insns, STRAIGHT_MAX_INSNS);
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(M->counts[11], 1);
+	M->epoch = 4;
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(M->counts[10], 1);
+	assert_int_equal(M->counts[5], 2);
+	M->no_count_slot = true;
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(straight_emit_count(5, &env, insns, 4), -E2BIG);
+}
+
+/* What a straight-line count takes: funccount at entry, nothing to decide per call. */
+static void test_count_eligible(void **state UNUSED)
+{
+	struct ksnoop_func_cfg cfg = { .emit = KSNOOP_EMIT_ENTRY };
+
+	cfg.agg.fast = 1;
+	assert_true(straight_count_ok(&cfg));
+	cfg.nr_preds = 1;
+	assert_false(straight_count_ok(&cfg));
+	cfg.nr_preds = 0;
+	cfg.nr_fast_preds = 1;
+	assert_false(straight_count_ok(&cfg));
+	cfg.nr_fast_preds = 0;
+	cfg.emit = KSNOOP_EMIT_RETURN; /* keyed by the return value */
+	assert_false(straight_count_ok(&cfg));
+	cfg.emit = KSNOOP_EMIT_ENTRY;
+	cfg.flags = KSNOOP_CFG_SPAN;
+	assert_false(straight_count_ok(&cfg));
+	cfg.flags = 0;
+	cfg.agg.fast = 0; /* a value read from memory */
+	assert_false(straight_count_ok(&cfg));
+}
+
 /* The largest side there is: 8 values, each read at an offset, with comm. */
 static void test_largest(void **state UNUSED)
 {
@@ -498,17 +562,13 @@ static void render(struct strbuf *sb, const struct bpf_insn *insns, int n)
 			  insns[i].dst_reg, insns[i].src_reg, insns[i].off, insns[i].imm);
 }
 
-static void check_golden(const char *name, const struct ksnoop_func_cfg *cfg, int side,
-			 enum straight_ctx ctx, const struct straight_env *env)
+static void compare_golden(const char *name, const struct bpf_insn *insns, int n)
 {
-	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
 	char path[256], want[65536];
 	struct strbuf sb;
 	size_t len = 0;
 	FILE *f;
-	int n;
 
-	n = straight_emit(cfg, side, ctx, 5, env, insns, STRAIGHT_MAX_INSNS);
 	assert_true(n > 0);
 	sb_init(&sb);
 	render(&sb, insns, n);
@@ -530,6 +590,15 @@ static void check_golden(const char *name, const struct ksnoop_func_cfg *cfg, in
 		print_error("%s differs from what straight.c emits now:\n%s", path, sb_str(&sb));
 	assert_string_equal(want, sb_str(&sb));
 	sb_free(&sb);
+}
+
+static void check_golden(const char *name, const struct ksnoop_func_cfg *cfg, int side,
+			 enum straight_ctx ctx, const struct straight_env *env)
+{
+	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
+
+	compare_golden(name, insns,
+		       straight_emit(cfg, side, ctx, 5, env, insns, STRAIGHT_MAX_INSNS));
 }
 
 static void test_golden(void **state UNUSED)
@@ -559,6 +628,16 @@ static void test_golden(void **state UNUSED)
 		snprintf(name, sizeof(name), "%s-largest-comm", ctxs[c].name);
 		check_golden(name, &cfg, KSNOOP_SIDE_ENTRY, ctxs[c].ctx, &comm);
 	}
+	{
+		struct bpf_insn insns[STRAIGHT_MAX_INSNS];
+		struct straight_env epochs = ENV;
+
+		compare_golden("count", insns,
+			       straight_emit_count(5, &ENV, insns, STRAIGHT_MAX_INSNS));
+		epochs.epochs = true;
+		compare_golden("count-epochs", insns,
+			       straight_emit_count(5, &epochs, insns, STRAIGHT_MAX_INSNS));
+	}
 }
 
 static void test_no_room(void **state UNUSED)
@@ -585,6 +664,8 @@ int main(void)
 		BOTH(test_wakeup),
 		BOTH(test_comm),
 		BOTH(test_largest),
+		cmocka_unit_test_setup_teardown(test_count, setup, teardown),
+		cmocka_unit_test(test_count_eligible),
 		cmocka_unit_test(test_eligible),
 		cmocka_unit_test(test_no_room),
 		cmocka_unit_test(test_golden),

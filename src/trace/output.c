@@ -12,8 +12,8 @@
 #include "lib/btfjson.h"
 #include "trace/chain.h"
 #include "trace/output.h"
+#include "trace/umaps.h"
 #include "lib/archinfo.h"
-#include "lib/mounts.h"
 #include "lib/ustack.h"
 #include "lib/uunwind.h"
 #include "lib/util.h"
@@ -770,48 +770,6 @@ static __u32 ustack_unwind(struct output *o, const struct ksnoop_vrec *vr, int p
 	return n;
 }
 
-/* A mapping the kernel recorded at the event, with its file's path here; false when it has none. */
-static bool umap_decode(struct output *o, const struct ksnoop_umap *km, struct usym_map *m,
-			char *path, size_t size)
-{
-	unsigned int major = km->dev >> 20, minor = km->dev & 0xfffff;
-	char fs_path[KSNOOP_UMAP_PATH + 1];
-
-	if ((km->flags & KSNOOP_UMAP_TRUNCATED) ||
-	    fs_path_from_leaf(km->path, sizeof(km->path), km->depth, fs_path, sizeof(fs_path)) ||
-	    mounts__path(o->mounts, major, minor, fs_path, km->ino, path, size))
-		return false;
-	*m = (struct usym_map){ .start = km->start,
-				.end = km->end,
-				.pgoff = km->pgoff * (unsigned long long)sysconf(_SC_PAGESIZE),
-				.dev_major = major,
-				.dev_minor = minor,
-				.inode = km->ino,
-				.exec = true,
-				.path = path };
-	return true;
-}
-
-/*
- * A process gone before its maps could be read: its frames are named from
- * the mappings the event carried (KSNOOP_VREC_UMAPS).
- */
-static void ustack_learn(struct output *o, const struct ksnoop_vrec *vr, int pid)
-{
-	const struct ksnoop_umap *km = (const void *)(vr + 1);
-	struct usym_map maps[KSNOOP_UMAPS_MAX];
-	char paths[KSNOOP_UMAPS_MAX][PATH_MAX];
-	size_t i, n = 0;
-
-	if (!ustack_syms__gone(o->usyms, pid))
-		return;
-	for (i = 0; i < vr->len / sizeof(*km) && i < KSNOOP_UMAPS_MAX; i++) {
-		if (umap_decode(o, &km[i], &maps[n], paths[n], sizeof(paths[n])))
-			n++;
-	}
-	ustack_syms__learn(o->usyms, pid, maps, n);
-}
-
 /*
  * Each user frame of the event's --ustack, innermost first, named in the
  * process as it is mapped now, else as the event's mappings say.
@@ -830,7 +788,8 @@ static void for_each_uframe(struct output *o, struct vrec_iter *it,
 	if (!vr || !o->usyms)
 		return;
 	if (it->umaps)
-		ustack_learn(o, it->umaps, it->ev->tgid);
+		umaps_learn(o->usyms, o->mounts, it->ev->tgid, (const void *)(it->umaps + 1),
+			    it->umaps->len / sizeof(struct ksnoop_umap));
 	if (vr->idx == KSNOOP_VREC_USTACK_DUMP)
 		n = ustack_unwind(o, vr, it->ev->tgid, ips);
 	else

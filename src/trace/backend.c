@@ -68,11 +68,12 @@ struct tracer {
 		bool started;
 		int fd;
 	} ring_job;
-	kfeat_set feat;			 /* what the kernel offers (lib/kfeat.h) */
-	bool fentry_cookie;		 /* the kernel has fentry attach cookies */
-	bool compat;			 /* the COMPAT programs: no bpf_loop or bpf_get_func_arg */
-	bool kprobe_pmu;		 /* perf has a kprobe PMU (Linux 4.17) */
-	bool uprobe_pmu;		 /* and a uprobe PMU */
+	kfeat_set feat;	    /* what the kernel offers (lib/kfeat.h) */
+	bool fentry_cookie; /* the kernel has fentry attach cookies */
+	bool compat;	    /* the COMPAT programs: no bpf_loop or bpf_get_func_arg */
+	bool kprobe_pmu;    /* perf has a kprobe PMU (Linux 4.17) */
+	bool uprobe_pmu;    /* and a uprobe PMU */
+	bool no_umaps;	    /* the verifier refused the mappings' capture: see umaps_refused */
 	struct trace_bpf *fentry_tmpl;	 /* first fentry instance, for the rest */
 	struct trace_bpf *clone_tmpl[2]; /* by fentry: the first one-function instance */
 	int owner_fentry;		 /* function whose fentry programs the owner holds, or -1 */
@@ -327,7 +328,8 @@ static void set_rodata(const struct tracer *t, struct trace_bpf *skel, int func,
 	skel->rodata->kstack_bytes = kstack_bytes_of(&t->opts);
 	skel->rodata->ustack_bytes = 8 * t->opts.ustack_depth;
 	skel->rodata->ustack_dump_bytes = t->opts.ustack_dump_bytes;
-	skel->rodata->ustack_maps = t->opts.ustack_depth && !t->opts.ustack_dump_bytes;
+	skel->rodata->ustack_maps = t->opts.ustack_depth && !t->opts.ustack_dump_bytes &&
+				    !t->no_umaps;
 	skel->rodata->task_pt_regs = kfeat_has(t->feat, KFEAT_TASK_PT_REGS);
 	skel->rodata->wakeup_bytes = ringbuf_wakeup_bytes(t->ring_size);
 	skel->rodata->fentry_cookie = t->fentry_cookie;
@@ -575,6 +577,25 @@ static int task_table(struct bpf_map *tasks)
 		       ?: bpf_map__set_max_entries(tasks, KSNOOP_MAX_TASKS);
 }
 
+/*
+ * The capture of a user stack's mappings (bpf_find_vma over its frames)
+ * costs the verifier most of what it may spend on some kernels (arm64 6.1
+ * refuses a raw tracepoint's program with it). Refused once, the programs
+ * load without it: only processes gone before their maps are read lose
+ * their frames' names. Whether to load again.
+ */
+static bool umaps_refused(struct tracer *t, int err)
+{
+	if (t->no_umaps || !(t->opts.ustack_depth && !t->opts.ustack_dump_bytes) ||
+	    (err != -EACCES && err != -E2BIG && err != -EINVAL))
+		return false;
+	p_dbg("the verifier refused the programs with the user stacks' mappings (%s): "
+	      "loading them without",
+	      strerror(-err));
+	t->no_umaps = true;
+	return true;
+}
+
 static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -611,7 +632,7 @@ static struct trace_bpf *open_owner(struct tracer *t, int progs, int *err)
 		*err = trace_bpf__load(skel);
 	if (*err) {
 		trace_bpf__destroy(skel);
-		return NULL;
+		return umaps_refused(t, *err) ? open_owner(t, progs, err) : NULL;
 	}
 	return skel;
 }
@@ -1144,7 +1165,7 @@ static struct trace_bpf *load_instance(struct tracer *t, int func, enum backend_
 	*err = *err ?: share_maps(skel, t->owner) ?: trace_bpf__load(skel);
 	if (*err) {
 		trace_bpf__destroy(skel);
-		return NULL;
+		return umaps_refused(t, *err) ? load_instance(t, func, kind, op, err) : NULL;
 	}
 	return skel;
 }

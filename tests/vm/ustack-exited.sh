@@ -5,7 +5,9 @@
 # resumed. Each event's frames can then only be named from the mappings
 # it carried from the kernel. Prints "events=E" and, for each FUNC given
 # with -f, "FUNC=K": how many frames of that function (as "FUNC (" or
-# "FUNC+0x") were printed; then ksnoop's errors.
+# "FUNC+0x") were printed; then "mappings=captured", or "mappings=refused"
+# where the verifier refused their capture and ksnoop loaded its programs
+# without it (ksnoop -d says so); then ksnoop's errors.
 #
 #   tests/vm/ustack-exited.sh [-f FUNC]... N SPEC PROG [ARGS...]
 set -uo pipefail
@@ -23,14 +25,14 @@ trap 'kill -CONT $kpid 2>/dev/null; kill -KILL $kpid 2>/dev/null; rm -rf "$T"' E
 
 prog=$(command -v "$1") || { echo "ustack-exited: no $1"; exit 125; }
 shift
-spawn ksnoop trace --ustack --comm "${prog##*/}" "$spec" >"$T/k.out" 2>"$T/k.err"
+spawn ksnoop -d trace --ustack --comm "${prog##*/}" "$spec" >"$T/k.out" 2>"$T/k.err"
 kpid=$SPAWNED
 for ((i = 0; i < 600; i++)); do
 	grep -q " TIME " "$T/k.out" && break
 	kill -0 $kpid 2>/dev/null || break
 	sleep_s 0.1
 done
-grep -q " TIME " "$T/k.out" || { echo "ustack-exited: not ready: $(head -1 "$T/k.err")"; exit 1; }
+grep -q " TIME " "$T/k.out" || { echo "ustack-exited: not ready: $(grep -m1 Error "$T/k.err")"; exit 1; }
 kill -STOP $kpid
 for ((i = 0; i < n; i++)); do
 	"$prog" "$@" >/dev/null || { echo "ustack-exited: $prog failed"; exit 1; }
@@ -45,5 +47,10 @@ echo "events=$(grep -c "^ *[0-9]\+ \+[0-9]\+ \+[0-9]\+ " "$T/k.out")"
 for f in "${funcs[@]}"; do
 	echo "$f=$(grep -c -e "^ \+$f (" -e "^ \+$f+0x" "$T/k.out")"
 done
+if grep -q "refused the programs with the user stacks' mappings" "$T/k.err"; then
+	echo mappings=refused
+else
+	echo mappings=captured
+fi
 grep -h -e Error -e Warning "$T/k.err" | head -3
 exit 0

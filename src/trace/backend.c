@@ -1019,6 +1019,8 @@ static void straight_env_of(const struct tracer *t, struct straight_env *env)
 	env->wake_ns = KSNOOP_WAKE_INTERVAL_NS;
 	env->want_comm = want_comm(t);
 	env->counts_fd = bpf_map__fd(o->maps.func_counts);
+	env->keyed_fd = t->opts.agg.keyless ? 0 : bpf_map__fd(o->maps.agg_counts);
+	env->key_size = t->opts.agg.key_size;
 	env->epochs = t->opts.agg.epochs;
 	env->epoch_off = (const char *)&o->bss->agg_epoch - (const char *)o->bss;
 }
@@ -1064,7 +1066,7 @@ static int attach_straight(struct tracer *t, int func, enum straight_ctx ctx, en
 			continue;
 		*op = BPFUTIL_LOAD;
 		n = t->opts.agg.mode == KSNOOP_AGG_COUNT
-			    ? straight_emit_count(func, &env, insns, STRAIGHT_MAX_INSNS)
+			    ? straight_emit_count(cfg, ctx, func, &env, insns, STRAIGHT_MAX_INSNS)
 			    : straight_emit(cfg, side, ctx, func, &env, insns, STRAIGHT_MAX_INSNS);
 		if (n < 0)
 			return n;

@@ -100,7 +100,7 @@ static bool straight_ok(const struct select_env *e, const struct func_plan *p,
 	if (ctx == STRAIGHT_KPROBE && !plan_is_user(p) && !e->kprobe_pmu)
 		return false;
 	if (o->agg.mode == KSNOOP_AGG_COUNT)
-		return o->agg.keyless && straight_count_ok(&p->cfg);
+		return (o->agg.keyless || !o->agg.by) && straight_count_ok(&p->cfg, ctx);
 	if (o->agg.mode != KSNOOP_AGG_NONE)
 		return false;
 	for (side = KSNOOP_SIDE_ENTRY; side <= KSNOOP_SIDE_RETURN; side++) {

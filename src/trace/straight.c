@@ -162,10 +162,10 @@ bool straight_side_ok(const struct ksnoop_func_cfg *cfg, int side, enum straight
 	return true;
 }
 
-/* On a full ring: drops[KSNOOP_DROP_RINGBUF] += 1, as bpf/trace/state.h's count_drop(). */
-static void emit_drop(struct emitter *e, const struct straight_env *env, int out)
+/* drops[why] += 1, as bpf/trace/state.h's count_drop(); then to out. */
+static void emit_drop_of(struct emitter *e, const struct straight_env *env, int why, int out)
 {
-	store_imm(e, BPF_W, FP, STACK_KEY, KSNOOP_DROP_RINGBUF);
+	store_imm(e, BPF_W, FP, STACK_KEY, why);
 	mov(e, R2, FP);
 	alu_imm(e, BPF_ADD, R2, STACK_KEY);
 	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, env->drops_fd, 0);
@@ -175,6 +175,12 @@ static void emit_drop(struct emitter *e, const struct straight_env *env, int out
 	alu_imm(e, BPF_ADD, R1, 1);
 	store(e, BPF_DW, R0, 0, R1);
 	jump(e, BPF_JA, 0, 0, 0, out);
+}
+
+/* On a full ring: drops[KSNOOP_DROP_RINGBUF] += 1. */
+static void emit_drop(struct emitter *e, const struct straight_env *env, int out)
+{
+	emit_drop_of(e, env, KSNOOP_DROP_RINGBUF, out);
 }
 
 /*
@@ -369,33 +375,120 @@ int straight_emit(const struct ksnoop_func_cfg *cfg, int side, enum straight_ctx
 	return resolve(&e);
 }
 
-bool straight_count_ok(const struct ksnoop_func_cfg *cfg)
+bool straight_count_ok(const struct ksnoop_func_cfg *cfg, enum straight_ctx ctx)
 {
-	return cfg->agg.fast && !cfg->nr_preds && !cfg->nr_fast_preds &&
-	       !(cfg->flags & (KSNOOP_CFG_FRAME | KSNOOP_CFG_SPAN | KSNOOP_CFG_FOLLOW)) &&
-	       cfg->emit == KSNOOP_EMIT_ENTRY;
+	__u32 n;
+
+	if (!cfg->agg.fast || cfg->nr_preds || cfg->nr_fast_preds ||
+	    (cfg->flags & (KSNOOP_CFG_FRAME | KSNOOP_CFG_SPAN | KSNOOP_CFG_FOLLOW)) ||
+	    cfg->emit != KSNOOP_EMIT_ENTRY || cfg->agg.nr_keys > KSNOOP_AGG_MAX_KEYS)
+		return false;
+	for (n = 0; n < cfg->agg.nr_keys; n++) {
+		const struct ksnoop_value *v =
+			&cfg->values[cfg->agg.key_value[n] % KSNOOP_MAX_VALUES];
+
+		if (v->base != KSNOOP_BASE_ARG || v->arg >= cfg->nr_args ||
+		    (ctx == STRAIGHT_KPROBE && v->arg >= KSNOOP_REG_ARGS) ||
+		    cfg->agg.key_len[n] > 8 || cfg->agg.key_off[n] + 8 > KSNOOP_AGG_FAST_DATA)
+			return false;
+	}
+	return true;
 }
 
-int straight_emit_count(__u32 func_id, const struct straight_env *env, struct bpf_insn *insns,
-			int max)
+/* The key's slot, below the helpers' output slot: a fast key's header and data. */
+#define STACK_KEY_AT (STACK_VALUE - (int)(KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_FAST_DATA))
+#define STACK_ZERO (STACK_KEY_AT - 8)
+
+/* R2 = the epoch -i counts in now, 0 or 1. */
+static void emit_epoch(struct emitter *e, const struct straight_env *env)
+{
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_VALUE, env->bss_fd, env->epoch_off);
+	load(e, BPF_W, R2, R1, 0);
+	alu_imm(e, BPF_AND, R2, 1);
+}
+
+/* The key agg_fast builds, at STACK_KEY_AT: zeroed, the function, the epoch, the values. */
+static void emit_key(struct emitter *e, const struct ksnoop_func_cfg *cfg, enum straight_ctx ctx,
+		     __u32 func_id, const struct straight_env *env)
+{
+	__u32 off, n, len;
+
+	for (off = 0; off < env->key_size; off += 8)
+		store_imm(e, BPF_DW, FP, STACK_KEY_AT + (int)off, 0);
+	store_imm(e, BPF_W, FP, STACK_KEY_AT + (int)offsetof(struct ksnoop_agg_key, func_id),
+		  (__s32)func_id);
+	if (env->epochs) {
+		emit_epoch(e, env);
+		store(e, BPF_W, FP, STACK_KEY_AT + (int)offsetof(struct ksnoop_agg_key, epoch), R2);
+	}
+	for (n = 0; n < cfg->agg.nr_keys; n++) {
+		emit_register(e, &cfg->values[cfg->agg.key_value[n] % KSNOOP_MAX_VALUES], ctx);
+		len = cfg->agg.key_len[n];
+		/* a register holds more than its type: only the type's bytes count */
+		if (len < 8) {
+			alu_imm(e, BPF_LSH, R1, 64 - 8 * len);
+			alu_imm(e, BPF_RSH, R1, 64 - 8 * len);
+		}
+		store(e, BPF_DW, FP, STACK_KEY_AT + KSNOOP_AGG_KEY_HDR + (int)cfg->agg.key_off[n],
+		      R1);
+	}
+}
+
+/* R0 = the key's count, added at zero when new; to out when it cannot be (a drop counted). */
+static void emit_key_slot(struct emitter *e, const struct straight_env *env, int out)
+{
+	int have = label(e);
+
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, env->keyed_fd, 0);
+	mov(e, R2, FP);
+	alu_imm(e, BPF_ADD, R2, STACK_KEY_AT);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jump(e, BPF_JNE | BPF_K, R0, 0, 0, have);
+	store_imm(e, BPF_DW, FP, STACK_ZERO, 0);
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, env->keyed_fd, 0);
+	mov(e, R2, FP);
+	alu_imm(e, BPF_ADD, R2, STACK_KEY_AT);
+	mov(e, R3, FP);
+	alu_imm(e, BPF_ADD, R3, STACK_ZERO);
+	mov_imm(e, R4, BPF_NOEXIST);
+	call(e, BPF_FUNC_map_update_elem);
+	/* another CPU may have added it just now: look again either way */
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, env->keyed_fd, 0);
+	mov(e, R2, FP);
+	alu_imm(e, BPF_ADD, R2, STACK_KEY_AT);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jump(e, BPF_JNE | BPF_K, R0, 0, 0, have);
+	emit_drop_of(e, env, KSNOOP_DROP_KEYS, out);
+	here(e, have);
+}
+
+int straight_emit_count(const struct ksnoop_func_cfg *cfg, enum straight_ctx ctx, __u32 func_id,
+			const struct straight_env *env, struct bpf_insn *insns, int max)
 {
 	struct emitter e = { .insn = insns, .max = max };
 	int out = label(&e);
 
-	if (env->epochs) {
-		ld_imm64(&e, R1, BPF_PSEUDO_MAP_VALUE, env->bss_fd, env->epoch_off);
-		load(&e, BPF_W, R2, R1, 0);
-		alu_imm(&e, BPF_AND, R2, 1);
-		alu_imm(&e, BPF_ADD, R2, (__s32)(func_id * 2));
-		store(&e, BPF_W, FP, STACK_KEY, R2);
+	if (env->keyed_fd && (env->key_size > KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_FAST_DATA ||
+			      !straight_count_ok(cfg, ctx)))
+		return -EINVAL;
+	mov(&e, CTX, R1);
+	if (env->keyed_fd) {
+		emit_key(&e, cfg, ctx, func_id, env);
+		emit_key_slot(&e, env, out);
 	} else {
-		store_imm(&e, BPF_W, FP, STACK_KEY, (__s32)func_id);
+		if (env->epochs) {
+			emit_epoch(&e, env);
+			alu_imm(&e, BPF_ADD, R2, (__s32)(func_id * 2));
+			store(&e, BPF_W, FP, STACK_KEY, R2);
+		} else {
+			store_imm(&e, BPF_W, FP, STACK_KEY, (__s32)func_id);
+		}
+		mov(&e, R2, FP);
+		alu_imm(&e, BPF_ADD, R2, STACK_KEY);
+		ld_imm64(&e, R1, BPF_PSEUDO_MAP_FD, env->counts_fd, 0);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		jump(&e, BPF_JEQ | BPF_K, R0, 0, 0, out);
 	}
-	mov(&e, R2, FP);
-	alu_imm(&e, BPF_ADD, R2, STACK_KEY);
-	ld_imm64(&e, R1, BPF_PSEUDO_MAP_FD, env->counts_fd, 0);
-	call(&e, BPF_FUNC_map_lookup_elem);
-	jump(&e, BPF_JEQ | BPF_K, R0, 0, 0, out);
 	load(&e, BPF_DW, R1, R0, 0);
 	alu_imm(&e, BPF_ADD, R1, 1);
 	store(&e, BPF_DW, R0, 0, R1);

@@ -30,6 +30,9 @@ struct straight_env {
 	int counts_fd;
 	bool epochs;
 	__u32 epoch_off; /* agg_epoch's offset in .bss */
+	/* a count by values: the per-CPU hash of keys, its key size; 0 for funccount */
+	int keyed_fd;
+	__u32 key_size;
 };
 
 /* The programs' context: fentry/fexit's argument array, or a kprobe's registers. */
@@ -58,19 +61,22 @@ int straight_emit(const struct ksnoop_func_cfg *cfg, int side, enum straight_ctx
 		  const struct straight_env *env, struct bpf_insn *insns, int max);
 
 /*
- * Whether cfg counts calls with no key beyond the function (funccount) in
- * a way a straight-line program does: at entry alone, no predicate, no
- * frame. The session's count mode and keyless layout are the caller's.
+ * Whether cfg counts calls in a way a straight-line program does: at entry
+ * alone, no predicate, no frame, and keyed (if at all) by values in
+ * registers that a kprobe finds in ctx. The session's count mode, its
+ * --by fields (none) and its key layout are the caller's.
  */
-bool straight_count_ok(const struct ksnoop_func_cfg *cfg);
+bool straight_count_ok(const struct ksnoop_func_cfg *cfg, enum straight_ctx ctx);
 
 /*
- * The entry program of function func_id's keyless count, as bpf/agg/agg.h's
- * count_add: its slot (func_id, or func_id * 2 + the epoch with -i) of
- * the per-CPU counts array, plus one. Returns how many instructions, or
- * -E2BIG.
+ * The entry program of function func_id's count, as bpf/agg/agg.h's
+ * count_add: with no key (env->keyed_fd 0), its slot (func_id, or
+ * func_id * 2 + the epoch with -i) of the per-CPU counts array, plus one;
+ * keyed, the key agg_fast builds (the function, the epoch, each value's
+ * bytes at its offset), added at zero when new. Returns how many
+ * instructions, or -E2BIG.
  */
-int straight_emit_count(__u32 func_id, const struct straight_env *env, struct bpf_insn *insns,
-			int max);
+int straight_emit_count(const struct ksnoop_func_cfg *cfg, enum straight_ctx ctx, __u32 func_id,
+			const struct straight_env *env, struct bpf_insn *insns, int max);
 
 #endif

@@ -21,6 +21,7 @@
 #define DROPS_FD 8
 #define BSS_FD 9
 #define COUNTS_FD 10
+#define KEYED_FD 11
 
 /* A lite plan whose entry reads these sizes (0: a register value) and whose return is a scalar. */
 static void make_cfg(struct ksnoop_func_cfg *cfg, const int *sizes, int n)
@@ -42,6 +43,11 @@ struct machine {
 	__u64 now;
 	__u64 counts[16]; /* the keyless counts' per-CPU array, this CPU's */
 	bool no_count_slot;
+	/* the keyed counts' per-CPU hash: its keys (the key size's bytes) and counts */
+	__u8 keys[4][KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_FAST_DATA];
+	__u64 keyed[4];
+	int nr_keys, key_size;
+	bool keys_full;
 	__u64 submitted_flags;
 	int reserved, submitted, reads_user, reads_kernel, lookups;
 	__u32 reserve_size;
@@ -77,14 +83,30 @@ static __u64 helper(int id, __u64 *r)
 		M->submitted_flags = r[2];
 		return 0;
 	case BPF_FUNC_map_lookup_elem:
+		if (r[1] == 0xf00d0000 + KEYED_FD) {
+			for (int k = 0; k < M->nr_keys; k++)
+				if (!memcmp(M->keys[k], (void *)r[2], M->key_size))
+					return (__u64)&M->keyed[k];
+			return 0;
+		}
 		if (r[1] == 0xf00d0000 + COUNTS_FD) {
 			assert_true(*(__u32 *)r[2] < ARRAY_SIZE(M->counts));
 			return M->no_count_slot ? 0 : (__u64)&M->counts[*(__u32 *)r[2]];
 		}
 		assert_int_equal(r[1], 0xf00d0000 + DROPS_FD);
-		assert_int_equal(*(__u32 *)r[2], KSNOOP_DROP_RINGBUF);
+		assert_int_equal(*(__u32 *)r[2],
+				 M->nr_keys ? KSNOOP_DROP_KEYS : KSNOOP_DROP_RINGBUF);
 		M->lookups++;
 		return (__u64)&M->drops;
+	case BPF_FUNC_map_update_elem:
+		assert_int_equal(r[1], 0xf00d0000 + KEYED_FD);
+		assert_int_equal(r[4], BPF_NOEXIST);
+		assert_int_equal(*(__u64 *)r[3], 0);
+		if (M->keys_full || M->nr_keys == ARRAY_SIZE(M->keys))
+			return -E2BIG;
+		memcpy(M->keys[M->nr_keys], (void *)r[2], M->key_size);
+		M->keyed[M->nr_keys++] = 0;
+		return 0;
 	case BPF_FUNC_ktime_get_ns:
 		return M->now;
 	case BPF_FUNC_get_current_pid_tgid:
@@ -151,6 +173,9 @@ static __u64 run(const struct bpf_insn *insns, int n)
 				break;
 			case BPF_RSH:
 				*dst >>= src;
+				break;
+			case BPF_LSH:
+				*dst <<= src;
 				break;
 			default:
 				fail_msg("alu op %#x at %d", in->code, pc - 1);
@@ -473,18 +498,20 @@ static void test_eligible(void **state UNUSED)
  */
 static void test_count(void **state UNUSED)
 {
+	struct ksnoop_func_cfg cfg = { .emit = KSNOOP_EMIT_ENTRY };
 	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
 	struct straight_env env = ENV;
 	int n;
 
-	n = straight_emit_count(5, &env, insns, STRAIGHT_MAX_INSNS);
+	cfg.agg.fast = 1;
+	n = straight_emit_count(&cfg, STRAIGHT_KPROBE, 5, &env, insns, STRAIGHT_MAX_INSNS);
 	assert_true(n > 0);
 	assert_int_equal(run(insns, n), 0);
 	assert_int_equal(run(insns, n), 0);
 	assert_int_equal(M->counts[5], 2);
 	env.epochs = true;
 	M->epoch = 3;
-	n = straight_emit_count(5, &env, insns, STRAIGHT_MAX_INSNS);
+	n = straight_emit_count(&cfg, STRAIGHT_KPROBE, 5, &env, insns, STRAIGHT_MAX_INSNS);
 	assert_int_equal(run(insns, n), 0);
 	assert_int_equal(M->counts[11], 1);
 	M->epoch = 4;
@@ -493,30 +520,104 @@ static void test_count(void **state UNUSED)
 	assert_int_equal(M->counts[5], 2);
 	M->no_count_slot = true;
 	assert_int_equal(run(insns, n), 0);
-	assert_int_equal(straight_emit_count(5, &env, insns, 4), -E2BIG);
+	assert_int_equal(straight_emit_count(&cfg, STRAIGHT_KPROBE, 5, &env, insns, 4), -E2BIG);
 }
 
-/* What a straight-line count takes: funccount at entry, nothing to decide per call. */
+/* A count keyed by an int argument (4 bytes, at data offset 8) and a long one. */
+static void keyed_cfg(struct ksnoop_func_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->emit = KSNOOP_EMIT_ENTRY;
+	cfg->agg.fast = 1;
+	cfg->nr_args = 3;
+	cfg->agg.nr_keys = 2;
+	cfg->values[0] = (struct ksnoop_value){ .base = KSNOOP_BASE_ARG, .arg = 1 };
+	cfg->values[1] = (struct ksnoop_value){ .base = KSNOOP_BASE_ARG, .arg = 2 };
+	cfg->agg.key_value[0] = 0;
+	cfg->agg.key_off[0] = 8;
+	cfg->agg.key_len[0] = 4;
+	cfg->agg.key_value[1] = 1;
+	cfg->agg.key_off[1] = 16;
+	cfg->agg.key_len[1] = 8;
+}
+
+/*
+ * count by values: the key agg_fast builds (the function, the epoch, an
+ * int's low 4 bytes, a long whole), one count per key, a new key added at
+ * zero; a table that is full counts a drop of keys.
+ */
+static void test_count_keyed(void **state UNUSED)
+{
+	struct ksnoop_func_cfg cfg;
+	struct bpf_insn insns[STRAIGHT_MAX_INSNS];
+	struct straight_env env = ENV;
+	struct ksnoop_agg_key *k;
+	int n;
+
+	keyed_cfg(&cfg);
+	env.keyed_fd = KEYED_FD;
+	env.key_size = KSNOOP_AGG_KEY_HDR + 24;
+	env.epochs = true;
+	M->key_size = env.key_size;
+	M->epoch = 1;
+	n = straight_emit_count(&cfg, CTX_KIND, 5, &env, insns, STRAIGHT_MAX_INSNS);
+	assert_true(n > 0);
+	set_arg(1, 0xffffffff00000007ULL);
+	set_arg(2, 0x1122334455667788ULL);
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(run(insns, n), 0);
+	set_arg(1, 8);
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(M->nr_keys, 2);
+	assert_int_equal(M->keyed[0], 2);
+	assert_int_equal(M->keyed[1], 1);
+	k = (struct ksnoop_agg_key *)M->keys[0];
+	assert_int_equal(k->func_id, 5);
+	assert_int_equal(k->epoch, 1);
+	assert_int_equal(k->tgid, 0);
+	assert_int_equal(*(__u64 *)&k->data[8], 7);
+	assert_int_equal(*(__u64 *)&k->data[16], 0x1122334455667788ULL);
+	assert_int_equal(*(__u64 *)&k->data[0], 0);
+	M->keys_full = true;
+	set_arg(1, 9);
+	assert_int_equal(run(insns, n), 0);
+	assert_int_equal(M->nr_keys, 2);
+	assert_int_equal(M->drops, 1);
+}
+
+/* What a straight-line count takes: at entry, nothing to decide per call, keys in registers. */
 static void test_count_eligible(void **state UNUSED)
 {
 	struct ksnoop_func_cfg cfg = { .emit = KSNOOP_EMIT_ENTRY };
 
 	cfg.agg.fast = 1;
-	assert_true(straight_count_ok(&cfg));
+	assert_true(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
 	cfg.nr_preds = 1;
-	assert_false(straight_count_ok(&cfg));
+	assert_false(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
 	cfg.nr_preds = 0;
 	cfg.nr_fast_preds = 1;
-	assert_false(straight_count_ok(&cfg));
+	assert_false(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
 	cfg.nr_fast_preds = 0;
 	cfg.emit = KSNOOP_EMIT_RETURN; /* keyed by the return value */
-	assert_false(straight_count_ok(&cfg));
+	assert_false(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
 	cfg.emit = KSNOOP_EMIT_ENTRY;
 	cfg.flags = KSNOOP_CFG_SPAN;
-	assert_false(straight_count_ok(&cfg));
+	assert_false(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
 	cfg.flags = 0;
 	cfg.agg.fast = 0; /* a value read from memory */
-	assert_false(straight_count_ok(&cfg));
+	assert_false(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
+	keyed_cfg(&cfg);
+	assert_true(straight_count_ok(&cfg, STRAIGHT_KPROBE));
+	cfg.agg.key_len[1] = 16; /* a string's slot */
+	assert_false(straight_count_ok(&cfg, STRAIGHT_KPROBE));
+	keyed_cfg(&cfg);
+	cfg.values[1].base = KSNOOP_BASE_RET;
+	assert_false(straight_count_ok(&cfg, STRAIGHT_KPROBE));
+	keyed_cfg(&cfg);
+	cfg.nr_args = KSNOOP_REG_ARGS + 1;
+	cfg.values[1].arg = KSNOOP_REG_ARGS; /* on a kprobe's stack */
+	assert_false(straight_count_ok(&cfg, STRAIGHT_KPROBE));
+	assert_true(straight_count_ok(&cfg, STRAIGHT_TRAMPOLINE));
 }
 
 /* The largest side there is: 8 values, each read at an offset, with comm. */
@@ -632,11 +733,26 @@ static void test_golden(void **state UNUSED)
 		struct bpf_insn insns[STRAIGHT_MAX_INSNS];
 		struct straight_env epochs = ENV;
 
+		struct ksnoop_func_cfg kc;
+
+		keyed_cfg(&kc);
+		kc.agg.nr_keys = 0;
 		compare_golden("count", insns,
-			       straight_emit_count(5, &ENV, insns, STRAIGHT_MAX_INSNS));
+			       straight_emit_count(&kc, STRAIGHT_KPROBE, 5, &ENV, insns,
+						   STRAIGHT_MAX_INSNS));
 		epochs.epochs = true;
 		compare_golden("count-epochs", insns,
-			       straight_emit_count(5, &epochs, insns, STRAIGHT_MAX_INSNS));
+			       straight_emit_count(&kc, STRAIGHT_KPROBE, 5, &epochs, insns,
+						   STRAIGHT_MAX_INSNS));
+		keyed_cfg(&kc);
+		epochs.keyed_fd = KEYED_FD;
+		epochs.key_size = KSNOOP_AGG_KEY_HDR + 24;
+		compare_golden("count-keyed-kprobe", insns,
+			       straight_emit_count(&kc, STRAIGHT_KPROBE, 5, &epochs, insns,
+						   STRAIGHT_MAX_INSNS));
+		compare_golden("count-keyed-fentry", insns,
+			       straight_emit_count(&kc, STRAIGHT_TRAMPOLINE, 5, &epochs, insns,
+						   STRAIGHT_MAX_INSNS));
 	}
 }
 
@@ -665,6 +781,7 @@ int main(void)
 		BOTH(test_comm),
 		BOTH(test_largest),
 		cmocka_unit_test_setup_teardown(test_count, setup, teardown),
+		BOTH(test_count_keyed),
 		cmocka_unit_test(test_count_eligible),
 		cmocka_unit_test(test_eligible),
 		cmocka_unit_test(test_no_room),

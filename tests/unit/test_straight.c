@@ -44,7 +44,7 @@ struct machine {
 	__u64 counts[16]; /* the keyless counts' per-CPU array, this CPU's */
 	bool no_count_slot;
 	/* the keyed counts' per-CPU hash: its keys (the key size's bytes) and counts */
-	__u8 keys[4][KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_FAST_DATA];
+	__u8 keys[4][KSNOOP_AGG_KEY_HDR + KSNOOP_AGG_FAST_DATA] __attribute__((aligned(8)));
 	__u64 keyed[4];
 	int nr_keys, key_size;
 	bool keys_full;

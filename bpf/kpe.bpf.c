@@ -2,14 +2,16 @@
 /*
  * ksnoop probe: tracefs kprobe_events definitions run through BPF.
  *
- * One program serves every definition, attached as a kprobe or kretprobe
- * with the definition's index as the BPF cookie; a return probe that reads
- * entry arguments has an entry half too (KPE_COOKIE_ENTRY) that keeps
- * them. User space compiles each
- * definition into a flat fetch program (struct kpe_def_cfg in abi/kpe.h)
- * that this file interprets: one bpf_loop step per instruction, so the
- * verifier checks each kind of step once instead of every argument's
- * combination, and the same for the filter.
+ * Each definition runs in a copy of its kind's program of its own, told
+ * the definition before loading (kprobe_def, eprobe_def, tprobe_def):
+ * attach cookies came only with 5.15 (6.10 for raw tracepoints). A return
+ * probe that reads entry arguments has an entry half too (KPE_PROG_ENTRY)
+ * that keeps them. User space compiles each definition into a flat fetch
+ * program (struct kpe_def_cfg in abi/kpe.h) that this file interprets: a
+ * bounded loop calling a global function per instruction. A global
+ * function is verified once, on its own, so the verifier checks each kind
+ * of step once instead of every argument's combination, and the same for
+ * the filter; bpf_loop (5.17) would do that too, but 5.10 lacks it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,8 +23,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile bool filter_tgid;		  /* -p: only the tgids in kpe_tgids */
-const volatile __u32 kstack_bytes;		  /* --kstack: 8 a frame, 0 without */
+const volatile bool filter_tgid;   /* -p: only the tgids in kpe_tgids */
+const volatile __u32 kstack_bytes; /* --kstack: 8 a frame, 0 without */
+/* kpe_kprobeN's definition, KPE_PROG_ENTRY for a return probe's entry half */
+const volatile __u32 kprobe_def[KPE_MAX_KPROBES];
+const volatile __u32 eprobe_def[KPE_MAX_EPROBES]; /* kpe_eprobeN's definition */
 const volatile __u32 tprobe_def[KPE_MAX_TPROBES]; /* kpe_tprobeN's definition */
 
 _Static_assert(sizeof(struct pt_regs) <= KPE_NR_REGS * 8, "pt_regs fits the register copy");
@@ -39,7 +44,7 @@ _Static_assert(KPE_CMP_EQ == INTCMP_EQ && KPE_CMP_NE == INTCMP_NE && KPE_CMP_LT 
 		       KPE_CMP_GE == INTCMP_GE && KPE_CMP_BAND == INTCMP_BAND,
 	       "kprobe_events' comparisons are intcmp's");
 
-/* Filter evaluation state, carried across bpf_loop steps. */
+/* Filter evaluation state, carried across steps. */
 struct filter_state {
 	__u32 k;       /* comparison being evaluated */
 	__u32 started; /* glob state initialised for k */
@@ -137,16 +142,18 @@ struct {
 } kpe_frames_zero SEC(".maps");
 
 /*
- * bpf_loop contexts live on the stack (6.1 insists) and only point at
- * maps: all state the steps carry is in map memory. 6.1's verifier checks
- * a callback once, from the caller's state; state in the stack context
- * would look constant there, and the branches those constants rule out
- * would be hard-wired away as dead code.
+ * A step's state, found again from scalars: before 5.12 a global
+ * function takes no pointers but its context. It is all in map memory,
+ * which the verifier knows nothing of in a global function: no constant
+ * of the caller's can be wired into it as dead code.
  */
-struct loop_ctx {
-	struct kpe_def_cfg *cfg;
-	struct scratch *s;
-};
+static __always_inline bool step_state(__u32 slot, __u32 id, struct kpe_def_cfg **cfg,
+				       struct scratch **s)
+{
+	*cfg = bpf_map_lookup_elem(&kpe_defs, &id);
+	*s = bpf_map_lookup_elem(&kpe_scratch, &slot);
+	return *cfg && *s;
+}
 
 static __always_inline long read_mem(void *dst, __u32 size, __u64 addr, bool user)
 {
@@ -252,9 +259,9 @@ static __always_inline void store_mem(struct scratch *s, const struct kpe_insn *
 }
 
 /* Strings and arrays go to ev.data; vals[a] says where. */
-static __always_inline void store_data(struct loop_ctx *c, const struct kpe_insn *in, __u32 a)
+static __always_inline void store_data(const struct kpe_def_cfg *cfg, struct scratch *s,
+				       const struct kpe_insn *in, __u32 a)
 {
-	struct scratch *s = c->s;
 	struct kpe_event *ev = &s->ev;
 	__u32 off = ev->data_len, size;
 	bool user = in->flags & KPE_F_USER;
@@ -280,7 +287,7 @@ static __always_inline void store_data(struct loop_ctx *c, const struct kpe_insn
 		n = KSNOOP_COMM_LEN;
 	} else if (in->op == KPE_OP_ST_IMMSTR) {
 		n = bpf_probe_read_kernel_str(dst, KPE_STR_MAX,
-					      &c->cfg->strtab[in->imm & (KPE_STRTAB_MAX - 1)]);
+					      &cfg->strtab[in->imm & (KPE_STRTAB_MAX - 1)]);
 	} else {
 		size = (__u32)in->size * in->count;
 		if (size > KPE_STR_MAX)
@@ -295,18 +302,19 @@ static __always_inline void store_data(struct loop_ctx *c, const struct kpe_insn
 	ev->data_len = off + (((__u32)n + 7) & ~7U);
 }
 
-static int fetch_step(__u32 i, void *arg)
+/* Instruction i of definition id's fetch program; 1 past its end. */
+__noinline int kpe_fetch_step(__u32 slot, __u32 id, __u32 i)
 {
-	struct loop_ctx *c = arg;
-	struct scratch *s = c->s;
+	struct kpe_def_cfg *cfg;
+	struct scratch *s;
 	struct kpe_insn *in;
 	__u32 a;
 
-	if (i >= c->cfg->nr_insns || i >= KPE_MAX_INSNS)
+	if (!step_state(slot, id, &cfg, &s) || i >= cfg->nr_insns || i >= KPE_MAX_INSNS)
 		return 1;
 	barrier_var(i);
 	i &= KPE_MAX_INSNS - 1;
-	in = &c->cfg->insns[i];
+	in = &cfg->insns[i];
 	if (in->op < KPE_OP_ST_VAL) {
 		load_step(s, in);
 		return 0;
@@ -319,7 +327,7 @@ static int fetch_step(__u32 i, void *arg)
 	else if (in->op == KPE_OP_ST_MEM)
 		store_mem(s, in, a);
 	else
-		store_data(c, in, a);
+		store_data(cfg, s, in, a);
 	if (s->faulted)
 		set_fault(&s->ev, a);
 	s->faulted = 0;
@@ -373,39 +381,67 @@ static __always_inline __u64 int_field(struct kpe_event *ev, __u8 field)
 }
 
 /* Comparisons as a state machine: a string glob takes one step per call. */
-static int cmp_step(__u32 i, void *arg)
+__noinline int kpe_cmp_step(__u32 slot, __u32 id)
 {
-	struct loop_ctx *c = arg;
-	struct filter_state *fs = &c->s->fs;
+	struct kpe_def_cfg *cfg;
+	struct filter_state *fs;
+	struct scratch *s;
 	struct kpe_pred *p;
-	__u32 k = fs->k;
+	__u32 k;
 
-	if (k >= c->cfg->nr_preds || k >= KPE_MAX_PREDS)
+	if (!step_state(slot, id, &cfg, &s))
+		return 1;
+	fs = &s->fs;
+	k = fs->k;
+	if (k >= cfg->nr_preds || k >= KPE_MAX_PREDS)
 		return 1;
 	barrier_var(k);
-	p = &c->cfg->preds[k & (KPE_MAX_PREDS - 1)];
+	p = &cfg->preds[k & (KPE_MAX_PREDS - 1)];
 	if (!p->is_str) {
-		cmp_done(fs, int_holds(p, int_field(&c->s->ev, p->field)));
+		cmp_done(fs, int_holds(p, int_field(&s->ev, p->field)));
 	} else if (!fs->started) {
-		glob_init(c->s, p);
+		glob_init(s, p);
 		fs->started = 1;
-	} else if (glob_step(&c->s->glob)) {
-		cmp_done(fs, c->s->glob.result ^ (p->op == KPE_CMP_NE));
+	} else if (glob_step(&s->glob)) {
+		cmp_done(fs, s->glob.result ^ (p->op == KPE_CMP_NE));
 	}
 	return 0;
 }
 
-static int op_step(__u32 i, void *arg)
+/*
+ * CMP_CHUNK comparison steps; 1 when the comparisons are done. A glob
+ * can take more steps than one loop the verifier walks should count: the
+ * caller's loop calls this one.
+ */
+#define CMP_CHUNK 1024
+
+__noinline int kpe_cmp_steps(__u32 slot, __u32 id)
 {
-	struct loop_ctx *c = arg;
-	struct filter_state *fs = &c->s->fs;
+	__u32 i;
+
+	for (i = 0; i < CMP_CHUNK; i++) {
+		if (kpe_cmp_step(slot, id))
+			return 1;
+	}
+	return 0;
+}
+
+/* Filter op i, on the comparisons' results; 1 past the last. */
+__noinline int kpe_op_step(__u32 slot, __u32 id, __u32 i)
+{
+	struct kpe_def_cfg *cfg;
+	struct filter_state *fs;
+	struct scratch *s;
 	__u64 a, b;
 	__u8 op;
 
-	if (i >= c->cfg->nr_filter_ops || i >= KPE_MAX_FILTER_OPS)
+	if (!step_state(slot, id, &cfg, &s))
+		return 1;
+	fs = &s->fs;
+	if (i >= cfg->nr_filter_ops || i >= KPE_MAX_FILTER_OPS)
 		return 1;
 	barrier_var(i);
-	op = c->cfg->filter_ops[i & (KPE_MAX_FILTER_OPS - 1)];
+	op = cfg->filter_ops[i & (KPE_MAX_FILTER_OPS - 1)];
 	if (op == KPE_FOP_NOT) {
 		if (fs->sp < 1)
 			goto bad;
@@ -435,15 +471,23 @@ bad:
 
 #define CMP_STEPS_MAX (KPE_MAX_PREDS * (GLOB_PAT * GLOB_TXT + GLOB_PAT + GLOB_TXT + 2))
 
-static __always_inline bool filter_pass(struct loop_ctx *c)
+static __always_inline bool filter_pass(__u32 slot, __u32 id, const struct kpe_def_cfg *cfg,
+					struct scratch *s)
 {
-	struct filter_state *fs = &c->s->fs;
+	struct filter_state *fs = &s->fs;
+	__u32 i;
 
-	if (!c->cfg->nr_filter_ops)
+	if (!cfg->nr_filter_ops)
 		return true;
 	__builtin_memset(fs, 0, sizeof(*fs));
-	bpf_loop(CMP_STEPS_MAX, cmp_step, c, 0);
-	bpf_loop(KPE_MAX_FILTER_OPS, op_step, c, 0);
+	for (i = 0; i < (CMP_STEPS_MAX + CMP_CHUNK - 1) / CMP_CHUNK; i++) {
+		if (kpe_cmp_steps(slot, id))
+			break;
+	}
+	for (i = 0; i < KPE_MAX_FILTER_OPS; i++) {
+		if (kpe_op_step(slot, id, i))
+			break;
+	}
 	return !fs->bad && fs->sp == 1 && (fs->stack & 1);
 }
 
@@ -571,10 +615,13 @@ static __always_inline bool tgid_wanted(void)
 	return !filter_tgid || bpf_map_lookup_elem(&kpe_tgids, &tgid);
 }
 
-/* A scratch slot of the CPU (lib/claim.h); NULL, the event counted lost, when all are held. */
-static __always_inline struct scratch *scratch_get(__u32 **claim)
+/*
+ * A scratch slot of the CPU (lib/claim.h), its key in *slot; NULL, the
+ * event counted lost, when all are held.
+ */
+static __always_inline struct scratch *scratch_get(__u32 **claim, __u32 *slot)
 {
-	struct scratch *s = slot_claim(&kpe_nest, &kpe_scratch, KPE_SCRATCH_NEST, claim);
+	struct scratch *s = slot_claim(&kpe_nest, &kpe_scratch, KPE_SCRATCH_NEST, claim, slot);
 
 	if (!s)
 		count_drop(KPE_DROP_NEST);
@@ -587,115 +634,113 @@ static __always_inline void scratch_put(__u32 *claim)
 }
 
 /*
- * Definition id and a scratch slot, for a task -p wants; false to return.
- * On true the caller owes scratch_put(*claim) on every way out.
+ * Definition id and a scratch slot, its key in *slot, for a task -p
+ * wants; false to return. On true the caller owes scratch_put(*claim) on
+ * every way out.
  */
 static __always_inline bool def_for_task(__u32 id, struct kpe_def_cfg **cfg, struct scratch **s,
-					 __u32 **claim)
+					 __u32 **claim, __u32 *slot)
 {
 	if (!tgid_wanted())
 		return false;
 	*cfg = bpf_map_lookup_elem(&kpe_defs, &id);
 	if (!*cfg)
 		return false;
-	*s = scratch_get(claim);
+	*s = scratch_get(claim, slot);
 	return *s;
 }
 
 /* Fetch, filter and send definition id's event; s->regs or s->rec are set. */
-static __always_inline void run_def(void *ctx, struct scratch *s, struct kpe_def_cfg *cfg, __u32 id,
-				    __u64 ip, __u64 entry_ra)
+static __always_inline void run_def(void *ctx, struct scratch *s, __u32 slot,
+				    struct kpe_def_cfg *cfg, __u32 id, __u64 ip, __u64 entry_ra)
 {
-	struct loop_ctx c = { .cfg = cfg, .s = s };
+	__u32 i;
 
 	init_event(s, ip, id, cfg);
 	s->no_entry = 0;
 	if (cfg->nr_eargs)
 		take_entry(s, id);
-	bpf_loop(KPE_MAX_INSNS, fetch_step, &c, 0);
-	if (filter_pass(&c))
+	for (i = 0; i < KPE_MAX_INSNS; i++) {
+		if (kpe_fetch_step(slot, id, i))
+			break;
+	}
+	if (filter_pass(slot, id, cfg, s))
 		submit(&s->ev, kstack_bytes ? append_kstack(ctx, &s->ev, entry_ra) : 0);
 }
 
-SEC("kprobe")
-int kpe_probe(struct pt_regs *ctx)
+/* p, r and f: n is the copy of the program, kprobe_def[n] what it runs. */
+static __always_inline int run_kprobe(struct pt_regs *ctx, __u32 n)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx), ip;
+	__u32 def = kprobe_def[n & (KPE_MAX_KPROBES - 1)], id = def & ~KPE_PROG_ENTRY, *claim, slot;
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
-	__u32 id = cookie, *claim;
 	bool ret;
+	__u64 ip;
 
-	if (!def_for_task(id, &cfg, &s, &claim))
+	if (!def_for_task(id, &cfg, &s, &claim, &slot))
 		return 0;
 	/* %REG reads any register by index: copy them all once. */
 	bpf_probe_read_kernel(s->regs, sizeof(struct pt_regs), ctx);
-	if (cookie & KPE_COOKIE_ENTRY) {
+	if (def & KPE_PROG_ENTRY) {
 		keep_entry(s, cfg, id);
 	} else {
 		/* A kretprobe runs with ip already set to the return address. */
 		ret = cfg->flags & KPE_DEF_RETURN;
 		ip = PT_REGS_IP(ctx) - (ret ? 0 : KPROBE_IP_ADJ);
-		run_def(ctx, s, cfg, id, ip, ret || !kstack_bytes ? 0 : kprobe_entry_ra(ctx));
+		run_def(ctx, s, slot, cfg, id, ip, ret || !kstack_bytes ? 0 : kprobe_entry_ra(ctx));
 	}
 	scratch_put(claim);
 	return 0;
 }
 
 /* e: the attached event's record is the context; its fields are read from it. */
-static __always_inline int run_eprobe(void *ctx)
+static __always_inline int run_eprobe(void *ctx, __u32 n)
 {
-	__u32 id = bpf_get_attach_cookie(ctx), *claim;
+	__u32 id = eprobe_def[n & (KPE_MAX_EPROBES - 1)], *claim, slot;
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
 
-	if (!def_for_task(id, &cfg, &s, &claim))
+	if (!def_for_task(id, &cfg, &s, &claim, &slot))
 		return 0;
 	s->rec = (__u64)ctx;
-	run_def(ctx, s, cfg, id, 0, 0);
+	run_def(ctx, s, slot, cfg, id, 0, 0);
 	scratch_put(claim);
 	return 0;
 }
 
 /* t: the tracepoint's arguments take the registers' place, $arg1 in regs[0]. */
-static __always_inline int run_tprobe(__u64 *ctx, __u32 slot)
+static __always_inline int run_tprobe(__u64 *ctx, __u32 n)
 {
-	__u32 id = tprobe_def[slot & (KPE_MAX_TPROBES - 1)], n, *claim;
+	__u32 id = tprobe_def[n & (KPE_MAX_TPROBES - 1)], nr, *claim, slot;
 	struct kpe_def_cfg *cfg;
 	struct scratch *s;
 
-	if (!def_for_task(id, &cfg, &s, &claim))
+	if (!def_for_task(id, &cfg, &s, &claim, &slot))
 		return 0;
-	n = cfg->nr_tp_args;
-	if (n > KPE_MAX_TP_ARGS)
-		n = KPE_MAX_TP_ARGS;
-	if (n)
-		bpf_probe_read_kernel(s->regs, n * 8, ctx);
-	run_def(ctx, s, cfg, id, 0, 0);
+	nr = cfg->nr_tp_args;
+	if (nr > KPE_MAX_TP_ARGS)
+		nr = KPE_MAX_TP_ARGS;
+	if (nr)
+		bpf_probe_read_kernel(s->regs, nr * 8, ctx);
+	run_def(ctx, s, slot, cfg, id, 0, 0);
 	scratch_put(claim);
 	return 0;
 }
 
-/*
- * A program runs once per trace event however often it is attached: e
- * definitions on one event take one copy each.
- */
-#define EPROBE(n)                       \
-	SEC("tracepoint")               \
-	int kpe_eprobe##n(void *ctx)    \
-	{                               \
-		return run_eprobe(ctx); \
+#define KPROBE(n)                              \
+	SEC("kprobe")                          \
+	int kpe_kprobe##n(struct pt_regs *ctx) \
+	{                                      \
+		return run_kprobe(ctx, n);     \
 	}
 
-EPROBE(0)
-EPROBE(1)
-EPROBE(2)
-EPROBE(3)
-EPROBE(4)
-EPROBE(5)
-EPROBE(6)
-EPROBE(7)
-_Static_assert(KPE_MAX_EPROBES_PER_EVENT == 8, "one kpe_eprobeN for each");
+/* Every definition its own program: a program runs once per trace event however often it is attached. */
+#define EPROBE(n)                          \
+	SEC("tracepoint")                  \
+	int kpe_eprobe##n(void *ctx)       \
+	{                                  \
+		return run_eprobe(ctx, n); \
+	}
 
 #define TPROBE(n)                          \
 	SEC("raw_tp")                      \
@@ -704,12 +749,52 @@ _Static_assert(KPE_MAX_EPROBES_PER_EVENT == 8, "one kpe_eprobeN for each");
 		return run_tprobe(ctx, n); \
 	}
 
+KPROBE(0)
+KPROBE(1) KPROBE(2) KPROBE(3) KPROBE(4) KPROBE(5) KPROBE(6) KPROBE(7) KPROBE(8) KPROBE(9) KPROBE(10) KPROBE(
+	11) KPROBE(12) KPROBE(13) KPROBE(14) KPROBE(15) KPROBE(16) KPROBE(17) KPROBE(18) KPROBE(19)
+	KPROBE(20) KPROBE(21) KPROBE(22) KPROBE(23) KPROBE(24) KPROBE(25) KPROBE(26) KPROBE(27) KPROBE(
+		28) KPROBE(29) KPROBE(30) KPROBE(31) KPROBE(32) KPROBE(33) KPROBE(34) KPROBE(35) KPROBE(36)
+		KPROBE(37) KPROBE(38) KPROBE(39) KPROBE(40) KPROBE(41) KPROBE(42) KPROBE(43) KPROBE(44) KPROBE(
+			45) KPROBE(46) KPROBE(47) KPROBE(48) KPROBE(49) KPROBE(50) KPROBE(51) KPROBE(52)
+			KPROBE(53) KPROBE(54) KPROBE(55) KPROBE(56) KPROBE(57) KPROBE(58) KPROBE(59) KPROBE(
+				60) KPROBE(61) KPROBE(62) KPROBE(63) KPROBE(64) KPROBE(65) KPROBE(66) KPROBE(67)
+				KPROBE(68) KPROBE(69) KPROBE(70) KPROBE(71) KPROBE(72) KPROBE(73) KPROBE(74) KPROBE(
+					75) KPROBE(76) KPROBE(77) KPROBE(78) KPROBE(79) KPROBE(80) KPROBE(81)
+					KPROBE(82) KPROBE(83) KPROBE(84) KPROBE(85) KPROBE(86) KPROBE(87) KPROBE(
+						88) KPROBE(89) KPROBE(90) KPROBE(91) KPROBE(92) KPROBE(93)
+						KPROBE(94) KPROBE(95) KPROBE(96) KPROBE(97) KPROBE(98) KPROBE(
+							99) KPROBE(100) KPROBE(101) KPROBE(102) KPROBE(103) KPROBE(104)
+							KPROBE(105) KPROBE(
+								106) KPROBE(107) KPROBE(108)
+								KPROBE(109) KPROBE(
+									110) KPROBE(111) KPROBE(112)
+									KPROBE(113) KPROBE(
+										114) KPROBE(115) KPROBE(116)
+										KPROBE(117) KPROBE(
+											118) KPROBE(119) KPROBE(120)
+											KPROBE(121) KPROBE(
+												122) KPROBE(123)
+												KPROBE(124) KPROBE(
+													125) KPROBE(126)
+													KPROBE(127) _Static_assert(
+														KPE_MAX_KPROBES ==
+															128,
+														"one kpe_kprobeN for each");
+
+EPROBE(0)
+EPROBE(1) EPROBE(2) EPROBE(3) EPROBE(4) EPROBE(5) EPROBE(6) EPROBE(7) EPROBE(8) EPROBE(9) EPROBE(
+	10) EPROBE(11) EPROBE(12) EPROBE(13) EPROBE(14) EPROBE(15) EPROBE(16) EPROBE(17) EPROBE(18)
+	EPROBE(19) EPROBE(20) EPROBE(21) EPROBE(22) EPROBE(23) EPROBE(24) EPROBE(25) EPROBE(26)
+		EPROBE(27) EPROBE(28) EPROBE(29) EPROBE(30) EPROBE(31) EPROBE(32) EPROBE(33) EPROBE(
+			34) EPROBE(35) EPROBE(36) EPROBE(37) EPROBE(38) EPROBE(39) EPROBE(40)
+			EPROBE(41) EPROBE(42) EPROBE(43) EPROBE(44) EPROBE(45) EPROBE(46) EPROBE(47)
+				EPROBE(48) EPROBE(49) EPROBE(50) EPROBE(51) EPROBE(52) EPROBE(53)
+					EPROBE(54) EPROBE(55) EPROBE(56) EPROBE(57) EPROBE(58)
+						EPROBE(59) EPROBE(60) EPROBE(61) EPROBE(62)
+							EPROBE(63) _Static_assert(
+								KPE_MAX_EPROBES == 64,
+								"one kpe_eprobeN for each");
+
 TPROBE(0)
-TPROBE(1)
-TPROBE(2)
-TPROBE(3)
-TPROBE(4)
-TPROBE(5)
-TPROBE(6)
-TPROBE(7)
-_Static_assert(KPE_MAX_TPROBES == 8, "one kpe_tprobeN for each");
+TPROBE(1) TPROBE(2) TPROBE(3) TPROBE(4) TPROBE(5) TPROBE(6)
+	TPROBE(7) _Static_assert(KPE_MAX_TPROBES == 8, "one kpe_tprobeN for each");

@@ -32,8 +32,8 @@
 #define KPE_EARG_DEPTH 16     /* nested calls of one function whose entry values are kept */
 #define KPE_SCRATCH_NEST 4    /* programs one CPU can have begun and not ended */
 
-/* The cookie of a return probe's entry half: bit 32 over the definition's index. */
-#define KPE_COOKIE_ENTRY (1ULL << 32)
+/* kprobe_def[]: a return probe's entry half, over the definition's index. */
+#define KPE_PROG_ENTRY (1U << 31)
 
 enum kpe_op {
 	KPE_OP_REG,	  /* acc = regs[imm] */
@@ -111,13 +111,15 @@ enum kpe_def_flags {
 };
 
 /*
- * t: definitions run in raw tracepoint programs, which have attach cookies
- * only since 6.10: one program each, told its definition before loading.
+ * Each definition runs in a program of its own, told its definition before
+ * loading: attach cookies came with 5.15, and with 6.10 for raw
+ * tracepoints. Copies of the kprobe program: one per definition, and one
+ * per return probe's entry half; of the trace event one (e), one per
+ * definition; of the raw tracepoint one (t), KPE_MAX_TPROBES.
  */
+#define KPE_MAX_KPROBES (2 * KPE_MAX_DEFS)
+#define KPE_MAX_EPROBES KPE_MAX_DEFS
 #define KPE_MAX_TPROBES 8
-
-/* e definitions on one trace event, each in its own copy of the program. */
-#define KPE_MAX_EPROBES_PER_EVENT 8
 
 /* The arguments a raw tracepoint passes, at most (MAX_BPF_FUNC_ARGS). */
 #define KPE_MAX_TP_ARGS 12
@@ -236,6 +238,9 @@ _Static_assert(((KPE_KSTACK_MAX + 1) & KPE_KSTACK_MAX) == 0, "KPE_KSTACK_MAX * 8
 _Static_assert((KPE_STRTAB_MAX & (KPE_STRTAB_MAX - 1)) == 0, "power of two");
 _Static_assert((KPE_MAX_EARGS & (KPE_MAX_EARGS - 1)) == 0, "power of two");
 _Static_assert((KPE_EARG_DEPTH & (KPE_EARG_DEPTH - 1)) == 0, "power of two");
-_Static_assert(KPE_MAX_DEFS < KPE_COOKIE_ENTRY, "an index fits below the entry bit");
+_Static_assert(KPE_MAX_DEFS < KPE_PROG_ENTRY, "an index fits below the entry bit");
+_Static_assert((KPE_MAX_KPROBES & (KPE_MAX_KPROBES - 1)) == 0, "power of two");
+_Static_assert((KPE_MAX_EPROBES & (KPE_MAX_EPROBES - 1)) == 0, "power of two");
+_Static_assert((KPE_MAX_TPROBES & (KPE_MAX_TPROBES - 1)) == 0, "power of two");
 
 #endif

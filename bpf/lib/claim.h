@@ -16,10 +16,11 @@
  * in between, only one program sees its own add alone. Atomic adds
  * without fetch, which the BPF of every kernel here has; unrolled, so
  * that each slot is a constant to the verifier. The caller owes
- * slot_release(*claim).
+ * slot_release(*claim). idx, unless NULL, gets the slot's key: code that
+ * cannot be handed the pointer (a global function) looks it up again.
  */
 static __always_inline void *slot_claim(void *claims_map, void *slots_map, const __u32 nr,
-					__u32 **claim)
+					__u32 **claim, __u32 *idx)
 {
 	__u32 zero = 0, k, slot;
 	__u32 *c = bpf_map_lookup_elem(claims_map, &zero);
@@ -35,6 +36,8 @@ static __always_inline void *slot_claim(void *claims_map, void *slots_map, const
 			s = bpf_map_lookup_elem(slots_map, &slot);
 			if (s) {
 				*claim = &c[k];
+				if (idx)
+					*idx = slot;
 				return s;
 			}
 		}

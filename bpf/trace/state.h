@@ -221,7 +221,7 @@ static __always_inline bool pass_filters(void)
 /* A scratch slot of the CPU (lib/claim.h); NULL, counted, when all are held. */
 static __always_inline struct scratch *scratch_get(__u32 **claim)
 {
-	struct scratch *s = slot_claim(&nesting, &scratch_map, KSNOOP_SCRATCH_LEVELS, claim);
+	struct scratch *s = slot_claim(&nesting, &scratch_map, KSNOOP_SCRATCH_LEVELS, claim, NULL);
 
 	if (!s)
 		count_drop(KSNOOP_DROP_NESTING);

@@ -29,7 +29,6 @@
 #include "kpe.skel.h"
 #include "lib/btfcheck.h"
 #include "lib/kbtf.h"
-#include "lib/kfeat.h"
 
 _Static_assert(KPE_KSTACK_MAX == KSNOOP_KSTACK_MAX, "probe and trace take stacks alike");
 _Static_assert(KPE_DROP_NR <= RING_MAX_DROP_REASONS, "the ring loop reads every reason");
@@ -393,101 +392,58 @@ static int apply_filters(struct kpe_session *s)
 	return 0;
 }
 
-/*
- * kpe.bpf.c interprets the fetch and filter programs in bpf_loop steps and
- * names each definition with its attach cookie: say which one a kernel
- * lacks rather than let the load fail with EINVAL.
- */
-static int check_kernel_features(const struct kpe_session *s)
+/* Definition i's copy of its kind's program; for a kprobe's entry half, entry_half. */
+static struct bpf_program *copy_prog(const struct kpe_session *s, const struct kpe_probe *p,
+				     bool entry_half)
 {
-	static const enum kfeat needed[] = { KFEAT_LOOP, KFEAT_KPROBE_COOKIE };
-	kfeat_set have;
-	size_t i;
+	char name[32];
+	char kind = p->kind == 't' || p->kind == 'e' ? p->kind : 'k';
 
-	if (!s->kb)
-		return 0; /* nothing to tell by: the load says what it says */
-	have = kfeat_probe(kbtf__vmlinux(s->kb));
-	for (i = 0; i < ARRAY_SIZE(needed); i++) {
-		if (!kfeat_has(have, needed[i])) {
-			p_err("probe needs %s (Linux %s), which this kernel lacks",
-			      kfeat_name(needed[i]), kfeat_since(needed[i]));
-			return -EOPNOTSUPP;
-		}
-	}
-	return 0;
-}
-
-/* t's kpe_tprobeN, or e's kpe_eprobeN: the slot-th copy of the kind's program. */
-static struct bpf_program *copy_prog(const struct kpe_session *s, char kind, int slot)
-{
-	struct bpf_program *tprobes[] = {
-		s->skel->progs.kpe_tprobe0, s->skel->progs.kpe_tprobe1, s->skel->progs.kpe_tprobe2,
-		s->skel->progs.kpe_tprobe3, s->skel->progs.kpe_tprobe4, s->skel->progs.kpe_tprobe5,
-		s->skel->progs.kpe_tprobe6, s->skel->progs.kpe_tprobe7,
-	};
-	struct bpf_program *eprobes[] = {
-		s->skel->progs.kpe_eprobe0, s->skel->progs.kpe_eprobe1, s->skel->progs.kpe_eprobe2,
-		s->skel->progs.kpe_eprobe3, s->skel->progs.kpe_eprobe4, s->skel->progs.kpe_eprobe5,
-		s->skel->progs.kpe_eprobe6, s->skel->progs.kpe_eprobe7,
-	};
-
-	_Static_assert(ARRAY_SIZE(tprobes) == KPE_MAX_TPROBES, "every kpe_tprobeN");
-	_Static_assert(ARRAY_SIZE(eprobes) == KPE_MAX_EPROBES_PER_EVENT, "every kpe_eprobeN");
-	return kind == 't' ? tprobes[slot] : eprobes[slot];
-}
-
-/* e: how many definitions before i attach to i's event: i's copy of the program. */
-static int eprobe_slot(const struct kpe_session *s, int i)
-{
-	const struct kpe_probe *p = &s->probes[i];
-	int j, n = 0;
-
-	for (j = 0; j < i; j++) {
-		const struct kpe_probe *q = &s->probes[j];
-
-		n += q->kind == 'e' && !strcmp(q->system, p->system) &&
-		     !strcmp(q->attach, p->attach);
-	}
-	return n;
+	snprintf(name, sizeof(name), "kpe_%cprobe%d", kind,
+		 entry_half ? p->entry_slot : p->prog_slot);
+	return bpf_object__find_program_by_name(s->skel->obj, name);
 }
 
 /*
- * Only the programs the definitions need are loaded (each costs a
- * verification): the kprobe one for p, r and f; for e a copy per
- * definition on one event (a program runs once per event however often
- * it is attached); and for each t a raw tracepoint program of its own,
- * told its definition, as raw tracepoints have cookies only since 6.10.
+ * Each definition gets a copy of its kind's program, told its definition
+ * in .rodata (kpe.bpf.c says why); only those copies load, each a
+ * verification of its own.
  */
 static int select_programs(struct kpe_session *s)
 {
-	bool kprobes = false;
-	int i, nr_t = 0;
+	struct kpe_bpf__rodata *ro = s->skel->rodata;
+	int i, nr_k = 0, nr_e = 0, nr_t = 0;
+	struct bpf_program *prog;
 
-	for (i = 0; i < KPE_MAX_TPROBES; i++)
-		bpf_program__set_autoload(copy_prog(s, 't', i), false);
-	for (i = 0; i < KPE_MAX_EPROBES_PER_EVENT; i++)
-		bpf_program__set_autoload(copy_prog(s, 'e', i), false);
+	bpf_object__for_each_program(prog, s->skel->obj)
+		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < s->nr; i++) {
 		struct kpe_probe *p = &s->probes[i];
 
-		kprobes |= p->kind == 'p' || p->kind == 'f';
-		if (p->kind != 't' && p->kind != 'e')
-			continue;
-		p->prog_slot = p->kind == 't' ? nr_t++ : eprobe_slot(s, i);
-		if (p->prog_slot >=
-		    (p->kind == 't' ? KPE_MAX_TPROBES : KPE_MAX_EPROBES_PER_EVENT)) {
-			p_err(p->kind == 't'
-				      ? "%s/%s: at most %d tracepoint probes (t) run in one ksnoop probe"
-				      : "%s/%s: at most %d event probes (e) on one event run in one ksnoop probe",
-			      p->group, p->event,
-			      p->kind == 't' ? KPE_MAX_TPROBES : KPE_MAX_EPROBES_PER_EVENT);
+		if (p->kind == 't' && nr_t >= KPE_MAX_TPROBES) {
+			p_err("%s/%s: at most %d tracepoint probes (t) run in one ksnoop probe",
+			      p->group, p->event, KPE_MAX_TPROBES);
 			return -E2BIG;
 		}
-		if (p->kind == 't')
-			s->skel->rodata->tprobe_def[p->prog_slot] = i;
-		bpf_program__set_autoload(copy_prog(s, p->kind, p->prog_slot), true);
+		if (p->kind == 't') {
+			p->prog_slot = nr_t++;
+			ro->tprobe_def[p->prog_slot] = i;
+		} else if (p->kind == 'e') {
+			p->prog_slot = nr_e++;
+			ro->eprobe_def[p->prog_slot] = i;
+		} else {
+			if (p->cfg->nr_eargs) {
+				p->entry_slot = nr_k++;
+				ro->kprobe_def[p->entry_slot] = i | KPE_PROG_ENTRY;
+				bpf_program__set_autoload(copy_prog(s, p, true), true);
+			}
+			p->prog_slot = nr_k++;
+			ro->kprobe_def[p->prog_slot] = i;
+		}
+		bpf_program__set_autoload(copy_prog(s, p, false), true);
 	}
-	bpf_program__set_autoload(s->skel->progs.kpe_probe, kprobes);
+	_Static_assert(KPE_MAX_KPROBES >= 2 * KPE_MAX_DEFS, "a definition and its entry half each");
+	_Static_assert(KPE_MAX_EPROBES >= KPE_MAX_DEFS, "every definition");
 	return 0;
 }
 
@@ -506,10 +462,6 @@ static int load_bpf(struct kpe_session *s)
 {
 	int nr_cpus = libbpf_num_possible_cpus(), err, fd, i;
 	__u8 one = 1;
-
-	err = check_kernel_features(s);
-	if (err)
-		return err;
 
 	s->skel = kpe_bpf__open();
 	if (!s->skel || nr_cpus <= 0) {
@@ -595,20 +547,18 @@ static void attach_error(struct strbuf *sb, const struct kpe_probe *p, int err)
 		bpfutil_explain(sb, p->is_return ? "kretprobe" : "kprobe", BPFUTIL_ATTACH, err);
 }
 
-/* t: a raw tracepoint; e: the attached event, a perf tracepoint with a cookie. */
+/* t: a raw tracepoint; e: the attached event, a perf tracepoint. */
 static int attach_tracepoint(struct kpe_session *s, int i)
 {
 	const struct kpe_probe *p = &s->probes[i];
-	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
 	struct strbuf why;
 	int err;
 
 	if (p->kind == 't')
-		s->links[i] = bpf_program__attach_raw_tracepoint(copy_prog(s, 't', p->prog_slot),
-								 p->attach);
+		s->links[i] = bpf_program__attach_raw_tracepoint(copy_prog(s, p, false), p->attach);
 	else
-		s->links[i] = bpf_program__attach_tracepoint_opts(copy_prog(s, 'e', p->prog_slot),
-								  p->system, p->attach, &opts);
+		s->links[i] = bpf_program__attach_tracepoint(copy_prog(s, p, false), p->system,
+							     p->attach);
 	if (s->links[i])
 		return 0;
 	err = -errno;
@@ -631,13 +581,12 @@ static int attach_one(struct kpe_session *s, int i, bool entry_half)
 {
 	const struct kpe_probe *p = &s->probes[i];
 	bool ret = p->is_return && !entry_half;
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = p->offset, .retprobe = ret,
-		    .bpf_cookie = i | (entry_half ? KPE_COOKIE_ENTRY : 0));
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = p->offset, .retprobe = ret);
 	struct bpf_link **link = &s->links[entry_half ? s->nr + i : i];
 	struct strbuf why;
 	int err;
 
-	*link = bpf_program__attach_kprobe_opts(s->skel->progs.kpe_probe, p->attach, &opts);
+	*link = bpf_program__attach_kprobe_opts(copy_prog(s, p, entry_half), p->attach, &opts);
 	if (*link) {
 		p_dbg("%s/%s: %s at %s+%llu%s", p->group, p->event, ret ? "kretprobe" : "kprobe",
 		      p->attach, p->offset, entry_half ? " (entry values for the return)" : "");

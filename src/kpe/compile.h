@@ -43,7 +43,9 @@ struct kpe_probe {
 	char *func;   /* the probed function, for "(ret <- func)"; t: its stub */
 	/* t and e: what the kernel prints where a probe prints its address */
 	char *loc;
-	int prog_slot; /* t: its program, kpe_tprobeN; e: its copy, kpe_eprobeN */
+	/* its copy of its kind's program: kpe_kprobeN, kpe_eprobeN or kpe_tprobeN */
+	int prog_slot;
+	int entry_slot; /* a return probe's entry half: its kpe_kprobeN */
 	unsigned long long offset;
 	bool is_return;
 	int maxactive;

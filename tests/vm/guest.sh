@@ -52,7 +52,7 @@
 #                      btf, btf:MODULE, module_btf, func:NAME (a
 #                      function in vmlinux's BTF), fentry, kprobe,
 #                      uprobe, uprobe.multi, kprobe.multi, kprobe_events,
-#                      fprobe_events,
+#                      fprobe_events, eprobe_events,
 #                      bpf_loop, func_arg, attach_cookie, task_storage,
 #                      perf_link (the BPF features past 5.10's, from
 #                      BTF), vm,
@@ -221,6 +221,7 @@ have() {
 	uprobe.multi) have uprobe && btf_names BPF_TRACE_UPROBE_MULTI ;;
 	kprobe_events) [ -w /sys/kernel/tracing/kprobe_events ] ;;
 	fprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_FPROBE_EVENTS ;;
+	eprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_EPROBE_EVENTS ;;
 	bpf_loop) btf_names BPF_FUNC_loop ;;
 	func_arg) btf_names BPF_FUNC_get_func_arg ;;
 	attach_cookie) btf_names BPF_FUNC_get_attach_cookie ;;
@@ -234,7 +235,7 @@ have() {
 	esac
 }
 
-FEATURES=(btf module_btf fentry kprobe uprobe uprobe.multi kprobe.multi kprobe_events fprobe_events bpf_loop func_arg
+FEATURES=(btf module_btf fentry kprobe uprobe uprobe.multi kprobe.multi kprobe_events fprobe_events eprobe_events bpf_loop func_arg
 	attach_cookie task_storage perf_link vm root slow)
 
 # ---- one case -----------------------------------------------------------

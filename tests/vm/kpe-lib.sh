@@ -42,6 +42,11 @@ kpe_have_fprobes() {
 	grep -qF 'f[:[<group>/][<event>]]' "$TRACEFS/README" 2>/dev/null
 }
 
+# Whether the kernel has event probes (5.15): the same.
+kpe_have_eprobes() {
+	grep -qF 'e[:[<group>/][<event>]]' "$TRACEFS/README" 2>/dev/null
+}
+
 # "p:GRP/EVENT SYM ..." -> KPE_GROUP, KPE_EVENT, KPE_FILE (the tracefs file
 # the definition goes to), KPE_EVDIR and KPE_RETURN (1 for return probes).
 kpe_event_of() {

@@ -14,7 +14,8 @@
 # then "verdicts: N same, D differ, W worded otherwise, M beyond this
 # kernel (A accepted, R refused by the kernel)". What the kernel lacks (a
 # definition marked with a newer kernel, as the table's header says, or an
-# fprobe or tracepoint probe where it has no fprobe events) is held to its
+# fprobe or tracepoint probe where it has no fprobe events, an event probe
+# where it has no event probes) is held to its
 # section instead:
 # ksnoop accepts it, or refuses it with a column.
 #
@@ -75,11 +76,14 @@ ksnoop_verdict() {
 }
 
 # Syntax the running kernel lacks (a marked definition on an older kernel,
-# fprobes where it has none): ksnoop's verdict is the newest kernels'.
-fprobes=no
+# fprobes or event probes where it has none): ksnoop's verdict is the
+# newest kernels'.
+fprobes=no eprobes=no
 kpe_have_fprobes && fprobes=yes
+kpe_have_eprobes && eprobes=yes
 beyond_kernel() {
-	kpe_kernel_before "${KPE_SINCE[$1]}" || [[ $fprobes == no && ${KPE_DEFS[$1]} == [ft]* ]]
+	kpe_kernel_before "${KPE_SINCE[$1]}" || [[ $fprobes == no && ${KPE_DEFS[$1]} == [ft]* ]] ||
+		[[ $eprobes == no && ${KPE_DEFS[$1]} == e* ]]
 }
 
 kpe_table_read "$table"

@@ -63,6 +63,7 @@ struct scratch {
 	__u32 faulted;	/* a load of the current argument failed */
 	__u32 no_entry; /* a return probe's call had no entry kept: its eargs fault */
 	__u64 eargs[KPE_MAX_EARGS];
+	__u64 ra; /* the return address its entry kept */
 	struct filter_state fs;
 	struct glob glob;
 	struct kpe_event ev;
@@ -493,8 +494,9 @@ static __always_inline bool filter_pass(__u32 slot, __u32 id, const struct kpe_d
 
 /* ---- entry values at return ------------------------------------------ */
 
-/* A return probe's entry half: push this call's entry arguments. */
-static __always_inline void keep_entry(struct scratch *s, const struct kpe_def_cfg *cfg, __u32 id)
+/* A return probe's entry half: push this call's entry arguments and return address. */
+static __always_inline void keep_entry(struct pt_regs *ctx, struct scratch *s,
+				       const struct kpe_def_cfg *cfg, __u32 id)
 {
 	struct kpe_frame_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .def_id = id };
 	const struct kpe_earg *e;
@@ -513,6 +515,7 @@ static __always_inline void keep_entry(struct scratch *s, const struct kpe_def_c
 			return;
 	}
 	d = ++f->depth & (KPE_EARG_DEPTH - 1);
+	f->ra[d] = kprobe_entry_ra(ctx);
 	for (k = 0; k < KPE_MAX_EARGS && k < cfg->nr_eargs; k++) {
 		e = &cfg->eargs[k];
 		v = s->regs[e->reg & (KPE_NR_REGS - 1)];
@@ -535,6 +538,7 @@ static __always_inline void take_entry(struct scratch *s, __u32 id)
 	d = f->depth & (KPE_EARG_DEPTH - 1);
 	for (k = 0; k < KPE_MAX_EARGS; k++)
 		s->eargs[k] = f->vals[d][k];
+	s->ra = f->ra[d];
 	s->no_entry = 0;
 	if (--f->depth == 0)
 		bpf_map_delete_elem(&kpe_frames, &key);
@@ -658,8 +662,10 @@ static __always_inline void run_def(void *ctx, struct scratch *s, __u32 slot,
 
 	init_event(s, ip, id, cfg);
 	s->no_entry = 0;
-	if (cfg->nr_eargs)
+	if (cfg->nr_eargs || (cfg->flags & KPE_DEF_ENTRY_RA))
 		take_entry(s, id);
+	if ((cfg->flags & KPE_DEF_ENTRY_RA) && !s->no_entry)
+		s->ev.ip = s->ra;
 	for (i = 0; i < KPE_MAX_INSNS; i++) {
 		if (kpe_fetch_step(slot, id, i))
 			break;
@@ -682,7 +688,7 @@ static __always_inline int run_kprobe(struct pt_regs *ctx, __u32 n)
 	/* %REG reads any register by index: copy them all once. */
 	bpf_probe_read_kernel(s->regs, sizeof(struct pt_regs), ctx);
 	if (def & KPE_PROG_ENTRY) {
-		keep_entry(s, cfg, id);
+		keep_entry(ctx, s, cfg, id);
 	} else {
 		/* A kretprobe runs with ip already set to the return address. */
 		ret = cfg->flags & KPE_DEF_RETURN;
@@ -734,7 +740,6 @@ static __always_inline int run_tprobe(__u64 *ctx, __u32 n)
 		return run_kprobe(ctx, n);     \
 	}
 
-/* Every definition its own program: a program runs once per trace event however often it is attached. */
 #define EPROBE(n)                          \
 	SEC("tracepoint")                  \
 	int kpe_eprobe##n(void *ctx)       \
@@ -750,51 +755,207 @@ static __always_inline int run_tprobe(__u64 *ctx, __u32 n)
 	}
 
 KPROBE(0)
-KPROBE(1) KPROBE(2) KPROBE(3) KPROBE(4) KPROBE(5) KPROBE(6) KPROBE(7) KPROBE(8) KPROBE(9) KPROBE(10) KPROBE(
-	11) KPROBE(12) KPROBE(13) KPROBE(14) KPROBE(15) KPROBE(16) KPROBE(17) KPROBE(18) KPROBE(19)
-	KPROBE(20) KPROBE(21) KPROBE(22) KPROBE(23) KPROBE(24) KPROBE(25) KPROBE(26) KPROBE(27) KPROBE(
-		28) KPROBE(29) KPROBE(30) KPROBE(31) KPROBE(32) KPROBE(33) KPROBE(34) KPROBE(35) KPROBE(36)
-		KPROBE(37) KPROBE(38) KPROBE(39) KPROBE(40) KPROBE(41) KPROBE(42) KPROBE(43) KPROBE(44) KPROBE(
-			45) KPROBE(46) KPROBE(47) KPROBE(48) KPROBE(49) KPROBE(50) KPROBE(51) KPROBE(52)
-			KPROBE(53) KPROBE(54) KPROBE(55) KPROBE(56) KPROBE(57) KPROBE(58) KPROBE(59) KPROBE(
-				60) KPROBE(61) KPROBE(62) KPROBE(63) KPROBE(64) KPROBE(65) KPROBE(66) KPROBE(67)
-				KPROBE(68) KPROBE(69) KPROBE(70) KPROBE(71) KPROBE(72) KPROBE(73) KPROBE(74) KPROBE(
-					75) KPROBE(76) KPROBE(77) KPROBE(78) KPROBE(79) KPROBE(80) KPROBE(81)
-					KPROBE(82) KPROBE(83) KPROBE(84) KPROBE(85) KPROBE(86) KPROBE(87) KPROBE(
-						88) KPROBE(89) KPROBE(90) KPROBE(91) KPROBE(92) KPROBE(93)
-						KPROBE(94) KPROBE(95) KPROBE(96) KPROBE(97) KPROBE(98) KPROBE(
-							99) KPROBE(100) KPROBE(101) KPROBE(102) KPROBE(103) KPROBE(104)
-							KPROBE(105) KPROBE(
-								106) KPROBE(107) KPROBE(108)
-								KPROBE(109) KPROBE(
-									110) KPROBE(111) KPROBE(112)
-									KPROBE(113) KPROBE(
-										114) KPROBE(115) KPROBE(116)
-										KPROBE(117) KPROBE(
-											118) KPROBE(119) KPROBE(120)
-											KPROBE(121) KPROBE(
-												122) KPROBE(123)
-												KPROBE(124) KPROBE(
-													125) KPROBE(126)
-													KPROBE(127) _Static_assert(
-														KPE_MAX_KPROBES ==
-															128,
-														"one kpe_kprobeN for each");
+KPROBE(1)
+KPROBE(2)
+KPROBE(3)
+KPROBE(4)
+KPROBE(5)
+KPROBE(6)
+KPROBE(7)
+KPROBE(8)
+KPROBE(9)
+KPROBE(10)
+KPROBE(11)
+KPROBE(12)
+KPROBE(13)
+KPROBE(14)
+KPROBE(15)
+KPROBE(16)
+KPROBE(17)
+KPROBE(18)
+KPROBE(19)
+KPROBE(20)
+KPROBE(21)
+KPROBE(22)
+KPROBE(23)
+KPROBE(24)
+KPROBE(25)
+KPROBE(26)
+KPROBE(27)
+KPROBE(28)
+KPROBE(29)
+KPROBE(30)
+KPROBE(31)
+KPROBE(32)
+KPROBE(33)
+KPROBE(34)
+KPROBE(35)
+KPROBE(36)
+KPROBE(37)
+KPROBE(38)
+KPROBE(39)
+KPROBE(40)
+KPROBE(41)
+KPROBE(42)
+KPROBE(43)
+KPROBE(44)
+KPROBE(45)
+KPROBE(46)
+KPROBE(47)
+KPROBE(48)
+KPROBE(49)
+KPROBE(50)
+KPROBE(51)
+KPROBE(52)
+KPROBE(53)
+KPROBE(54)
+KPROBE(55)
+KPROBE(56)
+KPROBE(57)
+KPROBE(58)
+KPROBE(59)
+KPROBE(60)
+KPROBE(61)
+KPROBE(62)
+KPROBE(63)
+KPROBE(64)
+KPROBE(65)
+KPROBE(66)
+KPROBE(67)
+KPROBE(68)
+KPROBE(69)
+KPROBE(70)
+KPROBE(71)
+KPROBE(72)
+KPROBE(73)
+KPROBE(74)
+KPROBE(75)
+KPROBE(76)
+KPROBE(77)
+KPROBE(78)
+KPROBE(79)
+KPROBE(80)
+KPROBE(81)
+KPROBE(82)
+KPROBE(83)
+KPROBE(84)
+KPROBE(85)
+KPROBE(86)
+KPROBE(87)
+KPROBE(88)
+KPROBE(89)
+KPROBE(90)
+KPROBE(91)
+KPROBE(92)
+KPROBE(93)
+KPROBE(94)
+KPROBE(95)
+KPROBE(96)
+KPROBE(97)
+KPROBE(98)
+KPROBE(99)
+KPROBE(100)
+KPROBE(101)
+KPROBE(102)
+KPROBE(103)
+KPROBE(104)
+KPROBE(105)
+KPROBE(106)
+KPROBE(107)
+KPROBE(108)
+KPROBE(109)
+KPROBE(110)
+KPROBE(111)
+KPROBE(112)
+KPROBE(113)
+KPROBE(114)
+KPROBE(115)
+KPROBE(116)
+KPROBE(117)
+KPROBE(118)
+KPROBE(119)
+KPROBE(120)
+KPROBE(121)
+KPROBE(122)
+KPROBE(123)
+KPROBE(124)
+KPROBE(125)
+KPROBE(126)
+KPROBE(127)
+_Static_assert(KPE_MAX_KPROBES == 128, "one kpe_kprobeN for each");
 
 EPROBE(0)
-EPROBE(1) EPROBE(2) EPROBE(3) EPROBE(4) EPROBE(5) EPROBE(6) EPROBE(7) EPROBE(8) EPROBE(9) EPROBE(
-	10) EPROBE(11) EPROBE(12) EPROBE(13) EPROBE(14) EPROBE(15) EPROBE(16) EPROBE(17) EPROBE(18)
-	EPROBE(19) EPROBE(20) EPROBE(21) EPROBE(22) EPROBE(23) EPROBE(24) EPROBE(25) EPROBE(26)
-		EPROBE(27) EPROBE(28) EPROBE(29) EPROBE(30) EPROBE(31) EPROBE(32) EPROBE(33) EPROBE(
-			34) EPROBE(35) EPROBE(36) EPROBE(37) EPROBE(38) EPROBE(39) EPROBE(40)
-			EPROBE(41) EPROBE(42) EPROBE(43) EPROBE(44) EPROBE(45) EPROBE(46) EPROBE(47)
-				EPROBE(48) EPROBE(49) EPROBE(50) EPROBE(51) EPROBE(52) EPROBE(53)
-					EPROBE(54) EPROBE(55) EPROBE(56) EPROBE(57) EPROBE(58)
-						EPROBE(59) EPROBE(60) EPROBE(61) EPROBE(62)
-							EPROBE(63) _Static_assert(
-								KPE_MAX_EPROBES == 64,
-								"one kpe_eprobeN for each");
+EPROBE(1)
+EPROBE(2)
+EPROBE(3)
+EPROBE(4)
+EPROBE(5)
+EPROBE(6)
+EPROBE(7)
+EPROBE(8)
+EPROBE(9)
+EPROBE(10)
+EPROBE(11)
+EPROBE(12)
+EPROBE(13)
+EPROBE(14)
+EPROBE(15)
+EPROBE(16)
+EPROBE(17)
+EPROBE(18)
+EPROBE(19)
+EPROBE(20)
+EPROBE(21)
+EPROBE(22)
+EPROBE(23)
+EPROBE(24)
+EPROBE(25)
+EPROBE(26)
+EPROBE(27)
+EPROBE(28)
+EPROBE(29)
+EPROBE(30)
+EPROBE(31)
+EPROBE(32)
+EPROBE(33)
+EPROBE(34)
+EPROBE(35)
+EPROBE(36)
+EPROBE(37)
+EPROBE(38)
+EPROBE(39)
+EPROBE(40)
+EPROBE(41)
+EPROBE(42)
+EPROBE(43)
+EPROBE(44)
+EPROBE(45)
+EPROBE(46)
+EPROBE(47)
+EPROBE(48)
+EPROBE(49)
+EPROBE(50)
+EPROBE(51)
+EPROBE(52)
+EPROBE(53)
+EPROBE(54)
+EPROBE(55)
+EPROBE(56)
+EPROBE(57)
+EPROBE(58)
+EPROBE(59)
+EPROBE(60)
+EPROBE(61)
+EPROBE(62)
+EPROBE(63)
+_Static_assert(KPE_MAX_EPROBES == 64, "one kpe_eprobeN for each");
 
 TPROBE(0)
-TPROBE(1) TPROBE(2) TPROBE(3) TPROBE(4) TPROBE(5) TPROBE(6)
-	TPROBE(7) _Static_assert(KPE_MAX_TPROBES == 8, "one kpe_tprobeN for each");
+TPROBE(1)
+TPROBE(2)
+TPROBE(3)
+TPROBE(4)
+TPROBE(5)
+TPROBE(6)
+TPROBE(7)
+_Static_assert(KPE_MAX_TPROBES == 8, "one kpe_tprobeN for each");

@@ -108,6 +108,12 @@ struct kpe_pred {
 
 enum kpe_def_flags {
 	KPE_DEF_RETURN = 1 << 0, /* attached as a kretprobe */
+	/*
+	 * A return probe whose kernel runs it with the kretprobe trampoline's
+	 * address for ip (before 5.13): its entry half keeps the return
+	 * address, which the event shows.
+	 */
+	KPE_DEF_ENTRY_RA = 1 << 1,
 };
 
 /*
@@ -141,6 +147,7 @@ struct kpe_frames {
 	__u32 depth;
 	__u32 pad;
 	__u64 vals[KPE_EARG_DEPTH][KPE_MAX_EARGS];
+	__u64 ra[KPE_EARG_DEPTH]; /* KPE_DEF_ENTRY_RA: each call's return address */
 };
 
 struct kpe_frame_key {

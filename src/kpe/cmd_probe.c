@@ -392,6 +392,29 @@ static int apply_filters(struct kpe_session *s)
 	return 0;
 }
 
+/* A return probe that keeps entry arguments, or its return address, at entry. */
+static bool entry_half(const struct kpe_probe *p)
+{
+	return p->cfg->nr_eargs || (p->cfg->flags & KPE_DEF_ENTRY_RA);
+}
+
+/*
+ * Before 5.13 a kretprobe's handler runs with ip at the trampoline, whose
+ * name 5.15 changed: the return address is kept at entry there.
+ */
+static void mark_entry_ra(struct kpe_session *s)
+{
+	uint64_t addr;
+	int i;
+
+	if (!s->syms || ksyms__addr_of(s->syms, "kretprobe_trampoline", &addr))
+		return;
+	for (i = 0; i < s->nr; i++) {
+		if (s->probes[i].is_return && s->probes[i].kind != 't' && s->probes[i].kind != 'e')
+			s->probes[i].cfg->flags |= KPE_DEF_ENTRY_RA;
+	}
+}
+
 /* Definition i's copy of its kind's program; for a kprobe's entry half, entry_half. */
 static struct bpf_program *copy_prog(const struct kpe_session *s, const struct kpe_probe *p,
 				     bool entry_half)
@@ -432,7 +455,7 @@ static int select_programs(struct kpe_session *s)
 			p->prog_slot = nr_e++;
 			ro->eprobe_def[p->prog_slot] = i;
 		} else {
-			if (p->cfg->nr_eargs) {
+			if (entry_half(p)) {
 				p->entry_slot = nr_k++;
 				ro->kprobe_def[p->entry_slot] = i | KPE_PROG_ENTRY;
 				bpf_program__set_autoload(copy_prog(s, p, true), true);
@@ -452,7 +475,7 @@ static bool wants_entry_halves(const struct kpe_session *s)
 	int i;
 
 	for (i = 0; i < s->nr; i++) {
-		if (s->probes[i].cfg->nr_eargs)
+		if (entry_half(&s->probes[i]))
 			return true;
 	}
 	return false;
@@ -463,6 +486,7 @@ static int load_bpf(struct kpe_session *s)
 	int nr_cpus = libbpf_num_possible_cpus(), err, fd, i;
 	__u8 one = 1;
 
+	mark_entry_ra(s);
 	s->skel = kpe_bpf__open();
 	if (!s->skel || nr_cpus <= 0) {
 		p_err("cannot open the kprobe_events BPF object: %s", strerror(errno));
@@ -625,7 +649,7 @@ static int attach_all(struct kpe_session *s)
 			continue;
 		}
 		/* The entry half first: no return of a call it did not see. */
-		err = (p->cfg->nr_eargs ? attach_one(s, i, true) : 0) ?: attach_one(s, i, false);
+		err = (entry_half(p) ? attach_one(s, i, true) : 0) ?: attach_one(s, i, false);
 		if (err)
 			return err;
 	}

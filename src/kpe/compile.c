@@ -859,6 +859,16 @@ static int set_tracepoint(struct compiler *c)
 	if (n < 0)
 		return fail(c, def->sym_pos, "the BTF that has tracepoint %s is damaged",
 			    def->symbol);
+	/*
+	 * Kernels whose BTF has the tracepoint's typedef but none of its
+	 * stubs (Debian's 5.10) keep its arguments' names nowhere; their
+	 * tracefs has no tracepoint probes either.
+	 */
+	if (n == 0 && ktp_typedef_proto(kbtf__vmlinux(c->ctx->kb), def->symbol))
+		return fail(c, def->sym_pos,
+			    "this kernel's BTF has no stub of tracepoint %s (__bpf_trace_%s) "
+			    "to name and type its arguments by: tracepoint probes need it",
+			    def->symbol, def->symbol);
 	if (n == 0)
 		return fail(c, def->sym_pos,
 			    "no tracepoint %s in this kernel (tracefs would wait for a module "

@@ -156,6 +156,15 @@ void kpe_format_event(struct strbuf *sb, const struct kpe_probe *p, const struct
 	}
 }
 
+/* Whether addr is in the kretprobe trampoline of kernels before 5.15 (its name since). */
+static bool trampoline(const struct ksyms *syms, uint64_t addr)
+{
+	uint64_t start;
+	const char *name = syms ? ksyms__find_text(syms, addr, &start) : NULL;
+
+	return name && !strcmp(name, "kretprobe_trampoline");
+}
+
 void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struct kpe_event *ev,
 		      int depth, void (*fn)(void *ctx, const char *frame, int i), void *ctx)
 {
@@ -179,6 +188,9 @@ void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struc
 	}
 	if (!p->is_return && !p->offset)
 		n = ksyms__restore_caller(syms, ips, n, p->func, ks->entry_ra);
+	/* Before 5.13 the trampoline stands for the caller the event names. */
+	if (p->is_return && n && ev->ip != ips[0] && trampoline(syms, ips[0]))
+		ips[0] = ev->ip;
 	ksyms__stack_frames(syms, ips, n, p->is_return ? NULL : p->func, depth, fn, ctx);
 }
 

@@ -648,8 +648,17 @@ static int attach_all(struct kpe_session *s)
 				return err;
 			continue;
 		}
-		/* The entry half first: no return of a call it did not see. */
-		err = (entry_half(p) ? attach_one(s, i, true) : 0) ?: attach_one(s, i, false);
+		/*
+		 * The entry half first: no return of a call it did not see.
+		 * Except where it keeps the return address: a kretprobe swaps
+		 * it for the trampoline's on entry, and of the probes on one
+		 * address the kernel runs the last registered first.
+		 */
+		if (p->cfg->flags & KPE_DEF_ENTRY_RA)
+			err = attach_one(s, i, false) ?: attach_one(s, i, true);
+		else
+			err = (entry_half(p) ? attach_one(s, i, true) : 0)
+				      ?: attach_one(s, i, false);
 		if (err)
 			return err;
 	}

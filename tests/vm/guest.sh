@@ -221,7 +221,7 @@ have() {
 	uprobe.multi) have uprobe && btf_names BPF_TRACE_UPROBE_MULTI ;;
 	kprobe_events) [ -w /sys/kernel/tracing/kprobe_events ] ;;
 	fprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_FPROBE_EVENTS ;;
-	eprobe_events) [ -w /sys/kernel/tracing/dynamic_events ] && config_has CONFIG_EPROBE_EVENTS ;;
+	eprobe_events) grep -qE '^[[:space:]]*e\[:\[<group>/' /sys/kernel/tracing/README 2>/dev/null ;;
 	bpf_loop) btf_names BPF_FUNC_loop ;;
 	func_arg) btf_names BPF_FUNC_get_func_arg ;;
 	attach_cookie) btf_names BPF_FUNC_get_attach_cookie ;;

@@ -44,7 +44,7 @@ kpe_have_fprobes() {
 
 # Whether the kernel has event probes (5.15): the same.
 kpe_have_eprobes() {
-	grep -qF 'e[:[<group>/][<event>]]' "$TRACEFS/README" 2>/dev/null
+	grep -qE '^[[:space:]]*e\[:\[<group>/' "$TRACEFS/README" 2>/dev/null
 }
 
 # "p:GRP/EVENT SYM ..." -> KPE_GROUP, KPE_EVENT, KPE_FILE (the tracefs file

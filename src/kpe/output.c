@@ -188,8 +188,11 @@ void kpe_stack_frames(const struct kpe_probe *p, struct ksyms *syms, const struc
 	}
 	if (!p->is_return && !p->offset)
 		n = ksyms__restore_caller(syms, ips, n, p->func, ks->entry_ra);
-	/* Before 5.13 the trampoline stands for the caller the event names. */
-	if (p->is_return && n && ev->ip != ips[0] && trampoline(syms, ips[0]))
+	/*
+	 * Before 5.13 a kretprobe's registers hold the trampoline's address
+	 * for the caller (arm64's no pc at all): the entry kept the caller's.
+	 */
+	if ((p->cfg->flags & KPE_DEF_ENTRY_RA) && n && (!ips[0] || trampoline(syms, ips[0])))
 		ips[0] = ev->ip;
 	ksyms__stack_frames(syms, ips, n, p->is_return ? NULL : p->func, depth, fn, ctx);
 }

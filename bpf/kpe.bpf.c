@@ -410,18 +410,28 @@ __noinline int kpe_cmp_step(__u32 slot, __u32 id)
 }
 
 /*
- * CMP_CHUNK comparison steps; 1 when the comparisons are done. A glob
- * can take more steps than one loop the verifier walks should count: the
- * caller's loop calls this one.
+ * The verifier walks every iteration of a loop, in each program: loops of
+ * STEP_CHUNK calls, nested, keep that short. 1 when the steps are done.
  */
-#define CMP_CHUNK 1024
+#define STEP_CHUNK 64
 
 __noinline int kpe_cmp_steps(__u32 slot, __u32 id)
 {
 	__u32 i;
 
-	for (i = 0; i < CMP_CHUNK; i++) {
+	for (i = 0; i < STEP_CHUNK; i++) {
 		if (kpe_cmp_step(slot, id))
+			return 1;
+	}
+	return 0;
+}
+
+__noinline int kpe_cmp_chunks(__u32 slot, __u32 id)
+{
+	__u32 i;
+
+	for (i = 0; i < STEP_CHUNK; i++) {
+		if (kpe_cmp_steps(slot, id))
 			return 1;
 	}
 	return 0;
@@ -481,8 +491,9 @@ static __always_inline bool filter_pass(__u32 slot, __u32 id, const struct kpe_d
 	if (!cfg->nr_filter_ops)
 		return true;
 	__builtin_memset(fs, 0, sizeof(*fs));
-	for (i = 0; i < (CMP_STEPS_MAX + CMP_CHUNK - 1) / CMP_CHUNK; i++) {
-		if (kpe_cmp_steps(slot, id))
+	for (i = 0; i < (CMP_STEPS_MAX + STEP_CHUNK * STEP_CHUNK - 1) / (STEP_CHUNK * STEP_CHUNK);
+	     i++) {
+		if (kpe_cmp_chunks(slot, id))
 			break;
 	}
 	for (i = 0; i < KPE_MAX_FILTER_OPS; i++) {
@@ -654,6 +665,18 @@ static __always_inline bool def_for_task(__u32 id, struct kpe_def_cfg **cfg, str
 	return *s;
 }
 
+/* Fetch instructions from to from + STEP_CHUNK - 1; 1 past the program's end. */
+__noinline int kpe_fetch_steps(__u32 slot, __u32 id, __u32 from)
+{
+	__u32 i;
+
+	for (i = 0; i < STEP_CHUNK; i++) {
+		if (kpe_fetch_step(slot, id, from + i))
+			return 1;
+	}
+	return 0;
+}
+
 /* Fetch, filter and send definition id's event; s->regs or s->rec are set. */
 static __always_inline void run_def(void *ctx, struct scratch *s, __u32 slot,
 				    struct kpe_def_cfg *cfg, __u32 id, __u64 ip, __u64 entry_ra)
@@ -666,8 +689,8 @@ static __always_inline void run_def(void *ctx, struct scratch *s, __u32 slot,
 		take_entry(s, id);
 	if ((cfg->flags & KPE_DEF_ENTRY_RA) && !s->no_entry)
 		s->ev.ip = s->ra;
-	for (i = 0; i < KPE_MAX_INSNS; i++) {
-		if (kpe_fetch_step(slot, id, i))
+	for (i = 0; i < KPE_MAX_INSNS / STEP_CHUNK; i++) {
+		if (kpe_fetch_steps(slot, id, i * STEP_CHUNK))
 			break;
 	}
 	if (filter_pass(slot, id, cfg, s))

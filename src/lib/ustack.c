@@ -1055,18 +1055,66 @@ bool ustack_syms__gone(struct ustack_syms *u, int pid)
 	return p && p->gone;
 }
 
-static int cmp_map(const void *a, const void *b)
+bool ustack_syms__knows(struct ustack_syms *u, int pid, unsigned long long addr)
 {
-	const struct umap *x = a, *y = b;
+	struct upid *p = u && pid > 0 ? pid_lookup(u, pid) : NULL;
+
+	return p && map_search(p, addr);
+}
+
+static int cmp_usym_map(const void *a, const void *b)
+{
+	const struct usym_map *x = *(const struct usym_map *const *)a;
+	const struct usym_map *y = *(const struct usym_map *const *)b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* A mapping already known, kept with what it learnt of its object. */
+static int map_keep(const struct umap *m, struct umap **maps, size_t *nr, size_t *cap)
+{
+	if (!grow_array(maps, cap, *nr, sizeof(*m), 16))
+		return -ENOMEM;
+	(*maps)[(*nr)++] = *m;
+	return 0;
+}
+
+/*
+ * The mappings known and those learnt (sorted), merged by address as a
+ * maps file lists them. One learnt that overlaps a known one, or one
+ * learnt before it, is not taken: the address was mapped twice over the
+ * events, and what was seen first names it.
+ */
+static void maps_merge(struct ustack_syms *u, struct upid *p, const struct usym_map **add,
+		       size_t nr_add)
+{
+	struct umap *all = NULL;
+	size_t n = 0, cap = 0, i = 0, j = 0;
+	int err = 0;
+
+	while (!err && (i < p->nr_maps || j < nr_add)) {
+		if (j == nr_add || (i < p->nr_maps && p->maps[i].start <= add[j]->start))
+			err = map_keep(&p->maps[i++], &all, &n, &cap);
+		else if (i < p->nr_maps && add[j]->end > p->maps[i].start)
+			j++;
+		else
+			err = map_add(u, add[j++], &all, &n, &cap);
+	}
+	if (err) {
+		free(all);
+		return;
+	}
+	free(p->maps);
+	p->maps = all;
+	p->nr_maps = n;
+	p->cap_maps = cap;
+}
+
 void ustack_syms__learn(struct ustack_syms *u, int pid, const struct usym_map *maps, size_t nr)
 {
-	struct umap *all;
+	const struct usym_map **add;
 	struct upid *p;
-	size_t n, i, kept;
+	size_t nr_add = 0, i;
 	bool fresh;
 
 	if (!u || pid <= 0 || !nr)
@@ -1074,36 +1122,14 @@ void ustack_syms__learn(struct ustack_syms *u, int pid, const struct usym_map *m
 	p = pid_get(u, pid, &fresh);
 	if (!p || !p->gone)
 		return;
-	n = p->nr_maps;
-	all = calloc(n + nr, sizeof(*all));
-	if (!all)
+	add = calloc(nr, sizeof(*add));
+	if (!add)
 		return;
-	if (n)
-		memcpy(all, p->maps, n * sizeof(*all));
 	for (i = 0; i < nr; i++) {
-		const struct usym_map *m = &maps[i];
-
-		if (!m->exec || !m->path || m->end <= m->start || map_search(p, m->start))
-			continue;
-		all[n] = (struct umap){ .start = m->start,
-					.end = m->end,
-					.pgoff = m->pgoff,
-					.dev_major = m->dev_major,
-					.dev_minor = m->dev_minor,
-					.inode = m->inode,
-					.path = intern(&u->strs, m->path, strlen(m->path)) };
-		if (all[n].path)
-			n++;
+		if (maps[i].path && !map_search(p, maps[i].start))
+			add[nr_add++] = &maps[i];
 	}
-	qsort(all, n, sizeof(*all), cmp_map);
-	/* the kernel gave each mapping once; of two that overlap, the first stands */
-	for (i = 0, kept = 0; i < n; i++) {
-		if (kept && all[i].start < all[kept - 1].end)
-			continue;
-		all[kept++] = all[i];
-	}
-	free(p->maps);
-	p->maps = all;
-	p->nr_maps = kept;
-	p->cap_maps = n + nr;
+	qsort(add, nr_add, sizeof(*add), cmp_usym_map);
+	maps_merge(u, p, add, nr_add);
+	free(add);
 }

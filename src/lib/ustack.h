@@ -98,11 +98,14 @@ void ustack_syms__note(struct ustack_syms *u, int pid);
  */
 bool ustack_syms__gone(struct ustack_syms *u, int pid);
 
+/* Whether a mapping of pid known now holds addr; reads nothing. NULL-safe. */
+bool ustack_syms__knows(struct ustack_syms *u, int pid, unsigned long long addr);
+
 /*
  * Mappings of pid as an event recorded them in the kernel, each with the
  * path of its file as seen here (the very file: dev and inode match): a
  * process that has exited has its frames named from them. Only mappings
- * no maps read before hold are taken. NULL-safe.
+ * that overlap none known are taken. NULL-safe.
  */
 void ustack_syms__learn(struct ustack_syms *u, int pid, const struct usym_map *maps, size_t nr);
 

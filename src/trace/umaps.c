@@ -9,6 +9,7 @@
 static bool umap_decode(struct mounts *mounts, const struct ksnoop_umap *km, struct usym_map *m,
 			char *path, size_t size)
 {
+	static unsigned long long page;
 	unsigned int major = km->dev >> 20, minor = km->dev & 0xfffff;
 	char fs_path[KSNOOP_UMAP_PATH + 1];
 
@@ -16,9 +17,11 @@ static bool umap_decode(struct mounts *mounts, const struct ksnoop_umap *km, str
 	    fs_path_from_leaf(km->path, sizeof(km->path), km->depth, fs_path, sizeof(fs_path)) ||
 	    mounts__path(mounts, major, minor, fs_path, km->ino, path, size))
 		return false;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
 	*m = (struct usym_map){ .start = km->start,
 				.end = km->end,
-				.pgoff = km->pgoff * (unsigned long long)sysconf(_SC_PAGESIZE),
+				.pgoff = km->pgoff * page,
 				.dev_major = major,
 				.dev_minor = minor,
 				.inode = km->ino,
@@ -36,8 +39,10 @@ void umaps_learn(struct ustack_syms *u, struct mounts *m, int pid, const struct 
 
 	if (!nr || !ustack_syms__gone(u, pid))
 		return;
+	/* Each event of a gone process repeats its mappings: look up only new ones. */
 	for (i = 0; i < nr && i < KSNOOP_UMAPS_MAX; i++) {
-		if (umap_decode(m, &km[i], &maps[n], paths[n], sizeof(paths[n])))
+		if (!ustack_syms__knows(u, pid, km[i].start) &&
+		    umap_decode(m, &km[i], &maps[n], paths[n], sizeof(paths[n])))
 			n++;
 	}
 	ustack_syms__learn(u, pid, maps, n);

@@ -586,7 +586,70 @@ static void test_exited_objects(void **state)
 	ustack_syms__free(u);
 }
 
-/* Forgotten maps are read again. */ /* Forgotten maps are read again. */
+/* This process's executable mapping holding addr, as its maps line has it. */
+static void self_exec_map(uintptr_t addr, struct usym_map *m, char *line, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && usym_read_line(f, line, size))
+		found = usym_maps_parse(line, m) && m->exec && m->start <= addr && addr < m->end;
+	fclose(f);
+	assert_true(found);
+}
+
+static pid_t reaped_child(void)
+{
+	pid_t child = fork();
+
+	assert_true(child >= 0);
+	if (!child)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	return child;
+}
+
+/*
+ * A gone process learns mappings from its events: its frames are named
+ * from them; a later event's mapping overlapping a known one is not taken,
+ * and one before all the others is.
+ */
+static void test_learn(void **state)
+{
+	uintptr_t fn = (uintptr_t)ustack_test_target;
+	struct ustack_syms *u = syms_new();
+	struct usym_map m[2];
+	struct ustack_frame f;
+	char line[2][PATH_MAX + 128];
+	pid_t gone = reaped_child();
+
+	(void)state;
+	self_exec_map(fn, &m[0], line[0], sizeof(line[0]));
+	assert_false(ustack_syms__knows(u, gone, fn));
+	ustack_syms__learn(u, getpid(), &m[0], 1); /* a live one reads its own */
+	assert_int_equal(ustack_syms__maps_reads(u), 1);
+	ustack_syms__learn(u, gone, &m[0], 1);
+	assert_true(ustack_syms__knows(u, gone, fn));
+	resolve_ok(u, gone, fn, &f);
+	assert_string_equal(f.func, "ustack_test_target");
+
+	/* [0x1000, start + 1) overlaps the known one and ends in it: dropped */
+	m[1] = m[0];
+	m[1].start = 0x1000;
+	m[1].end = m[0].start + 1;
+	m[1].pgoff = 0;
+	ustack_syms__learn(u, gone, &m[1], 1);
+	assert_false(ustack_syms__knows(u, gone, 0x1000));
+	m[1].end = 0x2000;
+	ustack_syms__learn(u, gone, &m[1], 1);
+	assert_true(ustack_syms__knows(u, gone, 0x1000));
+	resolve_ok(u, gone, fn, &f);
+	assert_string_equal(f.func, "ustack_test_target");
+	ustack_syms__free(u);
+}
+
+/* Forgotten maps are read again. */
 static void test_forget(void **state)
 {
 	struct ustack_syms *u = syms_new();
@@ -833,15 +896,16 @@ static void test_format(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_self),	       cmocka_unit_test(test_lines),
-		cmocka_unit_test(test_libc),	       cmocka_unit_test(test_anon),
-		cmocka_unit_test(test_vdso),	       cmocka_unit_test(test_deleted),
-		cmocka_unit_test(test_reread),	       cmocka_unit_test(test_shared_object),
-		cmocka_unit_test(test_file_key),       cmocka_unit_test(test_build_id_key),
-		cmocka_unit_test(test_gone),	       cmocka_unit_test(test_exited_objects),
-		cmocka_unit_test(test_forget),	       cmocka_unit_test(test_evict),
-		cmocka_unit_test(test_debug_build_id), cmocka_unit_test(test_debuglink),
-		cmocka_unit_test(test_quiet),	       cmocka_unit_test(test_format),
+		cmocka_unit_test(test_self),	  cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_libc),	  cmocka_unit_test(test_anon),
+		cmocka_unit_test(test_vdso),	  cmocka_unit_test(test_deleted),
+		cmocka_unit_test(test_reread),	  cmocka_unit_test(test_shared_object),
+		cmocka_unit_test(test_file_key),  cmocka_unit_test(test_build_id_key),
+		cmocka_unit_test(test_gone),	  cmocka_unit_test(test_exited_objects),
+		cmocka_unit_test(test_learn),	  cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_evict),	  cmocka_unit_test(test_debug_build_id),
+		cmocka_unit_test(test_debuglink), cmocka_unit_test(test_quiet),
+		cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

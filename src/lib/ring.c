@@ -114,6 +114,12 @@ static void drop_line(struct ring_loop *rl, bool final)
 		d[r] = raw[r];
 	sb_init(&sb);
 	total = sb_counts(&sb, d, rl->src.drop_names, n);
+	/* A record the reader cannot take is an event lost too, never a silent one. */
+	if (rl->malformed) {
+		total += rl->malformed;
+		sb_printf(&sb, "%s%llu malformed", sb.len ? ", " : "",
+			  (unsigned long long)rl->malformed);
+	}
 	if (rl->skipped) {
 		total += rl->skipped;
 		sb_printf(&sb, "%s%llu skipped at exit", sb.len ? ", " : "",

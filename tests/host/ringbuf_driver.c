@@ -330,6 +330,76 @@ static void check_loop_order(int ring_fd, int drops_fd, int prog, int stops)
 	ring_loop__free(rl);
 }
 
+/* Every other record refused by the handler, as output's validation refuses one. */
+static int malformed_record(void *ctx, const void *data, size_t size)
+{
+	unsigned long long *n = ctx;
+
+	(void)data;
+	(void)size;
+	return (*n)++ % 2 ? RING_MALFORMED : 0;
+}
+
+static int zero_drops(void *ctx, __u64 *drops)
+{
+	(void)ctx;
+	drops[0] = 0;
+	return 0;
+}
+
+static void nothing_to_detach(void *ctx)
+{
+	(void)ctx;
+}
+
+/* The loop's last words on stderr, read from a file it was pointed at. */
+static void check_malformed(int ring_fd, int prog)
+{
+	unsigned long long n = 0;
+	struct ring_source src = {
+		.map_fd = ring_fd,
+		.handle = malformed_record,
+		.read_drops = zero_drops,
+		.drop_names = order_names,
+		.nr_drop_reasons = 1,
+		.ring_full = 0,
+		.detach = nothing_to_detach,
+		.ctx = &n,
+	};
+	struct ring_loop *rl = ring_loop__new(&src);
+	char err[512] = "", why[600];
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	size_t len = 0;
+
+	if (!rl || !tmp || saved < 0 || run(prog, 10)) {
+		report(false, "malformed records are counted as lost", strerror(errno));
+		goto out;
+	}
+	fflush(stderr);
+	dup2(fileno(tmp), STDERR_FILENO);
+	stop_signal = SIGINT;
+	stop_count = 1;
+	ring_loop__run(rl);
+	ring_loop__finish(rl);
+	stop_signal = 0;
+	stop_count = 0;
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	rewind(tmp);
+	len = fread(err, 1, sizeof(err) - 1, tmp);
+	err[len] = 0;
+	snprintf(why, sizeof(why), "stderr: %s", err);
+	report(strstr(err, "lost 5 events (5 malformed)") && ring_loop__delivered(rl) == 5,
+	       "malformed records are counted as lost, on stderr", why);
+out:
+	if (saved >= 0)
+		close(saved);
+	if (tmp)
+		fclose(tmp);
+	ring_loop__free(rl);
+}
+
 /* trace -o FILE: each record printed to the file, as trace's events are. */
 struct to_file {
 	FILE *f;
@@ -533,6 +603,7 @@ int main(int argc, char **argv)
 	check_concurrent(ring_fd, drops_fd, progs[4]);
 	check_loop_order(ring_fd, drops_fd, progs[0], 1);
 	check_loop_order(ring_fd, drops_fd, progs[0], 2);
+	check_malformed(ring_fd, progs[0]);
 	check_not_a_ring(drops_fd);
 	if (argc > 1)
 		check_full_file(ring_fd, progs[0], argv[1]);

@@ -28,6 +28,7 @@
 #include "lib/util.h"
 #include "kpe.skel.h"
 #include "lib/btfcheck.h"
+#include "lib/json_writer.h"
 #include "lib/kbtf.h"
 
 _Static_assert(KPE_KSTACK_MAX == KSNOOP_KSTACK_MAX, "probe and trace take stacks alike");
@@ -57,6 +58,7 @@ struct kpe_session {
 	struct ring_loop *ring;
 	struct strbuf line;
 	struct strbuf scratch; /* -j: a field's text */
+	bool check;	       /* --check: verdicts only, nothing loads */
 };
 
 static void probe_usage(FILE *f, const char *prog)
@@ -82,6 +84,8 @@ static void probe_usage(FILE *f, const char *prog)
 		"      --kstack        the kernel stack under each event, one frame a line\n"
 		"      --kstack-depth N  at most N frames of it (1-%d, default %d; implies --kstack)\n"
 		"      --btf FILE      this kernel's BTF from a file (a kernel built without it)\n"
+		"      --check         check each DEF on its own against this kernel and print\n"
+		"                      its verdict; nothing is loaded or attached\n"
 		"  -j, --json          each event as a JSON object (see ksnoop(8))\n"
 		"  -d, --debug         print debug output, including libbpf's\n"
 		"  -h, --help          show this help and exit\n"
@@ -161,6 +165,7 @@ static const struct opt probe_table[] = {
 	OPT_CALL("kstack", 0, false, set_kstack),
 	OPT_CALL("kstack-depth", 0, true, set_kstack_depth),
 	OPT_CALL("btf", 0, true, set_btf),
+	OPT_FLAG("check", 0, struct kpe_session, check),
 	{},
 };
 
@@ -186,7 +191,7 @@ static int parse_args(struct kpe_session *s, int argc, char **argv)
 	if (!err && !s->nr_defs) {
 		p_err("probe needs at least one kprobe_events definition");
 		err = -EINVAL;
-	} else if (!err && s->nr_defs > KPE_MAX_DEFS) {
+	} else if (!err && s->nr_defs > KPE_MAX_DEFS && !s->check) {
 		p_err("at most %d definitions at once", KPE_MAX_DEFS);
 		err = -E2BIG;
 	}
@@ -793,6 +798,91 @@ static void cleanup(struct kpe_session *s)
 	free(s->filters);
 }
 
+/* Definition i alone, with the filters that apply to it. */
+static int one_def(const struct kpe_session *all, int i, struct kpe_session *one)
+{
+	int k;
+
+	*one = (struct kpe_session){ .env = all->env,
+				     .defs = &all->defs[i],
+				     .nr_defs = 1,
+				     .kb = all->kb,
+				     .syms = all->syms };
+	one->filters = calloc(all->nr_filters + 1, sizeof(*one->filters));
+	if (!one->filters)
+		return -ENOMEM;
+	for (k = 0; k < all->nr_filters; k++) {
+		if (all->filters[k].def < 0 || all->filters[k].def == i)
+			one->filters[one->nr_filters++] =
+				(struct filter_arg){ 0, all->filters[k].text };
+	}
+	return 0;
+}
+
+static void print_verdict(const char *def, bool accepted)
+{
+	struct strbuf sb;
+	struct jw w;
+
+	if (!util_json()) {
+		printf("%s: %s\n", accepted ? "accepted" : "refused", def);
+	} else {
+		sb_init(&sb);
+		jw_init(&w, &sb);
+		jw_object(&w);
+		jw_kstr(&w, "definition", def);
+		jw_kstr(&w, "verdict", accepted ? "accepted" : "refused");
+		jw_end(&w);
+		printf("%s\n", sb_str(&sb));
+		sb_free(&sb);
+	}
+	/* after the refusal's lines on stderr, in a stream that merges both */
+	fflush(stdout);
+}
+
+/* What one_def made, without what it shares with all. */
+static void one_free(struct kpe_session *one)
+{
+	one->defs = NULL;
+	one->kb = NULL;
+	one->syms = NULL;
+	cleanup(one);
+}
+
+/*
+ * --check: each definition on its own, as probe takes it up to loading:
+ * syntax, then BTF and symbols (read once, for the first that parses),
+ * its filters and its probe point. Its verdict follows what refused it.
+ */
+static int check_each(struct kpe_session *all)
+{
+	struct kpe_session one;
+	bool opened = false;
+	int i, err = 0, refused = 0;
+
+	for (i = 0; i < all->nr_defs && err != -ENOMEM; i++) {
+		err = one_def(all, i, &one) ?: parse_defs(&one);
+		if (!err && !opened) {
+			opened = true;
+			open_sources(all);
+			/* a --btf that is not this kernel's is no definition's fault */
+			if (check_btf_file(all)) {
+				one_free(&one);
+				return -EINVAL;
+			}
+		}
+		one.kb = all->kb;
+		one.syms = all->syms;
+		if (!err)
+			err = compile_defs(&one) ?: apply_filters(&one) ?: check_probe_points(&one);
+		if (err != -ENOMEM)
+			print_verdict(all->defs[i], !err);
+		refused += !!err;
+		one_free(&one);
+	}
+	return err == -ENOMEM ? err : refused ? -EINVAL : 0;
+}
+
 int cmd_probe(struct env *env, int argc, char **argv)
 {
 	struct kpe_session s = { .env = env };
@@ -802,6 +892,11 @@ int cmd_probe(struct env *env, int argc, char **argv)
 	if (err) {
 		cleanup(&s);
 		return err == OPTS_HELP ? 0 : err;
+	}
+	if (s.check) {
+		err = check_each(&s);
+		cleanup(&s);
+		return err;
 	}
 	err = parse_defs(&s);
 	if (err) {

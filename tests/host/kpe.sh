@@ -149,6 +149,76 @@ else
 	echo "ok - kpe: t: and e: on this host # SKIP needs root and the kernel's BTF"
 fi
 
+# --check: a verdict line per definition, each checked alone, after what
+# refused it; exit 1 when any was refused. Syntax is checked first; BTF
+# typing needs the kernel's BTF.
+check_ok() {
+	local label=$1 want_st=$2 want=$3
+	shift 3
+	timeout -k 5 30 "$KS" probe --check "$@" >"$tmp/out" 2>&1 </dev/null
+	st=$?
+	if [ $st = "$want_st" ] && diff -u <(printf '%s\n' "$want") "$tmp/out" >"$tmp/diff" &&
+		! grep -qE 'Sanitizer|runtime error' "$tmp/out"; then
+		ok "$label"
+	else
+		echo "# exit $st" >>"$tmp/diff"
+		notok "$label" "$tmp/diff"
+	fi
+}
+check_ok "--check: each definition's verdict after its refusal, in order" 1 \
+"Error: invalid definition 'p:a ip_send_skb x=\$nope': Invalid \$-variable specified (at offset 18)
+  Command: p:a ip_send_skb x=\$nope
+                             ^
+refused: p:a ip_send_skb x=\$nope
+accepted: p:a ip_send_skb x=%di
+Error: invalid definition 'f100 vfs_read': Invalid maxactive number (at offset 1)
+  Command: f100 vfs_read
+            ^
+refused: f100 vfs_read" \
+	'p:a ip_send_skb x=$nope' 'p:a ip_send_skb x=%di' 'f100 vfs_read'
+# The same event twice is refused in one run, not in a check of each.
+check_ok "--check: all accepted, exit 0; the same event twice is no conflict alone" 0 \
+"accepted: p:a ip_send_skb x=%di
+accepted: p:a ip_send_skb x=%si:u8" \
+	'p:a ip_send_skb x=%di' 'p:a ip_send_skb x=%si:u8'
+check_ok "--check: a filter after a definition is its alone" 1 \
+"accepted: p:a ip_send_skb x=%di
+Error: invalid filter 'y > 1' for kprobes/b: Field not found (at offset 0)
+  Filter: y > 1
+          ^
+refused: p:b ip_send_skb x=%di" \
+	'p:a ip_send_skb x=%di' 'p:b ip_send_skb x=%di' --filter 'y > 1'
+# Each is checked alone: the 64 a run loads at once do not bound a check.
+defs=()
+for i in $(seq 100); do
+	defs+=("p:e$i ip_send_skb")
+done
+run probe --check "${defs[@]}"
+if [ $st = 0 ] && [ "$(grep -c '^accepted: p:e[0-9]* ip_send_skb$' "$tmp/out")" = 100 ]; then
+	ok "--check: 100 definitions, 100 verdicts"
+else
+	notok "--check: 100 definitions, 100 verdicts" "$tmp/err"
+fi
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	check_ok "--check: a string of a stack slot, typed by BTF" 1 \
+"Error: invalid definition 'p vfs_read \$stack0:string': String accepts only memory argument (at offset 19)
+  Command: p vfs_read \$stack0:string
+                              ^
+refused: p vfs_read \$stack0:string
+accepted: p vfs_read count" \
+		'p vfs_read $stack0:string' 'p vfs_read count'
+	run -j probe --check 'p vfs_read count' 'p vfs_read nope'
+	if [ $st = 1 ] && [ "$(sed -n 1p "$tmp/out")" = '{"definition":"p vfs_read count","verdict":"accepted"}' ] &&
+		[ "$(sed -n 2p "$tmp/out")" = '{"definition":"p vfs_read nope","verdict":"refused"}' ] &&
+		grep -q '^{"error": "invalid definition .p vfs_read nope.: ' "$tmp/err"; then
+		ok "--check -j: a verdict object per definition, refusals as error objects"
+	else
+		notok "--check -j: a verdict object per definition, refusals as error objects" "$tmp/out" "$tmp/err"
+	fi
+else
+	echo "ok - kpe: --check with BTF # SKIP no kernel BTF"
+fi
+
 # kprobe-events
 bad "kprobe-events: a missing member" "no member 'nope'" kprobe-events 'ip_send_skb(skb->nope)'
 bad "kprobe-events: a malformed spec" "invalid function spec" kprobe-events 'ip_send_skb('

@@ -164,20 +164,6 @@ config_has() {
 	[[ $CONFIG_TEXT == *$'\n'"$1"=[ym]$'\n'* ]]
 }
 
-# "6.1.0-50-amd64" >= "6.12"? Numeric, field by field.
-version_ge() {
-	local IFS=.- i
-	local -a a b
-	read -r -a a <<<"$1"
-	read -r -a b <<<"$2"
-	for ((i = 0; i < ${#b[@]}; i++)); do
-		[[ ${a[i]:-0} =~ ^[0-9]+$ ]] || return 0
-		((10#${a[i]:-0} > 10#${b[i]})) && return 0
-		((10#${a[i]:-0} < 10#${b[i]})) && return 1
-	done
-	return 0
-}
-
 read -r KREL </proc/sys/kernel/osrelease
 # bash's own idea of the machine, no exec needed.
 case $HOSTTYPE in

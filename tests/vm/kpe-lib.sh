@@ -32,10 +32,9 @@ kpe_table_read() {
 
 # Whether the running kernel is older than X.Y ("" is older than none).
 kpe_kernel_before() {
-	local have
-	have=$(uname -r | cut -d- -f1)
-	[ -n "$1" ] && [ "$(printf '%s\n%s\n' "$1" "$have" | sort -V | head -1)" != "$1" ]
+	[ -n "$1" ] && ! version_ge "$KPE_KREL" "$1"
 }
+read -r KPE_KREL </proc/sys/kernel/osrelease
 
 # Whether the kernel has fprobe events: tracefs's README gives their syntax.
 kpe_have_fprobes() {

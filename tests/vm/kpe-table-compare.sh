@@ -12,6 +12,7 @@
 #   tests/vm/kpe-table-compare.sh TABLE WORKLOAD
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
 . "$HERE/kpe-lib.sh"
 table=$1 workload=$2
 

@@ -4,9 +4,10 @@
 # kernel's, by writing it to tracefs (kprobe_events, or dynamic_events for
 # fprobes) and reading error_log; ksnoop's, by running `ksnoop probe` (a
 # refusal exits 1 before anything loads; what attaches prints its header,
-# then gets SIGINT): every definition the kernel accepted in one run, each
-# other alone. A verdict is the same when both accept, or both refuse with
-# their carets at the same column; the messages are compared apart, as
+# then gets SIGINT): every definition the kernel accepted in one run, the
+# others through one `ksnoop probe --check` (and what it accepts, alone).
+# A verdict is the same when both accept, or both refuse with their
+# carets at the same column; the messages are compared apart, as
 # kernels word them differently from version to version. Prints a line
 # per difference,
 #   differs: DEF | kernel: accepted|COL MSG | ksnoop: accepted|COL MSG
@@ -27,26 +28,45 @@ table=$1
 T=$(mktemp -d /tmp/kpe-verdict.XXXXXX) || exit 125
 trap 'echo >"$TRACEFS/kprobe_events"; echo >"$TRACEFS/dynamic_events"; rm -rf "$T"' EXIT
 
-# "COL MSG" of a refusal's three lines (message, Command:, caret) in $1,
-# the message after $2 on the first line, up to " (at offset" if any.
+# "COL MSG" of a refusal's three lines (message, Command:, caret) in the
+# array named $1, the message after $2 on the first line, up to " (at
+# offset" if any; nothing when the first line has no $2 or a line is
+# missing. In bash alone: a fork costs tens of milliseconds in a guest.
 refusal() {
-	awk -v lead="$2" 'NR == 1 { i = index($0, lead); if (!i) exit
-			msg = substr($0, i + length(lead)); sub(/ \(at offset [0-9]+\)$/, "", msg) }
-		NR == 2 { c = index($0, "Command: ") + 9 }
-		NR == 3 { print index($0, "^") - c, msg; exit }' "$1"
+	local -n lines=$1
+	local msg cmd=0 caret=0
+	[ ${#lines[@]} -ge 3 ] && [[ ${lines[0]} == *"$2"* ]] || return 0
+	msg=${lines[0]#*"$2"}
+	[[ $msg =~ ^(.*)\ \(at\ offset\ [0-9]+\)$ ]] && msg=${BASH_REMATCH[1]}
+	[[ ${lines[1]} == *"Command: "* ]] && cmd=${lines[1]%%Command: *} && cmd=$((${#cmd} + 1))
+	[[ ${lines[2]} == *^* ]] && caret=${lines[2]%%^*} && caret=$((${#caret} + 1))
+	echo "$((caret - cmd - 9)) $msg"
 }
 
+# The lines of file $1 that are not empty and do not start with $2, in
+# array REFUSAL.
+lines_of() {
+	local line
+	REFUSAL=()
+	while IFS= read -r line; do
+		[ -n "$line" ] && [[ -z $2 || $line != "$2"* ]] && REFUSAL+=("$line")
+	done <"$1"
+}
+
+# The kernel's verdict in KV: accepted, or its refusal.
 kernel_verdict() {
 	local file=$TRACEFS/kprobe_events
 	[[ $1 == [fte]* ]] && file=$TRACEFS/dynamic_events
 	echo >"$TRACEFS/error_log"
 	if echo "$1" >>"$file" 2>/dev/null; then
 		echo >"$file"
-		echo accepted
+		KV=accepted
 		return
 	fi
-	grep -v '^$' "$TRACEFS/error_log" | tail -3 >"$T/kerr"
-	refusal "$T/kerr" ' error: '
+	# the log keeps earlier errors: this one is its last 3 lines
+	lines_of "$TRACEFS/error_log" ""
+	[ ${#REFUSAL[@]} -gt 3 ] && REFUSAL=("${REFUSAL[@]: -3}")
+	KV=$(refusal REFUSAL ' error: ')
 }
 
 # Runs ksnoop probe on DEFs until it prints its header (all attached) or
@@ -66,13 +86,22 @@ ksnoop_runs() {
 	has_line "$T/ksout" '#'
 }
 
+# ksnoop's refusal in file $1 (its first 3 lines but warnings), or "?"
+# and its first line.
+ksnoop_refusal() {
+	local r line=
+	lines_of "$1" Warning
+	r=$(refusal REFUSAL "': ")
+	[ -z "$r" ] && IFS= read -r line <"$1"
+	echo "${r:-? $line}"
+}
+
 ksnoop_verdict() {
 	if ksnoop_runs "$1"; then
 		echo accepted
 		return
 	fi
-	grep -v '^Warning' "$T/kserr" | head -3 >"$T/kserr3"
-	refusal "$T/kserr3" "': " | grep . || echo "? $(head -1 "$T/kserr")"
+	ksnoop_refusal "$T/kserr"
 }
 
 # Syntax the running kernel lacks (a marked definition on an older kernel,
@@ -104,7 +133,8 @@ kv=() batch_defs=()
 declare -A in_batch
 for i in "${!KPE_DEFS[@]}"; do
 	def=${KPE_DEFS[i]}
-	kv+=("$(kernel_verdict "$def")")
+	kernel_verdict "$def"
+	kv+=("$KV")
 	if beyond_kernel "$i"; then
 		[ "$(newest_verdict "$i")" = accepted ] || continue
 	elif [ "${kv[-1]}" != accepted ]; then
@@ -125,11 +155,55 @@ newer_verdict_ok() {
 	esac
 }
 
+# The rest through one ksnoop probe --check, each on its own: a refusal
+# there is probe's (it stops at the same place, before loading), what it
+# accepts runs for real, alone. cv[i] is --check's refusal, or "run".
+declare -A cv
+rest=()
+for i in "${!KPE_DEFS[@]}"; do
+	[ $batch = yes ] && [ -n "${in_batch[${KPE_DEFS[i]}]:-}" ] && continue
+	rest+=("$i")
+done
+check_rest() {
+	local defs=() n=0 i line
+	for i in "${rest[@]}"; do
+		defs+=("${KPE_DEFS[i]}")
+	done
+	[ ${#defs[@]} -gt 0 ] || return 0
+	ksnoop probe --check "${defs[@]}" >"$T/check" 2>&1
+	: >"$T/block"
+	while IFS= read -r line; do
+		case $line in
+		"accepted: "* | "refused: "*) ;;
+		*)
+			echo "$line" >>"$T/block"
+			continue
+			;;
+		esac
+		i=${rest[n]:-}
+		if [ -z "$i" ] || [ "${line#*: }" != "${KPE_DEFS[i]}" ]; then
+			echo "check: verdict $((n + 1)) is for another definition: $line"
+			return 1
+		fi
+		if [[ $line == accepted* ]]; then
+			cv[$i]=run
+		else
+			cv[$i]=$(ksnoop_refusal "$T/block")
+		fi
+		: >"$T/block"
+		n=$((n + 1))
+	done <"$T/check"
+	[ $n = ${#rest[@]} ] || { echo "check: $n verdicts for ${#rest[@]} definitions"; return 1; }
+}
+check_rest || exit 1
+
 same=0 differ=0 worded=0 newer=0 acc=0 ref=0
 for i in "${!KPE_DEFS[@]}"; do
 	def=${KPE_DEFS[i]} k=${kv[i]}
 	if [ $batch = yes ] && [ -n "${in_batch[$def]:-}" ]; then
 		s=accepted
+	elif [ "${cv[$i]}" != run ]; then
+		s=${cv[$i]}
 	else
 		s=$(ksnoop_verdict "$def")
 	fi

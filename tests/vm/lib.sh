@@ -285,6 +285,20 @@ tracer_ready() {
 	lines_match TAIL_NEW "$2"
 }
 
+# "6.1.0-50-amd64" >= "6.12"? Numeric, field by field.
+version_ge() {
+	local IFS=.- i
+	local -a a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for ((i = 0; i < ${#b[@]}; i++)); do
+		[[ ${a[i]:-0} =~ ^[0-9]+$ ]] || return 0
+		((10#${a[i]:-0} > 10#${b[i]})) && return 0
+		((10#${a[i]:-0} < 10#${b[i]})) && return 1
+	done
+	return 0
+}
+
 # ---- the background-trace helper ----------------------------------------
 #
 # trace_bg [--ready RE] [--workload 'SHELL CMD'] [--paused-workload ARGS]

@@ -22,9 +22,8 @@
 #                        case's TIMEOUT (default 3)
 #   VM_TIMEOUT=S         seconds one boot may take in all (a backstop:
 #                        every case has its own timeout; default 2400)
-#   VM_JOBS=N            boots at once (default: one per CPU when x86-64,
-#                        whose guests run on one TCG thread, is in the run;
-#                        one per 2 CPUs for arm64's multi-threaded guests)
+#   VM_JOBS=N            boots at once (default: one per CPU, as every
+#                        guest runs on one TCG thread)
 #   VM_HOLD=FILE         one boot at a time until FILE exists, then VM_JOBS
 #                        (tests/run.sh runs the host suites beside the first)
 #   KSNOOP_SLOW_TESTS=1  also run the cases marked "REQUIRES slow"

@@ -2060,6 +2060,28 @@ static int check_profile_support(const struct tracer *t)
 	return 0;
 }
 
+/*
+ * Before 6.1 the verifier warns (a WARN_ONCE, with a backtrace in the
+ * kernel's log) when a tracing program uses a hash map allocated at run
+ * time, as ksnoop's stashes, tables and aggregates are. Where
+ * panic_on_warn is set that warning panics the machine: refused instead.
+ */
+static int check_warn_panic(const struct tracer *t)
+{
+	if (kfeat_has(t->feat, KFEAT_MEM_ALLOC))
+		return 0;
+	/* "": the file's number */
+	if (!proc_kb("/proc/sys/kernel/panic_on_warn", "")) {
+		p_dbg("Linux before 6.1: its log warns, once a boot, of ksnoop's run-time "
+		      "allocated hash maps");
+		return 0;
+	}
+	p_err("kernel.panic_on_warn is set, and Linux before 6.1 warns when a tracing program "
+	      "uses hash maps allocated at run time, as ksnoop's are: loading them would panic "
+	      "this machine");
+	return -EPERM;
+}
+
 /* The decision of select.c for every function, shown with -d. */
 static int select_all(struct tracer *t)
 {
@@ -2104,7 +2126,7 @@ int tracer__attach(struct tracer *t)
 		return p_err_nomem("cannot attach");
 	t->owner_fentry = first_fentry_func(t);
 	/* Configuration is in place before the first program can run. */
-	if (check_compat_patterns(t) || check_profile_support(t) ||
+	if (check_compat_patterns(t) || check_profile_support(t) || check_warn_panic(t) ||
 	    register_own_sections(t->plans[0].func.btf) || load_owner(t) || fill_maps(t) ||
 	    set_cgroup(t) || attach_all(t)) {
 		tracer__detach(t);

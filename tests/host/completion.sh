@@ -90,7 +90,7 @@ check "ksnoop graph --err" --errors --errno
 check "ksnoop count --max-" --max-keys --max-depth --max-bytes --max-nodes --max-spans
 check "ksnoop hist --l" --linear --latency
 check "ksnoop info --l"
-check "ksnoop probe --" --filter --pid --pages --kstack --kstack-depth --btf --json --debug --help
+check "ksnoop probe --" --filter --pid --pages --kstack --kstack-depth --btf --check --json --debug --help
 check "ksnoop kprobe-events -" -F --fprobe -g --group --btf -j --json -d --debug -h --help
 check "ksnoop ktrace -" -a -C -c -d -i -f -g -p -t -h
 check "kdump -" -d -H -l -n -R -T -X -x -f --format -m -o -p -t -h

@@ -80,9 +80,9 @@ vm_arch() {
 		# tracepoint, the workload made its system calls, and the
 		# program never ran (-d: 0 delivered, 0 lost, 0 malformed), as
 		# if the vCPU running the workload kept executing the
-		# tracepoint's branch from before attach patched it. The same
-		# case single-threaded took 202 s for 90 runs, multi-threaded
-		# 241 s: no loss of speed for these guests.
+		# tracepoint's branch from before attach patched it. None in 240
+		# runs single-threaded. CI's three arm64 guests took 2,012 s
+		# so, against 2,106 s multi-threaded: no loss of speed.
 		MTTCG_KVERS=
 		CONSOLE_TTY=ttyAMA0
 		# The virt machine has one UART: stdout and stderr travel on two

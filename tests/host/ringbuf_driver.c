@@ -340,14 +340,14 @@ static int malformed_record(void *ctx, const void *data, size_t size)
 	return (*n)++ % 2 ? RING_MALFORMED : 0;
 }
 
-static int zero_drops(void *ctx, __u64 *drops)
+static int no_drops(void *ctx, __u64 *drops)
 {
 	(void)ctx;
 	drops[0] = 0;
 	return 0;
 }
 
-static void nothing_to_detach(void *ctx)
+static void no_detach(void *ctx)
 {
 	(void)ctx;
 }
@@ -359,11 +359,11 @@ static void check_malformed(int ring_fd, int prog)
 	struct ring_source src = {
 		.map_fd = ring_fd,
 		.handle = malformed_record,
-		.read_drops = zero_drops,
+		.read_drops = no_drops,
 		.drop_names = order_names,
 		.nr_drop_reasons = 1,
 		.ring_full = 0,
-		.detach = nothing_to_detach,
+		.detach = no_detach,
 		.ctx = &n,
 	};
 	struct ring_loop *rl = ring_loop__new(&src);
@@ -417,18 +417,6 @@ static int file_record(void *ctx, const void *data, size_t size)
 	fputs(line, t->f);
 	t->records++;
 	return 0;
-}
-
-static int no_drops(void *ctx, __u64 *drops)
-{
-	(void)ctx;
-	drops[0] = 0;
-	return 0;
-}
-
-static void no_detach(void *ctx)
-{
-	(void)ctx;
 }
 
 /* Were the stop never to come from the file, it comes from here. */

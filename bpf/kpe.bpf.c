@@ -244,6 +244,16 @@ static __always_inline void load_step(struct scratch *s, const struct kpe_insn *
 	case KPE_OP_TASK:
 		s->acc = (__u64)bpf_get_current_task() + in->imm;
 		break;
+	case KPE_OP_ADD:
+		s->acc += in->imm;
+		break;
+	case KPE_OP_THIS_CPU:
+		if (bpf_probe_read_kernel(&s->tmp, 8,
+					  (void *)(in->imm + 8 * bpf_get_smp_processor_id())))
+			s->faulted = 1;
+		else
+			s->acc += s->tmp;
+		break;
 	}
 }
 

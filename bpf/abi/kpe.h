@@ -43,6 +43,8 @@ enum kpe_op {
 	KPE_OP_EARG,	  /* acc = the entry value kept in slot imm (return probes) */
 	KPE_OP_FIELD,	  /* e: acc = the attached event's field at record + imm (KPE_F_*) */
 	KPE_OP_TASK,	  /* acc = the current task's address + imm */
+	KPE_OP_THIS_CPU,  /* acc += ((u64 *)imm)[this CPU]: __per_cpu_offset[] at imm */
+	KPE_OP_ADD,	  /* acc += imm */
 	KPE_OP_ST_VAL,	  /* vals[arg] = acc, `size` bytes, then bitfield shifts */
 	KPE_OP_ST_MEM,	  /* vals[arg] = `size` bytes at acc + imm, then shifts */
 	KPE_OP_ST_ARRAY,  /* `count` elements of `size` bytes at acc + imm -> data */

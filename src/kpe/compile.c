@@ -38,6 +38,9 @@
 #define E_BAD_VAR "Invalid $-variable specified"
 #define E_NO_EVENT_FIELD "This event field is not found."
 #define E_BAD_ATTACH_EVENT "Attached event does not exist"
+#define E_BAD_BTF_TID "Failed to get BTF type info."
+#define E_TYPECAST_NOT_ALIGNED "Typecast field option is not byte-aligned"
+#define E_TYPECAST_BAD_ARROW "Typecast field option does not support -> operator"
 
 #define MAX_LOADS (KPE_MAX_DEREFS + KSNOOP_MAX_STEPS + 2)
 
@@ -51,6 +54,8 @@ struct chain {
 	struct {
 		long long off;
 		bool user;
+		/* not a load: this_cpu_ptr's add (off: where the per-CPU offsets are), or off's */
+		__u8 add_op;
 	} load[MAX_LOADS];
 	int nr_loads;
 	/* of them, what $stackN and stack-passed $argN read: a value, not memory */
@@ -58,6 +63,8 @@ struct chain {
 	const struct btf *btf; /* the value's BTF type, when known */
 	__u32 type_id;
 	__u8 bit_off, bit_size;
+	/* where the kernel's parser stands after a typecast: its type errors point there */
+	int at;
 };
 
 /* An argument to compile: as parsed, or one parameter of $arg*. */
@@ -162,7 +169,9 @@ static int emit_loads(struct compiler *c, int pos, const struct chain *ch, int k
 
 	for (i = 0; i < ch->nr_loads - keep_last && !err; i++) {
 		in = (struct kpe_insn){
-			.op = ch->load[i].user ? KPE_OP_UDEREF : KPE_OP_DEREF,
+			.op = ch->load[i].add_op
+				      ?: ch->load[i].user ? KPE_OP_UDEREF
+							  : KPE_OP_DEREF,
 			.imm = ch->load[i].off,
 		};
 		err = emit(c, pos, in);
@@ -203,9 +212,10 @@ static int emit_store(struct compiler *c, const struct kpe_arg *a, int slot, con
 	/* As the kernel's: strings and arrays need a dereference, or @ADDR. */
 	if (n && n == ch->nr_src_loads && (str || t->count))
 		return fail(c, tpos, E_BAD_STRING);
-	if (n == 0) {
+	/* a value: no load, or a per-CPU address last */
+	if (n == 0 || ch->load[n - 1].add_op) {
 		/* A string at an immediate address is allowed, as in the kernel. */
-		if (str && ch->src_op != KPE_OP_IMM)
+		if (str && (n || ch->src_op != KPE_OP_IMM))
 			return fail(c, tpos, E_BAD_STRING);
 		if (t->count)
 			return fail(c, tpos, E_BAD_STRING);
@@ -227,8 +237,44 @@ static int add_load(struct compiler *c, int pos, struct chain *ch, long long off
 		return fail(c, pos, E_TOO_MANY_OPS);
 	ch->load[ch->nr_loads].off = off;
 	ch->load[ch->nr_loads].user = user;
+	ch->load[ch->nr_loads].add_op = 0;
 	ch->nr_loads++;
 	return 0;
+}
+
+static int add_op(struct compiler *c, int pos, struct chain *ch, __u8 op, long long imm)
+{
+	int err = add_load(c, pos, ch, imm, false);
+
+	if (!err)
+		ch->load[ch->nr_loads - 1].add_op = op;
+	return err;
+}
+
+/*
+ * this_cpu_ptr(): the value plus this CPU's entry of __per_cpu_offset[].
+ * As the kernel's, a memory read last in the inner argument (@SYM's) is
+ * not done: its address is the per-CPU variable's.
+ */
+static int add_this_cpu(struct compiler *c, int pos, struct chain *ch)
+{
+	int n = ch->nr_loads, err = 0;
+	uint64_t addr;
+
+	if (!c->ctx->syms || ksyms__restricted(c->ctx->syms))
+		return fail(c, pos,
+			    E_BAD_MEM_ADDR
+			    ": this_cpu_ptr() needs kallsyms addresses (run as root, "
+			    "kernel.kptr_restrict=0)");
+	if (ksyms__addr_of(c->ctx->syms, "__per_cpu_offset", &addr))
+		return fail(c, pos, E_BAD_MEM_ADDR ": __per_cpu_offset is not in kallsyms");
+	if (n > ch->nr_src_loads && !ch->load[n - 1].add_op) {
+		long long off = ch->load[--ch->nr_loads].off;
+
+		if (off)
+			err = add_op(c, pos, ch, KPE_OP_ADD, off);
+	}
+	return err ?: add_op(c, pos, ch, KPE_OP_THIS_CPU, addr);
 }
 
 /*
@@ -368,15 +414,16 @@ static int explain_path(struct compiler *c, const struct kpe_arg *a, struct spec
 	sp->nr_steps = k;
 	if (k == full || plan_resolve_path(&c->func, c->def->symbol, sp, &pp)) {
 		sp->nr_steps = full;
-		return fail(c, a->body_pos, E_NO_BTF_FIELD);
+		return fail(c, a->fetch.pos, E_NO_BTF_FIELD);
 	}
 	sp->nr_steps = full;
 	if (pp.v.nr_steps >= KSNOOP_MAX_STEPS)
-		return fail(c, a->body_pos + pos[k], E_TOO_MANY_OPS);
-	if (sp->steps[k].kind == STEP_ARROW ? !is_composite_ptr(pp.btf, pp.type_id)
-					    : !pp.in_memory || !is_composite(pp.btf, pp.type_id))
-		return fail(c, a->body_pos + pos[k], E_NO_PTR_STRCT);
-	return fail(c, a->body_pos + pos[k], E_NO_BTF_FIELD);
+		return fail(c, a->fetch.pos + pos[k], E_TOO_MANY_OPS);
+	if (sp->steps[k].kind == STEP_ARROW && !is_composite_ptr(pp.btf, pp.type_id))
+		return fail(c, a->fetch.pos + pos[k], E_NO_PTR_STRCT);
+	if (sp->steps[k].kind == STEP_DOT && (!pp.in_memory || !is_composite(pp.btf, pp.type_id)))
+		return fail(c, a->fetch.pos + pos[k], E_BAD_BTF_TID);
+	return fail(c, a->fetch.pos + pos[k], E_NO_BTF_FIELD);
 }
 
 static bool has_param(struct compiler *c, const char *name)
@@ -391,7 +438,10 @@ static bool has_param(struct compiler *c, const char *name)
 	return false;
 }
 
-/* name[->member...]: through plan.c, as ksnoop trace resolves paths. */
+/*
+ * name[->member...]: through plan.c, as ksnoop trace resolves paths. Errors
+ * point into it where it starts, inside a typecast too.
+ */
 static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *text,
 		      struct chain *ch)
 {
@@ -399,17 +449,20 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 	struct spec_path sp;
 	struct plan_path pp;
 
-	err = need_btf(c, a->body_pos);
+	err = need_btf(c, a->fetch.pos);
 	if (err)
 		return err;
 	err = split_btf_path(text, &sp, pos);
 	if (err == -E2BIG)
-		err = fail(c, a->body_pos, E_TOO_MANY_OPS);
+		err = fail(c, a->fetch.pos, E_TOO_MANY_OPS);
 	else if (!err && !a->fetch.retval && !has_param(c, sp.base))
-		err = fail(c, a->body_pos, E_NO_BTFARG);
+		err = fail(c, a->fetch.pos, E_NO_BTFARG);
 	/* "return->m" stands for "$retval->m", one byte longer */
 	for (i = 0; a->fetch.retval && i < SPEC_MAX_STEPS; i++)
 		pos[i]++;
+	/* a parameter is a value: the kernel takes no '.' after it */
+	if (!err && sp.nr_steps && sp.steps[0].kind == STEP_DOT)
+		err = fail(c, a->fetch.pos + pos[0], E_NOSUP_DAT_ARG);
 	if (err)
 		goto out;
 	util_mute(true);
@@ -423,12 +476,12 @@ static int btf_source(struct compiler *c, const struct kpe_arg *a, const char *t
 		ch->src_op = KPE_OP_REG;
 		ch->src = c->arch->ret;
 	} else {
-		err = arg_source(c, a->body_pos, pp.v.arg + 1 - c->param_skip, ch);
+		err = arg_source(c, a->fetch.pos, pp.v.arg + 1 - c->param_skip, ch);
 	}
 	for (i = 0; i < pp.v.nr_steps && !err; i++)
-		err = add_load(c, a->body_pos, ch, pp.v.offs[i], false);
+		err = add_load(c, a->fetch.pos, ch, pp.v.offs[i], false);
 	if (!err && pp.in_memory)
-		err = add_load(c, a->body_pos, ch, pp.off, false);
+		err = add_load(c, a->fetch.pos, ch, pp.off, false);
 	set_btf_type(c, ch, pp.type_id);
 	ch->bit_off = pp.bit_off;
 	ch->bit_size = pp.bit_size;
@@ -496,8 +549,8 @@ static int field_source(struct compiler *c, const struct kpe_arg *a, const char 
 	bool chars;
 
 	if (!f)
-		return a->fetch.bare ? fail(c, a->body_pos, E_NO_EVENT_FIELD)
-				     : fail(c, a->pos, E_BAD_VAR);
+		return a->fetch.bare ? fail(c, a->fetch.pos, E_NO_EVENT_FIELD)
+				     : fail(c, a->fetch.pos, E_BAD_VAR);
 	chars = strstr(f->type, "char") != NULL;
 	ch->src_op = KPE_OP_FIELD;
 	ch->src = f->offset;
@@ -520,17 +573,25 @@ static int field_source(struct compiler *c, const struct kpe_arg *a, const char 
  * task's comm, a string by :string, and otherwise the address of the
  * task's comm, as the kernel's event probes give it.
  */
+static int comm_address(struct compiler *c, const struct kpe_arg *a, struct chain *ch);
+
 static int event_comm(struct compiler *c, const struct kpe_arg *a, struct chain *ch)
 {
-	const struct btf *btf = c->ctx->kb ? kbtf__vmlinux(c->ctx->kb) : NULL;
-	long long off;
-
 	if (find_field(c, a->body + 1))
 		return field_source(c, a, a->body + 1, ch);
 	if (a->type.kind == KPE_T_STRING || a->type.kind == KPE_T_USTRING) {
 		ch->direct = true;
 		return 0;
 	}
+	return comm_address(c, a, ch);
+}
+
+/* The address of the task's comm, which is what the kernel dereferences for $comm. */
+static int comm_address(struct compiler *c, const struct kpe_arg *a, struct chain *ch)
+{
+	const struct btf *btf = c->ctx->kb ? kbtf__vmlinux(c->ctx->kb) : NULL;
+	long long off;
+
 	off = btf ? struct_path_off(btf, "task_struct", "comm") : -1;
 	if (off < 0)
 		return fail(c, a->body_pos,
@@ -587,6 +648,10 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 		nr_params(c, &params);
 		return btf_source(c, v->arg,
 				  btf__name_by_offset(c->func.btf, params[v->param].name_off), ch);
+	case KPE_B_CURRENT:
+		ch->src_op = KPE_OP_TASK;
+		ch->src = 0;
+		return 0;
 	case KPE_B_COMM:
 		if (c->def->kind == 'e')
 			return event_comm(c, v->arg, ch);
@@ -601,18 +666,152 @@ static int base_source(struct compiler *c, const struct argview *v, struct chain
 	return -EINVAL;
 }
 
+/* STRUCT of a typecast, in the kernel's BTF or a module's (id 0: none). */
+static __u32 find_struct(struct compiler *c, const char *name, const struct btf **btf)
+{
+	struct kbtf *kb = c->ctx->kb;
+	int i, id = -ENOENT;
+
+	*btf = kb ? kbtf__vmlinux(kb) : NULL;
+	if (*btf)
+		id = btf__find_by_name_kind(*btf, name, BTF_KIND_STRUCT);
+	for (i = 0; kb && id <= 0 && i < kbtf__nr_modules(kb); i++) {
+		*btf = kbtf__module(kb, i, NULL);
+		id = btf__find_by_name_kind(*btf, name, BTF_KIND_STRUCT);
+	}
+	return id > 0 ? id : 0;
+}
+
+/* Where a walk through members stands. */
+struct walk {
+	const struct btf *btf;
+	__u32 id;      /* the type reached */
+	__u64 bits;    /* offset of the group walked, in bits */
+	__u8 bit_size; /* of the last member, if a bitfield */
+	int i;	       /* in the text */
+	int at;	       /* position of the last name */
+};
+
+/*
+ * Names joined by '.' from text[w->i] in the struct or union w->id, as the
+ * kernel's get_bitoffset_of_field finds them; errors point at a name.
+ * Returns 1 when "->" ends the group (skipped), 0 at the end of the text.
+ */
+static int walk_group(struct compiler *c, struct walk *w, const char *text, int pos)
+{
+	const struct btf_type *t;
+	char name[128];
+	__u64 bits;
+	int n;
+
+	w->bits = 0;
+	for (;;) {
+		n = strcspn(text + w->i, ".-");
+		w->at = pos + w->i;
+		t = btf__type_by_id(w->btf, btf_skip_mods(w->btf, w->id));
+		if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+			return fail(c, w->at, E_BAD_BTF_TID);
+		if (n == 0 || n >= (int)sizeof(name))
+			return fail(c, w->at, E_NO_BTF_FIELD);
+		memcpy(name, text + w->i, n);
+		name[n] = '\0';
+		if (!plan_member_bits(w->btf, btf_skip_mods(w->btf, w->id), name, &bits,
+				      &w->bit_size, &w->id))
+			return fail(c, w->at, E_NO_BTF_FIELD);
+		w->bits += bits;
+		w->i += n;
+		if (!text[w->i])
+			return 0;
+		w->i += text[w->i] == '.' ? 1 : 2;
+		if (text[w->i - 1] == '>')
+			return 1;
+	}
+}
+
+/*
+ * (STRUCT[,FIELD])...->MEMBERS: the value points at STRUCT's FIELD (at
+ * STRUCT without FIELD). A load per group of MEMBERS; each "->" goes through
+ * a pointer to a struct or union.
+ */
+static int cast_source(struct compiler *c, const struct kpe_arg *a, const struct kpe_step *st,
+		       struct chain *ch)
+{
+	struct walk w = { .id = find_struct(c, st->cast, &w.btf) };
+	long long skip = 0;
+	const struct btf_type *t;
+	__u32 sid = w.id;
+	bool first = true;
+	int more, err;
+
+	if (ch->direct && a->fetch.base == KPE_B_IMMSTR)
+		return fail(c, st->pos,
+			    "ksnoop has no kernel address of an immediate string to cast");
+	if (ch->direct) {
+		ch->direct = false;
+		err = comm_address(c, a, ch);
+		if (err)
+			return err;
+	}
+	if (!sid)
+		return fail(c, st->pos + 1, E_NO_PTR_STRCT);
+	if (st->cast_field) {
+		more = walk_group(c, &w, st->cast_field, st->field_pos);
+		if (more < 0)
+			return more;
+		if (w.bits % 8)
+			return fail(c, w.at, E_TYPECAST_NOT_ALIGNED);
+		if (more)
+			return fail(c, st->field_pos + w.i - 2, E_TYPECAST_BAD_ARROW);
+		skip = w.bits / 8;
+		w = (struct walk){ .btf = w.btf, .id = sid };
+	}
+	do {
+		if (w.i) {
+			t = btf__type_by_id(w.btf, btf_skip_mods(w.btf, w.id));
+			if (!t || !btf_is_ptr(t) || !is_composite(w.btf, t->type))
+				return fail(c, st->members_pos + w.i, E_NO_PTR_STRCT);
+			w.id = t->type;
+		}
+		more = walk_group(c, &w, st->members, st->members_pos);
+		if (more < 0)
+			return more;
+		err = add_load(c, st->pos, ch, w.bits / 8 - (first ? skip : 0), false);
+		if (err)
+			return err;
+		first = false;
+	} while (more);
+	ch->btf = w.btf;
+	ch->type_id = w.id;
+	ch->bit_off = w.bit_size ? w.bits % 8 : 0;
+	ch->bit_size = w.bit_size;
+	ch->at = w.at;
+	ch->is_field = false;
+	return 0;
+}
+
 static int build_chain(struct compiler *c, const struct argview *v, struct chain *ch)
 {
 	const struct kpe_fetch *f = &v->arg->fetch;
 	int i, err;
 
 	memset(ch, 0, sizeof(*ch));
+	ch->at = v->arg->body_pos;
 	err = base_source(c, v, ch);
-	for (i = 0; i < f->nr_derefs && !err; i++)
-		err = add_load(c, f->derefs[i].pos, ch, f->derefs[i].off, f->derefs[i].user);
-	/* A dereference leaves BTF behind: its result is untyped memory. */
-	if (f->nr_derefs)
+	for (i = 0; i < f->nr_steps && !err; i++) {
+		const struct kpe_step *st = &f->steps[i];
+
+		if (st->kind == KPE_S_CAST) {
+			err = cast_source(c, v->arg, st, ch);
+			continue;
+		}
+		if (st->kind == KPE_S_THIS_CPU)
+			err = add_this_cpu(c, st->pos, ch);
+		else
+			err = add_load(c, st->pos, ch, st->off, st->user);
+		/* Either leaves BTF behind: the result is an untyped address or memory. */
 		ch->btf = NULL;
+		ch->is_field = false;
+	}
 	return err;
 }
 
@@ -634,7 +833,7 @@ static int btf_string(struct compiler *c, const struct kpe_arg *a, struct chain 
 		return add_load(c, a->body_pos, ch, 0, user);
 	if (t && btf_is_array(t) && btf_is_char(ch->btf, btf_array(t)->type) && ch->nr_loads)
 		return 0;
-	return fail(c, a->body_pos, E_BAD_TYPE4STR); /* where the kernel points: the argument */
+	return fail(c, ch->at, E_BAD_TYPE4STR); /* the argument, or a typecast's last member */
 }
 
 static int bitfield_type(struct compiler *c, const struct kpe_arg *a, const struct chain *ch,
@@ -721,8 +920,7 @@ static int resolve_type(struct compiler *c, const struct kpe_arg *a, struct chai
 		return 0;
 	}
 	/* An event probe's field holds the string's address: read it there. */
-	if ((t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING) && ch->is_field &&
-	    !a->fetch.nr_derefs)
+	if ((t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING) && ch->is_field)
 		return add_load(c, a->body_pos, ch, 0, t->kind == KPE_T_USTRING);
 	if (t->kind == KPE_T_STRING || t->kind == KPE_T_USTRING)
 		return ch->btf ? btf_string(c, a, ch, t->kind == KPE_T_USTRING) : 0;
@@ -732,8 +930,9 @@ static int resolve_type(struct compiler *c, const struct kpe_arg *a, struct chai
 		return bitfield_type(c, a, ch, t);
 	if (ch->btf && !kpe_type_from_btf(ch->btf, ch->type_id, t))
 		return 0;
+	/* a struct passed by value is refused; one in memory shows its first 8 bytes */
 	bt = ch->btf ? btf__type_by_id(ch->btf, btf_skip_mods(ch->btf, ch->type_id)) : NULL;
-	if (bt && (btf_is_struct(bt) || btf_is_union(bt)))
+	if (bt && (btf_is_struct(bt) || btf_is_union(bt)) && ch->nr_loads == ch->nr_src_loads)
 		return fail(c, a->body_pos, E_NOSUP_DAT_ARG);
 	t->kind = KPE_T_X;
 	t->size = 8;
@@ -762,7 +961,7 @@ static char *arg_name(struct compiler *c, const struct argview *v, int idx)
 	if ((a->fetch.base == KPE_B_BTF || a->fetch.bare) &&
 	    kpe_good_name(a->body, strlen(a->body)))
 		return strdup(a->body);
-	if (c->ctx->btf_probe_args && a->fetch.base == KPE_B_ARG && !a->fetch.nr_derefs &&
+	if (c->ctx->btf_probe_args && a->fetch.base == KPE_B_ARG && !a->fetch.nr_steps &&
 	    a->fetch.num <= n &&
 	    btf__name_by_offset(c->func.btf, params[a->fetch.num - 1].name_off)[0])
 		return strdup(btf__name_by_offset(c->func.btf, params[a->fetch.num - 1].name_off));

@@ -56,7 +56,10 @@
 #define E_TOO_MANY_ARGS "Too many arguments are specified"
 #define E_NOSUP_BTFARG "BTF is not available or not supported"
 #define E_BAD_VAR_ARGS "$arg* must be an independent parameter without name etc."
-#define E_NOFENTRY_ARGS "$arg* can be used only on function entry"
+#define E_TYPECAST_REQ_FIELD "Typecast requires a field access"
+#define E_TYPECAST_SYM_OFFSET "@SYM+/-OFFSET with typecast needs parentheses"
+#define E_NOSUP_PERCPU "Per-cpu variable access is only for kernel probes"
+#define E_NOFENTRY_ARGS "$arg* can be used only on function entry or exit"
 #define E_NO_EVENT_FIELD "This event field is not found."
 #define E_BAD_TP_NAME "Invalid character in tracepoint name"
 #define E_NO_EVENT_INFO "This requires both group and event name to attach"
@@ -413,6 +416,8 @@ static int name_event(struct kpe_def *def)
 /* ---- fetch expressions --------------------------------------------------- */
 
 static int parse_fetch(struct parser *p, struct span e, struct kpe_fetch *f);
+static int push_cast(struct parser *p, struct kpe_fetch *f, int pos, struct span type,
+		     const struct span *field, struct span members);
 
 static bool at_entry(const struct kpe_def *def)
 {
@@ -449,6 +454,16 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 	if (span_is(v, "comm") || span_is(v, "COMM")) {
 		f->base = KPE_B_COMM;
 		return 0;
+	}
+	if (span_is(v, "current")) {
+		f->base = KPE_B_CURRENT;
+		return 0;
+	}
+	/* as (task_struct)$current->MEMBERS, which is how the kernel reads it */
+	if (v.len >= 9 && !strncmp(v.s, "current->", 9)) {
+		f->base = KPE_B_CURRENT;
+		return push_cast(p, f, e.pos, (struct span){ "task_struct", 11, e.pos }, NULL,
+				 sub(e, 10, e.len - 10));
 	}
 	if (def->kind == 't' && v.len >= 5 && !strncmp(v.s, "stack", 5))
 		return fail(p, e.pos, "%s", E_TP_STACK);
@@ -535,7 +550,28 @@ static int parse_mem(struct parser *p, struct span e, struct kpe_fetch *f)
 	return f->name ? 0 : -ENOMEM;
 }
 
-/* +|-[u]OFFS(BODY): the inner body is parsed first, its derefs come first. */
+/*
+ * One more step, taking ops of the kernel's fetch operations and needing
+ * room for more while it is parsed. As the kernel runs out of them (the
+ * 13th dereference from the inside, the 6th this_cpu_read()), it refuses
+ * the step where it starts, unless it is the outermost: that one's last
+ * operation becomes the store.
+ */
+static int push_step(struct parser *p, struct kpe_fetch *f, enum kpe_step_kind kind, int pos,
+		     int ops, int room)
+{
+	if ((f->nr_ops + room > KPE_MAX_OPS && p->nest > 0) || f->nr_steps >= KPE_MAX_STEPS)
+		return fail(p, pos, E_TOO_MANY_OPS);
+	f->steps[f->nr_steps].kind = kind;
+	f->steps[f->nr_steps].pos = pos;
+	f->nr_steps++;
+	f->nr_ops += ops;
+	return 0;
+}
+
+static int set_deref(struct kpe_fetch *f, long long off, bool user);
+
+/* +|-[u]OFFS(BODY): the inner body is parsed first, its steps come first. */
 static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 {
 	bool user = e.len > 1 && e.s[1] == 'u';
@@ -580,11 +616,15 @@ static int parse_deref(struct parser *p, struct span e, struct kpe_fetch *f)
 	 * 6.x: the 13th from the inside is refused, where it starts, only when
 	 * one more encloses it (its store takes the outermost's place).
 	 */
-	if ((f->nr_derefs >= p->lim->nest_max - 1 && p->nest > 0) || f->nr_derefs >= KPE_MAX_DEREFS)
+	if (f->nr_derefs >= KPE_MAX_DEREFS)
 		return fail(p, e.pos, E_TOO_MANY_OPS);
-	f->derefs[f->nr_derefs].off = off;
-	f->derefs[f->nr_derefs].user = user;
-	f->derefs[f->nr_derefs].pos = e.pos;
+	return push_step(p, f, KPE_S_DEREF, e.pos, 1, 1) ?: set_deref(f, off, user);
+}
+
+static int set_deref(struct kpe_fetch *f, long long off, bool user)
+{
+	f->steps[f->nr_steps - 1].off = off;
+	f->steps[f->nr_steps - 1].user = user;
 	f->nr_derefs++;
 	return 0;
 }
@@ -611,30 +651,17 @@ static int parse_imm(struct parser *p, struct span e, struct kpe_fetch *f)
 	return 0;
 }
 
-/* name { ->member | .member } from e's byte i: checked here, resolved by the compiler. */
-static int check_members(struct parser *p, struct span e, int i)
+/*
+ * name { ->member | .member }: names are looked up in BTF by the compiler,
+ * whatever they hold, as the kernel does; only a lone '-' is wrong here.
+ */
+static int check_hyphens(struct parser *p, struct span m)
 {
-	int start;
+	int i;
 
-	while (i < e.len) {
-		start = i;
-		while (i < e.len && (isalnum((unsigned char)e.s[i]) || e.s[i] == '_'))
-			i++;
-		if (i == start || isdigit((unsigned char)e.s[start]))
-			return fail(p, e.pos + start, E_BAD_FETCH_ARG);
-		if (i == e.len)
-			break;
-		if (e.s[i] == '.') {
-			i++;
-		} else if (e.s[i] == '-' && i + 1 < e.len && e.s[i + 1] == '>') {
-			i += 2;
-		} else if (e.s[i] == '-') {
-			return fail(p, e.pos + i, E_BAD_HYPHEN);
-		} else {
-			return fail(p, e.pos + i, E_BAD_FETCH_ARG);
-		}
-		if (i == e.len)
-			return fail(p, e.pos + i, E_BAD_FETCH_ARG);
+	for (i = 0; i < m.len; i++) {
+		if (m.s[i] == '-' && (i + 1 == m.len || m.s[i + 1] != '>'))
+			return fail(p, m.pos + i, E_BAD_HYPHEN);
 	}
 	return 0;
 }
@@ -655,7 +682,7 @@ static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
 	}
 	if (def->is_return ? !def->symbol : !at_entry(def))
 		return fail(p, e.pos, E_NOSUP_BTFARG);
-	err = check_members(p, e, 0);
+	err = check_hyphens(p, e);
 	if (err)
 		return err;
 	f->base = KPE_B_BTF;
@@ -674,7 +701,7 @@ static int parse_retval_members(struct parser *p, struct span e, struct kpe_fetc
 
 	if (!p->def->is_return)
 		return fail(p, e.pos, E_RETVAL_ON_PROBE);
-	err = check_members(p, e, 1); /* from "retval", a name like any */
+	err = check_hyphens(p, e);
 	if (err)
 		return err;
 	if (asprintf(&f->name, "return%.*s", (int)(e.len - skip), e.s + skip) < 0) {
@@ -686,8 +713,160 @@ static int parse_retval_members(struct parser *p, struct span e, struct kpe_fetc
 	return 0;
 }
 
+/* Where the parenthesis opened at s[0] closes, or -1. */
+static int matching_paren(struct span s)
+{
+	int i, depth = 0;
+
+	for (i = 0; i < s.len; i++) {
+		if (s.s[i] == '(')
+			depth++;
+		else if (s.s[i] == ')' && --depth == 0)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * A typecast's INNER, as the kernel delimits it before it parses it: a
+ * parenthesized BODY, a dereference, or what comes before the first '-'.
+ * Sets *inner and the byte where MEMBERS start.
+ */
+static int cast_inner(struct parser *p, struct span t, struct span *inner, int *members)
+{
+	int close, open, minus;
+
+	if (t.len && t.s[0] == '(') {
+		close = matching_paren(t);
+		if (close < 0)
+			return fail(p, t.pos, E_DEREF_OPEN_BRACE);
+		if (close + 2 >= t.len || t.s[close + 1] != '-' || t.s[close + 2] != '>')
+			return fail(p, t.pos + close + 1, E_TYPECAST_REQ_FIELD);
+		*inner = sub(t, 1, close - 1);
+		*members = close + 3;
+		return 0;
+	}
+	if (t.len && (t.s[0] == '+' || t.s[0] == '-')) {
+		open = find(sub(t, 1, t.len - 1), '(');
+		if (open < 0)
+			return fail(p, t.pos, E_DEREF_NEED_BRACE);
+		close = matching_paren(sub(t, open + 1, t.len - open - 1));
+		if (close < 0)
+			return fail(p, t.pos + t.len, E_DEREF_OPEN_BRACE);
+		close += open + 2; /* just after the dereference's ')' */
+		if (close + 1 >= t.len || t.s[close] != '-' || t.s[close + 1] != '>')
+			return fail(p, t.pos + close, E_TYPECAST_REQ_FIELD);
+		*inner = sub(t, 0, close);
+		*members = close + 2;
+		return 0;
+	}
+	if (t.len && t.s[0] == '@') {
+		int k = strcspn(t.s, "+-");
+
+		if (k + 1 < t.len && isdigit((unsigned char)t.s[k + 1]))
+			return fail(p, t.pos, E_TYPECAST_SYM_OFFSET);
+	}
+	minus = find(t, '-');
+	if (minus < 0 || minus + 1 >= t.len || t.s[minus + 1] != '>')
+		return fail(p, t.pos + t.len, E_TYPECAST_REQ_FIELD);
+	*inner = sub(t, 0, minus);
+	*members = minus + 2;
+	return 0;
+}
+
+/* A typecast step: STRUCT, FIELD (or NULL) and MEMBERS, resolved by the compiler. */
+static int push_cast(struct parser *p, struct kpe_fetch *f, int pos, struct span type,
+		     const struct span *field, struct span members)
+{
+	struct kpe_step *st;
+	int err = check_hyphens(p, members) ?: push_step(p, f, KPE_S_CAST, pos, 1, 1);
+
+	if (err)
+		return err;
+	st = &f->steps[f->nr_steps - 1];
+	st->cast = dup_span(type);
+	st->members = dup_span(members);
+	st->members_pos = members.pos;
+	if (field) {
+		st->cast_field = dup_span(*field);
+		st->field_pos = field->pos;
+	}
+	if (!st->cast || !st->members || (field && !st->cast_field))
+		return -ENOMEM;
+	return 0;
+}
+
+/* (STRUCT[,FIELD])INNER->MEMBERS: INNER's steps, then the typecast's. */
+static int parse_cast(struct parser *p, struct span e, struct kpe_fetch *f)
+{
+	int close = find(e, ')'), comma, members = 0, err;
+	struct span inner, type, field, m;
+
+	if (++p->nest > p->lim->nest_max && p->lim->nest_outside_in)
+		return fail(p, e.pos, E_TOO_MANY_NESTED);
+	if (close < 0)
+		return fail(p, e.pos + e.len, E_DEREF_OPEN_BRACE);
+	err = cast_inner(p, sub(e, close + 1, e.len - close - 1), &inner, &members);
+	if (err)
+		return err;
+	members += close + 1;
+	err = parse_fetch(p, inner, f);
+	p->nest--;
+	if (err)
+		return err;
+	m = sub(e, members, e.len - members);
+	type = sub(e, 1, close - 1);
+	comma = find(type, ',');
+	if (comma < 0)
+		return push_cast(p, f, e.pos, type, NULL, m);
+	field = sub(type, comma + 1, type.len - comma - 1);
+	return push_cast(p, f, e.pos, sub(type, 0, comma), &field, m);
+}
+
+/*
+ * this_cpu_ptr(BODY) and this_cpu_read(BODY), the second a dereference of
+ * the first. As the kernel does, what follows the last ')' is not read.
+ */
+static int parse_this_cpu(struct parser *p, struct span e, int open, struct kpe_fetch *f)
+{
+	bool read = e.s[open - 1] == 'd';
+	int close = rfind(e, ')'), err;
+
+	if (p->def->kind == 'e')
+		return fail(p, e.pos, E_NOSUP_PERCPU);
+	if (++p->nest > p->lim->nest_max && p->lim->nest_outside_in)
+		return fail(p, e.pos, E_TOO_MANY_NESTED);
+	if (close < open)
+		return fail(p, e.pos + e.len, E_DEREF_OPEN_BRACE);
+	err = parse_fetch(p, sub(e, open + 1, close - open - 1), f);
+	p->nest--;
+	if (err)
+		return err;
+	if (f->base == KPE_B_COMM || f->base == KPE_B_IMMSTR)
+		return fail(p, e.pos + open + 1, E_COMM_CANT_DEREF);
+	err = push_step(p, f, KPE_S_THIS_CPU, e.pos, 1 + read, 1 + 2 * read);
+	if (!err && read)
+		err = push_step(p, f, KPE_S_DEREF, e.pos, 0, 0) ?: set_deref(f, 0, false);
+	return err;
+}
+
+static int this_cpu_open(struct span e)
+{
+	static const char *const prefixes[] = { "this_cpu_ptr(", "this_cpu_read(" };
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		n = strlen(prefixes[i]);
+		if ((size_t)e.len >= n && !strncmp(e.s, prefixes[i], n))
+			return n - 1;
+	}
+	return -1;
+}
+
 static int parse_fetch(struct parser *p, struct span e, struct kpe_fetch *f)
 {
+	int open;
+
 	if (e.len == 0)
 		return fail(p, e.pos, E_BAD_FETCH_ARG);
 	f->pos = e.pos;
@@ -703,7 +882,12 @@ static int parse_fetch(struct parser *p, struct span e, struct kpe_fetch *f)
 		return parse_deref(p, e, f);
 	case '\\':
 		return parse_imm(p, e, f);
+	case '(':
+		return parse_cast(p, e, f);
 	}
+	open = this_cpu_open(e);
+	if (open > 0)
+		return parse_this_cpu(p, e, open, f);
 	if (isalpha((unsigned char)e.s[0]) || e.s[0] == '_')
 		return parse_btf(p, e, f);
 	return fail(p, e.pos, E_BAD_FETCH_ARG);
@@ -938,12 +1122,19 @@ int kpe_parse_def_with(const char *text, const struct kpe_limits *lim, struct kp
 
 void kpe_def_free(struct kpe_def *def)
 {
-	int i;
+	int i, j;
 
 	for (i = 0; i < def->nr_args; i++) {
+		struct kpe_fetch *f = &def->args[i].fetch;
+
 		free(def->args[i].name);
 		free(def->args[i].body);
-		free(def->args[i].fetch.name);
+		free(f->name);
+		for (j = 0; j < f->nr_steps; j++) {
+			free(f->steps[j].cast);
+			free(f->steps[j].cast_field);
+			free(f->steps[j].members);
+		}
 	}
 	free(def->args);
 	free(def->text);

@@ -12,8 +12,12 @@
  *
  *   FETCHARG := [NAME=]BODY[:TYPE]
  *   BODY := %REG | @ADDR | @SYM[+|-offs] | $stackN | $stack | $argN
- *         | $retval | $comm | +|-[u]OFFS(BODY) | \IMM | \"STR" | BTFARG
+ *         | $retval | $comm | $current | +|-[u]OFFS(BODY) | \IMM | \"STR"
+ *         | BTFARG | CAST | this_cpu_ptr(BODY) | this_cpu_read(BODY)
  *   BTFARG := ident { ->ident | .ident }     (and $arg*, alone)
+ *   CAST := (STRUCT[,MEMBERS])INNER->MEMBERS  (Linux 7.3)
+ *   INNER := (BODY) | +|-[u]OFFS(BODY) | BODY without '-'
+ *   MEMBERS := ident { ->ident | .ident }
  *   TYPE := u8..u64 | s8..s64 | x8..x64 | char | string | ustring
  *         | symbol | b<width>@<offset>/<container>, each with [N]
  *
@@ -29,6 +33,8 @@
 #define KPE_MAX_EVENT_NAME 64	 /* group and event names (MAX_EVENT_NAME_LEN) */
 #define KPE_MAX_ARG_NAME 32	 /* MAX_ARG_NAME_LEN */
 #define KPE_MAX_DEREFS 13	 /* nested +OFFS(...) in one argument */
+#define KPE_MAX_STEPS 24	 /* dereferences and typecasts in one argument */
+#define KPE_MAX_OPS 12		 /* the kernel's fetch operations of one argument, less two */
 #define KPE_MAX_ARRAY 64	 /* MAX_ARRAY_LEN */
 #define KPE_MAX_MAXACTIVE 4096	 /* KRETPROBE_MAXACTIVE_MAX */
 #define KPE_PARAM_MAX_STACK 2048 /* $stackN and $argN (THREAD_SIZE / 8) */
@@ -40,6 +46,7 @@ enum kpe_base {
 	KPE_B_ARG,	/* $argN */
 	KPE_B_RETVAL,	/* $retval */
 	KPE_B_COMM,	/* $comm */
+	KPE_B_CURRENT,	/* $current: the task's address, a struct task_struct * */
 	KPE_B_IMM,	/* \IMM */
 	KPE_B_IMMSTR,	/* \"STR" */
 	KPE_B_ADDR,	/* @ADDR: memory at ADDR */
@@ -71,21 +78,39 @@ struct kpe_type {
 	int count;    /* array elements, 0 for a single value */
 };
 
-struct kpe_deref {
-	long long off;
-	bool user; /* +uOFFS(...) */
+enum kpe_step_kind {
+	KPE_S_DEREF,	/* +|-[u]OFFS(...): the memory at value + off */
+	KPE_S_CAST,	/* (STRUCT[,FIELD])...->MEMBERS (Linux 7.3) */
+	KPE_S_THIS_CPU, /* this_cpu_ptr(...): value + this CPU's per-CPU offset (7.3) */
+};
+
+/* What is done to the value so far, in the order written from the inside. */
+struct kpe_step {
+	enum kpe_step_kind kind;
 	int pos;
+	long long off;
+	bool user;
+	/*
+	 * A typecast: the value points to STRUCT, or to its member path FIELD
+	 * (container_of); MEMBERS are read from STRUCT, as "a.b->c".
+	 */
+	char *cast;
+	char *cast_field;
+	char *members;
+	int field_pos, members_pos;
 };
 
 struct kpe_fetch {
 	enum kpe_base base;
-	int pos;				 /* of the base */
-	char *name;				 /* REG, SYM, BTF expression or immediate string */
-	long long num;				 /* $stackN/$argN index, \IMM, @ADDR, @SYM offset */
-	struct kpe_deref derefs[KPE_MAX_DEREFS]; /* innermost first */
-	int nr_derefs;
-	bool retval; /* a BTF expression on $retval: name is "return->..." */
-	bool bare;   /* e: a field named without '$' */
+	int pos;			      /* of the base */
+	char *name;			      /* REG, SYM, BTF expression or immediate string */
+	long long num;			      /* $stackN/$argN index, \IMM, @ADDR, @SYM offset */
+	struct kpe_step steps[KPE_MAX_STEPS]; /* innermost first */
+	int nr_steps;
+	int nr_derefs; /* of them, dereferences */
+	int nr_ops;    /* the kernel's fetch operations they take */
+	bool retval;   /* a BTF expression on $retval: name is "return->..." */
+	bool bare;     /* e: a field named without '$' */
 };
 
 struct kpe_arg {

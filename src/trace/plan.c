@@ -75,7 +75,8 @@ static bool find_member(const struct btf *btf, __u32 id, const char *name, struc
 	const struct btf_member *m;
 	int i;
 
-	if (!is_composite(t) || depth < 0)
+	/* an anonymous member is reached through, never named */
+	if (!is_composite(t) || depth < 0 || !name[0])
 		return false;
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++) {
@@ -104,6 +105,19 @@ bool plan_member(const struct btf *btf, __u32 id, const char *name, int *off, __
 	if (!find_member(btf, id, name, &l, 0, KBTF_MAX_TYPE_DEPTH) || l.bit_size)
 		return false;
 	*off = l.off;
+	*type_id = l.type_id;
+	return true;
+}
+
+bool plan_member_bits(const struct btf *btf, __u32 id, const char *name, __u64 *bits,
+		      __u8 *bit_size, __u32 *type_id)
+{
+	struct loc l = { 0 };
+
+	if (!find_member(btf, id, name, &l, 0, KBTF_MAX_TYPE_DEPTH))
+		return false;
+	*bits = (__u64)l.off * 8 + l.bit_off;
+	*bit_size = l.bit_size;
 	*type_id = l.type_id;
 	return true;
 }

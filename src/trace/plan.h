@@ -163,6 +163,9 @@ struct plan_path {
  * there is none, or it is a bitfield.
  */
 bool plan_member(const struct btf *btf, __u32 id, const char *name, int *off, __u32 *type_id);
+/* The same, bitfields too: the offset in bits, and the width (0: not a bitfield). */
+bool plan_member_bits(const struct btf *btf, __u32 id, const char *name, __u64 *bits,
+		      __u8 *bit_size, __u32 *type_id);
 /* Errors are reported with p_err; returns 0 or a negative errno. */
 int plan_resolve_path(const struct kbtf_func *func, const char *fname, const struct spec_path *p,
 		      struct plan_path *out);

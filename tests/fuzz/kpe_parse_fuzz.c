@@ -37,8 +37,10 @@ static void check(const char *text, size_t len, const struct kpe_limits *lim)
 		if (d.nr_args < 0 || d.nr_args > KPE_MAX_ARGS || (d.nr_args && !d.args))
 			__builtin_trap();
 		for (i = 0; i < d.nr_args; i++) {
-			if (d.args[i].fetch.nr_derefs < 0 ||
-			    d.args[i].fetch.nr_derefs > KPE_MAX_DEREFS)
+			const struct kpe_fetch *f = &d.args[i].fetch;
+
+			if (f->nr_derefs < 0 || f->nr_derefs > KPE_MAX_DEREFS ||
+			    f->nr_steps < f->nr_derefs || f->nr_steps > KPE_MAX_STEPS)
 				__builtin_trap();
 		}
 	} else if (err != -ENOMEM) {

@@ -23,6 +23,7 @@
 
 #define SKB_ADDR 0xffffffff81a00000ULL
 #define JIFFIES 0xffffffff82000000ULL
+#define PCPU_OFFSETS (JIFFIES + 0x200)
 
 struct ctx {
 	struct fixture_ids id;
@@ -53,7 +54,8 @@ static int setup(void **state)
 	    ksyms__add(c->syms, SKB_ADDR + 0x600, 't', "six", NULL) ||
 	    ksyms__add(c->syms, SKB_ADDR + 0x700, 't', "mod_func", "fakemod") ||
 	    ksyms__add(c->syms, JIFFIES, 'D', "jiffies", NULL) ||
-	    ksyms__add(c->syms, JIFFIES + 0x100, 'D', "after_jiffies", NULL))
+	    ksyms__add(c->syms, JIFFIES + 0x100, 'D', "after_jiffies", NULL) ||
+	    ksyms__add(c->syms, PCPU_OFFSETS, 'D', "__per_cpu_offset", NULL))
 		return -1;
 	ksyms__finish(c->syms);
 	c->kctx.kb = c->kb;
@@ -294,6 +296,70 @@ static void test_btf_args(void **state)
 	assert_string_equal(p->fields[5].name, "net");
 }
 
+/* Linux 7.3's typecasts, $current and per-CPU variables, as loads and adds. */
+static void test_casts(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	p = compile(c, "p:e ip_send_skb a=(sk_buff)net->len b=(sk_buff,net)net->len "
+		       "(net)((sk_buff)skb->net)->ifindex");
+	expect_insn(p, 0, KPE_OP_REG, 0, 0, DI);
+	expect_insn(p, 1, KPE_OP_ST_MEM, 0, 4, 0);
+	assert_int_equal(p->fields[0].type.kind, KPE_T_U);
+	/* container_of: net points at sk_buff's member net, 8 bytes in */
+	expect_insn(p, 3, KPE_OP_ST_MEM, 1, 4, -8);
+	/* not a C name: argN; the inner typecast's member is read as a pointer */
+	assert_string_equal(p->fields[2].name, "arg3");
+	expect_insn(p, 4, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 5, KPE_OP_DEREF, 0, 0, 8);
+	expect_insn(p, 6, KPE_OP_ST_MEM, 2, 4, 0);
+	assert_int_equal(p->fields[2].type.kind, KPE_T_S);
+
+	p = compile(c,
+		    "p:e ip_send_skb t=$current a=this_cpu_ptr(@jiffies) "
+		    "b=this_cpu_read(@jiffies):u32 s=this_cpu_ptr(skb) o=this_cpu_ptr(@jiffies+8)");
+	expect_insn(p, 0, KPE_OP_TASK, 0, 0, 0);
+	expect_insn(p, 1, KPE_OP_ST_VAL, 0, 8, 0);
+	assert_int_equal(p->fields[0].type.kind, KPE_T_X);
+	/* @SYM's read is left out: its address is the per-CPU variable's */
+	expect_insn(p, 2, KPE_OP_IMM, 0, 0, JIFFIES);
+	expect_insn(p, 3, KPE_OP_THIS_CPU, 0, 0, PCPU_OFFSETS);
+	expect_insn(p, 4, KPE_OP_ST_VAL, 1, 8, 0);
+	expect_insn(p, 5, KPE_OP_IMM, 0, 0, JIFFIES);
+	expect_insn(p, 6, KPE_OP_THIS_CPU, 0, 0, PCPU_OFFSETS);
+	expect_insn(p, 7, KPE_OP_ST_MEM, 2, 4, 0);
+	expect_insn(p, 8, KPE_OP_REG, 0, 0, SI);
+	expect_insn(p, 9, KPE_OP_THIS_CPU, 0, 0, PCPU_OFFSETS);
+	expect_insn(p, 10, KPE_OP_ST_VAL, 3, 8, 0);
+	expect_insn(p, 11, KPE_OP_IMM, 0, 0, JIFFIES);
+	expect_insn(p, 12, KPE_OP_ADD, 0, 0, 8);
+	expect_insn(p, 13, KPE_OP_THIS_CPU, 0, 0, PCPU_OFFSETS);
+
+	compile_err(c, "p:e ip_send_skb x=(nosuch)skb->len", 19,
+		    "This is not a pointer to union/structure.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff)skb->foo", 32, "This field is not found.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff)skb->len->x", 37,
+		    "This is not a pointer to union/structure.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff)skb->len.x", 36, "Failed to get BTF type info.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff,)skb->len", 27, "This field is not found.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff,net->ifindex)skb->len", 30,
+		    "Typecast field option does not support -> operator");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff)skb->len:string", 32,
+		    "This type does not fit for string.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff)nosuch->len", 27,
+		    "This variable is not found at this probe point");
+	compile_err(c, "p:e ip_send_skb x=this_cpu_ptr(@jiffies):string", 41,
+		    "String accepts only memory argument");
+	/* the fixture has no struct task_struct */
+	compile_err(c, "p:e ip_send_skb x=$current->pid", 19,
+		    "This is not a pointer to union/structure.");
+	c->kctx.syms = NULL;
+	compile_err(c, "p:e ip_send_skb x=this_cpu_ptr(skb)", 18,
+		    "Invalid memory address: this_cpu_ptr() needs kallsyms");
+	c->kctx.syms = c->syms;
+}
+
 static void test_args_all(void **state)
 {
 	struct ctx *c = *state;
@@ -378,8 +444,17 @@ static void test_errors(void **state)
 		    "This is not a pointer to union/structure.");
 	compile_err(c, "p:e ip_send_skb x=skb->len:string", 18,
 		    "This type does not fit for string.");
-	compile_err(c, "p:e ip_send_skb x=skb->net.ifindex", 27,
+	/* a '.' on a pointer member; on a parameter */
+	compile_err(c, "p:e ip_send_skb x=skb->net.ifindex", 27, "Failed to get BTF type info.");
+	compile_err(c, "p:e ip_send_skb x=skb.len", 22,
+		    "Non pointer structure/union argument is not supported.");
+	/* empty or odd names are looked up, and not found */
+	compile_err(c, "r:e ip_send_skb x=$retval->", 27,
 		    "This is not a pointer to union/structure.");
+	compile_err(c, "p:e ip_send_skb x=skb->", 23, "This field is not found.");
+	compile_err(c, "p:e ip_send_skb x=skb->l@n", 23, "This field is not found.");
+	compile_err(c, "p:e ip_send_skb x=s@b", 18,
+		    "This variable is not found at this probe point");
 	compile_err(c, "p:e six x=nosuch", 10, "This variable is not found at this probe point");
 	compile_err(c, "p:e udp_send_skb x=skb", 19, "No BTF entry for this probe point");
 	compile_err(c, "p:e udp_send_skb $arg*", 17, "No BTF entry for this probe point");
@@ -893,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_entry_values_at_return),
 		cmocka_unit_test(test_strings_and_types),
 		cmocka_unit_test(test_btf_args),
+		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_args_all),
 		cmocka_unit_test(test_plain_probe_args),
 		cmocka_unit_test(test_points),

@@ -202,7 +202,7 @@ static void test_fetchargs(void **state)
 	assert_int_equal(a[0].type.kind, KPE_T_NONE);
 	assert_null(a[1].name); /* named by the compiler */
 	assert_int_equal(a[1].fetch.nr_derefs, 1);
-	assert_int_equal(a[1].fetch.derefs[0].off, 0x70);
+	assert_int_equal(a[1].fetch.steps[0].off, 0x70);
 	assert_int_equal(a[1].type.kind, KPE_T_U);
 	assert_int_equal(a[1].type.size, 4);
 	assert_int_equal(a[2].fetch.base, KPE_B_STACKP);
@@ -224,10 +224,10 @@ static void test_fetchargs(void **state)
 	assert_int_equal(a[9].type.size, 2);
 	/* innermost first: +u16 (user), then -8 */
 	assert_int_equal(a[10].fetch.nr_derefs, 2);
-	assert_int_equal(a[10].fetch.derefs[0].off, 16);
-	assert_true(a[10].fetch.derefs[0].user);
-	assert_int_equal(a[10].fetch.derefs[1].off, -8);
-	assert_false(a[10].fetch.derefs[1].user);
+	assert_int_equal(a[10].fetch.steps[0].off, 16);
+	assert_true(a[10].fetch.steps[0].user);
+	assert_int_equal(a[10].fetch.steps[1].off, -8);
+	assert_false(a[10].fetch.steps[1].user);
 	assert_int_equal(a[10].type.kind, KPE_T_S);
 	assert_int_equal(a[11].type.kind, KPE_T_STRING);
 	assert_int_equal(a[12].fetch.base, KPE_B_BTF);
@@ -350,8 +350,7 @@ static void test_ksnoop_errors(void **state)
 	parse_err("f100 vfs_read", 1, "Invalid maxactive number");
 	/* $retval's members (6.8): only at a return, and names after each -> */
 	parse_err("p:e f x=$retval->len", 8, "$retval is not available on probe");
-	parse_err("r:e f x=$retval->", 17, "Invalid fetch argument");
-	parse_err("r:e f x=$retval->2a", 17, "Invalid fetch argument");
+	parse_err("r:e f x=$retval-x", 15, "Failed to parse single hyphen. Forgot '>'?");
 	parse_err("p:e f x=+0(%di):u8[2]x", 21, "Array has wrong suffix");
 	parse_err("p:e f x=+0(%di):u8[0]", 19, "Invalid array size");
 	parse_err("-:e", 0, "'-:EVENT' deletes a tracefs event");
@@ -400,6 +399,103 @@ static void test_limits(void **state)
 }
 
 /* kpe_def_free leaves a zeroed def: freeing again, or after a failed parse, is safe. */
+/* Parse text under limits lim, which must succeed, into d. */
+static void parse_with(const char *text, const struct kpe_limits *lim, struct kpe_def *d)
+{
+	struct kpe_error e;
+	int err = kpe_parse_def_with(text, lim, d, &e);
+
+	if (err)
+		print_error("'%s': %s at %d\n", text, e.msg, e.pos);
+	assert_int_equal(err, 0);
+}
+
+/* Linux 7.3's typecasts, $current and per-CPU reads, as the kernel delimits them. */
+static void test_casts(void **state)
+{
+	const struct kpe_step *st;
+	struct kpe_error e;
+	struct kpe_def d;
+
+	(void)state;
+	parse_with("p:e f x=(file,f_path.dentry)file->f_pos.a->b", &kpe_limits_7, &d);
+	assert_int_equal(d.args[0].fetch.base, KPE_B_BTF);
+	assert_string_equal(d.args[0].fetch.name, "file");
+	assert_int_equal(d.args[0].fetch.nr_steps, 1);
+	st = &d.args[0].fetch.steps[0];
+	assert_int_equal(st->kind, KPE_S_CAST);
+	assert_int_equal(st->pos, 8);
+	assert_string_equal(st->cast, "file");
+	assert_string_equal(st->cast_field, "f_path.dentry");
+	assert_int_equal(st->field_pos, 14);
+	assert_string_equal(st->members, "f_pos.a->b");
+	assert_int_equal(st->members_pos, 34);
+	kpe_def_free(&d);
+	/* INNER: in parentheses, a dereference, or up to the first '-' */
+	parse_with("p:e f x=(a)((b)+8(%di)->m)->n y=(c)$current->d z=$current->pid", &kpe_limits_7,
+		   &d);
+	assert_int_equal(d.args[0].fetch.base, KPE_B_REG);
+	assert_int_equal(d.args[0].fetch.nr_steps, 3);
+	assert_int_equal(d.args[0].fetch.steps[0].kind, KPE_S_DEREF);
+	assert_int_equal(d.args[0].fetch.steps[0].off, 8);
+	assert_string_equal(d.args[0].fetch.steps[1].cast, "b");
+	assert_string_equal(d.args[0].fetch.steps[2].cast, "a");
+	assert_string_equal(d.args[0].fetch.steps[2].members, "n");
+	assert_int_equal(d.args[1].fetch.base, KPE_B_CURRENT);
+	assert_string_equal(d.args[1].fetch.steps[0].cast, "c");
+	/* $current->MEMBERS is (task_struct)$current->MEMBERS */
+	assert_string_equal(d.args[2].fetch.steps[0].cast, "task_struct");
+	assert_string_equal(d.args[2].fetch.steps[0].members, "pid");
+	assert_int_equal(d.args[2].fetch.steps[0].members_pos, 59);
+	kpe_def_free(&d);
+	/* what follows this_cpu_*()'s last ')' is not read, as in the kernel */
+	parse_with("p:e f x=this_cpu_read(@v)->junk y=this_cpu_ptr(%di)", &kpe_limits_7, &d);
+	assert_int_equal(d.args[0].fetch.base, KPE_B_SYM);
+	assert_int_equal(d.args[0].fetch.nr_steps, 2);
+	assert_int_equal(d.args[0].fetch.steps[0].kind, KPE_S_THIS_CPU);
+	assert_int_equal(d.args[0].fetch.steps[1].kind, KPE_S_DEREF);
+	assert_int_equal(d.args[1].fetch.nr_steps, 1);
+	kpe_def_free(&d);
+
+	parse_err("p:e f x=(file)file", 18, "Typecast requires a field access");
+	parse_err("p:e f x=(file)+0(%di)", 21, "Typecast requires a field access");
+	parse_err("p:e f x=(file)(file)x", 20, "Typecast requires a field access");
+	parse_err("p:e f x=(file)+0%di->m", 14, "Dereference needs a brace");
+	parse_err("p:e f x=(file)+0(%di->m", 23, "Dereference brace is not closed");
+	parse_err("p:e f x=(file)(%di->m", 14, "Dereference brace is not closed");
+	parse_err("p:e f x=(file", 13, "Dereference brace is not closed");
+	parse_err("p:e f x=(file)@jiffies+8->m", 14,
+		  "@SYM+/-OFFSET with typecast needs parentheses");
+	parse_err("p:e f x=(file)%di->a-b", 20, "Failed to parse single hyphen");
+	parse_err("p:e f x=(file)$comm9->m", 14, "Invalid $-variable specified");
+	parse_err("p:e f x=$current.pid", 8, "Invalid $-variable specified");
+	parse_err("p:e f x=this_cpu_read(", 22, "Dereference brace is not closed");
+	parse_err("p:e f x=this_cpu_read()", 22, "Invalid fetch argument");
+	parse_err("p:e f x=this_cpu_ptr($comm)", 21, "$comm can not be dereferenced");
+	parse_err("e:e sys.ev x=this_cpu_read($f)", 13,
+		  "Per-cpu variable access is only for kernel probes");
+	/* 7.x: a typecast is one more nesting; the 9th from the outside is refused */
+	assert_int_equal(kpe_parse_def_with("p f x=(s)(+0(+0(+0(+0(+0(+0(+0(+0(%di)))))))))->m",
+					    &kpe_limits_7, &d, &e),
+			 -EINVAL);
+	assert_string_equal(e.msg, "Too many nested typecasts/dereferences");
+	assert_int_equal(e.pos, 31);
+	kpe_def_free(&d);
+	/* a this_cpu_read() takes two of the kernel's operations, and room for three */
+	parse_with("p f x=this_cpu_read(this_cpu_read(this_cpu_read(this_cpu_read(this_cpu_read("
+		   "this_cpu_read(@v))))))",
+		   &kpe_limits_7, &d);
+	kpe_def_free(&d);
+	assert_int_equal(
+		kpe_parse_def_with("p f x=this_cpu_read(this_cpu_read(this_cpu_read(this_cpu_read("
+				   "this_cpu_read(this_cpu_read(this_cpu_read(@v)))))))",
+				   &kpe_limits_7, &d, &e),
+		-EINVAL);
+	assert_string_equal(e.msg, "Dereference is too much nested");
+	assert_int_equal(e.pos, 20);
+	kpe_def_free(&d);
+}
+
 static void test_free_is_idempotent(void **state)
 {
 	struct kpe_def d, zero;
@@ -496,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_ksnoop_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_limits_7),
+		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_free_is_idempotent),
 		cmocka_unit_test(test_tracepoint_probes),
 		cmocka_unit_test(test_event_probes),

@@ -19,6 +19,7 @@
 #include "lib/bpfutil.h"
 #include "env.h"
 #include "kpe/compile.h"
+#include "lib/kcore.h"
 #include "kpe/filter.h"
 #include "kpe/output.h"
 #include "kpe/parse.h"
@@ -351,7 +352,8 @@ static int compile_defs(struct kpe_session *s)
 	struct kpe_ctx ctx = { .kb = s->kb,
 			       .syms = s->syms,
 			       .btf_probe_args = kernel_btf_probe_args(),
-			       .tracefs = bpfutil_tracefs() };
+			       .tracefs = bpfutil_tracefs(),
+			       .read_text = kcore_read };
 	struct kpe_error e;
 	int i, err = 0;
 

@@ -1109,6 +1109,31 @@ static int set_attached_event(struct compiler *c)
 	return p->system && p->attach && p->loc ? 0 : -ENOMEM;
 }
 
+/*
+ * SYM+offs within the entry window is an entry, as the kernel sees it,
+ * only where the function starts with the landing instruction (ENDBR64).
+ */
+static int check_entry_window(struct compiler *c, uint64_t start)
+{
+	const struct kpe_def *def = c->def;
+	unsigned char insn[sizeof(c->arch->entry_insns[0])];
+	int n = c->arch->entry_window;
+	size_t i;
+
+	if (!def->entry_err || !n)
+		return 0;
+	if (!c->ctx->read_text || c->ctx->read_text(start, insn, sizeof(insn)))
+		return fail(c, def->entry_err_pos,
+			    "%s: at %s+%lld only if it starts with %s, which ksnoop could not read "
+			    "(/proc/kcore)",
+			    def->entry_err, def->symbol, def->offset, "ENDBR64");
+	for (i = 0; i < ARRAY_SIZE(c->arch->entry_insns); i++) {
+		if (!memcmp(insn, c->arch->entry_insns[i], sizeof(insn)))
+			return 0;
+	}
+	return fail(c, def->entry_err_pos, "%s", def->entry_err);
+}
+
 static int set_point(struct compiler *c)
 {
 	const struct kpe_def *def = c->def;
@@ -1125,11 +1150,15 @@ static int set_point(struct compiler *c)
 		return set_attached_event(c);
 	if (def->symbol) {
 		if (syms) {
-			n = ksyms__count_text(syms, def->symbol, def->module, NULL);
+			n = ksyms__count_text(syms, def->symbol, def->module, &start);
 			if (n == 0)
 				return fail(c, def->sym_pos, E_BAD_PROBE_ADDR);
 			if (n > 1)
 				return fail(c, def->sym_pos, E_NON_UNIQ_SYMBOL);
+			if (check_entry_window(c, ksyms__restricted(syms) ? 0 : start))
+				return -EINVAL;
+		} else if (def->entry_err) {
+			return fail(c, def->entry_err_pos, "%s", def->entry_err);
 		}
 		p->func = strdup(def->symbol);
 		if (asprintf(&p->attach, "%s%s%s", def->module ? def->module : "",

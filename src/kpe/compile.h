@@ -8,6 +8,8 @@
 #define KSNOOP_KPE_COMPILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "lib/kbtf.h"
 #include "kpe/parse.h"
@@ -24,6 +26,8 @@ struct kpe_ctx {
 	 */
 	bool btf_probe_args;
 	const char *tracefs; /* e: where the attached events' formats are; NULL: none */
+	/* reads kernel text (kcore_read), for the entry window; NULL: no reads */
+	int (*read_text)(uint64_t addr, void *buf, size_t len);
 };
 
 /* One argument as it is stored and shown. */

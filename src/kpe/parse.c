@@ -342,8 +342,12 @@ static int parse_target(struct parser *p, struct span t)
 	}
 	if (sym.len == 0)
 		return fail(p, t.pos, E_BAD_PROBE_ADDR);
-	if (def->is_return && def->offset)
+	if (def->is_return && def->offset && def->offset != arch_native()->entry_window)
 		return fail(p, t.pos, E_BAD_RETPROBE);
+	if (def->is_return && def->offset) {
+		def->entry_err = E_BAD_RETPROBE;
+		def->entry_err_pos = t.pos;
+	}
 	if (def->kind == 'f' && def->offset)
 		return fail(p, t.pos, E_BAD_PROBE_ADDR);
 	def->symbol = dup_span(sym);
@@ -419,9 +423,24 @@ static int parse_fetch(struct parser *p, struct span e, struct kpe_fetch *f);
 static int push_cast(struct parser *p, struct kpe_fetch *f, int pos, struct span type,
 		     const struct span *field, struct span members);
 
-static bool at_entry(const struct kpe_def *def)
+/*
+ * A kprobe at its function's start; or past the landing instruction of
+ * an indirect branch (SYM+4 on x86-64), which the compiler checks is
+ * there, an error at pos otherwise.
+ */
+static bool at_entry_or(struct kpe_def *def, int pos, const char *err)
 {
-	return !def->is_return && def->symbol && def->offset == 0;
+	if (def->is_return || !def->symbol)
+		return false;
+	if (def->offset == 0)
+		return true;
+	if (def->offset != arch_native()->entry_window)
+		return false;
+	if (!def->entry_err) {
+		def->entry_err = err;
+		def->entry_err_pos = pos;
+	}
+	return true;
 }
 
 static int parse_retval_members(struct parser *p, struct span e, struct kpe_fetch *f);
@@ -487,7 +506,7 @@ static int parse_var(struct parser *p, struct span e, struct kpe_fetch *f)
 		if (n == 0 || n > KPE_PARAM_MAX_STACK)
 			return fail(p, e.pos, E_BAD_ARG_NUM);
 		/* At return: the entry value, kept by the probe's entry half (6.10). */
-		if (!at_entry(def) && !def->is_return)
+		if (!def->is_return && !at_entry_or(p->def, e.pos, E_NOFENTRY_ARGS))
 			return fail(p, e.pos, E_NOFENTRY_ARGS);
 		f->base = KPE_B_ARG;
 		f->num = n;
@@ -680,7 +699,7 @@ static int parse_btf(struct parser *p, struct span e, struct kpe_fetch *f)
 		f->name = dup_span(e);
 		return f->name ? 0 : -ENOMEM;
 	}
-	if (def->is_return ? !def->symbol : !at_entry(def))
+	if (def->is_return ? !def->symbol : !at_entry_or(p->def, e.pos, E_NOSUP_BTFARG))
 		return fail(p, e.pos, E_NOSUP_BTFARG);
 	err = check_hyphens(p, e);
 	if (err)
@@ -991,7 +1010,7 @@ static int parse_arg(struct parser *p, struct span a, struct kpe_arg *arg)
 			return fail(p, a.pos, E_BAD_VAR_ARGS);
 		if (p->seen_args_all)
 			return fail(p, a.pos, E_DOUBLE_ARGS);
-		if (!at_entry(p->def))
+		if (!at_entry_or(p->def, a.pos, E_NOFENTRY_ARGS))
 			return fail(p, a.pos, E_NOFENTRY_ARGS);
 		p->seen_args_all = true;
 		arg->fetch.base = KPE_B_ARGS_ALL;

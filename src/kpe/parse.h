@@ -137,6 +137,13 @@ struct kpe_def {
 	unsigned long long addr; /* MEMADDR */
 	long long offset;
 	int sym_pos;
+	/*
+	 * A kprobe within the architecture's entry window (SYM+4 on x86-64)
+	 * that reads what only an entry has: the first such error, which the
+	 * compiler gives unless the function starts with ENDBR64.
+	 */
+	const char *entry_err;
+	int entry_err_pos;
 	struct kpe_arg *args;
 	int nr_args;
 };

@@ -38,6 +38,13 @@ static const struct arch x86_64 = {
 	/* regs_get_kernel_argument: the 7th is $stack1, past the return address */
 	.stack_arg_base = 6,
 	.arg_hint = "%di, %si, %dx, %cx, %r8, %r9",
+	.entry_window = 4,
+	.entry_insns = {
+		{ 0xf3, 0x0f, 0x1e, 0xfa }, /* endbr64 */
+		{ 0xf3, 0x0f, 0x1e, 0xfb }, /* endbr32 */
+		{ 0x66, 0x0f, 0x1f, 0x00 }, /* its poison from 6.11: osp nopl (%rax) */
+		{ 0x0f, 0x1f, 0x40, 0xd6 }, /* and before: nopl -42(%rax) */
+	},
 	/* Linux 6.6 taught them to read the stack */
 	.tramp_args_why = "x86-64 BPF trampolines take at most 6 before Linux 6.6",
 	/* x86-64 had direct calls before ftrace_ops said so */

@@ -47,6 +47,14 @@ struct arch {
 	 */
 	int kernel_addr_bit;
 	unsigned long long user_addr_end;
+	/*
+	 * A kprobe entry_window bytes into a function that starts with one of
+	 * entry_insns (x86-64's ENDBR64, or what the kernel wrote over it
+	 * where IBT is off or the function sealed) is on its entry, as the
+	 * kernel's arch_adjust_kprobe_addr() has it; 0: only at the start.
+	 */
+	int entry_window;
+	unsigned char entry_insns[4][4];
 };
 
 /* The architecture ksnoop was built for. */

@@ -66,7 +66,7 @@ bad "a tracepoint probe's \$stack" "\\\$stack is not available in a tracepoint p
 bad "an event probe needs SYSTEM.EVENT" "This requires both group and event name to attach \(at offset 4\)" \
 	probe 'e:a sched_switch'
 bad "an event probe at no event" "Attached event does not exist" probe 'e:a sched.no_such_event_ksnoop'
-bad "an event probe's unknown field" "Invalid \\\$-variable specified \(at offset 23\)" \
+bad "an event probe's unknown field, where it starts" "Invalid \\\$-variable specified \(at offset 25\)" \
 	probe 'e:a sched.sched_switch x=$nope'
 bad "no definition" "probe needs at least one" probe
 bad "unknown option" "unknown option '--nope' for probe" probe --nope 'p:a f'
@@ -207,6 +207,21 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 refused: p vfs_read \$stack0:string
 accepted: p vfs_read count" \
 		'p vfs_read $stack0:string' 'p vfs_read count'
+	# 7.3's typecasts and $current, from the kernel's BTF (under ASan)
+	check_ok "--check: typecasts and \$current against the kernel's BTF" 1 \
+"accepted: f vfs_read x=(dentry)(file->f_path.dentry)->d_name.name:string y=(file,f_pos)\$arg1->f_flags
+accepted: p vfs_read p=\$current->pid c=(file)\$current->f_flags
+Error: invalid definition 'f vfs_read x=(file,f_path->dentry)file->f_flags': Typecast field option does not support -> operator (at offset 25)
+  Command: f vfs_read x=(file,f_path->dentry)file->f_flags
+                                    ^
+refused: f vfs_read x=(file,f_path->dentry)file->f_flags
+Error: invalid definition 'f vfs_read x=(file)file->f_path->dentry': This is not a pointer to union/structure. (at offset 33)
+  Command: f vfs_read x=(file)file->f_path->dentry
+                                            ^
+refused: f vfs_read x=(file)file->f_path->dentry" \
+		'f vfs_read x=(dentry)(file->f_path.dentry)->d_name.name:string y=(file,f_pos)$arg1->f_flags' \
+		'p vfs_read p=$current->pid c=(file)$current->f_flags' \
+		'f vfs_read x=(file,f_path->dentry)file->f_flags' 'f vfs_read x=(file)file->f_path->dentry'
 	run -j probe --check 'p vfs_read count' 'p vfs_read nope'
 	if [ $st = 1 ] && [ "$(sed -n 1p "$tmp/out")" = '{"definition":"p vfs_read count","verdict":"accepted"}' ] &&
 		[ "$(sed -n 2p "$tmp/out")" = '{"definition":"p vfs_read nope","verdict":"refused"}' ] &&

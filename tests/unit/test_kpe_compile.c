@@ -14,6 +14,7 @@
 #include "kpe/filter.h"
 #include "kpe/output.h"
 #include "kpe/parse.h"
+#include "lib/archinfo.h"
 
 /* x86-64 pt_regs slots */
 #define DI 14
@@ -406,6 +407,42 @@ static void test_points(void **state)
 	assert_int_equal(p->maxactive, 5);
 	p = compile(c, "f:e ip_send_skb%return $retval");
 	assert_true(p->is_return);
+}
+
+/* Kernel text as the fixture has it: ip_send_skb starts with ENDBR64. */
+static int fake_text(uint64_t addr, void *buf, size_t len)
+{
+	static const unsigned char endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	memset(buf, 0x90, len);
+	if (addr == SKB_ADDR)
+		memcpy(buf, endbr, len < sizeof(endbr) ? len : sizeof(endbr));
+	return addr ? 0 : -EIO;
+}
+
+/* x86-64: SYM+4 is the entry where SYM starts with ENDBR64, as in the kernel. */
+static void test_entry_window(void **state)
+{
+	struct ctx *c = *state;
+	struct kpe_probe *p;
+
+	if (!arch_native()->entry_window)
+		skip();
+	c->kctx.read_text = fake_text;
+	p = compile(c, "p:e ip_send_skb+4 s=skb $arg1");
+	assert_int_equal(p->offset, 4);
+	assert_string_equal(p->fields[0].name, "s");
+	p = compile(c, "r:e ip_send_skb+4 $retval");
+	assert_true(p->is_return);
+	compile_err(c, "p:e udp_send_skb+4 x=$arg1", 21,
+		    "$arg* can be used only on function entry or exit");
+	compile_err(c, "r:e udp_send_skb+4", 4, "Retprobe address must be an function entry");
+	c->kctx.read_text = NULL;
+	compile_err(c, "p:e ip_send_skb+4 s=skb", 20,
+		    "BTF is not available or not supported: at ip_send_skb+4 only if it starts "
+		    "with ENDBR64, which ksnoop could not read");
+	/* what an entry alone has not: no read */
+	compile(c, "p:e udp_send_skb+4 x=%di");
 }
 
 static void test_errors(void **state)
@@ -969,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_strings_and_types),
 		cmocka_unit_test(test_btf_args),
 		cmocka_unit_test(test_casts),
+		cmocka_unit_test(test_entry_window),
 		cmocka_unit_test(test_args_all),
 		cmocka_unit_test(test_plain_probe_args),
 		cmocka_unit_test(test_points),

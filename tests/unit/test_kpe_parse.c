@@ -8,6 +8,7 @@
 
 #include "testutil.h"
 #include "kpe/parse.h"
+#include "lib/archinfo.h"
 
 static void parse_ok(const char *text, struct kpe_def *d)
 {
@@ -298,7 +299,7 @@ static void test_kernel_errors(void **state)
 	parse_err("p:/b25 ip_send_skb", 2, "Group name is not specified");
 	parse_err("p5:kprobes/b27 ip_send_skb", 1, "Maxactive is only for function exit");
 	parse_err("r99999:kprobes/b28 ip_send_skb", 1, "Maxactive is too big");
-	parse_err("r:kprobes/b30 ip_send_skb+4", 14, "Retprobe address must be an function entry");
+	parse_err("r:kprobes/b30 ip_send_skb+5", 14, "Retprobe address must be an function entry");
 	parse_err("p:kprobes/b32 ip_send_skb x=$stack-1", 28, "Invalid $-variable specified");
 	parse_err("p:kprobes/b33 ip_send_skb x=$foo", 28, "Invalid $-variable specified");
 	parse_err("p:kprobes/b35 ip_send_skb x=+0($comm)", 31, "$comm can not be dereferenced");
@@ -334,7 +335,7 @@ static void test_ksnoop_errors(void **state)
 	/* fprobes have no full register set */
 	parse_err("f:e f x=%di", 8, "Invalid $-variable specified");
 	/* $argN only where the entry registers are the arguments */
-	parse_err("p:e f+4 x=$arg1", 10, "$arg* can be used only on function entry");
+	parse_err("p:e f+5 x=$arg1", 10, "$arg* can be used only on function entry or exit");
 	/* at return, entry values (Linux 6.10); BTF names need a function */
 	parse_err("r:e 0xffffffff81000000 x=skb->len", 25, "BTF is not available or not supported");
 	parse_err("p:e f x=$arg0", 8, "Invalid argument number");
@@ -496,6 +497,29 @@ static void test_casts(void **state)
 	kpe_def_free(&d);
 }
 
+/* x86-64: SYM+4 may be the entry (after ENDBR64); the compiler decides. */
+static void test_entry_window(void **state)
+{
+	struct kpe_def d;
+
+	(void)state;
+	if (!arch_native()->entry_window)
+		skip();
+	parse_with("p:e f+4 x=$arg1 y=n", &kpe_limits_6, &d);
+	assert_non_null(d.entry_err);
+	assert_string_equal(d.entry_err, "$arg* can be used only on function entry or exit");
+	assert_int_equal(d.entry_err_pos, 10);
+	kpe_def_free(&d);
+	parse_with("r:e f+4 $retval", &kpe_limits_6, &d);
+	assert_string_equal(d.entry_err, "Retprobe address must be an function entry");
+	assert_int_equal(d.entry_err_pos, 4);
+	kpe_def_free(&d);
+	parse_with("p:e f+4 x=%di", &kpe_limits_6, &d);
+	assert_null(d.entry_err);
+	kpe_def_free(&d);
+	parse_err("r:e f+5", 4, "Retprobe address must be an function entry");
+}
+
 static void test_free_is_idempotent(void **state)
 {
 	struct kpe_def d, zero;
@@ -593,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_limits_7),
 		cmocka_unit_test(test_casts),
+		cmocka_unit_test(test_entry_window),
 		cmocka_unit_test(test_free_is_idempotent),
 		cmocka_unit_test(test_tracepoint_probes),
 		cmocka_unit_test(test_event_probes),

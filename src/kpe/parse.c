@@ -780,8 +780,10 @@ static int cast_inner(struct parser *p, struct span t, struct span *inner, int *
 		return 0;
 	}
 	if (t.len && t.s[0] == '@') {
-		int k = strcspn(t.s, "+-");
+		int k = 1;
 
+		while (k < t.len && t.s[k] != '+' && t.s[k] != '-')
+			k++;
 		if (k + 1 < t.len && isdigit((unsigned char)t.s[k + 1]))
 			return fail(p, t.pos, E_TYPECAST_SYM_OFFSET);
 	}

@@ -316,7 +316,7 @@ version_ge() {
 #  4. Run the workloads: SIGCONT the paused one and wait for it, then run
 #     --workload through eval (output to --wout); both may be given.
 #  5. Wait for a stdout line matching each --until RE, then until stdout
-#     has been quiet for --settle seconds (default 0.5).
+#     has been quiet for --settle seconds (default 0.5; 0 does not wait).
 #  6. SIGINT the tracer's group; wait for it to exit.
 # Returns the tracer's exit status. Harness failures (no ready line,
 # workload failed, no exit after SIGINT, --timeout, default 30 s, hit)
@@ -452,7 +452,8 @@ trace_bg() {
 	quiet_us=$US
 	now
 	last=$NOW
-	while kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z && [ "$NOW" -lt "$deadline" ]; do
+	while [ "$quiet_us" -gt 0 ] && kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z &&
+		[ "$NOW" -lt "$deadline" ]; do
 		out_pos "$tpid" 1 || OUT_POS=$pos
 		if [ "$OUT_POS" != "$pos" ]; then
 			pos=$OUT_POS

@@ -65,7 +65,11 @@
 #                      repeatable. Use it for events that may arrive late;
 #                      output printed only at exit must not be waited for.
 #   SETTLE s           with TRACE: then wait until stdout has been quiet for
-#                      s seconds (default 0.5) before SIGINT
+#                      s seconds before SIGINT. Default 0: at SIGINT ksnoop
+#                      detaches, then prints every event left in its ring,
+#                      so all that a workload did before it exited is
+#                      printed. Give it for events that may come later (a
+#                      flood still being printed, another tracer)
 #   TIMEOUT s          per-case limit (default 30; TCG is slow), times
 #                      $KSNOOP_TIMEOUT_SCALE (default 1; the emulated arm64
 #                      guests run slower)
@@ -363,7 +367,7 @@ exec_case() {
 			--out "$WORK/out" --err "$WORK/err" --wout "$WORK/wout")
 		[ -n "$C_WORKLOAD" ] && args+=(--workload "$C_WORKLOAD")
 		[ -n "$C_PAUSED" ] && args+=(--paused-workload "$C_PAUSED")
-		[ -n "$C_SETTLE" ] && args+=(--settle "$C_SETTLE")
+		args+=(--settle "${C_SETTLE:-0}")
 		for re in "${C_WAIT[@]}"; do args+=(--until "$re"); done
 		trace_bg "${args[@]}" -- eval "exec $C_TRACE"
 		RC=$?

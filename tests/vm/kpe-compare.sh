@@ -60,7 +60,9 @@ ARGS=()
 for d in "${DEFS[@]}"; do
 	ARGS+=("$d" --filter "$F")
 done
-trace_bg --ready '^#' --workload "$WORKLOAD" --settle 1 --timeout 60 \
+# No quiet wait: at SIGINT ksnoop prints every event left in its ring, and
+# tracefs has each event as the workload made it.
+trace_bg --ready '^#' --workload "$WORKLOAD" --settle 0 --timeout 60 \
 	--out "$T/ksnoop" --err "$T/err" -- ksnoop probe "${ARGS[@]}"
 rc=$?
 kpe_tracefs_disable_all

@@ -37,7 +37,11 @@ export -f ksym
 # and which is not on the kprobe blacklist. Which functions those are
 # changes with every release and pahole version, so each boot asks: the
 # first such text symbol ksnoop info finds in the BTF, asked 20 at a time
-# (it looks each name up across the whole BTF, 50 ms under TCG).
+# (it looks each name up across the whole BTF, 50 ms under TCG; a name it
+# does not find, in every module's BTF too, 500 ms). Symbols BTF never
+# names are not asked: the __pfx_ padding before each function, static
+# call trampolines (__SCT__), CFI stubs and the compiler's clones
+# (foo.constprop.0, foo.cold); they filled most of a batch.
 notrace_func() {
 	local t=/sys/kernel/tracing names=() f proto
 	[ -r $t/available_filter_functions ] || t=/sys/kernel/debug/tracing
@@ -47,12 +51,12 @@ notrace_func() {
 		proto=$(ksnoop info "${names[@]}" 2>/dev/null | sed -n 1p)
 		[ -n "$proto" ] && break
 		names=()
-	done < <(grep -E '^[0-9a-f]+ [tT] [^ ]+$' /proc/kallsyms |
-		awk 'FILENAME == ARGV[1] { aff[$1] = 1; next }
+	done < <(awk 'FILENAME == ARGV[1] { aff[$1] = 1; next }
 		     FILENAME == ARGV[2] { bl[$2] = 1; next }
+		     NF == 3 && ($2 == "t" || $2 == "T") && $3 !~ /^__(pfx_|SCT__|cfi_)|\./ &&
 		     !($3 in aff) && !($3 in bl) { n[$3]++ }
 		     END { for (f in n) if (n[f] == 1 && k++ < 400) print f }' \
-			$t/available_filter_functions /sys/kernel/debug/kprobes/blacklist -)
+		$t/available_filter_functions /sys/kernel/debug/kprobes/blacklist /proc/kallsyms)
 	# the last names, fewer than 20
 	[ -z "$proto" ] && [ ${#names[@]} -gt 0 ] &&
 		proto=$(ksnoop info "${names[@]}" 2>/dev/null | sed -n 1p)
@@ -316,7 +320,7 @@ version_ge() {
 #  4. Run the workloads: SIGCONT the paused one and wait for it, then run
 #     --workload through eval (output to --wout); both may be given.
 #  5. Wait for a stdout line matching each --until RE, then until stdout
-#     has been quiet for --settle seconds (default 0.5).
+#     has been quiet for --settle seconds (default 0.5; 0 does not wait).
 #  6. SIGINT the tracer's group; wait for it to exit.
 # Returns the tracer's exit status. Harness failures (no ready line,
 # workload failed, no exit after SIGINT, --timeout, default 30 s, hit)
@@ -452,7 +456,8 @@ trace_bg() {
 	quiet_us=$US
 	now
 	last=$NOW
-	while kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z && [ "$NOW" -lt "$deadline" ]; do
+	while [ "$quiet_us" -gt 0 ] && kill -0 "$tpid" 2>/dev/null && ! proc_state "$tpid" Z &&
+		[ "$NOW" -lt "$deadline" ]; do
 		out_pos "$tpid" 1 || OUT_POS=$pos
 		if [ "$OUT_POS" != "$pos" ]; then
 			pos=$OUT_POS

@@ -39,6 +39,7 @@
 #define E_NO_EVENT_FIELD "This event field is not found."
 #define E_BAD_ATTACH_EVENT "Attached event does not exist"
 #define E_BAD_BTF_TID "Failed to get BTF type info."
+#define E_BAD_HYPHEN "Failed to parse single hyphen. Forgot '>'?"
 #define E_TYPECAST_NOT_ALIGNED "Typecast field option is not byte-aligned"
 #define E_TYPECAST_BAD_ARROW "Typecast field option does not support -> operator"
 
@@ -722,9 +723,14 @@ static int walk_group(struct compiler *c, struct walk *w, const char *text, int 
 		w->i += n;
 		if (!text[w->i])
 			return 0;
-		w->i += text[w->i] == '.' ? 1 : 2;
-		if (text[w->i - 1] == '>')
-			return 1;
+		if (text[w->i] == '.') {
+			w->i++;
+			continue;
+		}
+		if (text[w->i + 1] != '>')
+			return fail(c, pos + w->i, E_BAD_HYPHEN);
+		w->i += 2;
+		return 1;
 	}
 }
 

@@ -344,6 +344,10 @@ static void test_casts(void **state)
 		    "This is not a pointer to union/structure.");
 	compile_err(c, "p:e ip_send_skb x=(sk_buff)skb->len.x", 36, "Failed to get BTF type info.");
 	compile_err(c, "p:e ip_send_skb x=(sk_buff,)skb->len", 27, "This field is not found.");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff,net-)skb->len", 30,
+		    "Failed to parse single hyphen. Forgot '>'?");
+	compile_err(c, "p:e ip_send_skb x=(sk_buff,net-x)skb->len", 30,
+		    "Failed to parse single hyphen. Forgot '>'?");
 	compile_err(c, "p:e ip_send_skb x=(sk_buff,net->ifindex)skb->len", 30,
 		    "Typecast field option does not support -> operator");
 	compile_err(c, "p:e ip_send_skb x=(sk_buff)skb->len:string", 32,

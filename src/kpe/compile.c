@@ -132,8 +132,8 @@ void kpe_type_str(const struct kpe_type *t, char *buf, size_t size)
 {
 	static const char *const names[] = {
 		[KPE_T_NONE] = "x64",	     [KPE_T_CHAR] = "char",	[KPE_T_STRING] = "string",
-		[KPE_T_USTRING] = "ustring", [KPE_T_SYMBOL] = "symbol", [KPE_T_DENTRY] = "%pd",
-		[KPE_T_FILE] = "%pD",
+		[KPE_T_USTRING] = "ustring", [KPE_T_SYMBOL] = "symbol", [KPE_T_SYMSTR] = "symstr",
+		[KPE_T_DENTRY] = "%pd",	     [KPE_T_FILE] = "%pD",
 	};
 	int n;
 

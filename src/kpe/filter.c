@@ -149,6 +149,8 @@ static int field_of(struct fparser *f, const char *name, struct kpe_pred *pr)
 		return 0;
 	}
 	fd = &f->p->fields[i];
+	if (fd->type.kind == KPE_T_SYMSTR)
+		return -3;
 	pr->field = i;
 	pr->is_str = fd->is_data;
 	pr->width = fd->type.kind == KPE_T_BITFIELD ? 8 : fd->type.size;
@@ -196,6 +198,10 @@ static int parse_cmp(struct fparser *f)
 		return fail(f, start, E_FIELD_NOT_FOUND);
 	if (ret == -2)
 		return fail(f, start, E_ILLEGAL_FIELD_OP);
+	if (ret == -3)
+		return fail(f, start,
+			    "ksnoop names a symstr in user space, after the filter: it has no "
+			    "text to compare");
 	if (parse_cmp_op(f, &op))
 		return -EINVAL;
 	pr->op = op;

@@ -78,6 +78,12 @@ static void format_scalar(struct strbuf *sb, const struct kpe_type *t, const str
 	case KPE_T_SYMBOL:
 		format_sym(sb, syms, v, true);
 		break;
+	case KPE_T_SYMSTR:
+		/* named here, not in BPF: a string as the kernel prints one */
+		sb_printf(sb, "\"");
+		format_sym(sb, syms, v, true);
+		sb_printf(sb, "\"");
+		break;
 	default: /* u8..u64 and bitfields, shown as their unsigned container */
 		sb_printf(sb, "%llu", (unsigned long long)v);
 		break;
@@ -212,7 +218,7 @@ void kpe_format_kstack(struct strbuf *sb, const struct kpe_probe *p, struct ksym
 static bool numeric(const struct kpe_field *fd)
 {
 	return !fd->is_data && fd->type.kind != KPE_T_X && fd->type.kind != KPE_T_CHAR &&
-	       fd->type.kind != KPE_T_SYMBOL;
+	       fd->type.kind != KPE_T_SYMBOL && fd->type.kind != KPE_T_SYMSTR;
 }
 
 /*
@@ -226,7 +232,8 @@ static void json_field(struct jw *w, const struct kpe_field *fd, const struct ks
 	kpe_format_value(tmp, fd, syms, ev, i);
 	if (numeric(fd))
 		jw_raw(w, "%s", sb_str(tmp));
-	else if (fd->is_data && !fd->type.count && tmp->len >= 2 && tmp->buf[0] == '"')
+	else if ((fd->is_data || fd->type.kind == KPE_T_SYMSTR) && !fd->type.count &&
+		 tmp->len >= 2 && tmp->buf[0] == '"')
 		jw_strn(w, tmp->buf + 1, tmp->len - 2);
 	else
 		jw_str(w, sb_str(tmp));

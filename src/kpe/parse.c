@@ -944,7 +944,8 @@ static int parse_type_name(struct parser *p, struct span t, struct kpe_type *ty)
 	} named[] = {
 		{ "char", KPE_T_CHAR, 1 },	 { "string", KPE_T_STRING, 0 },
 		{ "ustring", KPE_T_USTRING, 0 }, { "symbol", KPE_T_SYMBOL, 8 },
-		{ "%pd", KPE_T_DENTRY, 0 },	 { "%pD", KPE_T_FILE, 0 },
+		{ "symstr", KPE_T_SYMSTR, 8 },	 { "%pd", KPE_T_DENTRY, 0 },
+		{ "%pD", KPE_T_FILE, 0 },
 	};
 	long long bits;
 	size_t i;
@@ -989,8 +990,9 @@ static int parse_type(struct parser *p, struct span t, struct kpe_type *ty)
 	}
 	if (parse_type_name(p, t, ty))
 		return -EINVAL;
-	if (ty->count && (ty->kind == KPE_T_STRING || ty->kind == KPE_T_USTRING ||
-			  ty->kind == KPE_T_DENTRY || ty->kind == KPE_T_FILE))
+	if (ty->count &&
+	    (ty->kind == KPE_T_STRING || ty->kind == KPE_T_USTRING || ty->kind == KPE_T_DENTRY ||
+	     ty->kind == KPE_T_FILE || ty->kind == KPE_T_SYMSTR))
 		return fail(p, t.pos, "string arrays are not supported by ksnoop");
 	return 0;
 }

@@ -65,6 +65,7 @@ enum kpe_type_kind {
 	KPE_T_STRING,
 	KPE_T_USTRING,
 	KPE_T_SYMBOL,
+	KPE_T_SYMSTR,	/* the same, kept and shown as a string */
 	KPE_T_BITFIELD, /* unsigned, size is the container */
 	KPE_T_DENTRY,	/* %pd: a struct dentry *, printed as its name (a string) */
 	KPE_T_FILE,	/* %pD: a struct file *, printed as its dentry's name */

@@ -588,6 +588,9 @@ static void test_filter_errors(void **state)
 {
 	struct ctx *c = *state;
 
+	filter_err(
+		c, "p:e ip_send_skb s=%di:symstr", "s == \"x\"", 0,
+		"ksnoop names a symstr in user space, after the filter: it has no text to compare");
 	filter_err(c, DEF, "size > 3", 0, "Field not found");
 	filter_err(c, DEF, "len >> 3", 5, "Illegal integer value");
 	filter_err(c, DEF, "len > -3", 6, "Illegal integer value");
@@ -619,7 +622,8 @@ static void test_output(void **state)
 	struct strbuf sb;
 
 	p = compile(c, "p:kprobes/a1 ip_send_skb net=%di len=+0x70(%si):u32 s=%si:s8 "
-		       "comm=$comm y=%di:symbol a=+0(%si):u16[2] bad=+0(%si):string c=%di:char");
+		       "comm=$comm y=%di:symbol a=+0(%si):u16[2] bad=+0(%si):string c=%di:char "
+		       "ss=%di:symstr");
 	assert_non_null(ev);
 	ev->def_id = 0;
 	ev->cpu = 1;
@@ -638,6 +642,7 @@ static void test_output(void **state)
 	ev->vals[5] = (4ULL << 32) | 16;
 	ev->faults[0] = 1 << 6;
 	ev->vals[7] = 'L';
+	ev->vals[8] = JIFFIES + 0x10;
 	ev->data_len = 24;
 	assert_int_equal(kpe_event_validate(ev, KPE_EVENT_HDR_SIZE + ev->data_len, p, 1), 0);
 	sb_init(&sb);
@@ -646,7 +651,7 @@ static void test_output(void **state)
 		sb_str(&sb),
 		"        workload-150     [001]    10.493821: a1: (ip_send_skb+0x0/0x90) "
 		"net=0xffffffff84099cc0 len=178 s=-2 comm=\"workload\" "
-		"y=jiffies+0x10/0x100 a={178,7} bad=(fault) c='L'");
+		"y=jiffies+0x10/0x100 a={178,7} bad=(fault) c='L' ss=\"jiffies+0x10/0x100\"");
 	/* -j: the same values, numbers where the type is decimal */
 	ev->tgid = 149;
 	sb_reset(&sb);
@@ -657,7 +662,7 @@ static void test_output(void **state)
 		"\"event\":\"kprobes/a1\",\"ip\":\"ip_send_skb+0x0/0x90\",\"args\":{"
 		"\"net\":\"0xffffffff84099cc0\",\"len\":178,\"s\":-2,\"comm\":\"workload\","
 		"\"y\":\"jiffies+0x10/0x100\",\"a\":\"{178,7}\",\"bad\":\"(fault)\","
-		"\"c\":\"'L'\"}}");
+		"\"c\":\"'L'\",\"ss\":\"jiffies+0x10/0x100\"}}");
 
 	/* a return probe shows where the function returned to */
 	p = compile(c, "r:kprobes/r1 ip_send_skb ret=$retval");

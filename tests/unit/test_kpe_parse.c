@@ -346,6 +346,7 @@ static void test_ksnoop_errors(void **state)
 	parse_err("p:e f x=@", 8, "Invalid memory address");
 	parse_err("p:e f x=+0(%di)junk", 15, "Invalid fetch argument");
 	parse_err("p:e f x=+0(%di):string[2]", 16, "string arrays are not supported");
+	parse_err("p:e f x=%di:symstr[2]", 12, "string arrays are not supported");
 	parse_err("p:e f x=+0(%di):u8[2", 20,
 		  "Array is not closed"); /* past the number, as the kernel */
 	parse_err("f100 vfs_read", 1, "Invalid maxactive number");

@@ -243,6 +243,15 @@ static int add_load(struct compiler *c, int pos, struct chain *ch, long long off
 	return 0;
 }
 
+/* Whether kallsyms gives addresses; else err: what needs them. */
+static int need_addresses(struct compiler *c, int pos, const char *err, const char *what)
+{
+	if (c->ctx->syms && !ksyms__restricted(c->ctx->syms))
+		return 0;
+	return fail(c, pos, "%s: %s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
+		    err, what);
+}
+
 static int add_op(struct compiler *c, int pos, struct chain *ch, __u8 op, long long imm)
 {
 	int err = add_load(c, pos, ch, imm, false);
@@ -259,14 +268,11 @@ static int add_op(struct compiler *c, int pos, struct chain *ch, __u8 op, long l
  */
 static int add_this_cpu(struct compiler *c, int pos, struct chain *ch)
 {
-	int n = ch->nr_loads, err = 0;
+	int n = ch->nr_loads, err = need_addresses(c, pos, E_BAD_MEM_ADDR, "this_cpu_ptr()");
 	uint64_t addr;
 
-	if (!c->ctx->syms || ksyms__restricted(c->ctx->syms))
-		return fail(c, pos,
-			    E_BAD_MEM_ADDR
-			    ": this_cpu_ptr() needs kallsyms addresses (run as root, "
-			    "kernel.kptr_restrict=0)");
+	if (err)
+		return err;
 	if (ksyms__addr_of(c->ctx->syms, "__per_cpu_offset", &addr))
 		return fail(c, pos, E_BAD_MEM_ADDR ": __per_cpu_offset is not in kallsyms");
 	if (n > ch->nr_src_loads && !ch->load[n - 1].add_op) {
@@ -493,13 +499,12 @@ out:
 
 static int sym_source(struct compiler *c, const struct kpe_fetch *f, struct chain *ch)
 {
+	char what[576]; /* @ and a kallsyms name */
 	uint64_t addr;
 
-	if (!c->ctx->syms || ksyms__restricted(c->ctx->syms))
-		return fail(c, f->pos,
-			    E_BAD_MEM_ADDR
-			    ": @%s needs kallsyms addresses (run as root, kernel.kptr_restrict=0)",
-			    f->name);
+	snprintf(what, sizeof(what), "@%s", f->name);
+	if (need_addresses(c, f->pos, E_BAD_MEM_ADDR, what))
+		return -EINVAL;
 	/* The kernel resolves @SYM as it registers the probe: its error names the probe point. */
 	if (ksyms__addr_of(c->ctx->syms, f->name, &addr))
 		return fail(c, c->def->sym_pos, E_BAD_PROBE_ADDR ": @%s is not in kallsyms",
@@ -1173,11 +1178,8 @@ static int set_point(struct compiler *c)
 		return p->func && p->attach ? 0 : -ENOMEM;
 	}
 	/* MEMADDR: attached as the symbol that covers it, plus an offset. */
-	if (!syms || ksyms__restricted(syms))
-		return fail(
-			c, def->sym_pos,
-			E_BAD_PROBE_ADDR
-			": an address needs kallsyms addresses (run as root, kernel.kptr_restrict=0)");
+	if (need_addresses(c, def->sym_pos, E_BAD_PROBE_ADDR, "an address"))
+		return -EINVAL;
 	name = ksyms__find_text(syms, def->addr, &start);
 	if (!name)
 		return fail(c, def->sym_pos,
